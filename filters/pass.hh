@@ -1,0 +1,27 @@
+// The interface every rewriting pass implements. A pass reads the message context,
+// records edits and report entries on it, and knows nothing about the command line.
+#pragma once
+
+#include "message.hh"
+#include "result.hh"
+
+#include <string_view>
+
+namespace mimeuri {
+
+class Pass {
+public:
+    virtual ~Pass() = default;
+    virtual std::string_view name() const = 0;
+
+    // Passes that resolve references across messages (mid:) see every message of the run
+    // once before any is rewritten.
+    virtual bool wants_index() const { return false; }
+    virtual Status index(const MessageContext &) { return ok(); }
+
+    // Records this pass's edits and report entries for one message. An Error means the
+    // pass failed on this message; the run then applies the --on-error policy.
+    virtual Status apply(MessageContext &ctx) = 0;
+};
+
+} // namespace mimeuri

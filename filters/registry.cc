@@ -1,0 +1,33 @@
+#include "registry.hh"
+
+#include <algorithm>
+
+namespace mimeuri {
+
+const std::vector<std::string> &pass_names()
+{
+    static const std::vector<std::string> names{};
+    return names;
+}
+
+Result<std::vector<std::unique_ptr<Pass>>> make_passes(const Options &opts)
+{
+    const auto &known = pass_names();
+    bool all = false, none = false;
+    for (const auto &n : opts.passes) {
+        if (n == "all") all = true;
+        else if (n == "none") none = true;
+        else if (std::find(known.begin(), known.end(), n) == known.end())
+            return Error{Code::Usage, "unknown pass '" + n + "' in --passes"};
+    }
+    if (none && opts.passes.size() > 1) return Error{Code::Usage, "--passes=none cannot be combined with names"};
+    std::vector<std::unique_ptr<Pass>> passes;
+    if (none) return passes;
+    auto wanted = [&](const std::string &n) {
+        return all || std::find(opts.passes.begin(), opts.passes.end(), n) != opts.passes.end();
+    };
+    (void)wanted;
+    return passes;
+}
+
+} // namespace mimeuri

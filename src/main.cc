@@ -1,0 +1,58 @@
+// mimeuri: the command-line entry point.
+#include "options.hh"
+#include "registry.hh"
+#include "run.hh"
+
+#include <gmime/gmime.h>
+
+#include <clocale>
+#include <csignal>
+#include <cstdio>
+#include <exception>
+
+namespace {
+
+// One plain line per log message on stderr: "mimeuri: <text>".
+void log_handler(const gchar *, GLogLevelFlags level, const gchar *message, gpointer)
+{
+    if ((level & (G_LOG_LEVEL_INFO | G_LOG_LEVEL_DEBUG)) && !g_getenv("MIMEURI_DEBUG")) return;
+    std::fprintf(stderr, "mimeuri: %s\n", message);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    std::setlocale(LC_ALL, "");
+    // A closed output pipe must surface as EPIPE (exit 74), not kill us silently.
+    std::signal(SIGPIPE, SIG_IGN);
+    g_log_set_default_handler(log_handler, nullptr);
+    g_mime_init();
+
+    int status = 0;
+    try {
+        auto opts = mimeuri::parse_options(argc, argv);
+        if (!opts) {
+            const auto &e = opts.error();
+            if (e.code == mimeuri::Code::Ok) {
+                std::printf("%s\n", e.message.c_str());
+                return 0;
+            }
+            g_warning("%s", e.message.c_str());
+            return mimeuri::exit_status(e.code);
+        }
+        auto passes = mimeuri::make_passes(*opts);
+        if (!passes) {
+            g_warning("%s", passes.error().message.c_str());
+            return mimeuri::exit_status(passes.error().code);
+        }
+        status = mimeuri::run(*opts, *passes);
+    } catch (const std::exception &e) {
+        // Nothing may escape: an unexpected failure is a temporary failure, so the MTA
+        // keeps the message and retries rather than losing or bouncing it.
+        g_warning("internal error: %s", e.what());
+        status = 75;
+    }
+    g_mime_shutdown();
+    return status;
+}

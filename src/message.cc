@@ -1,0 +1,323 @@
+#include "message.hh"
+
+#include <algorithm>
+#include <cstring>
+
+namespace mimeuri {
+
+namespace {
+
+std::string join(const std::string &prefix, const std::string &part)
+{
+    return prefix.empty() ? part : prefix + "." + part;
+}
+
+constexpr std::size_t max_line = 998; // RFC 5322 2.1.1
+
+} // namespace
+
+std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const Segment &seg, std::size_t index,
+                                                      bool in_mbox, const Limits &limits)
+{
+    std::unique_ptr<MessageContext> ctx(new MessageContext(src, seg));
+    ctx->in_mbox_ = in_mbox;
+    ctx->limits_ = limits;
+    ctx->report_.index = index;
+    ctx->report_.source = src.name();
+
+    // Line-ending convention, from the first line end of the message.
+    auto head = src.slice(seg.msg_begin, std::min(seg.msg_end, seg.msg_begin + 65536));
+    if (head) {
+        const std::string &h = *head;
+        auto nl = h.find('\n');
+        if (nl != std::string::npos)
+            ctx->eol_ = nl > 0 && h[nl - 1] == '\r' ? Eol::CRLF : Eol::LF;
+        else if (h.find('\r') != std::string::npos)
+            ctx->eol_ = Eol::CR;
+    }
+
+    if (seg.msg_end <= seg.msg_begin) {
+        ctx->report_.add_error("", "unparseable", "empty message");
+        return ctx;
+    }
+    auto sub = GPtr<GMimeStream>::adopt(g_mime_stream_substream(src.stream(), seg.msg_begin, seg.msg_end));
+    auto parser = GPtr<GMimeParser>::adopt(g_mime_parser_new_with_stream(sub.get()));
+    g_mime_parser_set_persist_stream(parser.get(), TRUE);
+    g_mime_parser_set_format(parser.get(), GMIME_FORMAT_MESSAGE);
+    ctx->message_ = GPtr<GMimeMessage>::adopt(g_mime_parser_construct_message(parser.get(), nullptr));
+    if (!ctx->message_) {
+        ctx->report_.add_error("", "unparseable", "no header block: not a message GMime can parse; passed through");
+        return ctx;
+    }
+    if (const char *id = g_mime_message_get_message_id(ctx->message_.get())) ctx->report_.message_id = id;
+    if (GMimeObject *body = g_mime_message_get_mime_part(ctx->message_.get()))
+        ctx->walk(body, ctx->message_.get(), "", 0, -1);
+    return ctx;
+}
+
+// prefix: the section of the message this entity is the body of ("" for the top level).
+void MessageContext::walk(GMimeObject *obj, GMimeMessage *msg, const std::string &prefix, int depth, int parent)
+{
+    std::string section = GMIME_IS_MULTIPART(obj) ? join(prefix, "TEXT") : join(prefix, "1");
+    // Children of a multipart are numbered under the multipart's own section: under the
+    // message prefix for a message body, under its number for a nested multipart.
+    struct Frame {
+        GMimeObject *obj;
+        std::string section;
+        std::string child_prefix;
+        int depth;
+        int parent;
+    };
+    std::vector<Frame> stack{{obj, section, prefix, depth, parent}};
+    // Depth-first, document order, iterative so that nesting never grows the C stack.
+    while (!stack.empty()) {
+        Frame f = std::move(stack.back());
+        stack.pop_back();
+        if (f.depth > limits_.max_depth) {
+            report_.add_error(f.section, "depth-limit",
+                              "nesting deeper than " + std::to_string(limits_.max_depth) + " levels; left untouched");
+            continue;
+        }
+        Node n;
+        n.object = f.obj;
+        n.section = f.section;
+        n.depth = f.depth;
+        n.parent = f.parent;
+        GMimeMessage *owner = msg;
+        // Find the message this node belongs to: the nearest MessagePart ancestor's message.
+        for (int p = f.parent; p >= 0; p = nodes_[static_cast<std::size_t>(p)].parent) {
+            const Node &pn = nodes_[static_cast<std::size_t>(p)];
+            if (pn.kind == Node::Kind::MessagePart) {
+                owner = g_mime_message_part_get_message(GMIME_MESSAGE_PART(pn.object));
+                break;
+            }
+        }
+        n.message = owner;
+        int self = static_cast<int>(nodes_.size());
+        if (GMIME_IS_MULTIPART(f.obj)) {
+            n.kind = Node::Kind::Multipart;
+            nodes_.push_back(n);
+            GMimeMultipart *mp = GMIME_MULTIPART(f.obj);
+            int count = g_mime_multipart_get_count(mp);
+            for (int i = count - 1; i >= 0; --i) {
+                GMimeObject *child = g_mime_multipart_get_part(mp, i);
+                std::string cs = join(f.child_prefix, std::to_string(i + 1));
+                stack.push_back({child, cs, cs, f.depth + 1, self});
+            }
+        } else if (GMIME_IS_MESSAGE_PART(f.obj)) {
+            n.kind = Node::Kind::MessagePart;
+            nodes_.push_back(n);
+            GMimeMessage *inner = g_mime_message_part_get_message(GMIME_MESSAGE_PART(f.obj));
+            GMimeObject *body = inner ? g_mime_message_get_mime_part(inner) : nullptr;
+            if (body) {
+                bool mp = GMIME_IS_MULTIPART(body);
+                stack.push_back({body, mp ? join(f.section, "TEXT") : join(f.section, "1"), f.section,
+                                 f.depth + 1, self});
+            }
+        } else {
+            n.kind = Node::Kind::Leaf;
+            nodes_.push_back(n);
+        }
+    }
+}
+
+GMimeHeaderList *MessageContext::headers_of(const Node &n) { return g_mime_object_get_header_list(n.object); }
+
+Result<std::int64_t> MessageContext::header_end(std::int64_t offset) const
+{
+    // A header ends at the first line end not followed by SP or HTAB (RFC 5322 2.2.3).
+    std::int64_t pos = offset;
+    std::string buf;
+    for (;;) {
+        if (pos >= seg_.msg_end) return seg_.msg_end;
+        auto chunk = src_.slice(pos, std::min(seg_.msg_end, pos + 4096));
+        if (!chunk) return chunk.error();
+        buf = std::move(*chunk);
+        for (std::size_t i = 0; i < buf.size(); ++i) {
+            if (buf[i] != '\n') continue;
+            std::int64_t after = pos + static_cast<std::int64_t>(i) + 1;
+            if (after >= seg_.msg_end) return after;
+            char next;
+            if (i + 1 < buf.size()) {
+                next = buf[i + 1];
+            } else {
+                auto r = src_.read_at(after, &next, 1);
+                if (!r) return r.error();
+            }
+            if (next != ' ' && next != '\t') return after;
+        }
+        pos += static_cast<std::int64_t>(buf.size());
+    }
+}
+
+Result<std::string> MessageContext::raw_header(GMimeHeader *h) const
+{
+    std::int64_t off = g_mime_header_get_offset(h);
+    if (off < seg_.msg_begin || off >= seg_.msg_end) return Error{Code::Software, "header has no source offset"};
+    auto end = header_end(off);
+    if (!end) return end.error();
+    auto text = src_.slice(off, *end);
+    if (!text) return text.error();
+    const char *name = g_mime_header_get_raw_name(h);
+    if (!name || text->compare(0, std::strlen(name), name) != 0)
+        return Error{Code::Software, "header offset does not point at its name"};
+    return text;
+}
+
+Result<std::int64_t> MessageContext::header_block_end(const Node &n) const
+{
+    std::int64_t end = -1;
+    auto scan = [&](GMimeHeaderList *list) -> Status {
+        if (!list) return ok();
+        int count = g_mime_header_list_get_count(list);
+        for (int i = 0; i < count; ++i) {
+            GMimeHeader *h = g_mime_header_list_get_header_at(list, i);
+            std::int64_t off = g_mime_header_get_offset(h);
+            if (off < seg_.msg_begin || off >= seg_.msg_end) continue;
+            auto e = header_end(off);
+            if (!e) return e.error();
+            end = std::max(end, *e);
+        }
+        return ok();
+    };
+    if (auto s = scan(headers_of(n)); !s) return s.error();
+    if (n.top_level())
+        if (auto s = scan(g_mime_object_get_header_list(GMIME_OBJECT(message_.get()))); !s) return s.error();
+    if (end >= 0) return end;
+    if (n.top_level()) return seg_.msg_begin; // a message with an empty header block
+    if (n.kind == Node::Kind::Leaf) {
+        // A part with no headers: its (empty) header block ends where the blank line
+        // before the content starts.
+        GMimeDataWrapper *w = g_mime_part_get_content(GMIME_PART(n.object));
+        GMimeStream *s = w ? g_mime_data_wrapper_get_stream(w) : nullptr;
+        if (s) {
+            std::int64_t p = s->bound_start;
+            char c[2];
+            if (p >= seg_.msg_begin + 2) {
+                auto r = src_.read_at(p - 2, c, 2);
+                if (!r) return r.error();
+                if (c[1] == '\n') return c[0] == '\r' ? p - 2 : p - 1;
+            } else if (p >= seg_.msg_begin + 1) {
+                auto r = src_.read_at(p - 1, c, 1);
+                if (!r) return r.error();
+                if (c[0] == '\n') return p - 1;
+            }
+        }
+    }
+    return Error{Code::Software, "cannot locate the header block of part " + n.section};
+}
+
+Status check_header_value(std::string_view name, std::string_view raw_value)
+{
+    if (name.empty()) return Error{Code::Software, "empty header name"};
+    for (char c : name) {
+        auto u = static_cast<unsigned char>(c);
+        if (u < 33 || u > 126 || c == ':') return Error{Code::Software, "invalid header name"};
+    }
+    std::size_t line_len = name.size() + 1;
+    for (std::size_t i = 0; i < raw_value.size(); ++i) {
+        char c = raw_value[i];
+        if (c == '\r' || c == '\0')
+            return Error{Code::DataErr, std::string(name) + ": CR or NUL refused in a header value"};
+        if (c == '\n') {
+            bool last = i + 1 == raw_value.size();
+            if (!last && raw_value[i + 1] != ' ' && raw_value[i + 1] != '\t')
+                return Error{Code::DataErr, std::string(name) + ": line break would start a new header; refused"};
+            line_len = 0;
+            continue;
+        }
+        if (++line_len > max_line)
+            return Error{Code::DataErr, std::string(name) + ": header line longer than 998 octets"};
+    }
+    return ok();
+}
+
+std::string MessageContext::to_eol(std::string_view lf_text) const
+{
+    if (eol_ != Eol::CRLF) return std::string(lf_text);
+    std::string out;
+    out.reserve(lf_text.size() + lf_text.size() / 32);
+    for (char c : lf_text) {
+        if (c == '\n') out += '\r';
+        out += c;
+    }
+    return out;
+}
+
+Status MessageContext::add_edit(std::int64_t begin, std::int64_t end, std::string text)
+{
+    if (eol_ == Eol::CR)
+        return Error{Code::DataErr, "CR-only line endings: GMime cannot parse this message reliably; not rewritten"};
+    if (begin < seg_.msg_begin || end > seg_.msg_end || end < begin)
+        return Error{Code::Software, "edit outside its message"};
+    for (const Edit &e : edits_) {
+        bool overlap = begin == end ? (e.begin < begin && begin < e.end)
+                                    : (e.begin == e.end ? (begin < e.begin && e.begin < end)
+                                                        : (begin < e.end && e.begin < end));
+        if (overlap) return Error{Code::Software, "overlapping edits"};
+    }
+    edits_.push_back({begin, end, std::move(text)});
+    report_.changed = true;
+    return ok();
+}
+
+Status MessageContext::replace_header(GMimeHeader *h, std::string_view raw_value)
+{
+    const char *name = g_mime_header_get_raw_name(h);
+    std::string value(raw_value);
+    if (value.empty() || value.back() != '\n') value += '\n';
+    if (auto s = check_header_value(name ? name : "", value); !s) return s;
+    auto raw = raw_header(h);
+    if (!raw) return raw.error();
+    std::int64_t off = g_mime_header_get_offset(h);
+    return add_edit(off, off + static_cast<std::int64_t>(raw->size()), to_eol(std::string(name) + ":" + value));
+}
+
+Status MessageContext::add_header(const Node &n, std::string_view name, std::string_view raw_value)
+{
+    std::string value(raw_value);
+    if (value.empty() || value.back() != '\n') value += '\n';
+    if (auto s = check_header_value(name, value); !s) return s;
+    auto at = header_block_end(n);
+    if (!at) return at.error();
+    return add_edit(*at, *at, to_eol(std::string(name) + ":" + value));
+}
+
+Status MessageContext::replace_body(const Node &n, std::string_view encoded)
+{
+    if (n.kind != Node::Kind::Leaf || !GMIME_IS_PART(n.object))
+        return Error{Code::Software, "replace_body on a part that is not a leaf"};
+    GMimeDataWrapper *w = g_mime_part_get_content(GMIME_PART(n.object));
+    GMimeStream *s = w ? g_mime_data_wrapper_get_stream(w) : nullptr;
+    if (!s) return Error{Code::Software, "part " + n.section + " has no content stream"};
+    std::int64_t begin = s->bound_start;
+    std::int64_t end = s->bound_end < 0 ? seg_.msg_end : s->bound_end;
+    // Keep whether the content ended with a line break: that break may belong to the
+    // structure around it.
+    bool had_nl = false;
+    if (end > begin) {
+        char c;
+        auto r = src_.read_at(end - 1, &c, 1);
+        if (!r) return r.error();
+        had_nl = c == '\n';
+    }
+    std::string text(encoded);
+    if (had_nl && (text.empty() || text.back() != '\n')) text += '\n';
+    while (!had_nl && !text.empty() && text.back() == '\n') text.pop_back();
+    if (in_mbox_) {
+        // A new line starting "From " would open a message in an mbox: quote it.
+        std::string quoted;
+        std::size_t line = 0;
+        while (line < text.size()) {
+            if (text.compare(line, 5, "From ") == 0) quoted += '>';
+            auto nl = text.find('\n', line);
+            std::size_t stop = nl == std::string::npos ? text.size() : nl + 1;
+            quoted.append(text, line, stop - line);
+            line = stop;
+        }
+        text = std::move(quoted);
+    }
+    return add_edit(begin, end, to_eol(text));
+}
+
+} // namespace mimeuri

@@ -1,0 +1,104 @@
+// One message of a run: its parse tree, the walk over it, and the edits passes record.
+//
+// Edits are byte-range replacements on the original input. The writer copies every byte
+// outside them as read, so untouched parts, folding, line endings, preamble and epilogue
+// stay byte-identical, and a message with no edit is its original bytes.
+#pragma once
+
+#include "gobj.hh"
+#include "mbox.hh"
+#include "report.hh"
+#include "result.hh"
+#include "source.hh"
+
+#include <gmime/gmime.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mimeuri {
+
+enum class Eol { LF, CRLF, CR };
+
+struct Limits {
+    int max_depth{64};
+};
+
+// One entity of the tree, in document order.
+struct Node {
+    enum class Kind { Multipart, MessagePart, Leaf };
+    GMimeObject *object{nullptr};  // borrowed from the message tree
+    GMimeMessage *message{nullptr}; // the message this entity belongs to (top or embedded)
+    std::string section;           // IMAP (RFC 3501) section: "TEXT", "1", "2.1", "3.TEXT"
+    int depth{0};                  // 0 for the top-level entity
+    int parent{-1};                // index into nodes(), -1 for the top-level entity
+    Kind kind{Kind::Leaf};
+    bool top_level() const { return parent < 0; }
+};
+
+struct Edit {
+    std::int64_t begin{0};
+    std::int64_t end{0};
+    std::string text; // final bytes, already in the message's line-ending convention
+};
+
+class MessageContext {
+public:
+    // Parses one segment of src. A message GMime cannot parse gives a context with no
+    // message and an "unparseable" error in its report: it is carried through unchanged.
+    static std::unique_ptr<MessageContext> parse(const Source &src, const Segment &seg, std::size_t index,
+                                                 bool in_mbox, const Limits &limits);
+
+    const Source &source() const { return src_; }
+    const Segment &segment() const { return seg_; }
+    GMimeMessage *message() const { return message_.get(); }
+    const std::vector<Node> &nodes() const { return nodes_; }
+    Eol eol() const { return eol_; }
+    MessageReport &report() { return report_; }
+    const MessageReport &report() const { return report_; }
+
+    // The owning header list of a node: for the top-level entity, headers live both on the
+    // message and on its MIME part; this returns the list that carries Content-* headers.
+    static GMimeHeaderList *headers_of(const Node &n);
+
+    // The bytes of one header as read, from its name to the end of its last folded line.
+    Result<std::string> raw_header(GMimeHeader *h) const;
+
+    // --- Edits. raw_value is the text after the colon, LF-separated, e.g. " a;\n\tb=c\n".
+    // Folded lines must start with SP or HTAB; a CR, NUL or unfolded LF is refused (no
+    // header injection, whatever a pass decoded); each line must be at most 998 octets.
+    Status replace_header(GMimeHeader *h, std::string_view raw_value);
+    // Adds "name:raw_value" at the end of the node's header block.
+    Status add_header(const Node &n, std::string_view name, std::string_view raw_value);
+    // Replaces the body of a leaf part with already-encoded content (LF line ends).
+    Status replace_body(const Node &n, std::string_view encoded);
+
+    const std::vector<Edit> &edits() const { return edits_; }
+    bool changed() const { return !edits_.empty(); }
+
+private:
+    MessageContext(const Source &src, const Segment &seg) : src_(src), seg_(seg) {}
+    void walk(GMimeObject *obj, GMimeMessage *msg, const std::string &section, int depth, int parent);
+    Result<std::int64_t> header_end(std::int64_t offset) const;
+    Result<std::int64_t> header_block_end(const Node &n) const;
+    Status add_edit(std::int64_t begin, std::int64_t end, std::string text);
+    std::string to_eol(std::string_view lf_text) const;
+
+    const Source &src_;
+    Segment seg_;
+    bool in_mbox_{false};
+    Limits limits_;
+    GPtr<GMimeMessage> message_;
+    std::vector<Node> nodes_;
+    Eol eol_{Eol::LF};
+    MessageReport report_;
+    std::vector<Edit> edits_;
+};
+
+// Validates a header's raw value as described at MessageContext::replace_header.
+Status check_header_value(std::string_view name, std::string_view raw_value);
+
+} // namespace mimeuri

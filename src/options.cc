@@ -1,0 +1,218 @@
+#include "options.hh"
+
+#include "gobj.hh"
+
+#include <cstring>
+#include <memory>
+
+#ifndef MIMEURI_VERSION
+#define MIMEURI_VERSION "0"
+#endif
+
+namespace mimeuri {
+
+namespace {
+
+struct KeyFileDeleter {
+    void operator()(GKeyFile *k) const { g_key_file_unref(k); }
+};
+struct OptionContextDeleter {
+    void operator()(GOptionContext *c) const { g_option_context_free(c); }
+};
+
+Error usage(const std::string &msg) { return Error{Code::Usage, msg}; }
+
+Status set_on_error(Options &o, const std::string &v)
+{
+    if (v == "pass") o.on_error = OnError::Pass;
+    else if (v == "tempfail") o.on_error = OnError::TempFail;
+    else return usage("--on-error must be pass or tempfail, not '" + v + "'");
+    return ok();
+}
+
+Status set_format(Options &o, const std::string &v)
+{
+    if (v == "auto") o.format = Format::Auto;
+    else if (v == "message") o.format = Format::Message;
+    else if (v == "mbox") o.format = Format::Mbox;
+    else return usage("--format must be auto, message or mbox, not '" + v + "'");
+    return ok();
+}
+
+Status set_max_depth(Options &o, gint64 v)
+{
+    if (v < 1 || v > 10000) return usage("--max-depth must be between 1 and 10000");
+    o.limits.max_depth = static_cast<int>(v);
+    return ok();
+}
+
+Status set_spool(Options &o, gint64 v)
+{
+    if (v < 0) return usage("--spool-threshold must not be negative");
+    o.spool_threshold = static_cast<std::size_t>(v);
+    return ok();
+}
+
+Status set_passes(Options &o, const std::string &v)
+{
+    o.passes.clear();
+    char **parts = g_strsplit(v.c_str(), ",", -1);
+    for (char **p = parts; *p; ++p) {
+        std::string name = g_strstrip(*p);
+        if (!name.empty()) o.passes.push_back(name);
+    }
+    g_strfreev(parts);
+    if (o.passes.empty()) return usage("--passes needs at least one name (or none)");
+    return ok();
+}
+
+// The [mimeuri] group of the configuration file. Unknown keys are errors, so a typo in
+// a filter's configuration does not silently change what it does.
+Status load_config(Options &o, const std::string &path)
+{
+    std::unique_ptr<GKeyFile, KeyFileDeleter> kf(g_key_file_new());
+    GError *err = nullptr;
+    if (!g_key_file_load_from_file(kf.get(), path.c_str(), G_KEY_FILE_NONE, &err))
+        return Error::from_gerror(Code::Usage, err, "cannot load configuration " + path);
+    gsize ngroups = 0;
+    char **groups = g_key_file_get_groups(kf.get(), &ngroups);
+    std::unique_ptr<char *, void (*)(char **)> gguard(groups, g_strfreev);
+    for (gsize g = 0; g < ngroups; ++g) {
+        std::string group = groups[g];
+        if (group != "mimeuri") return usage(path + ": unknown group [" + group + "]");
+        gsize nkeys = 0;
+        char **keys = g_key_file_get_keys(kf.get(), groups[g], &nkeys, nullptr);
+        std::unique_ptr<char *, void (*)(char **)> kguard(keys, g_strfreev);
+        for (gsize k = 0; k < nkeys; ++k) {
+            std::string key = keys[k];
+            GError *e = nullptr;
+            auto str = [&]() {
+                GCharPtr v(g_key_file_get_string(kf.get(), groups[g], keys[k], &e));
+                return std::string(v ? v.get() : "");
+            };
+            Status s = ok();
+            if (key == "on-error") s = set_on_error(o, str());
+            else if (key == "format") s = set_format(o, str());
+            else if (key == "report") o.report_path = str();
+            else if (key == "passes") s = set_passes(o, str());
+            else if (key == "strict") o.strict = g_key_file_get_boolean(kf.get(), groups[g], keys[k], &e);
+            else if (key == "max-depth") s = set_max_depth(o, g_key_file_get_int64(kf.get(), groups[g], keys[k], &e));
+            else if (key == "spool-threshold")
+                s = set_spool(o, g_key_file_get_int64(kf.get(), groups[g], keys[k], &e));
+            else return usage(path + ": unknown key '" + key + "' in [" + group + "]");
+            if (e) return Error::from_gerror(Code::Usage, e, path + ": [" + group + "] " + key);
+            if (!s) return s;
+        }
+    }
+    return ok();
+}
+
+} // namespace
+
+Result<Options> parse_options(int argc, char **argv)
+{
+    Options o;
+
+    // The configuration file is read first, so that the command line overrides it.
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--") break;
+        std::string path;
+        if (a.rfind("--config=", 0) == 0) path = a.substr(9);
+        else if (a == "--config" && i + 1 < argc) path = argv[i + 1];
+        else continue;
+        if (auto s = load_config(o, path); !s) return s.error();
+    }
+
+    gchar *on_error = nullptr, *format = nullptr, *output = nullptr, *report = nullptr, *passes = nullptr,
+          *config = nullptr;
+    gint64 max_depth = -1, spool = -1;
+    gboolean in_place = FALSE, check = FALSE, strict = FALSE, version = FALSE, verbose = FALSE;
+    gchar **rest = nullptr;
+
+    GOptionEntry entries[] = {
+        {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+         "Write the result to PATH (atomically: temporary file, fsync, rename) (default: standard output)", "PATH"},
+        {"in-place", 'i', 0, G_OPTION_ARG_NONE, &in_place,
+         "Rewrite each FILE atomically; files with nothing to change are not touched (default: off)", nullptr},
+        {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
+         "Input format: auto (mbox when the input starts with a \"From \" line), message or mbox (default: auto)",
+         "auto|message|mbox"},
+        {"report", 'r', 0, G_OPTION_ARG_FILENAME, &report,
+         "Write one JSON object per message (JSON Lines) to PATH (default: no report)", "PATH"},
+        {"check", 'c', 0, G_OPTION_ARG_NONE, &check,
+         "Write no messages, only the report, to standard output (or to --report) (default: off)", nullptr},
+        {"on-error", 0, 0, G_OPTION_ARG_STRING, &on_error,
+         "On an internal error: pass (write the message's original bytes) or tempfail (exit 75, write nothing "
+         "for that input) (default: pass)",
+         "pass|tempfail"},
+        {"strict", 0, 0, G_OPTION_ARG_NONE, &strict,
+         "Exit 65 when a message could not be parsed or was left partly unprocessed (default: off)", nullptr},
+        {"passes", 'p', 0, G_OPTION_ARG_STRING, &passes,
+         "Comma-separated passes to run, \"all\" or \"none\" (default: all)", "LIST"},
+        {"max-depth", 0, 0, G_OPTION_ARG_INT64, &max_depth,
+         "Deepest MIME nesting visited; deeper parts are left untouched and reported (default: 64)", "N"},
+        {"spool-threshold", 0, 0, G_OPTION_ARG_INT64, &spool,
+         "Bytes of piped input held in memory before spooling to a temporary file (default: 8388608)", "BYTES"},
+        {"config", 0, 0, G_OPTION_ARG_FILENAME, &config,
+         "Read settings from a key file ([mimeuri] group; keys named as the long options) (default: none)", "FILE"},
+        {"verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Log what each message went through (default: off)",
+         nullptr},
+        {"version", 'V', 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", nullptr},
+        {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, nullptr, "[FILE...]"},
+        {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr},
+    };
+    std::unique_ptr<GOptionContext, OptionContextDeleter> ctx(
+        g_option_context_new("[FILE...] - resolve cid:/mid: references, rewrite message/external-body URLs and "
+                             "label MIME parts, losslessly"));
+    g_option_context_add_main_entries(ctx.get(), entries, nullptr);
+    g_option_context_set_description(
+        ctx.get(), "With no FILE, or when FILE is -, read standard input.\n"
+                   "Subcommands: mimeuri ct2uri ARG..., mimeuri uri2ct ARG...\n"
+                   "Exit status (sysexits.h): 0 ok, 64 usage, 65 data error (--strict, or empty input),\n"
+                   "66 missing input, 70 internal error, 73 cannot create output, 74 I/O error,\n"
+                   "75 temporary failure (--on-error=tempfail, full disk).");
+    GError *err = nullptr;
+    bool parsed = g_option_context_parse(ctx.get(), &argc, &argv, &err);
+    auto cleanup = [&]() {
+        g_free(on_error);
+        g_free(format);
+        g_free(output);
+        g_free(report);
+        g_free(passes);
+        g_free(config);
+        g_strfreev(rest);
+    };
+    if (!parsed) {
+        cleanup();
+        return Error::from_gerror(Code::Usage, err);
+    }
+    if (version) {
+        cleanup();
+        return Error{Code::Ok, "mimeuri " MIMEURI_VERSION};
+    }
+    Status s = ok();
+    if (on_error && s) s = set_on_error(o, on_error);
+    if (format && s) s = set_format(o, format);
+    if (passes && s) s = set_passes(o, passes);
+    if (max_depth != -1 && s) s = set_max_depth(o, max_depth);
+    if (spool != -1 && s) s = set_spool(o, spool);
+    if (output) o.output = output;
+    if (report) o.report_path = report;
+    if (in_place) o.in_place = true;
+    if (check) o.check = true;
+    if (strict) o.strict = true;
+    if (verbose) o.verbose = true;
+    for (char **r = rest; r && *r; ++r) o.inputs.emplace_back(*r);
+    cleanup();
+    if (!s) return s.error();
+
+    if (o.in_place && !o.output.empty()) return usage("--in-place and --output exclude each other");
+    if (o.in_place && o.inputs.empty()) return usage("--in-place needs FILE arguments");
+    for (const auto &in : o.inputs)
+        if (o.in_place && in == "-") return usage("--in-place cannot rewrite standard input");
+    if (o.check && (o.in_place || !o.output.empty())) return usage("--check writes no messages; drop -o/--in-place");
+    return o;
+}
+
+} // namespace mimeuri

@@ -1,0 +1,36 @@
+// Run options: built from the configuration file (GKeyFile) and then the command line
+// (GOption), the command line winning.
+#pragma once
+
+#include "mbox.hh"
+#include "message.hh"
+#include "result.hh"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace mimeuri {
+
+enum class OnError { Pass, TempFail };
+
+struct Options {
+    std::vector<std::string> inputs; // empty: standard input
+    Format format{Format::Auto};
+    std::string output;              // -o PATH; empty: standard output
+    bool in_place{false};
+    std::string report_path;         // --report=PATH
+    bool check{false};
+    bool strict{false};
+    OnError on_error{OnError::Pass};
+    Limits limits;
+    std::size_t spool_threshold{8u << 20};
+    std::vector<std::string> passes{"all"}; // pass names, "all" or "none"
+    bool verbose{false};
+};
+
+// Parses argv (after any subcommand). --help and --version print and return an Error
+// with Code::Ok.
+Result<Options> parse_options(int argc, char **argv);
+
+} // namespace mimeuri

@@ -1,0 +1,38 @@
+// The per-message report: one JSON object per message, written as JSON Lines.
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace mimeuri {
+
+struct JsonArrayDeleter {
+    void operator()(JsonArray *a) const { json_array_unref(a); }
+};
+using JsonArrayPtr = std::unique_ptr<JsonArray, JsonArrayDeleter>;
+
+// Sets a string member, replacing invalid UTF-8 so the JSON stays valid.
+void json_set_string(JsonObject *o, const char *member, const std::string &value);
+
+struct MessageReport {
+    std::size_t index{0}; // 1-based position of the message in its source
+    std::string source;   // file name, or "-" for standard input
+    std::string message_id;
+    bool changed{false};
+    JsonArrayPtr refs{json_array_new()};
+    JsonArrayPtr external_bodies{json_array_new()};
+    JsonArrayPtr labels{json_array_new()};
+    JsonArrayPtr errors{json_array_new()};
+
+    // Appends {"part", "code", "message"} to errors.
+    void add_error(const std::string &part, const std::string &code, const std::string &message);
+    std::size_t error_count() const { return json_array_get_length(errors.get()); }
+
+    // One line of JSON, without the trailing newline.
+    std::string to_json() const;
+};
+
+} // namespace mimeuri

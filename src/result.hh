@@ -1,0 +1,65 @@
+// Result<T>: the error type used at every GMime/GLib boundary.
+#pragma once
+
+#include <glib.h>
+
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace mimeuri {
+
+// sysexits.h values, mapped in one place (exit_status below).
+enum class Code {
+    Ok = 0,
+    Usage = 64,        // EX_USAGE
+    DataErr = 65,      // EX_DATAERR
+    NoInput = 66,      // EX_NOINPUT
+    Software = 70,     // EX_SOFTWARE: a bug or an internal failure
+    CantCreate = 73,   // EX_CANTCREAT
+    IoErr = 74,        // EX_IOERR
+    TempFail = 75,     // EX_TEMPFAIL
+};
+
+struct Error {
+    Code code{Code::Software};
+    std::string message;
+
+    // Consumes a GError (frees it) and keeps its message.
+    static Error from_gerror(Code code, GError *err, const std::string &context = {})
+    {
+        std::string msg = context;
+        if (err) {
+            if (!msg.empty()) msg += ": ";
+            msg += err->message ? err->message : "unknown error";
+            g_error_free(err);
+        }
+        return Error{code, std::move(msg)};
+    }
+};
+
+inline int exit_status(Code c) { return static_cast<int>(c); }
+
+template <typename T> class [[nodiscard]] Result {
+public:
+    Result(T value) : v_(std::move(value)) {}
+    Result(Error err) : v_(std::move(err)) {}
+
+    explicit operator bool() const { return v_.index() == 0; }
+    bool ok() const { return v_.index() == 0; }
+    T &value() & { return std::get<0>(v_); }
+    T &&value() && { return std::get<0>(std::move(v_)); }
+    const T &value() const & { return std::get<0>(v_); }
+    T *operator->() { return &std::get<0>(v_); }
+    T &operator*() { return std::get<0>(v_); }
+    const Error &error() const { return std::get<1>(v_); }
+
+private:
+    std::variant<T, Error> v_;
+};
+
+struct Unit {};
+using Status = Result<Unit>;
+inline Status ok() { return Unit{}; }
+
+} // namespace mimeuri

@@ -1,0 +1,28 @@
+// The run: inputs in, messages planned by the passes, outputs and reports written.
+#pragma once
+
+#include "options.hh"
+#include "pass.hh"
+
+#include <memory>
+#include <vector>
+
+namespace mimeuri {
+
+struct RunStats {
+    std::size_t messages{0};
+    std::size_t changed{0};
+    std::size_t failed{0};      // messages a pass failed on (handled per --on-error)
+    std::size_t unprocessed{0}; // messages or parts left as read because of their input
+};
+
+// Runs the job described by opts; returns the process exit status (sysexits.h).
+// in_fd/out_fd stand for standard input and output.
+int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_fd = 0, int out_fd = 1,
+        RunStats *stats = nullptr);
+
+// One line on stderr naming the message and the cause, through g_log.
+void log_message_error(const std::string &source, std::size_t index, const std::string &message_id,
+                       const std::string &cause);
+
+} // namespace mimeuri

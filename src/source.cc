@@ -1,0 +1,200 @@
+#include "source.hh"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <vector>
+
+namespace mimeuri {
+
+namespace {
+
+Error errno_error(Code code, const std::string &what, int err)
+{
+    return Error{code, what + ": " + g_strerror(err)};
+}
+
+// Writes all of buf to fd, retrying on EINTR and short writes.
+bool write_all(int fd, const char *buf, std::size_t len, int &err)
+{
+    while (len > 0) {
+        ssize_t n = ::write(fd, buf, len);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            err = errno;
+            return false;
+        }
+        buf += n;
+        len -= static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+} // namespace
+
+Source::Source(Source &&o) noexcept
+    : name_(std::move(o.name_)), size_(o.size_), fd_(std::exchange(o.fd_, -1)),
+      mem_(std::exchange(o.mem_, nullptr)), spooled_(o.spooled_), stream_(std::move(o.stream_))
+{
+}
+
+Source &Source::operator=(Source &&o) noexcept
+{
+    if (this != &o) {
+        if (fd_ >= 0) ::close(fd_);
+        name_ = std::move(o.name_);
+        size_ = o.size_;
+        fd_ = std::exchange(o.fd_, -1);
+        mem_ = std::exchange(o.mem_, nullptr);
+        spooled_ = o.spooled_;
+        stream_ = std::move(o.stream_);
+    }
+    return *this;
+}
+
+Source::~Source()
+{
+    if (fd_ >= 0) ::close(fd_);
+}
+
+
+Result<Source> Source::open_path(const std::string &path, std::size_t spool_threshold)
+{
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        return errno_error(err == ENOENT || err == EACCES || err == ENOTDIR ? Code::NoInput
+                                                                             : Code::IoErr,
+                           "cannot open " + path, err);
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        int err = errno;
+        ::close(fd);
+        return errno_error(Code::IoErr, "cannot stat " + path, err);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        ::close(fd);
+        return Error{Code::NoInput, "cannot read " + path + ": is a directory"};
+    }
+    if (!S_ISREG(st.st_mode)) {
+        auto r = read_fd(fd, path, spool_threshold);
+        ::close(fd);
+        return r;
+    }
+    Source s;
+    s.name_ = path;
+    s.size_ = st.st_size;
+    s.fd_ = fd;
+    int sfd = ::dup(fd);
+    if (sfd < 0) return errno_error(Code::IoErr, "cannot dup " + path, errno);
+    s.stream_ = GPtr<GMimeStream>::adopt(g_mime_stream_fs_new_with_bounds(sfd, 0, st.st_size));
+    return s;
+}
+
+Result<Source> Source::read_fd(int fd, const std::string &name, std::size_t spool_threshold)
+{
+    GByteArray *buf = g_byte_array_new();
+    std::vector<char> chunk(64 * 1024);
+    int tmp = -1;
+    std::int64_t total = 0;
+    auto fail = [&](Error e) -> Result<Source> {
+        g_byte_array_unref(buf);
+        if (tmp >= 0) ::close(tmp);
+        return e;
+    };
+    for (;;) {
+        ssize_t n = ::read(fd, chunk.data(), chunk.size());
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return fail(errno_error(Code::IoErr, "cannot read " + name, errno));
+        }
+        if (n == 0) break;
+        total += n;
+        if (tmp < 0 && buf->len + static_cast<std::size_t>(n) <= spool_threshold) {
+            g_byte_array_append(buf, reinterpret_cast<guint8 *>(chunk.data()), static_cast<guint>(n));
+            continue;
+        }
+        int err = 0;
+        if (tmp < 0) {
+            // Past the threshold: spool to an unlinked temporary file.
+            GError *gerr = nullptr;
+            char *tmpname = nullptr;
+            tmp = g_file_open_tmp("mimeuri-spool-XXXXXX", &tmpname, &gerr);
+            if (tmp < 0)
+                return fail(Error::from_gerror(Code::TempFail, gerr, "cannot spool " + name));
+            ::unlink(tmpname);
+            g_free(tmpname);
+            if (!write_all(tmp, reinterpret_cast<char *>(buf->data), buf->len, err))
+                return fail(errno_error(Code::TempFail, "cannot spool " + name, err));
+            g_byte_array_set_size(buf, 0);
+        }
+        if (!write_all(tmp, chunk.data(), static_cast<std::size_t>(n), err))
+            return fail(errno_error(Code::TempFail, "cannot spool " + name, err));
+    }
+    Source s;
+    s.name_ = name;
+    s.size_ = total;
+    if (tmp >= 0) {
+        g_byte_array_unref(buf);
+        s.fd_ = tmp;
+        s.spooled_ = true;
+        int sfd = ::dup(tmp);
+        if (sfd < 0) return errno_error(Code::TempFail, "cannot dup spool file", errno);
+        s.stream_ = GPtr<GMimeStream>::adopt(g_mime_stream_fs_new_with_bounds(sfd, 0, total));
+        return s;
+    }
+    s.mem_ = buf;
+    GMimeStream *ms = g_mime_stream_mem_new_with_byte_array(buf); // takes buf
+    s.stream_ = GPtr<GMimeStream>::adopt(ms);
+    return s;
+}
+
+Source Source::from_bytes(std::string_view bytes, const std::string &name)
+{
+    Source s;
+    s.name_ = name;
+    s.size_ = static_cast<std::int64_t>(bytes.size());
+    s.mem_ = g_byte_array_sized_new(static_cast<guint>(bytes.size()));
+    g_byte_array_append(s.mem_, reinterpret_cast<const guint8 *>(bytes.data()),
+                        static_cast<guint>(bytes.size()));
+    s.stream_ = GPtr<GMimeStream>::adopt(g_mime_stream_mem_new_with_byte_array(s.mem_));
+    return s;
+}
+
+Result<std::size_t> Source::read_at(std::int64_t off, char *buf, std::size_t len) const
+{
+    if (off < 0 || off > size_) return Error{Code::Software, "read outside " + name_};
+    std::size_t avail = static_cast<std::size_t>(size_ - off);
+    if (len > avail) len = avail;
+    if (mem_) {
+        std::memcpy(buf, mem_->data + off, len);
+        return len;
+    }
+    std::size_t done = 0;
+    while (done < len) {
+        ssize_t n = ::pread(fd_, buf + done, len - done, off + static_cast<off_t>(done));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return errno_error(Code::IoErr, "cannot read " + name_, errno);
+        }
+        if (n == 0) break; // the file shrank under us
+        done += static_cast<std::size_t>(n);
+    }
+    if (done != len) return Error{Code::TempFail, name_ + " changed while being read"};
+    return done;
+}
+
+Result<std::string> Source::slice(std::int64_t begin, std::int64_t end) const
+{
+    if (begin < 0 || end < begin || end > size_) return Error{Code::Software, "bad range in " + name_};
+    std::string out(static_cast<std::size_t>(end - begin), '\0');
+    auto r = read_at(begin, out.data(), out.size());
+    if (!r) return r.error();
+    return out;
+}
+
+} // namespace mimeuri

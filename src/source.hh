@@ -1,0 +1,56 @@
+// Input sources: a file read in place, or standard input held in memory up to a
+// threshold and spooled to an unlinked temporary file beyond it.
+#pragma once
+
+#include "gobj.hh"
+#include "result.hh"
+
+#include <gmime/gmime.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace mimeuri {
+
+class Source {
+public:
+    // A regular file is read in place; anything else (a FIFO, a terminal, /dev/stdin)
+    // goes through the same bounded spooling as standard input.
+    static Result<Source> open_path(const std::string &path, std::size_t spool_threshold);
+    // Reads all of fd (not closed). Kept in memory up to spool_threshold bytes,
+    // spooled to an unlinked temporary file beyond it, so memory stays bounded.
+    static Result<Source> read_fd(int fd, const std::string &name, std::size_t spool_threshold);
+    // For tests: a source over bytes held in memory.
+    static Source from_bytes(std::string_view bytes, const std::string &name);
+
+    Source(Source &&) noexcept;
+    Source &operator=(Source &&) noexcept;
+    Source(const Source &) = delete;
+    Source &operator=(const Source &) = delete;
+    ~Source();
+
+    const std::string &name() const { return name_; }
+    std::int64_t size() const { return size_; }
+    bool in_memory() const { return mem_ != nullptr; }
+    bool spooled() const { return spooled_; }
+
+    // The whole input as a GMime stream; parse substreams of it.
+    GMimeStream *stream() const { return stream_.get(); }
+
+    // Reads up to len bytes at off; returns the count read (short only at end of input).
+    Result<std::size_t> read_at(std::int64_t off, char *buf, std::size_t len) const;
+    // [begin, end) as a string; for small ranges (headers, HTML parts).
+    Result<std::string> slice(std::int64_t begin, std::int64_t end) const;
+
+private:
+    Source() = default;
+    std::string name_;
+    std::int64_t size_{0};
+    int fd_{-1};                    // for pread; the stream holds a dup of it
+    GByteArray *mem_{nullptr};      // owned by stream_ when in memory
+    bool spooled_{false};
+    GPtr<GMimeStream> stream_;
+};
+
+} // namespace mimeuri

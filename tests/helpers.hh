@@ -1,0 +1,113 @@
+// Test helpers: temporary files, file contents, and running the mimeuri binary.
+#pragma once
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+namespace testing {
+
+inline std::string read_file(const std::string &path)
+{
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw std::runtime_error("cannot read " + path);
+    std::ostringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+inline void write_file(const std::string &path, const std::string &bytes)
+{
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f << bytes;
+    if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+// A temporary directory removed with its contents at scope exit.
+struct TempDir {
+    std::string path;
+    TempDir()
+    {
+        GError *err = nullptr;
+        char *p = g_dir_make_tmp("mimeuri-test-XXXXXX", &err);
+        if (!p) throw std::runtime_error(err->message);
+        path = p;
+        g_free(p);
+    }
+    ~TempDir()
+    {
+        std::string cmd = "rm -rf '" + path + "'";
+        if (std::system(cmd.c_str()) != 0) { /* best effort */
+        }
+    }
+    std::string file(const std::string &name, const std::string &bytes) const
+    {
+        std::string p = path + "/" + name;
+        write_file(p, bytes);
+        return p;
+    }
+    std::string operator/(const std::string &name) const { return path + "/" + name; }
+};
+
+struct Proc {
+    int status{-1}; // exit status, or -1 when killed by a signal
+    std::string out;
+    std::string err;
+};
+
+// Runs a shell command line, capturing stdout and stderr.
+inline Proc sh(const std::string &cmdline)
+{
+    Proc p;
+    char *out = nullptr, *err = nullptr;
+    int wait_status = 0;
+    GError *gerr = nullptr;
+    const char *argv[] = {"/bin/sh", "-c", cmdline.c_str(), nullptr};
+    // Text only: binary output is captured through files (see mimeuri() below).
+    if (!g_spawn_sync(nullptr, const_cast<char **>(argv), nullptr, G_SPAWN_DEFAULT, nullptr, nullptr, &out, &err,
+                      &wait_status, &gerr))
+        throw std::runtime_error(gerr->message);
+    p.out = out ? out : "";
+    p.err = err ? err : "";
+    g_free(out);
+    g_free(err);
+    p.status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
+    return p;
+}
+
+inline std::string quote(const std::string &s)
+{
+    char *q = g_shell_quote(s.c_str());
+    std::string r = q;
+    g_free(q);
+    return r;
+}
+
+inline std::string bin() { return quote(MIMEURI_BIN); }
+
+// Runs mimeuri with args, its standard output captured byte-exactly through a file.
+// stdin_path: a file to pipe in through cat (a real pipe), or empty for none.
+inline Proc mimeuri(const std::string &args, const std::string &stdin_path = {}, bool pipe = true)
+{
+    TempDir d;
+    std::string outp = d / "stdout", errp = d / "stderr";
+    std::string cmd;
+    if (stdin_path.empty()) cmd = bin() + " " + args + " </dev/null";
+    else if (pipe) cmd = "cat " + quote(stdin_path) + " | " + bin() + " " + args;
+    else cmd = bin() + " " + args + " < " + quote(stdin_path);
+    cmd += " >" + quote(outp) + " 2>" + quote(errp) + "; echo $?";
+    Proc r = sh(cmd);
+    Proc p;
+    p.status = std::stoi(r.out);
+    p.out = read_file(outp);
+    p.err = read_file(errp);
+    return p;
+}
+
+} // namespace testing

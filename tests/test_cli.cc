@@ -1,0 +1,211 @@
+// End-to-end tests of the mimeuri binary: exit codes, identity, mbox, reports, outputs.
+#include "helpers.hh"
+
+#include <algorithm>
+
+#include <doctest/doctest.h>
+#include <json-glib/json-glib.h>
+
+using testing::mimeuri;
+using testing::quote;
+
+namespace {
+
+// Each report line parsed; checks it is valid JSON with the documented members.
+std::vector<JsonObject *> report_lines(const std::string &text, std::vector<JsonParser *> &keep)
+{
+    std::vector<JsonObject *> out;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        auto nl = text.find('\n', pos);
+        REQUIRE(nl != std::string::npos);
+        JsonParser *p = json_parser_new();
+        keep.push_back(p);
+        REQUIRE(json_parser_load_from_data(p, text.data() + pos, static_cast<gssize>(nl - pos), nullptr));
+        JsonObject *o = json_node_get_object(json_parser_get_root(p));
+        for (const char *m : {"index", "source", "message_id", "changed", "refs", "external_bodies", "labels", "errors"})
+            CHECK_MESSAGE(json_object_has_member(o, m), m);
+        out.push_back(o);
+        pos = nl + 1;
+    }
+    return out;
+}
+
+struct Parsers {
+    std::vector<JsonParser *> v;
+    ~Parsers()
+    {
+        for (auto *p : v) g_object_unref(p);
+    }
+};
+
+const char *odd_cases[][2] = {
+    {"crlf", "From: a@b\r\nSubject: folded\r\n\t  oddly   \r\nContent-Type: multipart/mixed;\r\n boundary=x\r\n\r\n"
+             "preamble\r\n--x\r\nContent-Type: text/html\r\n\r\n<img src=\"cid:a\">\r\n--x--\r\nepilogue\r\n\r\n"},
+    {"cr-only", "From: a@b\rSubject: cr\r\rbody\r"},
+    {"no-final-newline", "From: a@b\nSubject: x\n\nlast line"},
+    {"headerless", "\nbody without headers\n"},
+    {"no-header-block", "this is not a message\n"},
+    {"mixed", "From: a@b\r\nSubject: x\n\nbody\r\nmore\n"},
+    {"nul", "From: a@b\nSubject: x\n\nnul\0byte\n"},
+};
+
+} // namespace
+
+TEST_CASE("--version, --help and usage errors")
+{
+    auto v = mimeuri("--version");
+    CHECK(v.status == 0);
+    CHECK(v.out.rfind("mimeuri ", 0) == 0);
+    auto h = mimeuri("--help");
+    CHECK(h.status == 0);
+    for (const char *opt : {"--output", "--in-place", "--format", "--report", "--check", "--on-error", "--strict",
+                            "--passes", "--max-depth", "--spool-threshold", "--config", "default: pass"})
+        CHECK_MESSAGE(h.out.find(opt) != std::string::npos, opt);
+    auto u = mimeuri("--on-error=sometimes");
+    CHECK(u.status == 64);
+    CHECK(u.err.find("--on-error") != std::string::npos);
+    CHECK(u.out.empty());
+}
+
+TEST_CASE("a missing input is EX_NOINPUT and the others still pass through")
+{
+    testing::TempDir d;
+    std::string a = d.file("a.eml", "Subject: a\n\nA\n");
+    auto r = mimeuri("--passes=none " + quote(d / "missing.eml") + " " + quote(a));
+    CHECK(r.status == 66);
+    CHECK(r.out == "Subject: a\n\nA\n");
+    CHECK(r.err.find("missing.eml") != std::string::npos);
+}
+
+TEST_CASE("empty input is an error, never an empty success")
+{
+    testing::TempDir d;
+    std::string e = d.file("empty", "");
+    CHECK(mimeuri("", e).status == 65);
+    CHECK(mimeuri("--on-error=tempfail", e).status == 75);
+    CHECK(mimeuri(quote(e)).status == 65);
+}
+
+TEST_CASE("odd messages come out byte-identical, from a file, a pipe and a redirect")
+{
+    testing::TempDir d;
+    for (auto &c : odd_cases) {
+        std::string bytes = c[0] == std::string("nul") ? std::string(c[1], 30) : std::string(c[1]);
+        std::string f = d.file(c[0], bytes);
+        CAPTURE(c[0]);
+        auto byfile = mimeuri(quote(f));
+        CHECK(byfile.status == 0);
+        CHECK(byfile.out == bytes);
+        auto bypipe = mimeuri("", f, true);
+        CHECK(bypipe.status == 0);
+        CHECK(bypipe.out == bytes);
+        auto byredirect = mimeuri("-", f, false);
+        CHECK(byredirect.out == bytes);
+    }
+}
+
+TEST_CASE("--strict exits 65 for a message that could not be parsed, after writing it unchanged")
+{
+    testing::TempDir d;
+    std::string f = d.file("bad", "this is not a message\n");
+    auto r = mimeuri("--strict " + quote(f));
+    CHECK(r.status == 65);
+    CHECK(r.out == "this is not a message\n");
+}
+
+TEST_CASE("an mbox whose third message has no header block is carried through whole")
+{
+    std::string mb = "From a@b Sat Jan  1 00:00:00 2022\nMessage-ID: <1@x>\nSubject: one\n\nbody\nFrom the start\n>From quoted\n\n"
+                     "From a@b Sat Jan  1 00:00:01 2022\nMessage-ID: <2@x>\n\ntwo\n\n"
+                     "From a@b Sat Jan  1 00:00:02 2022\nno header block, only text\n\n"
+                     "From a@b Sat Jan  1 00:00:03 2022\nMessage-ID: <4@x>\n\nfour\n";
+    testing::TempDir d;
+    std::string f = d.file("box.mbox", mb);
+    auto r = mimeuri("--report=" + quote(d / "r.jsonl") + " " + quote(f));
+    CHECK(r.status == 0);
+    CHECK(r.out == mb);
+    Parsers ps;
+    auto lines = report_lines(testing::read_file(d / "r.jsonl"), ps.v);
+    REQUIRE(lines.size() == 4);
+    CHECK(std::string(json_object_get_string_member(lines[0], "message_id")) == "1@x");
+    CHECK(json_object_get_int_member(lines[2], "index") == 3);
+    CHECK(json_array_get_length(json_object_get_array_member(lines[2], "errors")) == 1);
+    CHECK(std::string(json_object_get_string_member(lines[3], "message_id")) == "4@x");
+    CHECK(std::string(json_object_get_string_member(lines[3], "source")) == f);
+
+    // Forced message format: one message, still identical.
+    auto m = mimeuri("--format=message --check " + quote(f));
+    CHECK(m.status == 0);
+    auto one = report_lines(m.out, ps.v);
+    CHECK(one.size() == 1);
+}
+
+TEST_CASE("--check writes only the report to standard output")
+{
+    testing::TempDir d;
+    std::string f = d.file("a.eml", "Message-ID: <a@b>\n\nA\n");
+    auto r = mimeuri("--check " + quote(f) + " " + quote(f));
+    CHECK(r.status == 0);
+    Parsers ps;
+    auto lines = report_lines(r.out, ps.v);
+    REQUIRE(lines.size() == 2);
+    CHECK_FALSE(json_object_get_boolean_member(lines[0], "changed"));
+}
+
+TEST_CASE("-o writes atomically and several inputs are concatenated")
+{
+    testing::TempDir d;
+    std::string a = d.file("a.eml", "Subject: a\n\nA\n"), b = d.file("b.eml", "Subject: b\r\n\r\nB\r\n");
+    auto r = mimeuri("-o " + quote(d / "out") + " " + quote(a) + " " + quote(b));
+    CHECK(r.status == 0);
+    CHECK(r.out.empty());
+    CHECK(testing::read_file(d / "out") == "Subject: a\n\nA\nSubject: b\r\n\r\nB\r\n");
+    auto bad = mimeuri("-o /nonexistent/dir/out " + quote(a));
+    CHECK(bad.status == 73);
+}
+
+TEST_CASE("output errors: a full disk and a closed pipe never exit 0")
+{
+    testing::TempDir d;
+    std::string a = d.file("a.eml", "Subject: a\n\n" + std::string(200000, 'x') + "\n");
+    auto full = testing::sh(testing::bin() + " " + quote(a) + " >/dev/full 2>" + quote(d / "err") + "; echo $?");
+    CHECK(std::stoi(full.out) == 75);
+    std::string err = testing::read_file(d / "err");
+    CHECK(err.find("No space left") != std::string::npos);
+    CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+    // A reader that goes away: the status of mimeuri itself is what counts.
+    auto closed = testing::sh("set -o pipefail 2>/dev/null; " + testing::bin() + " " + quote(a) +
+                              " 2>/dev/null | head -c 10 >/dev/null; echo ${PIPESTATUS[0]:-$?}");
+    (void)closed; // sh may lack PIPESTATUS; checked precisely below
+    auto precise = testing::sh("(" + testing::bin() + " " + quote(a) + " 2>/dev/null; echo $? >" + quote(d / "st") +
+                               ") | head -c 10 >/dev/null; cat " + quote(d / "st"));
+    CHECK(std::stoi(precise.out) == 74);
+    // -o onto a device writes into it and never replaces the device node.
+    auto o = mimeuri("-o /dev/full " + quote(a));
+    CHECK(o.status == 75);
+    CHECK(testing::sh("test -c /dev/full && echo char").out == "char\n");
+}
+
+TEST_CASE("a pipe fed one byte per write, large enough to spool, comes out identical")
+{
+    testing::TempDir d;
+    std::string msg = "Subject: slow\r\nContent-Type: text/plain\r\n\r\n";
+    for (int i = 0; i < 3000; ++i) msg += "line " + std::to_string(i) + "\r\n";
+    std::string f = d.file("slow.eml", msg);
+    auto r = testing::sh("dd if=" + quote(f) + " bs=1 status=none | " + testing::bin() +
+                         " --spool-threshold=1000 > " + quote(d / "out") + "; echo $?");
+    CHECK(std::stoi(r.out) == 0);
+    CHECK(testing::read_file(d / "out") == msg);
+}
+
+TEST_CASE("--in-place leaves files with nothing to change untouched")
+{
+    testing::TempDir d;
+    std::string a = d.file("a.eml", "Subject: a\n\nA\n");
+    auto before = testing::sh("stat -c %i:%Y " + quote(a)).out;
+    auto r = mimeuri("--in-place " + quote(a));
+    CHECK(r.status == 0);
+    CHECK(testing::sh("stat -c %i:%Y " + quote(a)).out == before);
+    CHECK(testing::read_file(a) == "Subject: a\n\nA\n");
+}

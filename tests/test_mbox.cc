@@ -1,0 +1,72 @@
+#include "mbox.hh"
+
+#include <doctest/doctest.h>
+
+using namespace mimeuri;
+
+static std::vector<std::string> messages(const std::string &mbox, std::vector<Segment> *segs = nullptr)
+{
+    Source s = Source::from_bytes(mbox, "t");
+    auto r = split(s, Format::Mbox);
+    REQUIRE(r.ok());
+    std::vector<std::string> out;
+    for (auto &seg : *r) out.push_back(mbox.substr(seg.msg_begin, seg.msg_end - seg.msg_begin));
+    if (segs) *segs = *r;
+    return out;
+}
+
+TEST_CASE("mbox: messages split at From lines after an empty line")
+{
+    std::string mb = "From a@b Mon Jan  1 00:00:00 2024\nSubject: 1\n\nbody\nFrom here on\n>From quoted\n\n"
+                     "From c@d Mon Jan  1 00:00:00 2024\nSubject: 2\n\nbody\n";
+    std::vector<Segment> segs;
+    auto m = messages(mb, &segs);
+    REQUIRE(m.size() == 2);
+    // "From here on" follows a non-empty line: it is body text, not a separator.
+    CHECK(m[0] == "Subject: 1\n\nbody\nFrom here on\n>From quoted\n");
+    CHECK(m[1] == "Subject: 2\n\nbody\n");
+    CHECK(segs[0].begin == 0);
+    CHECK(mb.compare(segs[1].begin, 7, "From c@") == 0);
+}
+
+TEST_CASE("mbox: CRLF separators and a message with no header block")
+{
+    std::string mb = "From x\r\nSubject: a\r\n\r\nA\r\n\r\nFrom y\r\nSubject: b\r\n\r\nB\r\n\r\n"
+                     "From z\r\nno header block here, just text\r\n\r\nFrom w\r\nSubject: d\r\n\r\nD\r\n";
+    auto m = messages(mb);
+    REQUIRE(m.size() == 4);
+    CHECK(m[0] == "Subject: a\r\n\r\nA\r\n");
+    CHECK(m[2] == "no header block here, just text\r\n");
+    CHECK(m[3] == "Subject: d\r\n\r\nD\r\n");
+}
+
+TEST_CASE("mbox: data before the first From line is kept as a message of its own")
+{
+    auto m = messages("junk\n\nFrom x\nSubject: a\n\nA\n");
+    REQUIRE(m.size() == 2);
+    CHECK(m[0] == "junk\n");
+    CHECK(m[1] == "Subject: a\n\nA\n");
+}
+
+TEST_CASE("mbox: From lines split across read chunks are found")
+{
+    std::string mb = "From x\nSubject: a\n\n" + std::string((1 << 20) - 22, 'a') + "\n\nFrom y\nSubject: b\n\nB\n";
+    for (int shift = 0; shift < 8; ++shift) {
+        std::string t = mb;
+        t.insert(20, std::string(static_cast<std::size_t>(shift), 'b'));
+        auto m = messages(t);
+        REQUIRE(m.size() == 2);
+        CHECK(m[1] == "Subject: b\n\nB\n");
+    }
+}
+
+TEST_CASE("single message format is one segment over everything")
+{
+    Source s = Source::from_bytes("From x\nSubject: a\n\nA\n", "t");
+    auto r = split(s, Format::Message);
+    REQUIRE(r.ok());
+    REQUIRE(r->size() == 1);
+    CHECK((*r)[0].msg_begin == 0);
+    CHECK((*r)[0].msg_end == s.size());
+    CHECK(looks_like_mbox(s).value());
+}
