@@ -1,0 +1,648 @@
+#include "cturi.hh"
+
+#include <glib.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+namespace mimeuri::cturi {
+
+namespace {
+
+Error fail(const std::string &why) { return Error{Code::DataErr, why}; }
+
+bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+std::string lower(std::string_view s)
+{
+    std::string out(s);
+    for (char &c : out) c = static_cast<char>(g_ascii_tolower(c));
+    return out;
+}
+
+bool istarts(std::string_view s, std::string_view prefix)
+{
+    return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
+}
+
+int hexval(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+// RFC 2045 tspecials; a token is 33-126 without them.
+bool tspecial(char c) { return std::strchr("()<>@,;:\\\"/[]?=", c) != nullptr && c != '\0'; }
+bool is_token(std::string_view s)
+{
+    if (s.empty()) return false;
+    for (char c : s) {
+        auto u = static_cast<unsigned char>(c);
+        if (u <= 32 || u >= 127 || tspecial(c)) return false;
+    }
+    return true;
+}
+
+// A Content-Type parameter name: a token without "*", which RFC 2231 reserves.
+bool is_param_name(std::string_view s) { return is_token(s) && s.find('*') == std::string_view::npos; }
+
+// Section 6: what URL decoding produced must not carry CR, LF or NUL into a header.
+Status header_safe(std::string_view what, std::string_view s)
+{
+    for (char c : s)
+        if (c == '\r' || c == '\n' || c == '\0')
+            return fail(std::string(what) + " decodes to a CR, LF or NUL; refused (draft section 6)");
+    return ok();
+}
+
+// A MIME type or subtype bound for a header: no white space, controls, "/", ";" or quotes.
+Status type_safe(std::string_view what, std::string_view s)
+{
+    if (s.empty()) return fail(std::string(what) + " is empty");
+    if (auto st = header_safe(what, s); !st) return st;
+    for (char c : s) {
+        auto u = static_cast<unsigned char>(c);
+        if (u <= 32 || u == 127 || c == '/' || c == ';' || c == '"' || c == '\\' || c == '(' || c == ')')
+            return fail(std::string(what) + " '" + std::string(s) + "' has a character a MIME type cannot hold");
+    }
+    return ok();
+}
+
+// URIs produced by decoding may not hold controls or spaces: re-encode them.
+std::string uri_safe(std::string_view s)
+{
+    std::string out;
+    static const char hex[] = "0123456789ABCDEF";
+    for (char c : s) {
+        auto u = static_cast<unsigned char>(c);
+        if (u <= 32 || u == 127) {
+            out += '%';
+            out += hex[u >> 4];
+            out += hex[u & 15];
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+std::string unquote(std::string_view v)
+{
+    if (v.size() >= 2 && v.front() == '"' && v.back() == '"') return std::string(v.substr(1, v.size() - 2));
+    return std::string(v);
+}
+
+std::string strip_ws(std::string_view s)
+{
+    std::string out;
+    for (char c : s)
+        if (!is_ws(c)) out += c;
+    return out;
+}
+
+const Param *find_param(const ContentType &ct, std::string_view name)
+{
+    for (const auto &p : ct.params)
+        if (iequals(p.name, name)) return &p;
+    return nullptr;
+}
+
+// --- RFC 2045 / 2231 parsing -------------------------------------------------------
+
+class Scanner {
+public:
+    explicit Scanner(std::string_view s) : s_(s) {}
+    bool done() const { return i_ >= s_.size(); }
+    char peek() const { return done() ? '\0' : s_[i_]; }
+    void next() { ++i_; }
+    // Skips white space, folding and (nested) comments.
+    Status skip_cfws()
+    {
+        for (;;) {
+            while (!done() && is_ws(peek())) next();
+            if (peek() != '(') return ok();
+            int depth = 0;
+            do {
+                char c = peek();
+                if (done()) return fail("unterminated comment");
+                if (c == '\\') next();
+                else if (c == '(') ++depth;
+                else if (c == ')') --depth;
+                next();
+            } while (depth > 0);
+        }
+    }
+    // Characters up to one of stop, white space or "(".
+    std::string take_until(const char *stop)
+    {
+        std::string out;
+        while (!done() && !is_ws(peek()) && peek() != '(' && !std::strchr(stop, peek())) {
+            out += peek();
+            next();
+        }
+        return out;
+    }
+    Result<std::string> quoted()
+    {
+        next(); // opening quote
+        std::string out;
+        while (!done() && peek() != '"') {
+            char c = peek();
+            if (c == '\\') {
+                next();
+                if (done()) break;
+                c = peek();
+            } else if (c == '\r' || c == '\n') { // folding inside a quoted string
+                next();
+                continue;
+            }
+            out += c;
+            next();
+        }
+        if (done()) return fail("unterminated quoted string");
+        next(); // closing quote
+        return out;
+    }
+
+private:
+    std::string_view s_;
+    std::size_t i_{0};
+};
+
+struct RawParam {
+    std::string name; // without the RFC 2231 section and "*"
+    int section{-1};  // -1: not a continuation
+    bool extended{false};
+    std::string value;
+    std::size_t order{0};
+};
+
+// Decodes an RFC 2231 extended value's %XX octets.
+std::string pct_bytes(std::string_view s) { return decode(s); }
+
+std::string to_utf8(const std::string &bytes, const std::string &charset)
+{
+    std::string cs = lower(charset);
+    if (cs.empty() || cs == "utf-8" || cs == "utf8" || cs == "us-ascii") return bytes;
+    gsize written = 0;
+    char *out = g_convert(bytes.data(), static_cast<gssize>(bytes.size()), "UTF-8", charset.c_str(), nullptr,
+                          &written, nullptr);
+    if (!out) return bytes; // an unknown or wrong charset: the octets themselves, not a failure
+    std::string r(out, written);
+    g_free(out);
+    return r;
+}
+
+Result<ContentType> parse_urc(std::string_view text)
+{
+    // "/" type "/" subtype *("/" attribute ":" value)
+    std::string s = strip_ws(text);
+    std::vector<std::string> fields;
+    std::size_t pos = 1;
+    while (pos <= s.size()) {
+        auto slash = s.find('/', pos);
+        std::size_t end = slash == std::string::npos ? s.size() : slash;
+        fields.push_back(s.substr(pos, end - pos));
+        if (slash == std::string::npos) break;
+        pos = slash + 1;
+    }
+    if (fields.size() < 2) return fail("URC representation tag needs /type/subtype");
+    ContentType ct;
+    ct.type = decode(fields[0]);
+    ct.subtype = decode(fields[1]);
+    if (auto st = type_safe("type", ct.type); !st) return st.error();
+    if (auto st = type_safe("subtype", ct.subtype); !st) return st.error();
+    for (std::size_t i = 2; i < fields.size(); ++i) {
+        auto colon = fields[i].find(':');
+        if (colon == std::string::npos || colon == 0)
+            return fail("URC representation tag attribute '" + fields[i] + "' needs attribute:value");
+        Param p{decode(fields[i].substr(0, colon)), decode(fields[i].substr(colon + 1))};
+        if (auto st = header_safe("URC attribute", p.name + p.value); !st) return st.error();
+        ct.params.push_back(std::move(p));
+    }
+    return ct;
+}
+
+} // namespace
+
+bool iequals(std::string_view a, std::string_view b)
+{
+    return a.size() == b.size() && g_ascii_strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+bool troublesome(unsigned char c) { return c <= 32 || c == 127 || std::strchr("()<>@,;:\\/[]?%#\"=", c); }
+
+std::string encode(std::string_view s, bool in_query)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    std::string out;
+    out.reserve(s.size());
+    for (char ch : s) {
+        auto c = static_cast<unsigned char>(ch);
+        if (troublesome(c) || c >= 128 || (in_query && c == '&')) {
+            out += '%';
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        } else {
+            out += ch;
+        }
+    }
+    return out;
+}
+
+std::string decode(std::string_view s)
+{
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '%' && i + 2 < s.size() && hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
+            out += static_cast<char>(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
+            i += 2;
+        } else {
+            out += s[i];
+        }
+    }
+    return out;
+}
+
+Result<ContentType> parse_content_type(std::string_view text)
+{
+    std::size_t start = 0;
+    while (start < text.size() && is_ws(text[start])) ++start;
+    text.remove_prefix(start);
+    if (istarts(text, "content-type:")) text.remove_prefix(13);
+    {
+        std::size_t i = 0;
+        while (i < text.size() && is_ws(text[i])) ++i;
+        if (i < text.size() && text[i] == '/') return parse_urc(text.substr(i));
+    }
+    Scanner sc(text);
+    ContentType ct;
+    if (auto st = sc.skip_cfws(); !st) return st.error();
+    ct.type = sc.take_until("/;");
+    if (auto st = sc.skip_cfws(); !st) return st.error();
+    if (sc.peek() != '/') return fail("not a type/subtype: no '/'");
+    sc.next();
+    if (auto st = sc.skip_cfws(); !st) return st.error();
+    ct.subtype = sc.take_until(";");
+    if (ct.type.empty() || ct.subtype.empty()) return fail("not a type/subtype: empty type or subtype");
+
+    std::vector<RawParam> raw;
+    for (;;) {
+        if (auto st = sc.skip_cfws(); !st) return st.error();
+        if (sc.done()) break;
+        if (sc.peek() != ';') return fail("expected ';' before a parameter");
+        sc.next();
+        if (auto st = sc.skip_cfws(); !st) return st.error();
+        if (sc.done()) break;        // a trailing ";"
+        if (sc.peek() == ';') continue; // an empty parameter
+        std::string name = sc.take_until("=;");
+        if (auto st = sc.skip_cfws(); !st) return st.error();
+        if (name.empty() || sc.peek() != '=') return fail("parameter '" + name + "' has no '='");
+        sc.next();
+        if (auto st = sc.skip_cfws(); !st) return st.error();
+        std::string value;
+        if (sc.peek() == '"') {
+            auto q = sc.quoted();
+            if (!q) return q.error();
+            value = std::move(*q);
+        } else {
+            value = sc.take_until(";");
+        }
+        RawParam rp;
+        rp.order = raw.size();
+        rp.value = std::move(value);
+        // RFC 2231: name*, name*N, name*N*
+        auto star = name.find('*');
+        if (star == std::string::npos) {
+            rp.name = name;
+        } else {
+            rp.name = name.substr(0, star);
+            std::string rest = name.substr(star + 1);
+            if (!rest.empty() && rest.back() == '*') {
+                rp.extended = true;
+                rest.pop_back();
+            } else if (rest.empty()) {
+                rp.extended = true; // name*=charset'lang'value
+            }
+            if (!rest.empty()) {
+                if (!std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+                    rest.size() > 4)
+                    return fail("bad RFC 2231 parameter name '" + name + "'");
+                rp.section = std::stoi(rest);
+            } else if (!rp.extended) {
+                rp.name = name; // a literal "*"
+            }
+        }
+        if (rp.name.empty()) return fail("empty parameter name");
+        raw.push_back(std::move(rp));
+    }
+
+    // Join RFC 2231 continuations at the place of their first section.
+    std::vector<bool> used(raw.size(), false);
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+        if (used[i]) continue;
+        const RawParam &first = raw[i];
+        if (first.section < 0 && !first.extended) {
+            ct.params.push_back({first.name, first.value});
+            used[i] = true;
+            continue;
+        }
+        std::map<int, const RawParam *> parts;
+        for (std::size_t j = i; j < raw.size(); ++j) {
+            if (used[j] || !iequals(raw[j].name, first.name) || (raw[j].section < 0 && !raw[j].extended)) continue;
+            int sec = raw[j].section < 0 ? 0 : raw[j].section;
+            if (parts.count(sec)) return fail("duplicate RFC 2231 section for '" + first.name + "'");
+            parts[sec] = &raw[j];
+            used[j] = true;
+        }
+        std::string bytes, charset;
+        int expect = 0;
+        for (auto &[sec, rp] : parts) {
+            if (sec != expect++) return fail("missing RFC 2231 section of '" + first.name + "'");
+            std::string v = rp->value;
+            if (sec == 0 && rp->extended) {
+                auto q1 = v.find('\'');
+                auto q2 = q1 == std::string::npos ? std::string::npos : v.find('\'', q1 + 1);
+                if (q2 == std::string::npos) return fail("RFC 2231 value of '" + first.name + "' lacks charset''");
+                charset = v.substr(0, q1);
+                v = v.substr(q2 + 1);
+            }
+            bytes += rp->extended ? pct_bytes(v) : v;
+        }
+        ct.params.push_back({first.name, to_utf8(bytes, charset)});
+    }
+    return ct;
+}
+
+Result<std::string> format_content_type(const ContentType &ct)
+{
+    if (auto st = type_safe("type", ct.type); !st) return st.error();
+    if (auto st = type_safe("subtype", ct.subtype); !st) return st.error();
+    std::string out = ct.type + "/" + ct.subtype;
+    for (const auto &p : ct.params) {
+        if (!is_param_name(p.name)) return fail("parameter name '" + p.name + "' is not a token");
+        if (auto st = header_safe("parameter " + p.name, p.value); !st) return st.error();
+        bool eight_bit = std::any_of(p.value.begin(), p.value.end(), [](char c) { return static_cast<unsigned char>(c) >= 128; });
+        if (eight_bit) {
+            // RFC 2231 section 4: header parameter values are ASCII.
+            const char *cs = g_utf8_validate(p.value.data(), static_cast<gssize>(p.value.size()), nullptr)
+                                 ? "utf-8"
+                                 : "unknown-8bit";
+            out += "; " + p.name + "*=" + cs + "''";
+            static const char hex[] = "0123456789ABCDEF";
+            for (char ch : p.value) {
+                auto c = static_cast<unsigned char>(ch);
+                if (c >= 128 || tspecial(ch) || c <= 32 || c == '*' || c == '\'' || c == '%') {
+                    out += '%';
+                    out += hex[c >> 4];
+                    out += hex[c & 15];
+                } else {
+                    out += ch;
+                }
+            }
+            continue;
+        }
+        out += "; " + p.name + "=\"";
+        for (char c : p.value) {
+            if (c == '"' || c == '\\') out += '\\';
+            out += c;
+        }
+        out += '"';
+    }
+    return out;
+}
+
+// --- Section 2 ------------------------------------------------------------------------
+
+Result<std::string> ct2uri(const ContentType &ct)
+{
+    std::optional<std::string> fragment;
+    std::vector<Param> rest;
+    const Param *uri_body = nullptr;
+    for (const auto &p : ct.params) {
+        if (iequals(p.name, "URI-fragment") && !fragment) fragment = p.value;
+        else if (iequals(p.name, "URI-body") && !uri_body) uri_body = &p;
+        else rest.push_back(p);
+    }
+    std::string uri;
+    std::vector<std::pair<std::string, std::string>> query; // name, value as written
+    const bool uri_tree = istarts(ct.subtype, "uri.");
+    if (uri_tree) {
+        // 2.3: the URI is the subtype after "uri.", decoded once; the top-level type is
+        // ignored; parameters become the query (values decoded once), URI-fragment the
+        // fragment. A URI-body parameter here is an ordinary parameter.
+        uri = uri_safe(decode(ct.subtype.substr(4)));
+        if (uri_body) rest.insert(rest.begin(), *uri_body);
+        for (const auto &p : rest) query.emplace_back(p.name, uri_safe(decode(p.value)));
+    } else if (uri_body) {
+        // 2.4: URI-body decoded is the URI; the MIME type goes into MIME-type, type and
+        // subtype encoded each (as in 2.1).
+        uri = uri_safe(decode(uri_body->value));
+        query.emplace_back("MIME-type", encode(lower(ct.type), true) + "/" + encode(lower(ct.subtype), true));
+        for (const auto &p : rest) query.emplace_back(p.name, uri_safe(decode(p.value)));
+    } else {
+        // 2.1 and 2.2
+        uri = "ContentType:" + encode(lower(ct.type)) + "/" + encode(lower(ct.subtype));
+        for (const auto &p : rest) query.emplace_back(encode(p.name, true), encode(p.value, true));
+    }
+    if (auto st = header_safe("URI", uri); !st) return st.error();
+    char sep = uri.find('?') == std::string::npos ? '?' : '&';
+    for (const auto &[name, value] : query) {
+        uri += sep;
+        uri += name + "=\"" + value + "\"";
+        sep = '&';
+    }
+    if (fragment) uri += "#" + uri_safe(decode(*fragment));
+    return uri;
+}
+
+Result<std::string> ct2uri(std::string_view content_type)
+{
+    auto ct = parse_content_type(content_type);
+    if (!ct) return ct.error();
+    return ct2uri(*ct);
+}
+
+// --- Section 3 ------------------------------------------------------------------------
+
+Result<ContentType> uri2ct(std::string_view text)
+{
+    std::string s = strip_ws(text); // white space is not part of a URI
+    if (s.size() >= 2 && s.front() == '<' && s.back() == '>') s = s.substr(1, s.size() - 2);
+    if (!s.empty() && s.front() == '/') return parse_urc(s);
+    // 1.2 (2): only absolute URIs are mappable.
+    std::size_t colon = s.find(':');
+    bool absolute = colon != std::string::npos && colon > 0 && g_ascii_isalpha(s[0]);
+    for (std::size_t i = 1; absolute && i < colon; ++i)
+        absolute = g_ascii_isalnum(s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.';
+    if (!absolute) return fail("'" + s + "' is not an absolute URI (relative URIs are not mappable, 1.2 (2))");
+    std::string scheme = lower(s.substr(0, colon));
+    std::string rest = s.substr(colon + 1);
+    std::optional<std::string> fragment;
+    if (auto hash = rest.find('#'); hash != std::string::npos) {
+        fragment = rest.substr(hash + 1);
+        rest.resize(hash);
+    }
+    std::string main = rest;
+    std::optional<std::string> query;
+    if (auto q = rest.find('?'); q != std::string::npos) {
+        main = rest.substr(0, q);
+        query = rest.substr(q + 1);
+    }
+    // The query as name=value pairs; if it is not that, it stays part of the URI body.
+    std::vector<std::pair<std::string, std::string>> items;
+    bool pairs = query.has_value() && !query->empty();
+    if (pairs) {
+        std::size_t pos = 0;
+        while (pos <= query->size()) {
+            auto amp = query->find('&', pos);
+            std::string item = query->substr(pos, amp == std::string::npos ? std::string::npos : amp - pos);
+            auto eq = item.find('=');
+            if (eq == std::string::npos || !is_param_name(item.substr(0, eq))) {
+                pairs = false;
+                break;
+            }
+            items.emplace_back(item.substr(0, eq), unquote(item.substr(eq + 1)));
+            if (amp == std::string::npos) break;
+            pos = amp + 1;
+        }
+    }
+    if (!pairs) items.clear();
+
+    ContentType ct;
+    auto add_fragment = [&]() {
+        if (fragment) ct.params.push_back({"URI-fragment", encode(*fragment)});
+    };
+    auto split_type = [&](const std::string &mt) -> Status {
+        auto slash = mt.find('/');
+        if (slash == std::string::npos) return fail("'" + mt + "' is not a type/subtype");
+        ct.type = mt.substr(0, slash);
+        ct.subtype = mt.substr(slash + 1);
+        if (auto st = type_safe("type", ct.type); !st) return st;
+        return type_safe("subtype", ct.subtype);
+    };
+
+    if (scheme == "contenttype") {
+        // 3.2: the scheme-specific part, "?" and "&" read as "; ", decoded once.
+        if (query && !pairs) return fail("ContentType: URI query is not name=value pairs");
+        if (auto st = split_type(decode(main)); !st) return st.error();
+        for (auto &[n, v] : items) {
+            Param p{decode(n), decode(v)};
+            if (auto st = header_safe("parameter " + p.name, p.value); !st) return st.error();
+            if (!is_param_name(p.name)) return fail("parameter name '" + p.name + "' is not a token");
+            ct.params.push_back(std::move(p));
+        }
+        add_fragment();
+        return ct;
+    }
+    auto mime = std::find_if(items.begin(), items.end(), [](auto &it) { return iequals(it.first, "MIME-type"); });
+    if (mime != items.end()) {
+        // 3.3: the MIME type from MIME-type, the URI body into URI-body.
+        if (auto st = split_type(decode(mime->second)); !st) return st.error();
+        ct.params.push_back({"URI-body", encode(scheme + ":" + main)});
+        items.erase(mime);
+    } else {
+        // 3.1
+        ct.type = "application";
+        ct.subtype = "uri." + encode(scheme + ":" + main + (query && !pairs ? "?" + *query : ""));
+    }
+    for (auto &[n, v] : items) ct.params.push_back({n, encode(v)});
+    add_fragment();
+    return ct;
+}
+
+Result<std::string> uri2ct_string(std::string_view uri)
+{
+    auto ct = uri2ct(uri);
+    if (!ct) return ct.error();
+    return format_content_type(*ct);
+}
+
+std::string to_urc(const ContentType &ct)
+{
+    std::string out = "/" + encode(lower(ct.type)) + "/" + encode(lower(ct.subtype));
+    for (const auto &p : ct.params) out += "/" + encode(p.name) + ":" + encode(p.value);
+    return out;
+}
+
+// --- Closure relations --------------------------------------------------------------
+
+bool equivalent(const ContentType &a, const ContentType &b)
+{
+    auto uri_ish = [](const ContentType &c) { return istarts(c.subtype, "uri.") || find_param(c, "URI-body"); };
+    bool a_tree = istarts(a.subtype, "uri."), b_tree = istarts(b.subtype, "uri.");
+    if (a_tree != b_tree) return false;
+    if (a_tree) {
+        if (decode(a.subtype.substr(4)) != decode(b.subtype.substr(4)) &&
+            !iequals(decode(a.subtype.substr(4)), decode(b.subtype.substr(4))))
+            return false;
+    } else if (!iequals(a.type, b.type) || !iequals(a.subtype, b.subtype)) {
+        return false;
+    }
+    if (a.params.size() != b.params.size()) return false;
+    bool decoded_values = uri_ish(a) || uri_ish(b);
+    std::vector<bool> matched(b.params.size(), false);
+    for (const auto &pa : a.params) {
+        bool url_field = iequals(pa.name, "URI-body") || iequals(pa.name, "URI-fragment");
+        bool found = false;
+        for (std::size_t j = 0; j < b.params.size() && !found; ++j) {
+            const auto &pb = b.params[j];
+            if (matched[j] || !iequals(pa.name, pb.name)) continue;
+            bool same = decoded_values || url_field ? decode(pa.value) == decode(pb.value) : pa.value == pb.value;
+            if (same) found = matched[j] = true;
+        }
+        if (!found) return false;
+    }
+    return true;
+}
+
+namespace {
+
+std::string normal_uri(std::string_view u)
+{
+    std::string s = strip_ws(u);
+    if (s.size() >= 2 && s.front() == '<' && s.back() == '>') s = s.substr(1, s.size() - 2);
+    auto colon = s.find(':');
+    if (colon == std::string::npos) return s;
+    std::string out = lower(s.substr(0, colon)) + ":";
+    std::string rest = s.substr(colon + 1);
+    std::string frag;
+    if (auto h = rest.find('#'); h != std::string::npos) {
+        frag = rest.substr(h);
+        rest.resize(h);
+    }
+    auto q = rest.find('?');
+    out += rest.substr(0, q);
+    if (q != std::string::npos) {
+        std::string query = rest.substr(q + 1);
+        std::size_t pos = 0;
+        char sep = '?';
+        while (pos <= query.size()) {
+            auto amp = query.find('&', pos);
+            std::string item = query.substr(pos, amp == std::string::npos ? std::string::npos : amp - pos);
+            auto eq = item.find('=');
+            out += sep;
+            if (eq == std::string::npos) {
+                out += item;
+            } else {
+                std::string name = item.substr(0, eq), value = unquote(item.substr(eq + 1));
+                if (iequals(name, "MIME-type")) value = lower(decode(value));
+                out += name + "=" + value;
+            }
+            sep = '&';
+            if (amp == std::string::npos) break;
+            pos = amp + 1;
+        }
+    }
+    return out + frag;
+}
+
+} // namespace
+
+bool equivalent_uri(std::string_view a, std::string_view b) { return normal_uri(a) == normal_uri(b); }
+
+} // namespace mimeuri::cturi
