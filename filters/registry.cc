@@ -1,12 +1,14 @@
 #include "registry.hh"
 
+#include "labels.hh"
+
 #include <algorithm>
 
 namespace mimeuri {
 
 const std::vector<std::string> &pass_names()
 {
-    static const std::vector<std::string> names{};
+    static const std::vector<std::string> names{"labels"};
     return names;
 }
 
@@ -26,7 +28,8 @@ Result<std::vector<std::unique_ptr<Pass>>> make_passes(const Options &opts)
     auto wanted = [&](const std::string &n) {
         return all || std::find(opts.passes.begin(), opts.passes.end(), n) != opts.passes.end();
     };
-    (void)wanted;
+    if (wanted("labels") && opts.labels.mode != LabelOptions::Mode::Off)
+        passes.push_back(std::make_unique<LabelsPass>(opts.labels));
     return passes;
 }
 

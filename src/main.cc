@@ -1,4 +1,5 @@
 // mimeuri: the command-line entry point.
+#include "cturi_cli.hh"
 #include "options.hh"
 #include "registry.hh"
 #include "run.hh"
@@ -8,6 +9,7 @@
 #include <clocale>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 
 namespace {
@@ -28,6 +30,9 @@ int main(int argc, char **argv)
     std::signal(SIGPIPE, SIG_IGN);
     g_log_set_default_handler(log_handler, nullptr);
     g_mime_init();
+
+    if (argc > 1 && (std::strcmp(argv[1], "ct2uri") == 0 || std::strcmp(argv[1], "uri2ct") == 0))
+        return mimeuri::run_cturi_command(argc - 1, argv + 1);
 
     int status = 0;
     try {

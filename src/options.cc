@@ -66,6 +66,30 @@ Status set_passes(Options &o, const std::string &v)
     return ok();
 }
 
+Status set_labels(Options &o, const std::string &v)
+{
+    if (v == "off") o.labels.mode = LabelOptions::Mode::Off;
+    else if (v == "top") o.labels.mode = LabelOptions::Mode::Top;
+    else if (v == "all") o.labels.mode = LabelOptions::Mode::All;
+    else return usage("--labels must be off, top or all, not '" + v + "'");
+    return ok();
+}
+
+Status set_label_format(Options &o, const std::string &v)
+{
+    if (v == "uri") o.labels.format = LabelOptions::Format::Uri;
+    else if (v == "urc") o.labels.format = LabelOptions::Format::Urc;
+    else return usage("--label-format must be uri or urc, not '" + v + "'");
+    return ok();
+}
+
+Status set_label_header(Options &o, const std::string &v)
+{
+    if (auto s = check_header_value(v, " x\n"); !s) return usage("--label-header '" + v + "' is not a header name");
+    o.labels.header = v;
+    return ok();
+}
+
 // The [mimeuri] group of the configuration file. Unknown keys are errors, so a typo in
 // a filter's configuration does not silently change what it does.
 Status load_config(Options &o, const std::string &path)
@@ -79,7 +103,7 @@ Status load_config(Options &o, const std::string &path)
     std::unique_ptr<char *, void (*)(char **)> gguard(groups, g_strfreev);
     for (gsize g = 0; g < ngroups; ++g) {
         std::string group = groups[g];
-        if (group != "mimeuri") return usage(path + ": unknown group [" + group + "]");
+        if (group != "mimeuri" && group != "labels") return usage(path + ": unknown group [" + group + "]");
         gsize nkeys = 0;
         char **keys = g_key_file_get_keys(kf.get(), groups[g], &nkeys, nullptr);
         std::unique_ptr<char *, void (*)(char **)> kguard(keys, g_strfreev);
@@ -91,7 +115,12 @@ Status load_config(Options &o, const std::string &path)
                 return std::string(v ? v.get() : "");
             };
             Status s = ok();
-            if (key == "on-error") s = set_on_error(o, str());
+            if (group == "labels") {
+                if (key == "mode") s = set_labels(o, str());
+                else if (key == "header") s = set_label_header(o, str());
+                else if (key == "format") s = set_label_format(o, str());
+                else return usage(path + ": unknown key '" + key + "' in [" + group + "]");
+            } else if (key == "on-error") s = set_on_error(o, str());
             else if (key == "format") s = set_format(o, str());
             else if (key == "report") o.report_path = str();
             else if (key == "passes") s = set_passes(o, str());
@@ -125,7 +154,7 @@ Result<Options> parse_options(int argc, char **argv)
     }
 
     gchar *on_error = nullptr, *format = nullptr, *output = nullptr, *report = nullptr, *passes = nullptr,
-          *config = nullptr;
+          *config = nullptr, *labels = nullptr, *label_header = nullptr, *label_format = nullptr;
     gint64 max_depth = -1, spool = -1;
     gboolean in_place = FALSE, check = FALSE, strict = FALSE, version = FALSE, verbose = FALSE;
     gchar **rest = nullptr;
@@ -156,6 +185,16 @@ Result<Options> parse_options(int argc, char **argv)
          "Bytes of piped input held in memory before spooling to a temporary file (default: 8388608)", "BYTES"},
         {"config", 0, 0, G_OPTION_ARG_FILENAME, &config,
          "Read settings from a key file ([mimeuri] group; keys named as the long options) (default: none)", "FILE"},
+        {"labels", 0, 0, G_OPTION_ARG_STRING, &labels,
+         "Type labels: off, top (the top-level entity only; adding a header there keeps a DKIM body hash valid) "
+         "or all (every part: this changes the body) (default: off)",
+         "off|top|all"},
+        {"label-header", 0, 0, G_OPTION_ARG_STRING, &label_header,
+         "Header that carries the label (default: Content-Type-URI)", "NAME"},
+        {"label-format", 0, 0, G_OPTION_ARG_STRING, &label_format,
+         "Label form: a ContentType: URI (draft-eastlake-cturi) or a URC tag /type/subtype/attr:value "
+         "(default: uri)",
+         "uri|urc"},
         {"verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Log what each message went through (default: off)",
          nullptr},
         {"version", 'V', 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", nullptr},
@@ -168,7 +207,8 @@ Result<Options> parse_options(int argc, char **argv)
     g_option_context_add_main_entries(ctx.get(), entries, nullptr);
     g_option_context_set_description(
         ctx.get(), "With no FILE, or when FILE is -, read standard input.\n"
-                   "Subcommands: mimeuri ct2uri ARG..., mimeuri uri2ct ARG...\n"
+                   "Subcommands: mimeuri ct2uri [--label-format=urc] ARG..., mimeuri uri2ct ARG...\n"
+                   "  map Content-Types and URIs (draft-eastlake-cturi); - reads one per line from stdin.\n"
                    "Exit status (sysexits.h): 0 ok, 64 usage, 65 data error (--strict, or empty input),\n"
                    "66 missing input, 70 internal error, 73 cannot create output, 74 I/O error,\n"
                    "75 temporary failure (--on-error=tempfail, full disk).");
@@ -181,6 +221,9 @@ Result<Options> parse_options(int argc, char **argv)
         g_free(report);
         g_free(passes);
         g_free(config);
+        g_free(labels);
+        g_free(label_header);
+        g_free(label_format);
         g_strfreev(rest);
     };
     if (!parsed) {
@@ -197,6 +240,9 @@ Result<Options> parse_options(int argc, char **argv)
     if (passes && s) s = set_passes(o, passes);
     if (max_depth != -1 && s) s = set_max_depth(o, max_depth);
     if (spool != -1 && s) s = set_spool(o, spool);
+    if (labels && s) s = set_labels(o, labels);
+    if (label_header && s) s = set_label_header(o, label_header);
+    if (label_format && s) s = set_label_format(o, label_format);
     if (output) o.output = output;
     if (report) o.report_path = report;
     if (in_place) o.in_place = true;

@@ -2,6 +2,7 @@
 // (GOption), the command line winning.
 #pragma once
 
+#include "labels.hh"
 #include "mbox.hh"
 #include "message.hh"
 #include "result.hh"
@@ -27,6 +28,7 @@ struct Options {
     std::size_t spool_threshold{8u << 20};
     std::vector<std::string> passes{"all"}; // pass names, "all" or "none"
     bool verbose{false};
+    LabelOptions labels;
 };
 
 // Parses argv (after any subcommand). --help and --version print and return an Error

@@ -314,3 +314,37 @@ TEST_CASE("closure: ct2uri(uri2ct(u)) is u, for generated absolute URIs")
         CHECK_MESSAGE(equivalent_uri(*back, u), u << " -> " << *header << " -> " << *back);
     }
 }
+
+#include "labels.hh"
+
+TEST_CASE("long labels fold only at & boundaries, every line within 998 octets")
+{
+    std::string ct = "application/x-long";
+    for (int i = 0; i < 60; ++i) ct += "; parameter-" + std::to_string(i) + "=\"" + std::string(20, 'v') + "\"";
+    auto label = mimeuri::make_label(ct, mimeuri::LabelOptions::Format::Uri);
+    REQUIRE(label.ok());
+    REQUIRE(label->size() > 1500);
+    auto folded = mimeuri::fold_label("Content-Type-URI", *label);
+    REQUIRE(folded.ok());
+    std::string line = "Content-Type-URI:" + *folded;
+    std::size_t start = 0, lines = 0;
+    std::string unfolded;
+    while (start < line.size()) {
+        auto nl = line.find('\n', start);
+        std::string l = line.substr(start, nl - start);
+        CHECK(l.size() <= 998);
+        if (lines > 0) {
+            CHECK(l[0] == '\t'); // a continuation line
+            CHECK(unfolded.back() == '&'); // the break follows an "&"
+        }
+        unfolded += lines == 0 ? l.substr(std::string("Content-Type-URI: ").size()) : l.substr(1);
+        ++lines;
+        start = nl + 1;
+    }
+    CHECK(lines >= 2);
+    CHECK(unfolded == *label);
+    // One piece longer than a line: refused, not written.
+    auto huge = mimeuri::make_label("text/plain; a=\"" + std::string(1200, 'x') + "\"", mimeuri::LabelOptions::Format::Uri);
+    REQUIRE(huge.ok());
+    CHECK_FALSE(mimeuri::fold_label("Content-Type-URI", *huge).ok());
+}
