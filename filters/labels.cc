@@ -82,9 +82,7 @@ Status LabelsPass::apply(MessageContext &ctx)
         if (opts_.mode == LabelOptions::Mode::Top && !n.top_level()) break;
         GMimeHeaderList *hl = MessageContext::headers_of(n);
         GMimeHeader *ct_header = g_mime_header_list_get_header(hl, "Content-Type");
-        std::string value = ct_header && g_mime_header_get_raw_value(ct_header)
-                                ? unfolded(g_mime_header_get_raw_value(ct_header))
-                                : default_content_type(ctx, n);
+        std::string value = ct_header ? unfolded(ctx.header_value(ct_header)) : default_content_type(ctx, n);
         auto label = make_label(value, opts_.format);
         if (!label) {
             ctx.report().add_error(n.section, "label", "Content-Type not mappable: " + label.error().message);

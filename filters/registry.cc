@@ -1,5 +1,6 @@
 #include "registry.hh"
 
+#include "external_body.hh"
 #include "labels.hh"
 
 #include <algorithm>
@@ -8,7 +9,7 @@ namespace mimeuri {
 
 const std::vector<std::string> &pass_names()
 {
-    static const std::vector<std::string> names{"labels"};
+    static const std::vector<std::string> names{"external-body", "labels"};
     return names;
 }
 
@@ -28,6 +29,8 @@ Result<std::vector<std::unique_ptr<Pass>>> make_passes(const Options &opts)
     auto wanted = [&](const std::string &n) {
         return all || std::find(opts.passes.begin(), opts.passes.end(), n) != opts.passes.end();
     };
+    if (wanted("external-body") && opts.external_body.mode != ExternalBodyOptions::Mode::Off)
+        passes.push_back(std::make_unique<ExternalBodyPass>(opts.external_body));
     if (wanted("labels") && opts.labels.mode != LabelOptions::Mode::Off)
         passes.push_back(std::make_unique<LabelsPass>(opts.labels));
     return passes;

@@ -116,6 +116,7 @@ class Scanner {
 public:
     explicit Scanner(std::string_view s) : s_(s) {}
     bool done() const { return i_ >= s_.size(); }
+    std::size_t pos() const { return i_; }
     char peek() const { return done() ? '\0' : s_[i_]; }
     void next() { ++i_; }
     // Skips white space, folding and (nested) comments.
@@ -177,7 +178,6 @@ struct RawParam {
     int section{-1};  // -1: not a continuation
     bool extended{false};
     std::string value;
-    std::size_t order{0};
 };
 
 // Decodes an RFC 2231 extended value's %XX octets.
@@ -268,19 +268,13 @@ std::string decode(std::string_view s)
     return out;
 }
 
-Result<ContentType> parse_content_type(std::string_view text)
+Result<ScannedContentType> scan_content_type(std::string_view text)
 {
-    std::size_t start = 0;
-    while (start < text.size() && is_ws(text[start])) ++start;
-    text.remove_prefix(start);
-    if (istarts(text, "content-type:")) text.remove_prefix(13);
-    {
-        std::size_t i = 0;
-        while (i < text.size() && is_ws(text[i])) ++i;
-        if (i < text.size() && text[i] == '/') return parse_urc(text.substr(i));
-    }
-    Scanner sc(text);
-    ContentType ct;
+    std::size_t offset = 0; // of the scanned text in the caller's
+    while (offset < text.size() && is_ws(text[offset])) ++offset;
+    if (istarts(text.substr(offset), "content-type:")) offset += 13;
+    Scanner sc(text.substr(offset));
+    ScannedContentType ct;
     if (auto st = sc.skip_cfws(); !st) return st.error();
     ct.type = sc.take_until("/;");
     if (auto st = sc.skip_cfws(); !st) return st.error();
@@ -288,33 +282,59 @@ Result<ContentType> parse_content_type(std::string_view text)
     sc.next();
     if (auto st = sc.skip_cfws(); !st) return st.error();
     ct.subtype = sc.take_until(";");
+    ct.type_end = offset + sc.pos();
     if (ct.type.empty() || ct.subtype.empty()) return fail("not a type/subtype: empty type or subtype");
-
-    std::vector<RawParam> raw;
     for (;;) {
         if (auto st = sc.skip_cfws(); !st) return st.error();
         if (sc.done()) break;
         if (sc.peek() != ';') return fail("expected ';' before a parameter");
+        ParamSpan span;
+        span.begin = offset + sc.pos();
         sc.next();
         if (auto st = sc.skip_cfws(); !st) return st.error();
         if (sc.done()) break;        // a trailing ";"
         if (sc.peek() == ';') continue; // an empty parameter
-        std::string name = sc.take_until("=;");
+        span.name = sc.take_until("=;");
         if (auto st = sc.skip_cfws(); !st) return st.error();
-        if (name.empty() || sc.peek() != '=') return fail("parameter '" + name + "' has no '='");
+        if (span.name.empty() || sc.peek() != '=') return fail("parameter '" + span.name + "' has no '='");
         sc.next();
         if (auto st = sc.skip_cfws(); !st) return st.error();
-        std::string value;
         if (sc.peek() == '"') {
             auto q = sc.quoted();
             if (!q) return q.error();
-            value = std::move(*q);
+            span.value = std::move(*q);
+            span.quoted = true;
         } else {
-            value = sc.take_until(";");
+            span.value = sc.take_until(";");
         }
+        span.end = offset + sc.pos();
+        ct.params.push_back(std::move(span));
+    }
+    return ct;
+}
+
+Result<ContentType> parse_content_type(std::string_view text)
+{
+    {
+        std::size_t i = 0;
+        while (i < text.size() && is_ws(text[i])) ++i;
+        std::string_view t = text.substr(i);
+        if (istarts(t, "content-type:")) t.remove_prefix(13);
+        i = 0;
+        while (i < t.size() && is_ws(t[i])) ++i;
+        if (i < t.size() && t[i] == '/') return parse_urc(t.substr(i));
+    }
+    auto scanned = scan_content_type(text);
+    if (!scanned) return scanned.error();
+    ContentType ct;
+    ct.type = std::move(scanned->type);
+    ct.subtype = std::move(scanned->subtype);
+
+    std::vector<RawParam> raw;
+    for (auto &span : scanned->params) {
+        const std::string &name = span.name;
         RawParam rp;
-        rp.order = raw.size();
-        rp.value = std::move(value);
+        rp.value = std::move(span.value);
         // RFC 2231: name*, name*N, name*N*
         auto star = name.find('*');
         if (star == std::string::npos) {
@@ -333,14 +353,11 @@ Result<ContentType> parse_content_type(std::string_view text)
                     rest.size() > 4)
                     return fail("bad RFC 2231 parameter name '" + name + "'");
                 rp.section = std::stoi(rest);
-            } else if (!rp.extended) {
-                rp.name = name; // a literal "*"
             }
         }
         if (rp.name.empty()) return fail("empty parameter name");
         raw.push_back(std::move(rp));
     }
-
     // Join RFC 2231 continuations at the place of their first section.
     std::vector<bool> used(raw.size(), false);
     for (std::size_t i = 0; i < raw.size(); ++i) {

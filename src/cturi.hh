@@ -33,6 +33,27 @@ std::string encode(std::string_view s, bool in_query = false);
 // One level of URL decoding: %XX (either hex case) becomes the octet; a lone "%" stays.
 std::string decode(std::string_view s);
 
+// One parameter as written: [begin, end) spans from its ";" to the end of its value, in
+// the text given to scan_content_type. name is as written (RFC 2231 "*" suffixes kept);
+// value has its quotes and quoted-pairs removed (folding line breaks dropped).
+struct ParamSpan {
+    std::size_t begin{0};
+    std::size_t end{0};
+    std::string name;
+    std::string value;
+    bool quoted{false};
+};
+
+struct ScannedContentType {
+    std::string type;
+    std::string subtype;
+    std::size_t type_end{0}; // offset just past the subtype
+    std::vector<ParamSpan> params;
+};
+
+// The RFC 2045 syntax layer of parse_content_type, keeping where each parameter is.
+Result<ScannedContentType> scan_content_type(std::string_view text);
+
 // Parses a Content-Type value with RFC 2045/2231 rules: comments, quoted strings,
 // quoted-pairs, folding, RFC 2231 continuations and charsets (converted to UTF-8).
 // Accepts a leading "Content-Type:" and a URC representation tag ("/text/plain/charset:x").

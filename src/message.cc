@@ -270,7 +270,21 @@ Status MessageContext::replace_header(GMimeHeader *h, std::string_view raw_value
     auto raw = raw_header(h);
     if (!raw) return raw.error();
     std::int64_t off = g_mime_header_get_offset(h);
-    return add_edit(off, off + static_cast<std::int64_t>(raw->size()), to_eol(std::string(name) + ":" + value));
+    if (auto s = add_edit(off, off + static_cast<std::int64_t>(raw->size()), to_eol(std::string(name) + ":" + value)); !s)
+        return s;
+    replaced_.emplace_back(h, value);
+    return ok();
+}
+
+std::string MessageContext::header_value(GMimeHeader *h) const
+{
+    for (auto it = replaced_.rbegin(); it != replaced_.rend(); ++it)
+        if (it->first == h) return it->second;
+    const char *raw = g_mime_header_get_raw_value(h);
+    std::string out;
+    for (const char *p = raw ? raw : ""; *p; ++p)
+        if (*p != '\r') out += *p;
+    return out;
 }
 
 Status MessageContext::add_header(const Node &n, std::string_view name, std::string_view raw_value)

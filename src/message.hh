@@ -76,6 +76,10 @@ public:
     // Replaces the body of a leaf part with already-encoded content (LF line ends).
     Status replace_body(const Node &n, std::string_view encoded);
 
+    // A header's value as passes left it: the raw value a pass replaced it with, else
+    // GMime's raw value (LF line ends).
+    std::string header_value(GMimeHeader *h) const;
+
     const std::vector<Edit> &edits() const { return edits_; }
     bool changed() const { return !edits_.empty(); }
 
@@ -96,6 +100,7 @@ private:
     Eol eol_{Eol::LF};
     MessageReport report_;
     std::vector<Edit> edits_;
+    std::vector<std::pair<GMimeHeader *, std::string>> replaced_;
 };
 
 // Validates a header's raw value as described at MessageContext::replace_header.

@@ -90,6 +90,37 @@ Status set_label_header(Options &o, const std::string &v)
     return ok();
 }
 
+Status set_external_body(Options &o, const std::string &v)
+{
+    using M = ExternalBodyOptions::Mode;
+    if (v == "off") o.external_body.mode = M::Off;
+    else if (v == "check") o.external_body.mode = M::Check;
+    else if (v == "normalize") o.external_body.mode = M::Normalize;
+    else return usage("--external-body must be off, check or normalize, not '" + v + "'");
+    return ok();
+}
+
+Status add_url_map(Options &o, const std::string &v)
+{
+    auto eq = v.find('=');
+    if (eq == std::string::npos || eq == 0) return usage("--url-map needs FROM=TO, not '" + v + "'");
+    o.external_body.url_map.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+    return ok();
+}
+
+Status set_schemes(Options &o, const std::string &v)
+{
+    o.external_body.schemes.clear();
+    char **parts = g_strsplit(v.c_str(), ",", -1);
+    for (char **p = parts; *p; ++p) {
+        std::string name = g_strstrip(*p);
+        for (char &c : name) c = static_cast<char>(g_ascii_tolower(c));
+        if (!name.empty()) o.external_body.schemes.push_back(name);
+    }
+    g_strfreev(parts);
+    return ok();
+}
+
 // The [mimeuri] group of the configuration file. Unknown keys are errors, so a typo in
 // a filter's configuration does not silently change what it does.
 Status load_config(Options &o, const std::string &path)
@@ -103,7 +134,8 @@ Status load_config(Options &o, const std::string &path)
     std::unique_ptr<char *, void (*)(char **)> gguard(groups, g_strfreev);
     for (gsize g = 0; g < ngroups; ++g) {
         std::string group = groups[g];
-        if (group != "mimeuri" && group != "labels") return usage(path + ": unknown group [" + group + "]");
+        if (group != "mimeuri" && group != "labels" && group != "external-body")
+            return usage(path + ": unknown group [" + group + "]");
         gsize nkeys = 0;
         char **keys = g_key_file_get_keys(kf.get(), groups[g], &nkeys, nullptr);
         std::unique_ptr<char *, void (*)(char **)> kguard(keys, g_strfreev);
@@ -115,7 +147,18 @@ Status load_config(Options &o, const std::string &path)
                 return std::string(v ? v.get() : "");
             };
             Status s = ok();
-            if (group == "labels") {
+            if (group == "external-body") {
+                if (key == "mode") s = set_external_body(o, str());
+                else if (key == "schemes") s = set_schemes(o, str());
+                else if (key == "legacy-to-url")
+                    o.external_body.legacy_to_url = g_key_file_get_boolean(kf.get(), groups[g], keys[k], &e);
+                else if (key == "url-map") {
+                    gsize n = 0;
+                    char **list = g_key_file_get_string_list(kf.get(), groups[g], keys[k], &n, &e);
+                    for (gsize m = 0; list && m < n && s; ++m) s = add_url_map(o, list[m]);
+                    g_strfreev(list);
+                } else return usage(path + ": unknown key '" + key + "' in [" + group + "]");
+            } else if (group == "labels") {
                 if (key == "mode") s = set_labels(o, str());
                 else if (key == "header") s = set_label_header(o, str());
                 else if (key == "format") s = set_label_format(o, str());
@@ -154,7 +197,10 @@ Result<Options> parse_options(int argc, char **argv)
     }
 
     gchar *on_error = nullptr, *format = nullptr, *output = nullptr, *report = nullptr, *passes = nullptr,
-          *config = nullptr, *labels = nullptr, *label_header = nullptr, *label_format = nullptr;
+          *config = nullptr, *labels = nullptr, *label_header = nullptr, *label_format = nullptr,
+          *external_body = nullptr, *schemes = nullptr;
+    gchar **url_maps = nullptr;
+    gboolean legacy = FALSE;
     gint64 max_depth = -1, spool = -1;
     gboolean in_place = FALSE, check = FALSE, strict = FALSE, version = FALSE, verbose = FALSE;
     gchar **rest = nullptr;
@@ -195,6 +241,20 @@ Result<Options> parse_options(int argc, char **argv)
          "Label form: a ContentType: URI (draft-eastlake-cturi) or a URC tag /type/subtype/attr:value "
          "(default: uri)",
          "uri|urc"},
+        {"external-body", 0, 0, G_OPTION_ARG_STRING, &external_body,
+         "message/external-body parts: off, check (report only) or normalize (write access-type=URL the "
+         "RFC 2017 way) (default: normalize)",
+         "off|check|normalize"},
+        {"url-map", 0, 0, G_OPTION_ARG_STRING_ARRAY, &url_maps,
+         "Rewrite external-body URLs starting with FROM to start with TO; repeatable, first match wins "
+         "(default: none)",
+         "FROM=TO"},
+        {"external-body-schemes", 0, 0, G_OPTION_ARG_STRING, &schemes,
+         "URL schemes an external body may use; others (mailto, file, ...) are reported as disallowed "
+         "(default: http,https,ftp,ftps,sftp,tftp)",
+         "LIST"},
+        {"legacy-to-url", 0, 0, G_OPTION_ARG_NONE, &legacy,
+         "Convert anon-ftp, ftp and tftp access types to access-type=URL (default: off)", nullptr},
         {"verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Log what each message went through (default: off)",
          nullptr},
         {"version", 'V', 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", nullptr},
@@ -224,6 +284,9 @@ Result<Options> parse_options(int argc, char **argv)
         g_free(labels);
         g_free(label_header);
         g_free(label_format);
+        g_free(external_body);
+        g_free(schemes);
+        g_strfreev(url_maps);
         g_strfreev(rest);
     };
     if (!parsed) {
@@ -243,6 +306,13 @@ Result<Options> parse_options(int argc, char **argv)
     if (labels && s) s = set_labels(o, labels);
     if (label_header && s) s = set_label_header(o, label_header);
     if (label_format && s) s = set_label_format(o, label_format);
+    if (external_body && s) s = set_external_body(o, external_body);
+    if (schemes && s) s = set_schemes(o, schemes);
+    if (url_maps && s) {
+        o.external_body.url_map.clear(); // the command line replaces the configuration's list
+        for (char **m = url_maps; *m && s; ++m) s = add_url_map(o, *m);
+    }
+    if (legacy) o.external_body.legacy_to_url = true;
     if (output) o.output = output;
     if (report) o.report_path = report;
     if (in_place) o.in_place = true;

@@ -2,6 +2,7 @@
 // (GOption), the command line winning.
 #pragma once
 
+#include "external_body.hh"
 #include "labels.hh"
 #include "mbox.hh"
 #include "message.hh"
@@ -29,6 +30,7 @@ struct Options {
     std::vector<std::string> passes{"all"}; // pass names, "all" or "none"
     bool verbose{false};
     LabelOptions labels;
+    ExternalBodyOptions external_body;
 };
 
 // Parses argv (after any subcommand). --help and --version print and return an Error
