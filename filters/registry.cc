@@ -2,6 +2,7 @@
 
 #include "external_body.hh"
 #include "labels.hh"
+#include "references.hh"
 
 #include <algorithm>
 
@@ -9,7 +10,7 @@ namespace mimeuri {
 
 const std::vector<std::string> &pass_names()
 {
-    static const std::vector<std::string> names{"external-body", "labels"};
+    static const std::vector<std::string> names{"references", "external-body", "labels"};
     return names;
 }
 
@@ -29,6 +30,8 @@ Result<std::vector<std::unique_ptr<Pass>>> make_passes(const Options &opts)
     auto wanted = [&](const std::string &n) {
         return all || std::find(opts.passes.begin(), opts.passes.end(), n) != opts.passes.end();
     };
+    if (wanted("references") && (opts.refs.cid != RefOptions::Cid::Off || opts.refs.mid != RefOptions::Mid::Off))
+        passes.push_back(std::make_unique<ReferencesPass>(opts.refs));
     if (wanted("external-body") && opts.external_body.mode != ExternalBodyOptions::Mode::Off)
         passes.push_back(std::make_unique<ExternalBodyPass>(opts.external_body));
     if (wanted("labels") && opts.labels.mode != LabelOptions::Mode::Off)

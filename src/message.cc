@@ -297,7 +297,7 @@ Status MessageContext::add_header(const Node &n, std::string_view name, std::str
     return add_edit(*at, *at, to_eol(std::string(name) + ":" + value));
 }
 
-Status MessageContext::replace_body(const Node &n, std::string_view encoded)
+Status MessageContext::replace_body(const Node &n, std::string_view encoded, bool convert_eol)
 {
     if (n.kind != Node::Kind::Leaf || !GMIME_IS_PART(n.object))
         return Error{Code::Software, "replace_body on a part that is not a leaf"};
@@ -331,7 +331,44 @@ Status MessageContext::replace_body(const Node &n, std::string_view encoded)
         }
         text = std::move(quoted);
     }
-    return add_edit(begin, end, to_eol(text));
+    return add_edit(begin, end, convert_eol ? to_eol(text) : text);
+}
+
+Status MessageContext::remove_part(const Node &n)
+{
+    if (n.parent < 0 || nodes_[static_cast<std::size_t>(n.parent)].kind != Node::Kind::Multipart)
+        return Error{Code::Software, "remove_part on a part outside a multipart"};
+    if (n.kind != Node::Kind::Leaf) return Error{Code::DataErr, "only leaf parts are removed"};
+    GMimeDataWrapper *w = g_mime_part_get_content(GMIME_PART(n.object));
+    GMimeStream *s = w ? g_mime_data_wrapper_get_stream(w) : nullptr;
+    if (!s) return Error{Code::DataErr, "part " + n.section + " has no content"};
+    // Where the part starts: its first header, or the blank line of an empty header block.
+    std::int64_t start = -1;
+    GMimeHeaderList *hl = headers_of(n);
+    for (int i = 0; i < g_mime_header_list_get_count(hl); ++i) {
+        std::int64_t off = g_mime_header_get_offset(g_mime_header_list_get_header_at(hl, i));
+        if (off >= seg_.msg_begin && (start < 0 || off < start)) start = off;
+    }
+    if (start < 0) {
+        auto blank = header_block_end(n);
+        if (!blank) return blank.error();
+        start = *blank;
+    }
+    // The delimiter line before it, and the line break before that, which RFC 2046 5.1.1
+    // makes part of the delimiter.
+    auto before = src_.slice(std::max(seg_.msg_begin, start - 4096), start);
+    if (!before) return before.error();
+    const std::string &b = *before;
+    if (b.empty() || b.back() != '\n') return Error{Code::DataErr, "no delimiter line before part " + n.section};
+    auto prev_nl = b.find_last_of('\n', b.size() - 2);
+    if (prev_nl == std::string::npos) return Error{Code::DataErr, "no delimiter line before part " + n.section};
+    std::size_t line = prev_nl + 1;
+    if (b.compare(line, 2, "--") != 0) return Error{Code::DataErr, "no delimiter line before part " + n.section};
+    std::size_t cut = prev_nl;
+    if (cut > 0 && b[cut - 1] == '\r') --cut;
+    std::int64_t begin = start - static_cast<std::int64_t>(b.size()) + static_cast<std::int64_t>(cut);
+    std::int64_t end = s->bound_end < 0 ? seg_.msg_end : s->bound_end;
+    return add_edit(begin, end, "");
 }
 
 } // namespace mimeuri

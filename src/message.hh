@@ -73,8 +73,11 @@ public:
     Status replace_header(GMimeHeader *h, std::string_view raw_value);
     // Adds "name:raw_value" at the end of the node's header block.
     Status add_header(const Node &n, std::string_view name, std::string_view raw_value);
-    // Replaces the body of a leaf part with already-encoded content (LF line ends).
-    Status replace_body(const Node &n, std::string_view encoded);
+    // Replaces the body of a leaf part with already-encoded content: LF line ends that
+    // become the message's, or (convert_eol false) bytes written exactly as given.
+    Status replace_body(const Node &n, std::string_view encoded, bool convert_eol = true);
+    // Removes a part of a multipart: its delimiter line, headers and body.
+    Status remove_part(const Node &n);
 
     // A header's value as passes left it: the raw value a pass replaced it with, else
     // GMime's raw value (LF line ends).

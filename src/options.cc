@@ -121,6 +121,48 @@ Status set_schemes(Options &o, const std::string &v)
     return ok();
 }
 
+Status set_cid(Options &o, const std::string &v)
+{
+    using C = RefOptions::Cid;
+    if (v == "off") o.refs.cid = C::Off;
+    else if (v == "check") o.refs.cid = C::Check;
+    else if (v == "repair") o.refs.cid = C::Repair;
+    else if (v == "inline") o.refs.cid = C::Inline;
+    else if (v == "extract") o.refs.cid = C::Extract;
+    else return usage("--cid must be off, check, repair, inline or extract, not '" + v + "'");
+    return ok();
+}
+
+Status set_mid(Options &o, const std::string &v)
+{
+    using M = RefOptions::Mid;
+    if (v == "off") o.refs.mid = M::Off;
+    else if (v == "check") o.refs.mid = M::Check;
+    else if (v == "repair") o.refs.mid = M::Repair;
+    else return usage("--mid must be off, check or repair, not '" + v + "'");
+    return ok();
+}
+
+Status set_list(std::vector<std::string> &out, const std::string &v)
+{
+    out.clear();
+    char **parts = g_strsplit(v.c_str(), ",", -1);
+    for (char **p = parts; *p; ++p) {
+        std::string name = g_strstrip(*p);
+        for (char &c : name) c = static_cast<char>(g_ascii_tolower(c));
+        if (!name.empty()) out.push_back(name);
+    }
+    g_strfreev(parts);
+    return ok();
+}
+
+Status set_size(std::size_t &out, gint64 v, const char *what)
+{
+    if (v < 0) return usage(std::string(what) + " must not be negative");
+    out = static_cast<std::size_t>(v);
+    return ok();
+}
+
 // The [mimeuri] group of the configuration file. Unknown keys are errors, so a typo in
 // a filter's configuration does not silently change what it does.
 Status load_config(Options &o, const std::string &path)
@@ -134,7 +176,7 @@ Status load_config(Options &o, const std::string &path)
     std::unique_ptr<char *, void (*)(char **)> gguard(groups, g_strfreev);
     for (gsize g = 0; g < ngroups; ++g) {
         std::string group = groups[g];
-        if (group != "mimeuri" && group != "labels" && group != "external-body")
+        if (group != "mimeuri" && group != "labels" && group != "external-body" && group != "references")
             return usage(path + ": unknown group [" + group + "]");
         gsize nkeys = 0;
         char **keys = g_key_file_get_keys(kf.get(), groups[g], &nkeys, nullptr);
@@ -147,7 +189,20 @@ Status load_config(Options &o, const std::string &path)
                 return std::string(v ? v.get() : "");
             };
             Status s = ok();
-            if (group == "external-body") {
+            if (group == "references") {
+                auto i64 = [&]() { return g_key_file_get_int64(kf.get(), groups[g], keys[k], &e); };
+                if (key == "cid") s = set_cid(o, str());
+                else if (key == "mid") s = set_mid(o, str());
+                else if (key == "mid-url") o.refs.mid_url = str();
+                else if (key == "inline-types") s = set_list(o.refs.inline_types, str());
+                else if (key == "inline-max") s = set_size(o.refs.inline_max, i64(), "inline-max");
+                else if (key == "drop-inlined") o.refs.drop_inlined = g_key_file_get_boolean(kf.get(), groups[g], keys[k], &e);
+                else if (key == "extract-dir") o.refs.extract_dir = str();
+                else if (key == "summary-header") o.refs.summary_header = g_key_file_get_boolean(kf.get(), groups[g], keys[k], &e);
+                else if (key == "html-max") s = set_size(o.refs.html_max, i64(), "html-max");
+                else if (key == "max-refs") s = set_size(o.refs.max_refs, i64(), "max-refs");
+                else return usage(path + ": unknown key '" + key + "' in [" + group + "]");
+            } else if (group == "external-body") {
                 if (key == "mode") s = set_external_body(o, str());
                 else if (key == "schemes") s = set_schemes(o, str());
                 else if (key == "legacy-to-url")
@@ -198,7 +253,10 @@ Result<Options> parse_options(int argc, char **argv)
 
     gchar *on_error = nullptr, *format = nullptr, *output = nullptr, *report = nullptr, *passes = nullptr,
           *config = nullptr, *labels = nullptr, *label_header = nullptr, *label_format = nullptr,
-          *external_body = nullptr, *schemes = nullptr;
+          *external_body = nullptr, *schemes = nullptr, *cid = nullptr, *mid = nullptr, *mid_url = nullptr,
+          *inline_types = nullptr, *extract_dir = nullptr;
+    gint64 inline_max = -1, html_max = -1, max_refs = -1;
+    gboolean drop_inlined = FALSE, summary_header = FALSE;
     gchar **url_maps = nullptr;
     gboolean legacy = FALSE;
     gint64 max_depth = -1, spool = -1;
@@ -241,6 +299,35 @@ Result<Options> parse_options(int argc, char **argv)
          "Label form: a ContentType: URI (draft-eastlake-cturi) or a URC tag /type/subtype/attr:value "
          "(default: uri)",
          "uri|urc"},
+        {"cid", 0, 0, G_OPTION_ARG_STRING, &cid,
+         "cid: and Content-Location references in HTML: off, check (report), repair (fix malformed ones, "
+         "turn location references into cid:), inline (data: URIs), extract (to --extract-dir) (default: repair)",
+         "off|check|repair|inline|extract"},
+        {"mid", 0, 0, G_OPTION_ARG_STRING, &mid,
+         "mid: references: off, check or repair (default: check; repair with --mid-url)", "off|check|repair"},
+        {"mid-url", 0, 0, G_OPTION_ARG_STRING, &mid_url,
+         "Rewrite mid: links to a web archive; {id} is the %-encoded Message-ID; implies --mid=repair "
+         "(default: none)",
+         "TEMPLATE"},
+        {"inline-types", 0, 0, G_OPTION_ARG_STRING, &inline_types,
+         "Types --cid=inline may turn into data: URIs; text/html, SVG and scripts never "
+         "(default: image/*,font/*,audio/*,video/*,text/css)",
+         "LIST"},
+        {"inline-max", 0, 0, G_OPTION_ARG_INT64, &inline_max,
+         "Largest part (decoded bytes) --cid=inline inlines (default: 1048576)", "BYTES"},
+        {"drop-inlined", 0, 0, G_OPTION_ARG_NONE, &drop_inlined,
+         "Remove parts whose every reference was inlined (default: off)", nullptr},
+        {"extract-dir", 0, 0, G_OPTION_ARG_FILENAME, &extract_dir,
+         "With --cid=extract: write each message's HTML as DIR/N/index.html and its referenced parts beside "
+         "it (default: none)",
+         "DIR"},
+        {"summary-header", 0, 0, G_OPTION_ARG_NONE, &summary_header,
+         "Add a Mimeuri-Refs: resolved=N dangling=N ambiguous=N header to each message (default: off)", nullptr},
+        {"html-max", 0, 0, G_OPTION_ARG_INT64, &html_max,
+         "Largest HTML part (decoded bytes) searched for references; larger ones are reported (default: 33554432)",
+         "BYTES"},
+        {"max-refs", 0, 0, G_OPTION_ARG_INT64, &max_refs,
+         "References looked at per HTML part; beyond, reported (default: 1000000)", "N"},
         {"external-body", 0, 0, G_OPTION_ARG_STRING, &external_body,
          "message/external-body parts: off, check (report only) or normalize (write access-type=URL the "
          "RFC 2017 way) (default: normalize)",
@@ -285,6 +372,11 @@ Result<Options> parse_options(int argc, char **argv)
         g_free(label_header);
         g_free(label_format);
         g_free(external_body);
+        g_free(cid);
+        g_free(mid);
+        g_free(mid_url);
+        g_free(inline_types);
+        g_free(extract_dir);
         g_free(schemes);
         g_strfreev(url_maps);
         g_strfreev(rest);
@@ -306,6 +398,19 @@ Result<Options> parse_options(int argc, char **argv)
     if (labels && s) s = set_labels(o, labels);
     if (label_header && s) s = set_label_header(o, label_header);
     if (label_format && s) s = set_label_format(o, label_format);
+    if (cid && s) s = set_cid(o, cid);
+    if (mid && s) s = set_mid(o, mid);
+    if (mid_url) {
+        o.refs.mid_url = mid_url;
+        if (!mid) o.refs.mid = RefOptions::Mid::Repair;
+    }
+    if (inline_types && s) s = set_list(o.refs.inline_types, inline_types);
+    if (inline_max != -1 && s) s = set_size(o.refs.inline_max, inline_max, "--inline-max");
+    if (html_max != -1 && s) s = set_size(o.refs.html_max, html_max, "--html-max");
+    if (max_refs != -1 && s) s = set_size(o.refs.max_refs, max_refs, "--max-refs");
+    if (drop_inlined) o.refs.drop_inlined = true;
+    if (summary_header) o.refs.summary_header = true;
+    if (extract_dir) o.refs.extract_dir = extract_dir;
     if (external_body && s) s = set_external_body(o, external_body);
     if (schemes && s) s = set_schemes(o, schemes);
     if (url_maps && s) {
@@ -328,6 +433,10 @@ Result<Options> parse_options(int argc, char **argv)
     for (const auto &in : o.inputs)
         if (o.in_place && in == "-") return usage("--in-place cannot rewrite standard input");
     if (o.check && (o.in_place || !o.output.empty())) return usage("--check writes no messages; drop -o/--in-place");
+    if (o.refs.cid == RefOptions::Cid::Extract && o.refs.extract_dir.empty())
+        return usage("--cid=extract needs --extract-dir=DIR");
+    if (!o.refs.mid_url.empty() && o.refs.mid_url.find("{id}") == std::string::npos)
+        return usage("--mid-url needs {id} in its template");
     return o;
 }
 

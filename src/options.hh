@@ -4,6 +4,7 @@
 
 #include "external_body.hh"
 #include "labels.hh"
+#include "references.hh"
 #include "mbox.hh"
 #include "message.hh"
 #include "result.hh"
@@ -31,6 +32,7 @@ struct Options {
     bool verbose{false};
     LabelOptions labels;
     ExternalBodyOptions external_body;
+    RefOptions refs;
 };
 
 // Parses argv (after any subcommand). --help and --version print and return an Error

@@ -21,6 +21,16 @@ void MessageReport::add_error(const std::string &part, const std::string &code,
     json_array_add_object_element(errors.get(), o);
 }
 
+void MessageReport::set_extra(const std::string &name, JsonArray *array)
+{
+    for (auto &[n, a] : extra)
+        if (n == name) {
+            a.reset(array);
+            return;
+        }
+    extra.emplace_back(name, JsonArrayPtr(array));
+}
+
 std::string MessageReport::to_json() const
 {
     JsonObject *o = json_object_new();
@@ -35,6 +45,7 @@ std::string MessageReport::to_json() const
     json_object_set_array_member(o, "external_bodies", json_array_ref(external_bodies.get()));
     json_object_set_array_member(o, "labels", json_array_ref(labels.get()));
     json_object_set_array_member(o, "errors", json_array_ref(errors.get()));
+    for (const auto &[name, array] : extra) json_object_set_array_member(o, name.c_str(), json_array_ref(array.get()));
     JsonNode *node = json_node_new(JSON_NODE_OBJECT);
     json_node_take_object(node, o);
     GCharPtr text(json_to_string(node, FALSE));

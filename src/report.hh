@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace mimeuri {
 
@@ -29,6 +31,9 @@ struct MessageReport {
 
     // Appends {"part", "code", "message"} to errors.
     void add_error(const std::string &part, const std::string &code, const std::string &message);
+    // Further members, after the standard ones (takes the array).
+    void set_extra(const std::string &name, JsonArray *array);
+    std::vector<std::pair<std::string, JsonArrayPtr>> extra;
     std::size_t error_count() const { return json_array_get_length(errors.get()); }
 
     // One line of JSON, without the trailing newline.

@@ -79,9 +79,50 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
     std::vector<std::string> inputs = opts.inputs;
     if (inputs.empty()) inputs.emplace_back("-");
 
+    // Standard input can be read once only: kept for the second sweep.
+    std::optional<Result<Source>> stdin_source;
+    auto open_input = [&](const std::string &input) -> Result<Source> * {
+        if (input != "-") return nullptr;
+        if (!stdin_source) stdin_source.emplace(Source::read_fd(in_fd, "-", opts.spool_threshold));
+        return &*stdin_source;
+    };
+    auto format_of = [&](const Source &src) -> Result<Format> {
+        if (opts.format != Format::Auto) return opts.format;
+        auto m = looks_like_mbox(src);
+        if (!m) return m.error();
+        return *m ? Format::Mbox : Format::Message;
+    };
+
+    // Passes that resolve references across messages (mid:) index the whole run first, so
+    // that forward references resolve too. Inputs that cannot be read are reported below.
+    bool wants_index = false;
+    for (auto &p : passes) wants_index = wants_index || p->wants_index();
+    if (wants_index) {
+        for (const std::string &input : inputs) {
+            Result<Source> *cached = open_input(input);
+            Result<Source> opened = cached ? Error{} : Source::open_path(input, opts.spool_threshold);
+            Result<Source> &src = cached ? *cached : opened;
+            if (!src || src->size() == 0) continue;
+            auto format = format_of(*src);
+            if (!format) continue;
+            auto segments = split(*src, *format);
+            if (!segments) continue;
+            // One message alone in the run: it and its embedded messages are all there is,
+            // and the pass searches those directly.
+            if (inputs.size() == 1 && segments->size() == 1) break;
+            for (std::size_t i = 0; i < segments->size(); ++i) {
+                auto ctx = MessageContext::parse(*src, (*segments)[i], i + 1, *format == Format::Mbox, opts.limits);
+                if (!ctx->message()) continue;
+                for (auto &p : passes)
+                    if (p->wants_index()) (void)p->index(*ctx);
+            }
+        }
+    }
+
     for (const std::string &input : inputs) {
-        auto src = input == "-" ? Source::read_fd(in_fd, "-", opts.spool_threshold)
-                                : Source::open_path(input, opts.spool_threshold);
+        Result<Source> *cached = open_input(input);
+        Result<Source> opened = cached ? Error{} : Source::open_path(input, opts.spool_threshold);
+        Result<Source> &src = cached ? *cached : opened;
         if (!src) {
             g_warning("%s", src.error().message.c_str());
             Code c = src.error().code;
@@ -100,16 +141,13 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
             }
             continue;
         }
-        Format format = opts.format;
-        if (format == Format::Auto) {
-            auto m = looks_like_mbox(*src);
-            if (!m) {
-                g_warning("%s", m.error().message.c_str());
-                worsen(worst, m.error().code);
-                continue;
-            }
-            format = *m ? Format::Mbox : Format::Message;
+        auto detected = format_of(*src);
+        if (!detected) {
+            g_warning("%s", detected.error().message.c_str());
+            worsen(worst, detected.error().code);
+            continue;
         }
+        const Format format = *detected;
         auto segments = split(*src, format);
         if (!segments) {
             g_warning("%s", segments.error().message.c_str());
@@ -117,17 +155,6 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
             continue;
         }
         const bool mbox = format == Format::Mbox;
-
-        bool wants_index = false;
-        for (auto &p : passes) wants_index = wants_index || p->wants_index();
-        if (wants_index) {
-            for (std::size_t i = 0; i < segments->size(); ++i) {
-                auto ctx = MessageContext::parse(*src, (*segments)[i], i + 1, mbox, opts.limits);
-                if (!ctx->message()) continue;
-                for (auto &p : passes)
-                    if (p->wants_index()) (void)p->index(*ctx);
-            }
-        }
 
         std::vector<Plan> plans;
         plans.reserve(segments->size());

@@ -1,0 +1,53 @@
+// The reference pass: resolves cid:, mid: and Content-Location references in HTML parts
+// (RFC 2392, RFC 2387, RFC 2557) and checks, repairs, inlines or extracts them.
+#pragma once
+
+#include "pass.hh"
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mimeuri {
+
+struct RefOptions {
+    enum class Cid { Off, Check, Repair, Inline, Extract } cid{Cid::Repair};
+    enum class Mid { Off, Check, Repair } mid{Mid::Check};
+    std::string mid_url;     // template, "{id}" is the %-encoded Message-ID; used in repair mode
+    std::vector<std::string> inline_types{"image/*", "font/*", "audio/*", "video/*", "text/css"};
+    std::size_t inline_max{1u << 20}; // decoded bytes
+    bool drop_inlined{false};
+    std::string extract_dir;
+    bool summary_header{false};
+    std::size_t html_max{32u << 20}; // decoded HTML bytes parsed per part
+    std::size_t max_refs{1000000};   // references looked at per part
+};
+
+class ReferencesPass final : public Pass {
+public:
+    explicit ReferencesPass(RefOptions opts) : opts_(std::move(opts)) {}
+    std::string_view name() const override { return "references"; }
+    bool wants_index() const override { return opts_.mid != RefOptions::Mid::Off; }
+    Status index(const MessageContext &ctx) override;
+    Status apply(MessageContext &ctx) override;
+
+    // One message of the run, as mid: sees it.
+    struct Indexed {
+        std::string source;
+        std::size_t index{0};
+        std::string section;                   // "" for a top-level message, else its part
+        std::map<std::string, std::string> cids; // cleaned Content-ID -> section
+        int count{0};                          // how many messages carry this Message-ID
+    };
+
+private:
+    RefOptions opts_;
+    std::map<std::string, Indexed> run_index_; // by cleaned Message-ID
+    std::size_t extracted_messages_{0};
+};
+
+// "cid:" + the Content-ID %-encoded as RFC 2392 wants (an existing "%" becomes "%25").
+std::string canonical_cid_url(const std::string &content_id);
+
+} // namespace mimeuri
