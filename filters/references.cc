@@ -213,6 +213,8 @@ struct Target {
     bool broken{false};
     std::string message_id; // when the target is another message of the run
     std::string section;    // target section in that message
+    std::string mid;        // mid: the Message-ID matched, as the message has it
+    std::string mid_cid;    // mid: the Content-ID matched inside it
 };
 
 } // namespace
@@ -308,13 +310,13 @@ Status ReferencesPass::apply(MessageContext &ctx)
         t.node = *std::max_element(matches.begin(), matches.end());
     };
 
-    auto match_cid = [&](const std::string &url, int html_node) {
+    auto match_cid = [&](const std::string &url, int html_node, bool padded) {
         Target t;
         std::string rest = url.substr(4);
         std::string addr = unescape(rest);
         std::string clean = strip_brackets(addr);
         // Common broken forms: cid:<x>, surrounding spaces, an escape that does not decode.
-        t.broken = clean != addr || addr.find(' ') != std::string::npos;
+        t.broken = padded || clean != addr || addr.find(' ') != std::string::npos;
         std::vector<int> exact, ci;
         for (std::size_t i = 0; i < nodes.size(); ++i) {
             const PartInfo &p = parts[i];
@@ -351,6 +353,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
                 bool same = pass == 0 ? id == mid : same_id_ci_domain(id, mid);
                 if (!same) continue;
                 if (pass == 1) t.broken = true;
+                t.mid = mid;
                 if (cid.empty()) {
                     t.status = "resolved";
                     for (std::size_t i = 0; i < nodes.size(); ++i)
@@ -363,6 +366,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
                     if (nodes[i].message == m && (parts[i].cid_clean == cid || parts[i].cid_raw == cid))
                         matches.push_back(static_cast<int>(i));
                 choose(matches, html_node, t);
+                t.mid_cid = cid;
                 return t;
             }
             // Then the other messages of the run.
@@ -371,6 +375,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
                 if (!same) continue;
                 if (pass == 1) t.broken = true;
                 t.message_id = mid;
+                t.mid = mid;
                 if (e.count > 1) {
                     t.status = "ambiguous";
                     return t;
@@ -381,6 +386,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
                     return t;
                 }
                 auto it = e.cids.find(cid);
+                t.mid_cid = cid;
                 t.status = it == e.cids.end() ? "dangling" : "resolved";
                 if (it != e.cids.end()) t.section = it->second;
                 return t;
@@ -460,7 +466,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
             if (starts_ci(ref.url, "cid:")) {
                 if (opts_.cid == RefOptions::Cid::Off) continue;
                 kind = "cid";
-                t = match_cid(ref.url, static_cast<int>(hi));
+                t = match_cid(ref.url, static_cast<int>(hi), ref.padded);
             } else if (starts_ci(ref.url, "mid:")) {
                 if (opts_.mid == RefOptions::Mid::Off) continue;
                 kind = "mid";
@@ -491,16 +497,11 @@ Status ReferencesPass::apply(MessageContext &ctx)
                             new_url.replace(at, 4, enc.get());
                         action = "rewritten";
                     } else if (t.status == "resolved" && t.broken) {
-                        std::string rest = ref.url.substr(4), id = rest, cid;
-                        if (auto s = rest.find('/'); s != std::string::npos) {
-                            id = rest.substr(0, s);
-                            cid = rest.substr(s + 1);
-                        }
-                        id = strip_brackets(unescape(id));
-                        GCharPtr e1(g_uri_escape_string(id.c_str(), "!$&'()*+,;=:@", FALSE));
+                        // RFC 2392: mid:message-id[/content-id], "/" inside an id encoded.
+                        GCharPtr e1(g_uri_escape_string(t.mid.c_str(), "!$&'()*+,;=:@", FALSE));
                         new_url = std::string("mid:") + e1.get();
-                        if (!cid.empty()) {
-                            GCharPtr e2(g_uri_escape_string(strip_brackets(unescape(cid)).c_str(), "!$&'()*+,;=:@", FALSE));
+                        if (!t.mid_cid.empty()) {
+                            GCharPtr e2(g_uri_escape_string(t.mid_cid.c_str(), "!$&'()*+,;=:@", FALSE));
                             new_url += std::string("/") + e2.get();
                         }
                         action = "repaired";
@@ -581,6 +582,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
             continue;
         }
         std::string new_html = html::rewrite(html_text, *scan, reps);
+        if (new_html == html_text) continue; // nothing actually changed: no edit
         // Re-encode in the part's own transfer encoding; 7bit/8bit text is spliced as is,
         // unless a line would pass 998 octets, which only quoted-printable can carry.
         GMimeContentEncoding enc = g_mime_part_get_content_encoding(GMIME_PART(hn.object));

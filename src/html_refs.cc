@@ -96,13 +96,14 @@ struct Walker {
 
     bool full() const { return scan.refs.size() >= max_refs; }
 
-    void add_ref(std::size_t holder, std::size_t b, std::size_t e, std::string url, bool css, bool css_quoted)
+    void add_ref(std::size_t holder, std::size_t b, std::size_t e, std::string url, bool css, bool css_quoted,
+                 bool padded = false)
     {
         if (full()) {
             scan.truncated = true;
             return;
         }
-        scan.refs.push_back({holder, b, e, std::move(url), css, css_quoted});
+        scan.refs.push_back({holder, b, e, std::move(url), css, css_quoted, padded});
     }
 
     std::size_t add_holder(Holder h)
@@ -113,7 +114,13 @@ struct Walker {
 
     void css_refs(std::size_t holder)
     {
-        for (auto &u : css_urls(scan.holders[holder].decoded)) add_ref(holder, u.begin, u.end, u.url, true, u.quoted);
+        for (auto &u : css_urls(scan.holders[holder].decoded)) {
+            std::string url = u.url;
+            std::size_t b = url.find_first_not_of(" \t\r\n\f"), e = url.find_last_not_of(" \t\r\n\f");
+            bool padded = b != 0 || (e != std::string::npos && e + 1 != url.size());
+            url = b == std::string::npos ? std::string() : url.substr(b, e - b + 1);
+            if (!url.empty()) add_ref(holder, u.begin, u.end, url, true, u.quoted, padded);
+        }
     }
 
     void attribute(const std::string &tag, const GumboAttribute *a)
@@ -169,8 +176,9 @@ struct Walker {
                 }
             }
         } else {
+            // The whole value is the slot: a repair replaces the padding too.
             auto [b, e] = trim(v, 0, v.size());
-            if (e > b) add_ref(hi, b, e, v.substr(b, e - b), false, false);
+            if (e > b) add_ref(hi, 0, v.size(), v.substr(b, e - b), false, false, b > 0 || e < v.size());
         }
     }
 

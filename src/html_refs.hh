@@ -31,6 +31,7 @@ struct Ref {
     std::string url;      // the URL text (CSS escapes undone, surrounding white space trimmed)
     bool css{false};      // inside url() or @import
     bool css_quoted{false};
+    bool padded{false};   // white space around the URL in its slot, covered by [begin, end)
 };
 
 struct Scan {

@@ -28,7 +28,9 @@ TEST_CASE("golden cases")
         auto bypipe = testing::mimeuri(args, input, true);
         CHECK(bypipe.status == 0);
         CHECK(bypipe.out == expected);
-        // Running again over the result changes nothing.
+        // Running again over the result changes nothing (a case says so when, by design,
+        // it does: its not-idempotent file gives the reason).
+        if (g_file_test((dir / "not-idempotent").c_str(), G_FILE_TEST_EXISTS)) continue;
         testing::TempDir d;
         std::string once = d.file("once.eml", byfile.out);
         CHECK(testing::mimeuri(args + " " + testing::quote(once)).out == byfile.out);

@@ -1,0 +1,187 @@
+// The reference pass end to end: matching rules (RFC 2392, 2387, 2046 5.1.4, 2557), mid:
+// across the run, extract safety, limits.
+#include "helpers.hh"
+
+#include <doctest/doctest.h>
+#include <json-glib/json-glib.h>
+
+using testing::mimeuri;
+using testing::quote;
+
+namespace {
+
+// All report lines of a --check run, parsed.
+struct Report {
+    std::vector<JsonParser *> parsers;
+    std::vector<JsonObject *> messages;
+    ~Report()
+    {
+        for (auto *p : parsers) g_object_unref(p);
+    }
+    void load(const std::string &text)
+    {
+        std::size_t pos = 0;
+        while (pos < text.size()) {
+            auto nl = text.find('\n', pos);
+            JsonParser *p = json_parser_new();
+            parsers.push_back(p);
+            REQUIRE(json_parser_load_from_data(p, text.data() + pos, static_cast<gssize>(nl - pos), nullptr));
+            messages.push_back(json_node_get_object(json_parser_get_root(p)));
+            pos = nl + 1;
+        }
+    }
+    JsonObject *ref(std::size_t msg, std::size_t i)
+    {
+        JsonArray *a = json_object_get_array_member(messages.at(msg), "refs");
+        REQUIRE(i < json_array_get_length(a));
+        return json_array_get_object_element(a, static_cast<guint>(i));
+    }
+    std::size_t refs(std::size_t msg) { return json_array_get_length(json_object_get_array_member(messages.at(msg), "refs")); }
+};
+
+std::string s(JsonObject *o, const char *m)
+{
+    if (json_object_get_null_member(o, m)) return "<null>";
+    return json_object_get_string_member(o, m);
+}
+
+std::string png_part(const char *cid)
+{
+    return std::string("Content-Type: image/png\nContent-ID: ") + cid + "\nContent-Transfer-Encoding: base64\n\niVBORw0KGgo=\n";
+}
+
+} // namespace
+
+TEST_CASE("duplicates: the last alternative wins inside multipart/alternative; elsewhere ambiguous")
+{
+    std::string m = "Message-ID: <d@x>\nContent-Type: multipart/related; boundary=r\n\n"
+                    "--r\nContent-Type: text/html\n\n<img src=\"cid:alt@x\"><img src=\"cid:dup@x\">\n"
+                    "--r\nContent-Type: multipart/alternative; boundary=a\n\n"
+                    "--a\n" + png_part("<alt@x>") + "--a\n" + png_part("<alt@x>") + "--a--\n"
+                    "--r\n" + png_part("<dup@x>") + "--r\n" + png_part("<dup@x>") + "--r--\n";
+    testing::TempDir d;
+    Report r;
+    r.load(mimeuri("--check " + quote(d.file("m.eml", m))).out);
+    REQUIRE(r.refs(0) == 2);
+    CHECK(s(r.ref(0, 0), "status") == "resolved");
+    CHECK(s(r.ref(0, 0), "target") == "2.2"); // RFC 2046 5.1.4: the last alternative
+    CHECK(s(r.ref(0, 1), "status") == "ambiguous");
+    CHECK(s(r.ref(0, 1), "target") == "<null>");
+}
+
+TEST_CASE("the nearest multipart/related is searched first; start is compared as a msg-id")
+{
+    // Two related parts each with a <same@x>: each HTML finds its own. start names the
+    // second part, written with spaces: it is the root and so not "unreferenced".
+    std::string m = "Message-ID: <n@x>\nContent-Type: multipart/mixed; boundary=o\n\n"
+                    "--o\nContent-Type: multipart/related; boundary=r1; start=\"< root@x >\"\n\n"
+                    "--r1\n" + png_part("<same@x>") +
+                    "--r1\nContent-Type: text/html\nContent-ID: <root@x>\n\n<img src=\"cid:same@x\">\n"
+                    "--r1\n" + png_part("<unused@x>") + "--r1--\n"
+                    "--o\nContent-Type: multipart/related; boundary=r2\n\n"
+                    "--r2\nContent-Type: text/html\n\n<img src=\"cid:same@x\">\n"
+                    "--r2\n" + png_part("<same@x>") + "--r2--\n--o--\n";
+    testing::TempDir d;
+    Report r;
+    r.load(mimeuri("--check " + quote(d.file("m.eml", m))).out);
+    REQUIRE(r.refs(0) == 2);
+    CHECK(s(r.ref(0, 0), "target") == "1.1");
+    CHECK(s(r.ref(0, 1), "target") == "2.2");
+    JsonArray *unref = json_object_get_array_member(r.messages[0], "unreferenced");
+    REQUIRE(json_array_get_length(unref) == 1);
+    CHECK(s(json_array_get_object_element(unref, 0), "part") == "1.3");
+}
+
+TEST_CASE("never a prefix: cid:img1 is not img10, and the reverse")
+{
+    std::string m = "Content-Type: multipart/related; boundary=r\n\n--r\nContent-Type: text/html\n\n"
+                    "<img src=cid:img1><img src=cid:img10><img src=cid:img100>\n--r\n" +
+                    png_part("<img10>") + "--r--\n";
+    testing::TempDir d;
+    Report r;
+    r.load(mimeuri("--check " + quote(d.file("m.eml", m))).out);
+    REQUIRE(r.refs(0) == 3);
+    CHECK(s(r.ref(0, 0), "status") == "dangling");
+    CHECK(s(r.ref(0, 1), "status") == "resolved");
+    CHECK(s(r.ref(0, 2), "status") == "dangling");
+}
+
+TEST_CASE("mid: resolves in the message, its embedded messages, and other files of the run, forward too")
+{
+    testing::TempDir d;
+    std::string a = d.file("a.eml", "Message-ID: <a@x>\nContent-Type: text/html\n\n"
+                                    "<a href=\"mid:b@x/pic@x\">b's picture</a><a href=\"mid:a@x\">self</a>"
+                                    "<a href=\"mid:b@X\">b, domain case</a><a href=\"mid:c@x\">nowhere</a>\n");
+    std::string b = d.file("b.eml", "Message-ID: <b@x>\nContent-Type: multipart/related; boundary=r\n\n"
+                                    "--r\nContent-Type: text/html\n\n<a href=\"mid:a@x\">back</a>\n--r\n" +
+                                        png_part("<pic@x>") + "--r--\n");
+    Report r;
+    auto p = mimeuri("--check " + quote(a) + " " + quote(b));
+    REQUIRE(p.status == 0);
+    r.load(p.out);
+    REQUIRE(r.messages.size() == 2);
+    CHECK(s(r.ref(0, 0), "status") == "resolved");
+    CHECK(s(r.ref(0, 0), "target_message") == "b@x");
+    CHECK(s(r.ref(0, 0), "target") == "2");
+    CHECK(s(r.ref(0, 1), "status") == "resolved");
+    CHECK(s(r.ref(0, 1), "target_message") == "<null>");
+    CHECK(s(r.ref(0, 2), "status") == "resolved");
+    CHECK(s(r.ref(0, 3), "status") == "dangling");
+    CHECK(s(r.ref(1, 0), "status") == "resolved");
+    CHECK(s(r.ref(1, 0), "target_message") == "a@x");
+    // --mid=repair fixes the domain case only.
+    auto fixed = mimeuri("--mid=repair " + quote(a) + " " + quote(b));
+    CHECK(fixed.out.find("<a href=\"mid:b@x\">b, domain case</a>") != std::string::npos);
+    CHECK(fixed.out.find("mid:c@x") != std::string::npos);
+}
+
+TEST_CASE("extract: safe, unique names; nothing outside the folder; nothing overwritten")
+{
+    std::string m = "Message-ID: <e@x>\nContent-Type: multipart/related; boundary=r\n\n"
+                    "--r\nContent-Type: text/html\n\n<img src=cid:1><img src=cid:2><img src=cid:3><img src=cid:4>\n"
+                    "--r\nContent-Type: image/png; name=\"../../etc/passwd\"\nContent-ID: <1>\n\nA\n"
+                    "--r\nContent-Type: image/png\nContent-Disposition: inline; filename=\"/abs/x.png\"\nContent-ID: <2>\n\nB\n"
+                    "--r\nContent-Type: image/png\nContent-Disposition: inline; filename=\"x.png\"\nContent-ID: <3>\n\nC\n"
+                    "--r\nContent-Type: image/png\nContent-Disposition: inline; filename=\"index.html\"\nContent-ID: <4>\n\nD\n"
+                    "--r--\n";
+    testing::TempDir d;
+    std::string f = d.file("m.eml", m);
+    std::string dir = d / "out";
+    auto r = mimeuri("--cid=extract --extract-dir=" + quote(dir) + " " + quote(f));
+    REQUIRE(r.status == 0);
+    CHECK(r.out == m); // the message itself is untouched
+    auto ls = testing::sh("cd " + quote(dir) + " && find . -type f | sort");
+    CHECK(ls.out == "./1/index.html\n./1/part-5.png\n./1/passwd\n./1/x-2.png\n./1/x.png\n");
+    std::string index = testing::read_file(dir + "/1/index.html");
+    // Unquoted values are quoted when rewritten.
+    CHECK(index.find("<img src=\"passwd\"><img src=\"x.png\"><img src=\"x-2.png\"><img src=\"part-5.png\">") !=
+          std::string::npos);
+    CHECK(testing::read_file(dir + "/1/x-2.png") == "C");
+    // Running again into the same folder does not overwrite: the next message number.
+    auto again = mimeuri("--cid=extract --extract-dir=" + quote(dir) + " " + quote(f));
+    CHECK(again.status == 0);
+    CHECK(testing::sh("test -f " + quote(dir + "/1/index.html") + " && echo y").out == "y\n");
+}
+
+TEST_CASE("limits: an HTML part over --html-max and references over --max-refs are reported")
+{
+    std::string html;
+    for (int i = 0; i < 50; ++i) html += "<img src=\"cid:x" + std::to_string(i) + "\">";
+    testing::TempDir d;
+    std::string f = d.file("m.eml", "Content-Type: text/html\n\n" + html + "\n");
+    auto big = mimeuri("--check --html-max=100 " + quote(f));
+    CHECK(big.out.find("\"html-limit\"") != std::string::npos);
+    auto many = mimeuri("--check --max-refs=10 " + quote(f));
+    CHECK(many.out.find("\"ref-limit\"") != std::string::npos);
+    Report r;
+    r.load(many.out);
+    CHECK(r.refs(0) == 10);
+    CHECK(mimeuri("--strict --max-refs=10 " + quote(f)).status == 65);
+}
+
+TEST_CASE("usage: --cid=extract needs a folder, --mid-url needs {id}")
+{
+    CHECK(mimeuri("--cid=extract").status == 64);
+    CHECK(mimeuri("--mid-url=https://x/").status == 64);
+    CHECK(mimeuri("--cid=sometimes").status == 64);
+}
