@@ -215,6 +215,8 @@ struct Target {
     std::string section;    // target section in that message
     std::string mid;        // mid: the Message-ID matched, as the message has it
     std::string mid_cid;    // mid: the Content-ID matched inside it
+    bool via_location{false}; // a cid: matched through a Content-Location
+    std::string location_id;  // ... and the Content-ID it names
 };
 
 } // namespace
@@ -326,6 +328,17 @@ Status ReferencesPass::apply(MessageContext &ctx)
                 ci.push_back(static_cast<int>(i));
         }
         if (exact.empty() && !ci.empty()) t.broken = true; // a differently-cased domain
+        if (exact.empty() && ci.empty()) {
+            // RFC 2557: any URL, cid: included, also matches a Content-Location (Chrome's
+            // MHTML names parts "Content-Location: cid:...", without a Content-ID).
+            std::vector<int> by_location;
+            for (std::size_t i = 0; i < nodes.size(); ++i)
+                if (!parts[i].location.empty() && cturi::iequals(parts[i].location, url)) by_location.push_back(static_cast<int>(i));
+            choose(by_location, html_node, t);
+            t.via_location = t.status == "resolved";
+            if (t.via_location) t.location_id = clean;
+            return t;
+        }
         choose(exact.empty() ? ci : exact, html_node, t);
         return t;
     };
@@ -541,6 +554,14 @@ Status ReferencesPass::apply(MessageContext &ctx)
                     action = "extracted";
                 } else {
                     kept_targets.insert(t.node);
+                }
+                if (action == "none" && opts_.cid != RefOptions::Cid::Check && kind == "cid" && t.via_location &&
+                    tp.cid_clean.empty() && tp.cid_raw.empty()) {
+                    // The reference is well-formed; the target lacks the Content-ID it names.
+                    bool known = false;
+                    for (auto &[node, gen] : new_content_ids) known = known || node == t.node;
+                    if (!known) new_content_ids.emplace_back(t.node, t.location_id);
+                    action = "repaired";
                 }
                 if (action == "none" && opts_.cid != RefOptions::Cid::Check) {
                     if (kind == "cid" && t.broken) {

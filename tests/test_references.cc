@@ -185,3 +185,22 @@ TEST_CASE("usage: --cid=extract needs a folder, --mid-url needs {id}")
     CHECK(mimeuri("--mid-url=https://x/").status == 64);
     CHECK(mimeuri("--cid=sometimes").status == 64);
 }
+
+TEST_CASE("a cid: reference matches a Content-Location that is that cid: URL (Chrome's MHTML, RFC 2557)")
+{
+    std::string m = "Message-ID: <c@x>\nContent-Type: multipart/related; boundary=r\n\n"
+                    "--r\nContent-Type: text/html\n\n<link rel=stylesheet href=\"cid:css-1@mhtml.blink\">\n"
+                    "--r\nContent-Type: text/css\nContent-Location: cid:css-1@mhtml.blink\n\np{}\n--r--\n";
+    testing::TempDir d;
+    std::string f = d.file("m.eml", m);
+    Report r;
+    r.load(mimeuri("--check " + quote(f)).out);
+    REQUIRE(r.refs(0) == 1);
+    CHECK(s(r.ref(0, 0), "status") == "resolved");
+    CHECK(s(r.ref(0, 0), "target") == "2");
+    // Repair gives the part the Content-ID the reference names; the HTML stays as it is.
+    std::string expected = m;
+    expected.replace(expected.find("Content-Location: cid:css-1@mhtml.blink\n") + 40, 0,
+                     "Content-ID: <css-1@mhtml.blink>\n");
+    CHECK(mimeuri(quote(f)).out == expected);
+}
