@@ -1,6 +1,7 @@
 #include "external_body.hh"
 
 #include "cturi.hh"
+#include "text.hh"
 
 #include <algorithm>
 
@@ -19,19 +20,7 @@ std::string extract(std::string_view value)
 
 std::string encode(std::string_view url)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    std::string out;
-    for (char ch : url) {
-        auto c = static_cast<unsigned char>(ch);
-        if (c <= 32 || c == 127 || c >= 128 || ch == '"' || ch == '\\') {
-            out += '%';
-            out += hex[c >> 4];
-            out += hex[c & 15];
-        } else {
-            out += ch;
-        }
-    }
-    return out;
+    return text::percent_encode(url, [](unsigned char c) { return c <= 32 || c >= 127 || c == '"' || c == '\\'; });
 }
 
 std::vector<std::string> words(std::string_view encoded)
@@ -75,12 +64,8 @@ std::string parameter(std::string_view url)
 
 namespace {
 
-std::string lower(std::string_view s)
-{
-    std::string out(s);
-    for (char &c : out) c = static_cast<char>(g_ascii_tolower(c));
-    return out;
-}
+using text::ascii_lower;
+std::string lower(std::string_view s) { return ascii_lower(s); }
 
 // The parameter's name without RFC 2231 "*N" / "*" suffixes.
 std::string base_name(const std::string &name) { return lower(name.substr(0, name.find('*'))); }
@@ -104,19 +89,9 @@ std::string scheme_of(const std::string &url)
 // RFC 1738 3.2: an FTP path segment, %-encoding what a segment cannot hold.
 std::string segment(std::string_view s)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    std::string out;
-    for (char ch : s) {
-        auto c = static_cast<unsigned char>(ch);
-        if (g_ascii_isalnum(ch) || std::string_view("$-_.+!*'(),&=:@").find(ch) != std::string_view::npos) {
-            out += ch;
-        } else {
-            out += '%';
-            out += hex[c >> 4];
-            out += hex[c & 15];
-        }
-    }
-    return out;
+    return text::percent_encode(s, [](unsigned char c) {
+        return !g_ascii_isalnum(c) && std::string_view("$-_.+!*'(),&=:@").find(static_cast<char>(c)) == std::string_view::npos;
+    });
 }
 
 // The phantom header block of an external-body part (RFC 2046 5.2.3), read raw.

@@ -2,6 +2,7 @@
 
 #include "cturi.hh"
 #include "html_refs.hh"
+#include "text.hh"
 
 #include <gmime/gmime.h>
 
@@ -17,12 +18,7 @@ namespace mimeuri {
 
 namespace {
 
-std::string lower(std::string_view s)
-{
-    std::string out(s);
-    for (char &c : out) c = static_cast<char>(g_ascii_tolower(c));
-    return out;
-}
+std::string lower(std::string_view s) { return text::ascii_lower(s); }
 
 std::string trim(std::string_view s)
 {

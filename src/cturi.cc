@@ -1,5 +1,7 @@
 #include "cturi.hh"
 
+#include "text.hh"
+
 #include <glib.h>
 
 #include <algorithm>
@@ -14,12 +16,8 @@ Error fail(const std::string &why) { return Error{Code::DataErr, why}; }
 
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
-std::string lower(std::string_view s)
-{
-    std::string out(s);
-    for (char &c : out) c = static_cast<char>(g_ascii_tolower(c));
-    return out;
-}
+using text::ascii_lower;
+std::string lower(std::string_view s) { return ascii_lower(s); }
 
 bool istarts(std::string_view s, std::string_view prefix)
 {
@@ -74,19 +72,7 @@ Status type_safe(std::string_view what, std::string_view s)
 // URIs produced by decoding may not hold controls or spaces: re-encode them.
 std::string uri_safe(std::string_view s)
 {
-    std::string out;
-    static const char hex[] = "0123456789ABCDEF";
-    for (char c : s) {
-        auto u = static_cast<unsigned char>(c);
-        if (u <= 32 || u == 127) {
-            out += '%';
-            out += hex[u >> 4];
-            out += hex[u & 15];
-        } else {
-            out += c;
-        }
-    }
-    return out;
+    return text::percent_encode(s, [](unsigned char c) { return c <= 32 || c == 127; });
 }
 
 std::string unquote(std::string_view v)
@@ -237,20 +223,7 @@ bool troublesome(unsigned char c) { return c <= 32 || c == 127 || std::strchr("(
 
 std::string encode(std::string_view s, bool in_query)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    std::string out;
-    out.reserve(s.size());
-    for (char ch : s) {
-        auto c = static_cast<unsigned char>(ch);
-        if (troublesome(c) || c >= 128 || (in_query && c == '&')) {
-            out += '%';
-            out += hex[c >> 4];
-            out += hex[c & 15];
-        } else {
-            out += ch;
-        }
-    }
-    return out;
+    return text::percent_encode(s, [&](unsigned char c) { return troublesome(c) || c >= 128 || (in_query && c == '&'); });
 }
 
 std::string decode(std::string_view s)
@@ -410,17 +383,9 @@ Result<std::string> format_content_type(const ContentType &ct)
                                  ? "utf-8"
                                  : "unknown-8bit";
             out += "; " + p.name + "*=" + cs + "''";
-            static const char hex[] = "0123456789ABCDEF";
-            for (char ch : p.value) {
-                auto c = static_cast<unsigned char>(ch);
-                if (c >= 128 || tspecial(ch) || c <= 32 || c == '*' || c == '\'' || c == '%') {
-                    out += '%';
-                    out += hex[c >> 4];
-                    out += hex[c & 15];
-                } else {
-                    out += ch;
-                }
-            }
+            out += text::percent_encode(p.value, [](unsigned char c) {
+                return c >= 128 || tspecial(static_cast<char>(c)) || c <= 32 || c == '*' || c == '\'' || c == '%';
+            });
             continue;
         }
         out += "; " + p.name + "=\"";

@@ -251,6 +251,17 @@ std::vector<CssUrl> css_urls(std::string_view t)
         }
         return j;
     };
+    // A quoted URL at j: recorded, and j moved past its closing quote.
+    auto quoted_url = [&](std::size_t &j) {
+        if (j >= t.size() || (t[j] != '"' && t[j] != '\'')) return false;
+        char q = t[j];
+        std::size_t b = ++j;
+        std::string value;
+        std::size_t e = read_string(j, q, value);
+        out.push_back({b, e, value, true});
+        j = e + 1;
+        return true;
+    };
     while (i < t.size()) {
         char c = t[i];
         if (c == '/' && i + 1 < t.size() && t[i + 1] == '*') {
@@ -273,15 +284,7 @@ std::vector<CssUrl> css_urls(std::string_view t)
         if (c == '@' && i + 7 <= t.size() && iequal(t.substr(i, 7), "@import")) {
             std::size_t j = i + 7;
             while (j < t.size() && is_space(t[j])) ++j;
-            if (j < t.size() && (t[j] == '"' || t[j] == '\'')) {
-                char q = t[j];
-                std::size_t b = ++j;
-                std::string value;
-                std::size_t e = read_string(j, q, value);
-                out.push_back({b, e, value, true});
-                i = e + 1;
-                continue;
-            }
+            quoted_url(j);
             i = j;
             continue;
         }
@@ -289,13 +292,8 @@ std::vector<CssUrl> css_urls(std::string_view t)
             (i == 0 || !(std::isalnum(static_cast<unsigned char>(t[i - 1])) || t[i - 1] == '-' || t[i - 1] == '_'))) {
             std::size_t j = i + 4;
             while (j < t.size() && is_space(t[j])) ++j;
-            if (j < t.size() && (t[j] == '"' || t[j] == '\'')) {
-                char q = t[j];
-                std::size_t b = ++j;
-                std::string value;
-                std::size_t e = read_string(j, q, value);
-                out.push_back({b, e, value, true});
-                i = e + 1;
+            if (quoted_url(j)) {
+                i = j;
                 continue;
             }
             std::size_t b = j;

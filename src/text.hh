@@ -1,0 +1,37 @@
+// Small text helpers shared by the mappings and passes.
+#pragma once
+
+#include <glib.h>
+
+#include <string>
+#include <string_view>
+
+namespace mimeuri::text {
+
+inline std::string ascii_lower(std::string_view s)
+{
+    std::string out(s);
+    for (char &c : out) c = static_cast<char>(g_ascii_tolower(c));
+    return out;
+}
+
+// %XX-encodes (upper-case hex) every octet for which encode_octet(octet) is true.
+template <typename Pred> std::string percent_encode(std::string_view s, Pred encode_octet)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    std::string out;
+    out.reserve(s.size());
+    for (char ch : s) {
+        auto c = static_cast<unsigned char>(ch);
+        if (encode_octet(c)) {
+            out += '%';
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        } else {
+            out += ch;
+        }
+    }
+    return out;
+}
+
+} // namespace mimeuri::text
