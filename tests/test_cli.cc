@@ -209,3 +209,34 @@ TEST_CASE("--in-place leaves files with nothing to change untouched")
     CHECK(testing::sh("stat -c %i:%Y " + quote(a)).out == before);
     CHECK(testing::read_file(a) == "Subject: a\n\nA\n");
 }
+
+TEST_CASE("--on-error: pass writes the original bytes; tempfail exits 75 having written nothing")
+{
+    testing::TempDir d;
+    std::string msg = "Message-ID: <f@x>\nContent-Type: text/html\n\n<img src=\"cid:<x>\">\n";
+    std::string f = d.file("m.eml", msg);
+    auto pass = testing::sh("MIMEURI_FAULT=pass " + testing::bin() + " " + quote(f) + " >" + quote(d / "out") + " 2>" +
+                            quote(d / "err") + "; echo $?");
+    CHECK(std::stoi(pass.out) == 0);
+    CHECK(testing::read_file(d / "out") == msg);
+    std::string err = testing::read_file(d / "err");
+    CHECK(err.find("message 1 <f@x>: ") != std::string::npos);
+    CHECK(err.find("injected fault") != std::string::npos);
+    CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+
+    auto temp = testing::sh("MIMEURI_FAULT=pass " + testing::bin() + " --on-error=tempfail " + quote(f) + " >" +
+                            quote(d / "out2") + " 2>/dev/null; echo $?");
+    CHECK(std::stoi(temp.out) == 75);
+    CHECK(testing::read_file(d / "out2").empty());
+    // -o: the target is not created (or, if it exists, not replaced).
+    std::string target = d.file("target.eml", "previous\n");
+    auto o = testing::sh("MIMEURI_FAULT=pass " + testing::bin() + " --on-error=tempfail -o " + quote(target) + " " +
+                         quote(f) + " 2>/dev/null; echo $?");
+    CHECK(std::stoi(o.out) == 75);
+    CHECK(testing::read_file(target) == "previous\n");
+    CHECK(testing::sh("ls -A " + quote(d.path) + " | grep -c mimeuri- || true").out == "0\n");
+    // In an mbox, the failed input is not written at all with tempfail; with pass, whole.
+    std::string mb = d.file("box", "From a\nMessage-ID: <1@x>\n\none\n\nFrom b\nMessage-ID: <2@x>\n\ntwo\n");
+    auto mbpass = testing::sh("MIMEURI_FAULT=pass " + testing::bin() + " " + quote(mb) + " 2>/dev/null");
+    CHECK(mbpass.out == testing::read_file(mb));
+}

@@ -213,10 +213,12 @@ TEST_CASE("report: statuses, reasons and the phantom header block")
                       "--b\nContent-Type: text/plain\nContent-ID: <target@x>\n\nthe body\n"
                       "--b\nContent-Type: message/external-body; access-type=TFTP; site=t.example; name=boot.img; "
                       "mode=octet\n\nContent-Type: application/octet-stream\n\n"
+                      "--b\nContent-Type: message/external-body; access-type=ftp; site=f.example; directory=/pub/x; "
+                      "name=\"a b.txt\"; mode=ascii\n\nContent-Type: text/plain\n\n"
                       "--b--\n";
     Run check;
     check_run(check, "--external-body=check", msg);
-    REQUIRE(check.entries.size() == 7);
+    REQUIRE(check.entries.size() == 8);
     auto *e = check.entries.data();
     CHECK(str(e[0], "status") == "ok");
     CHECK(str(e[0], "url") == "http://x.example/ok");
@@ -238,12 +240,16 @@ TEST_CASE("report: statuses, reasons and the phantom header block")
 
     Run normalize;
     check_run(normalize, "--external-body=normalize --legacy-to-url --external-body-schemes=http,file,tftp", msg);
-    REQUIRE(normalize.entries.size() == 7);
+    REQUIRE(normalize.entries.size() == 8);
     CHECK(str(normalize.entries[3], "status") == "ok"); // file allowed now
     CHECK(str(normalize.entries[4], "status") == "normalized");
     CHECK(str(normalize.entries[6], "status") == "converted");
     CHECK(str(normalize.entries[6], "url") == "tftp://t.example/boot.img;mode=octet");
     CHECK(json_object_has_member(normalize.entries[6], "original"));
+    // ftp (RFC 2046 5.2.3.1): an absolute directory's "/" is %2F (RFC 1738 3.2.2), a space
+    // in the name encoded, ascii mode as ;type=a.
+    CHECK(str(normalize.entries[7], "status") == "converted");
+    CHECK(str(normalize.entries[7], "url") == "ftp://f.example/%2Fpub/x/a%20b.txt;type=a");
 }
 
 TEST_CASE("the corpus's external-body messages: read, reported, untouched by default")
