@@ -5,6 +5,7 @@
 #include "message.hh"
 #include "result.hh"
 
+#include <string>
 #include <string_view>
 
 namespace mimeuri {
@@ -18,6 +19,9 @@ public:
     // once before any is rewritten.
     virtual bool wants_index() const { return false; }
     virtual Status index(const MessageContext &) { return ok(); }
+    // With --jobs, workers index their share: the index travels to the parent as bytes.
+    virtual std::string save_index() const { return {}; }
+    virtual void merge_index(const std::string &) {}
 
     // Records this pass's edits and report entries for one message. An Error means the
     // pass failed on this message; the run then applies the --on-error policy.

@@ -3,6 +3,7 @@
 #include "cturi.hh"
 #include "html_refs.hh"
 #include "text.hh"
+#include "workers.hh"
 
 #include <gmime/gmime.h>
 
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <set>
+#include <tuple>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -224,26 +226,79 @@ std::string canonical_cid_url(const std::string &content_id)
     return std::string("cid:") + e.get();
 }
 
+void ReferencesPass::add_indexed(const std::string &id, Indexed e)
+{
+    auto [it, inserted] = run_index_.try_emplace(id, e);
+    if (inserted) return;
+    // The message first in run order keeps the place; the others count as duplicates.
+    int count = it->second.count + e.count;
+    if (std::tie(e.input_no, e.index) < std::tie(it->second.input_no, it->second.index)) it->second = std::move(e);
+    it->second.count = count;
+}
+
 Status ReferencesPass::index(const MessageContext &ctx)
 {
     auto add = [&](GMimeMessage *m, const std::string &section) {
         const char *id = g_mime_message_get_message_id(m);
         if (!id || !*id) return;
-        Indexed &e = run_index_[id];
-        if (++e.count > 1) return; // the first keeps its place; ambiguity is counted
+        Indexed e;
+        e.count = 1;
         e.source = ctx.source().name();
         e.index = ctx.report().index;
+        e.input_no = ctx.report().input_no;
         e.section = section;
         for (const Node &n : ctx.nodes()) {
             if (n.message != m) continue;
             if (const char *cid = g_mime_object_get_content_id(n.object)) e.cids.emplace(cid, n.section);
         }
+        add_indexed(id, std::move(e));
     };
     add(ctx.message(), "");
     for (const Node &n : ctx.nodes())
         if (n.kind == Node::Kind::MessagePart)
             if (GMimeMessage *inner = g_mime_message_part_get_message(GMIME_MESSAGE_PART(n.object))) add(inner, n.section);
     return ok();
+}
+
+std::string ReferencesPass::save_index() const
+{
+    Record r;
+    r.put(run_index_.size());
+    for (const auto &[id, e] : run_index_) {
+        r.put(id);
+        r.put(e.source);
+        r.put(e.index);
+        r.put(e.section);
+        r.put(static_cast<std::size_t>(e.count));
+        r.put(e.input_no);
+        r.put(e.cids.size());
+        for (const auto &[cid, section] : e.cids) {
+            r.put(cid);
+            r.put(section);
+        }
+    }
+    return r.take();
+}
+
+void ReferencesPass::merge_index(const std::string &bytes)
+{
+    Record r(bytes);
+    std::size_t n = r.get_size();
+    for (std::size_t i = 0; i < n; ++i) {
+        std::string id = r.get();
+        Indexed e;
+        e.source = r.get();
+        e.index = r.get_size();
+        e.section = r.get();
+        e.count = static_cast<int>(r.get_size());
+        e.input_no = r.get_size();
+        std::size_t cids = r.get_size();
+        for (std::size_t k = 0; k < cids; ++k) {
+            std::string cid = r.get();
+            e.cids.emplace(cid, r.get());
+        }
+        add_indexed(id, std::move(e));
+    }
 }
 
 Status ReferencesPass::apply(MessageContext &ctx)

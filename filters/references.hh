@@ -30,6 +30,8 @@ public:
     std::string_view name() const override { return "references"; }
     bool wants_index() const override { return opts_.mid != RefOptions::Mid::Off; }
     Status index(const MessageContext &ctx) override;
+    std::string save_index() const override;
+    void merge_index(const std::string &bytes) override;
     Status apply(MessageContext &ctx) override;
 
     // One message of the run, as mid: sees it.
@@ -39,11 +41,13 @@ public:
         std::string section;                   // "" for a top-level message, else its part
         std::map<std::string, std::string> cids; // cleaned Content-ID -> section
         int count{0};                          // how many messages carry this Message-ID
+        std::size_t input_no{0};               // run order, so that the first one wins
     };
 
 private:
     RefOptions opts_;
     std::map<std::string, Indexed> run_index_; // by cleaned Message-ID
+    void add_indexed(const std::string &id, Indexed e);
     std::size_t extracted_messages_{0};
 };
 

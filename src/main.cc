@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <unistd.h>
 
 namespace {
 
@@ -51,6 +52,7 @@ int main(int argc, char **argv)
             g_warning("%s", passes.error().message.c_str());
             return mimeuri::exit_status(passes.error().code);
         }
+        opts->progress = isatty(2) && !opts->check;
         status = mimeuri::run(*opts, *passes);
     } catch (const std::exception &e) {
         // Nothing may escape: an unexpected failure is a temporary failure, so the MTA

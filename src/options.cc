@@ -222,6 +222,11 @@ Status load_config(Options &o, const std::string &path)
             else if (key == "format") s = set_format(o, str());
             else if (key == "report") o.report_path = str();
             else if (key == "passes") s = set_passes(o, str());
+            else if (key == "jobs") {
+                gint64 j = g_key_file_get_int64(kf.get(), groups[g], keys[k], &e);
+                if (!e && (j < 1 || j > 256)) return usage(path + ": jobs must be between 1 and 256");
+                o.jobs = static_cast<int>(j);
+            } else if (key == "syslog") o.syslog = g_key_file_get_boolean(kf.get(), groups[g], keys[k], &e);
             else if (key == "strict") o.strict = g_key_file_get_boolean(kf.get(), groups[g], keys[k], &e);
             else if (key == "max-depth") s = set_max_depth(o, g_key_file_get_int64(kf.get(), groups[g], keys[k], &e));
             else if (key == "spool-threshold")
@@ -255,7 +260,8 @@ Result<Options> parse_options(int argc, char **argv)
           *config = nullptr, *labels = nullptr, *label_header = nullptr, *label_format = nullptr,
           *external_body = nullptr, *schemes = nullptr, *cid = nullptr, *mid = nullptr, *mid_url = nullptr,
           *inline_types = nullptr, *extract_dir = nullptr;
-    gint64 inline_max = -1, html_max = -1, max_refs = -1;
+    gint64 inline_max = -1, html_max = -1, max_refs = -1, jobs = -1;
+    gboolean use_syslog = FALSE;
     gboolean drop_inlined = FALSE, summary_header = FALSE;
     gchar **url_maps = nullptr;
     gboolean legacy = FALSE;
@@ -342,6 +348,12 @@ Result<Options> parse_options(int argc, char **argv)
          "LIST"},
         {"legacy-to-url", 0, 0, G_OPTION_ARG_NONE, &legacy,
          "Convert anon-ftp, ftp and tftp access types to access-type=URL (default: off)", nullptr},
+        {"jobs", 'j', 0, G_OPTION_ARG_INT64, &jobs,
+         "Messages processed in parallel; output keeps input order (default: 1)", "N"},
+        {"syslog", 0, 0, G_OPTION_ARG_NONE, &use_syslog,
+         "Log one line per message (Message-ID, what changed) to syslog or journald, facility mail "
+         "(default: off)",
+         nullptr},
         {"verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Log what each message went through (default: off)",
          nullptr},
         {"version", 'V', 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", nullptr},
@@ -408,6 +420,11 @@ Result<Options> parse_options(int argc, char **argv)
     if (inline_max != -1 && s) s = set_size(o.refs.inline_max, inline_max, "--inline-max");
     if (html_max != -1 && s) s = set_size(o.refs.html_max, html_max, "--html-max");
     if (max_refs != -1 && s) s = set_size(o.refs.max_refs, max_refs, "--max-refs");
+    if (jobs != -1) {
+        if (jobs < 1 || jobs > 256) s = usage("--jobs must be between 1 and 256");
+        else o.jobs = static_cast<int>(jobs);
+    }
+    if (use_syslog) o.syslog = true;
     if (drop_inlined) o.refs.drop_inlined = true;
     if (summary_header) o.refs.summary_header = true;
     if (extract_dir) o.refs.extract_dir = extract_dir;

@@ -30,6 +30,9 @@ struct Options {
     std::size_t spool_threshold{8u << 20};
     std::vector<std::string> passes{"all"}; // pass names, "all" or "none"
     bool verbose{false};
+    int jobs{1};          // messages processed in parallel
+    bool syslog{false};   // one line per message to syslog/journald (LOG_MAIL)
+    bool progress{false}; // progress line and summary on stderr (set when it is a terminal)
     LabelOptions labels;
     ExternalBodyOptions external_body;
     RefOptions refs;

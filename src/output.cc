@@ -22,14 +22,14 @@ Sink Sink::to_fd(int fd, std::string name)
     return s;
 }
 
-Result<Sink> Sink::atomic(const std::string &path_in, const std::string &mode_from)
+Result<Sink> Sink::atomic(const std::string &path_in, const std::string &mode_from, const std::string &tmp_dir)
 {
     // A symbolic link stays a link: its target is what gets replaced.
     std::string path = path_in;
     if (GCharPtr real{::realpath(path_in.c_str(), nullptr)}; real) path = real.get();
     GCharPtr dir(g_path_get_dirname(path.c_str()));
     GCharPtr base(g_path_get_basename(path.c_str()));
-    std::string tmpl = std::string(dir.get()) + "/." + base.get() + ".mimeuri-XXXXXX";
+    std::string tmpl = (tmp_dir.empty() ? std::string(dir.get()) : tmp_dir) + "/." + base.get() + ".mimeuri-XXXXXX";
     int fd = g_mkstemp_full(tmpl.data(), O_WRONLY | O_CLOEXEC, 0666 & ~0022);
     if (fd < 0) {
         int err = errno;

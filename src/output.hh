@@ -19,7 +19,9 @@ public:
     static Sink to_fd(int fd, std::string name);
     // Creates a temporary file beside path; commit() renames it over path. If
     // mode_from is given, the new file takes that file's permissions.
-    static Result<Sink> atomic(const std::string &path, const std::string &mode_from = {});
+    // tmp_dir: where the temporary file goes (a Maildir's tmp/); default beside path.
+    static Result<Sink> atomic(const std::string &path, const std::string &mode_from = {},
+                               const std::string &tmp_dir = {});
     // For -o and --report: atomic for a regular (or new) file; an existing device, FIFO
     // or socket (/dev/stdout, /dev/null, a named pipe) is opened and written directly,
     // never replaced.

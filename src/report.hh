@@ -21,6 +21,7 @@ void json_set_string(JsonObject *o, const char *member, const std::string &value
 
 struct MessageReport {
     std::size_t index{0}; // 1-based position of the message in its source
+    std::size_t input_no{0}; // position of its source among the run's inputs (not reported)
     std::string source;   // file name, or "-" for standard input
     std::string message_id;
     bool changed{false};

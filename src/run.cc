@@ -1,10 +1,20 @@
 #include "run.hh"
 
 #include "output.hh"
+#include "syslog.hh"
+#include "workers.hh"
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <optional>
 #include <stdexcept>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace mimeuri {
 
@@ -31,9 +41,148 @@ void worsen(Code &worst, Code c)
     if (rank(c) < rank(worst)) worst = c;
 }
 
+// What the run keeps of one message once its passes are done.
 struct Plan {
     std::vector<Edit> edits;
     std::string report_line;
+    std::string log_line;  // for --syslog
+    std::string cause;     // an internal error, handled per --on-error
+    std::string message_id;
+    bool unprocessed{false};
+    std::size_t dangling{0};
+};
+
+std::string serialize(const Plan &p)
+{
+    Record r;
+    r.put(p.cause);
+    r.put(p.message_id);
+    r.put(static_cast<std::size_t>(p.unprocessed));
+    r.put(p.dangling);
+    r.put(p.report_line);
+    r.put(p.log_line);
+    r.put(p.edits.size());
+    for (const Edit &e : p.edits) {
+        r.put(static_cast<std::size_t>(e.begin));
+        r.put(static_cast<std::size_t>(e.end));
+        r.put(e.text);
+    }
+    return r.take();
+}
+
+Plan deserialize(std::string bytes)
+{
+    Record r(std::move(bytes));
+    Plan p;
+    p.cause = r.get();
+    p.message_id = r.get();
+    p.unprocessed = r.get_size() != 0;
+    p.dangling = r.get_size();
+    p.report_line = r.get();
+    p.log_line = r.get();
+    std::size_t n = r.get_size();
+    for (std::size_t i = 0; i < n; ++i) {
+        Edit e;
+        e.begin = static_cast<std::int64_t>(r.get_size());
+        e.end = static_cast<std::int64_t>(r.get_size());
+        e.text = r.get();
+        p.edits.push_back(std::move(e));
+    }
+    return p;
+}
+
+// FILE arguments: a Maildir (a folder with cur/ or new/) stands for the files in them.
+std::vector<std::string> expand_inputs(const std::vector<std::string> &in)
+{
+    namespace fs = std::filesystem;
+    std::vector<std::string> out;
+    for (const auto &path : in) {
+        std::error_code ec;
+        bool maildir = path != "-" && fs::is_directory(path, ec) &&
+                       (fs::is_directory(fs::path(path) / "cur", ec) || fs::is_directory(fs::path(path) / "new", ec));
+        if (!maildir) {
+            out.push_back(path);
+            continue;
+        }
+        std::vector<std::string> files;
+        for (const char *sub : {"cur", "new"}) {
+            fs::path d = fs::path(path) / sub;
+            if (!fs::is_directory(d, ec)) continue;
+            for (const auto &e : fs::directory_iterator(d, ec))
+                if (e.is_regular_file(ec) && e.path().filename().string()[0] != '.') files.push_back(e.path().string());
+        }
+        std::sort(files.begin(), files.end());
+        out.insert(out.end(), files.begin(), files.end());
+    }
+    return out;
+}
+
+// A file in a Maildir's cur/ or new/ is rewritten through the Maildir's tmp/ (same file
+// system, and mail readers never look there).
+std::string maildir_tmp(const std::string &path)
+{
+    namespace fs = std::filesystem;
+    fs::path p(path), dir = p.parent_path();
+    std::error_code ec;
+    if ((dir.filename() == "cur" || dir.filename() == "new") && fs::is_directory(dir.parent_path() / "tmp", ec))
+        return (dir.parent_path() / "tmp").string();
+    return {};
+}
+
+std::string describe(const MessageReport &rep)
+{
+    auto count = [](JsonArray *a, const char *member, std::initializer_list<const char *> values) {
+        std::size_t n = 0;
+        for (guint i = 0; i < json_array_get_length(a); ++i) {
+            JsonObject *o = json_array_get_object_element(a, i);
+            if (!json_object_has_member(o, member) || json_object_get_null_member(o, member)) continue;
+            std::string v = json_object_get_string_member(o, member);
+            for (const char *want : values) n += v == want;
+        }
+        return n;
+    };
+    std::string out = rep.changed ? "changed" : "unchanged";
+    std::size_t refs = count(rep.refs.get(), "action", {"repaired", "inlined", "extracted", "rewritten"});
+    std::size_t ext = count(rep.external_bodies.get(), "status", {"normalized", "mapped", "converted"});
+    std::size_t dangling = count(rep.refs.get(), "status", {"dangling"});
+    if (refs) out += ", references rewritten=" + std::to_string(refs);
+    if (dangling) out += ", dangling=" + std::to_string(dangling);
+    if (ext) out += ", external bodies rewritten=" + std::to_string(ext);
+    if (json_array_get_length(rep.labels.get())) out += ", labels=" + std::to_string(json_array_get_length(rep.labels.get()));
+    if (rep.error_count()) out += ", problems=" + std::to_string(rep.error_count());
+    return out;
+}
+
+class Progress {
+public:
+    Progress(bool on, std::int64_t total_bytes) : on_(on), total_(total_bytes), start_(clock::now()) {}
+    void update(std::size_t messages, std::int64_t bytes)
+    {
+        if (!on_) return;
+        auto now = clock::now();
+        if (now - last_ < std::chrono::milliseconds(200)) return;
+        last_ = now;
+        double secs = std::chrono::duration<double>(now - start_).count();
+        if (secs <= 0) return;
+        double mbs = static_cast<double>(bytes) / 1e6 / secs;
+        std::string eta = "?";
+        if (total_ > 0 && bytes > 0) {
+            auto left = static_cast<long>(secs * static_cast<double>(total_ - bytes) / static_cast<double>(bytes));
+            eta = std::to_string(left / 60) + ":" + (left % 60 < 10 ? "0" : "") + std::to_string(left % 60);
+        }
+        std::fprintf(stderr, "\rmimeuri: %zu messages, %.0f msg/s, %.1f MB/s, ETA %s   ", messages,
+                     static_cast<double>(messages) / secs, mbs, eta.c_str());
+    }
+    void done()
+    {
+        if (on_) std::fprintf(stderr, "\r\033[K");
+    }
+
+private:
+    using clock = std::chrono::steady_clock;
+    bool on_;
+    std::int64_t total_;
+    clock::time_point start_, last_{};
 };
 
 } // namespace
@@ -49,9 +198,14 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
 {
     RunStats local;
     RunStats &st = stats ? *stats : local;
-    const bool inject_fault = g_strcmp0(g_getenv("MIMEURI_FAULT"), "pass") == 0;
     Code worst = Code::Ok;
     bool any_tempfail = false;
+    const bool inject_fault = g_strcmp0(g_getenv("MIMEURI_FAULT"), "pass") == 0;
+    const bool crash_worker = g_strcmp0(g_getenv("MIMEURI_FAULT"), "worker") == 0;
+    // extract numbers its folders in message order: one worker.
+    const int jobs = opts.refs.cid == RefOptions::Cid::Extract ? 1 : std::max(1, opts.jobs);
+    std::optional<Syslog> syslog;
+    if (opts.syslog) syslog.emplace();
 
     std::optional<Sink> out; // standard output or -o, shared by all inputs
     if (!opts.check && !opts.in_place) {
@@ -77,16 +231,25 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
     } else if (opts.check) {
         report.emplace(Sink::to_fd(out_fd, "standard output"));
     }
+    const bool want_report = report.has_value();
 
-    std::vector<std::string> inputs = opts.inputs;
+    std::vector<std::string> inputs = expand_inputs(opts.inputs);
     if (inputs.empty()) inputs.emplace_back("-");
+    std::int64_t total_bytes = 0;
+    for (const auto &in : inputs) {
+        struct stat sb {};
+        if (in != "-" && ::stat(in.c_str(), &sb) == 0) total_bytes += sb.st_size;
+    }
+    Progress progress(opts.progress, total_bytes);
+    std::int64_t done_bytes = 0;
 
     // Standard input can be read once only: kept for the second sweep.
     std::optional<Result<Source>> stdin_source;
-    auto open_input = [&](const std::string &input) -> Result<Source> * {
-        if (input != "-") return nullptr;
+    auto open_input = [&](const std::string &input) -> Result<Source> {
+        if (input != "-") return Source::open_path(input, opts.spool_threshold);
         if (!stdin_source) stdin_source.emplace(Source::read_fd(in_fd, "-", opts.spool_threshold));
-        return &*stdin_source;
+        if (!*stdin_source) return stdin_source->error();
+        return (*stdin_source)->reopen();
     };
     auto format_of = [&](const Source &src) -> Result<Format> {
         if (opts.format != Format::Auto) return opts.format;
@@ -101,9 +264,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
     for (auto &p : passes) wants_index = wants_index || p->wants_index();
     if (wants_index) {
         for (const std::string &input : inputs) {
-            Result<Source> *cached = open_input(input);
-            Result<Source> opened = cached ? Error{} : Source::open_path(input, opts.spool_threshold);
-            Result<Source> &src = cached ? *cached : opened;
+            auto src = open_input(input);
             if (!src || src->size() == 0) continue;
             auto format = format_of(*src);
             if (!format) continue;
@@ -112,19 +273,46 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
             // One message alone in the run: it and its embedded messages are all there is,
             // and the pass searches those directly.
             if (inputs.size() == 1 && segments->size() == 1) break;
-            for (std::size_t i = 0; i < segments->size(); ++i) {
-                auto ctx = MessageContext::parse(*src, (*segments)[i], i + 1, *format == Format::Mbox, opts.limits);
-                if (!ctx->message()) continue;
+            const bool mbox = *format == Format::Mbox;
+            const std::size_t input_no = static_cast<std::size_t>(&input - inputs.data());
+            auto index_one = [&](const Source &s, std::size_t i) {
+                auto ctx = MessageContext::parse(s, (*segments)[i], i + 1, mbox, opts.limits);
+                ctx->report().input_no = input_no;
+                if (!ctx->message()) return;
                 for (auto &p : passes)
                     if (p->wants_index()) (void)p->index(*ctx);
+            };
+            if (jobs == 1) {
+                for (std::size_t i = 0; i < segments->size(); ++i) index_one(*src, i);
+                continue;
             }
+            std::optional<Result<Source>> mine; // a worker's own handle
+            run_forked(
+                jobs, segments->size(),
+                [&](std::size_t i) {
+                    if (!mine) mine.emplace(src->reopen());
+                    if (*mine) index_one(**mine, i);
+                    return std::string();
+                },
+                [](std::size_t, std::string &&, bool) {},
+                [&]() {
+                    Record r;
+                    for (auto &p : passes) r.put(p->save_index());
+                    return r.take();
+                },
+                [&](std::string &&bytes) {
+                    try {
+                        Record r(std::move(bytes));
+                        for (auto &p : passes) p->merge_index(r.get());
+                    } catch (const std::exception &ex) {
+                        g_warning("a worker's index was unreadable: %s", ex.what());
+                    }
+                });
         }
     }
 
     for (const std::string &input : inputs) {
-        Result<Source> *cached = open_input(input);
-        Result<Source> opened = cached ? Error{} : Source::open_path(input, opts.spool_threshold);
-        Result<Source> &src = cached ? *cached : opened;
+        auto src = open_input(input);
         if (!src) {
             g_warning("%s", src.error().message.c_str());
             Code c = src.error().code;
@@ -144,89 +332,160 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
             continue;
         }
         auto detected = format_of(*src);
-        if (!detected) {
-            g_warning("%s", detected.error().message.c_str());
-            worsen(worst, detected.error().code);
-            continue;
-        }
-        const Format format = *detected;
-        auto segments = split(*src, format);
+        auto segments = detected ? split(*src, *detected) : Result<std::vector<Segment>>(detected.error());
         if (!segments) {
             g_warning("%s", segments.error().message.c_str());
             worsen(worst, segments.error().code);
             continue;
         }
-        const bool mbox = format == Format::Mbox;
+        const bool mbox = *detected == Format::Mbox;
+        const std::vector<Segment> &segs = *segments;
+        const std::size_t input_no = static_cast<std::size_t>(&input - inputs.data());
 
-        std::vector<Plan> plans;
-        plans.reserve(segments->size());
-        bool input_failed = false;
-        bool input_changed = false;
-        for (std::size_t i = 0; i < segments->size(); ++i) {
-            auto ctx = MessageContext::parse(*src, (*segments)[i], i + 1, mbox, opts.limits);
-            MessageReport &rep = ctx->report();
-            std::string cause;
-            if (ctx->message()) {
-                for (auto &p : passes) {
-                    try {
-                        // Fault injection for tests of the --on-error policies (docs/testing.md).
-                        if (inject_fault) throw std::runtime_error("injected fault (MIMEURI_FAULT=pass)");
-                        Status s = p->apply(*ctx);
-                        if (!s) cause = std::string(p->name()) + ": " + s.error().message;
-                    } catch (const std::exception &e) {
-                        cause = std::string(p->name()) + ": internal error: " + e.what();
-                    } catch (...) {
-                        cause = std::string(p->name()) + ": internal error";
-                    }
-                    if (!cause.empty()) break;
-                }
-            }
-            ++st.messages;
+        // With --on-error=pass and a shared output, each message is written as soon as it is
+        // done, so memory does not grow with the mailbox. Otherwise (tempfail: nothing for a
+        // failed input; --in-place: only files that change) the edits wait for the input's end.
+        const bool stream = opts.on_error == OnError::Pass && out.has_value();
+        std::vector<Edit> held;
+        std::int64_t written = 0;
+        bool input_failed = false, input_changed = false;
+        std::optional<Status> write_failure;
+
+        auto plan_one = [&](const Source &s, std::size_t i) {
             Plan plan;
-            if (!cause.empty()) {
+            try {
+                auto ctx = MessageContext::parse(s, segs[i], i + 1, mbox, opts.limits);
+                MessageReport &rep = ctx->report();
+                rep.input_no = input_no;
+                if (ctx->message()) {
+                    for (auto &p : passes) {
+                        try {
+                            // Fault injection for the --on-error tests (docs/testing.md).
+                            if (inject_fault) throw std::runtime_error("injected fault (MIMEURI_FAULT=pass)");
+                            Status r = p->apply(*ctx);
+                            if (!r) plan.cause = std::string(p->name()) + ": " + r.error().message;
+                        } catch (const std::exception &ex) {
+                            plan.cause = std::string(p->name()) + ": internal error: " + ex.what();
+                        } catch (...) {
+                            plan.cause = std::string(p->name()) + ": internal error";
+                        }
+                        if (!plan.cause.empty()) break;
+                    }
+                }
+                plan.message_id = rep.message_id;
+                if (!plan.cause.empty()) {
+                    rep.add_error("", "internal", plan.cause);
+                    rep.changed = false; // its original bytes are written (pass) or nothing (tempfail)
+                } else {
+                    plan.edits = ctx->edits();
+                    plan.unprocessed = rep.error_count() > 0;
+                }
+                for (guint k = 0; k < json_array_get_length(rep.refs.get()); ++k)
+                    plan.dangling += g_strcmp0(json_object_get_string_member(
+                                                   json_array_get_object_element(rep.refs.get(), k), "status"),
+                                               "dangling") == 0;
+                if (want_report) plan.report_line = rep.to_json() + "\n";
+                if (syslog) plan.log_line = describe(rep);
+            } catch (const std::exception &ex) {
+                plan.cause = std::string("internal error: ") + ex.what();
+                plan.edits.clear();
+            }
+            return plan;
+        };
+
+        // In message order: logs, statistics, report, output.
+        auto take = [&](std::size_t i, Plan &&plan) {
+            if (write_failure) return;
+            ++st.messages;
+            std::string id = plan.message_id.empty() ? "" : " <" + plan.message_id + ">";
+            if (!plan.cause.empty()) {
                 ++st.failed;
-                log_message_error(input, i + 1, rep.message_id, cause);
-                rep.add_error("", "internal", cause);
-                rep.changed = false; // its original bytes are written (pass) or nothing (tempfail)
+                log_message_error(input, i + 1, plan.message_id, plan.cause);
                 if (opts.on_error == OnError::TempFail) input_failed = true;
-            } else {
-                plan.edits = ctx->edits();
-                if (!plan.edits.empty()) {
-                    ++st.changed;
-                    input_changed = true;
-                }
             }
-            if (rep.error_count() > 0 && cause.empty()) {
+            if (plan.unprocessed) {
                 ++st.unprocessed;
-                if (opts.verbose) {
-                    // errors are part of the report; say them on stderr only when asked
-                    log_message_error(input, i + 1, rep.message_id, "left partly unprocessed (see report)");
+                if (opts.verbose) log_message_error(input, i + 1, plan.message_id, "left partly unprocessed (see report)");
+            }
+            if (!plan.edits.empty()) {
+                ++st.changed;
+                input_changed = true;
+            }
+            st.dangling += plan.dangling;
+            if (syslog) {
+                if (!plan.cause.empty()) syslog->warning(input + ": message " + std::to_string(i + 1) + id + ": " + plan.cause);
+                else syslog->info(input + ": message " + std::to_string(i + 1) + id + ": " + plan.log_line);
+            }
+            if (report) {
+                if (auto s = report->write(plan.report_line); !s) {
+                    write_failure = s;
+                    return;
                 }
             }
-            plan.report_line = rep.to_json() + "\n";
-            plans.push_back(std::move(plan));
+            std::int64_t until = i + 1 < segs.size() ? segs[i + 1].begin : src->size();
+            if (stream) {
+                std::vector<const Edit *> edits;
+                for (const Edit &ed : plan.edits) edits.push_back(&ed);
+                if (auto s = write_spliced(*out, *src, written, until, edits); !s) {
+                    write_failure = s;
+                    return;
+                }
+                written = until;
+            } else {
+                for (Edit &ed : plan.edits) held.push_back(std::move(ed));
+            }
+            done_bytes += until - segs[i].begin;
+            progress.update(st.messages, done_bytes);
+        };
+
+        if (jobs == 1 || segs.size() < 2) {
+            for (std::size_t i = 0; i < segs.size() && !write_failure; ++i) take(i, plan_one(*src, i));
+        } else {
+            std::optional<Result<Source>> mine; // a worker's own handle
+            run_forked(
+                jobs, segs.size(),
+                [&](std::size_t i) {
+                    // Fault injection: a worker dies on its second message (docs/testing.md).
+                    if (crash_worker && i / static_cast<std::size_t>(jobs) == 1) ::raise(SIGKILL);
+                    if (!mine) mine.emplace(src->reopen());
+                    if (!*mine) {
+                        Plan p;
+                        p.cause = "cannot read the input again: " + (*mine).error().message;
+                        return serialize(p);
+                    }
+                    return serialize(plan_one(**mine, i));
+                },
+                [&](std::size_t i, std::string &&bytes, bool ok) {
+                    Plan plan;
+                    if (ok) {
+                        try {
+                            plan = deserialize(std::move(bytes));
+                        } catch (const std::exception &ex) {
+                            plan.cause = std::string("unreadable worker result: ") + ex.what();
+                        }
+                    } else {
+                        plan.cause = "the worker process handling this message died";
+                    }
+                    take(i, std::move(plan));
+                });
+        }
+        if (write_failure) {
+            // A failed write to the shared output ends the run: nothing after it can land.
+            g_warning("%s", write_failure->error().message.c_str());
+            return exit_status(write_failure->error().code);
         }
 
-        if (report) {
-            for (const Plan &p : plans) {
-                if (auto s = report->write(p.report_line); !s) {
-                    g_warning("%s", s.error().message.c_str());
-                    return exit_status(s.error().code);
-                }
-            }
-        }
+        if (stream) continue;
         if (input_failed) {
             any_tempfail = true;
             worsen(worst, Code::TempFail);
             continue; // nothing written for this input
         }
-
         std::vector<const Edit *> edits;
-        for (const Plan &p : plans)
-            for (const Edit &e : p.edits) edits.push_back(&e);
+        for (const Edit &ed : held) edits.push_back(&ed);
         if (opts.in_place) {
             if (!input_changed) continue; // untouched files keep their bytes and times
-            auto sink = Sink::atomic(input, input);
+            auto sink = Sink::atomic(input, input, maildir_tmp(input));
             if (!sink) {
                 g_warning("%s", sink.error().message.c_str());
                 worsen(worst, sink.error().code);
@@ -240,12 +499,12 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
             }
         } else if (out) {
             if (auto s = write_spliced(*out, *src, 0, src->size(), edits); !s) {
-                // A failed write to the shared output ends the run: nothing after it can land.
                 g_warning("%s", s.error().message.c_str());
                 return exit_status(s.error().code);
             }
         }
     }
+    progress.done();
 
     if (out) {
         if (any_tempfail) {
@@ -261,6 +520,9 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
             worsen(worst, s.error().code);
         }
     }
+    if (opts.progress || opts.verbose)
+        g_message("%zu messages, %zu changed, %zu dangling references, %zu errors", st.messages, st.changed, st.dangling,
+                  st.failed + st.unprocessed);
     if (opts.strict && st.unprocessed > 0) worsen(worst, Code::DataErr);
     return exit_status(worst);
 }

@@ -14,6 +14,7 @@ struct RunStats {
     std::size_t changed{0};
     std::size_t failed{0};      // messages a pass failed on (handled per --on-error)
     std::size_t unprocessed{0}; // messages or parts left as read because of their input
+    std::size_t dangling{0};    // dangling references
 };
 
 // Runs the job described by opts; returns the process exit status (sysexits.h).

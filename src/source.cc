@@ -165,6 +165,29 @@ Source Source::from_bytes(std::string_view bytes, const std::string &name)
     return s;
 }
 
+Result<Source> Source::reopen() const
+{
+    Source s;
+    s.name_ = name_;
+    s.size_ = size_;
+    s.spooled_ = spooled_;
+    if (mem_) {
+        s.mem_ = mem_;
+        GMimeStream *ms = g_mime_stream_mem_new_with_byte_array(mem_);
+        g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(ms), FALSE); // the original keeps it
+        s.stream_ = GPtr<GMimeStream>::adopt(ms);
+        return s;
+    }
+    std::string self = "/proc/self/fd/" + std::to_string(fd_);
+    int fd = ::open(self.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno_error(Code::IoErr, "cannot reopen " + name_, errno);
+    s.fd_ = fd;
+    int sfd = ::dup(fd);
+    if (sfd < 0) return errno_error(Code::IoErr, "cannot dup " + name_, errno);
+    s.stream_ = GPtr<GMimeStream>::adopt(g_mime_stream_fs_new_with_bounds(sfd, 0, size_));
+    return s;
+}
+
 Result<std::size_t> Source::read_at(std::int64_t off, char *buf, std::size_t len) const
 {
     if (off < 0 || off > size_) return Error{Code::Software, "read outside " + name_};

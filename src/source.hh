@@ -24,6 +24,10 @@ public:
     // For tests: a source over bytes held in memory.
     static Source from_bytes(std::string_view bytes, const std::string &name);
 
+    // An independent handle on the same bytes, for another thread: its own file
+    // description (a stream's reads seek), or the same memory, borrowed.
+    Result<Source> reopen() const;
+
     Source(Source &&) noexcept;
     Source &operator=(Source &&) noexcept;
     Source(const Source &) = delete;
@@ -48,7 +52,7 @@ private:
     std::string name_;
     std::int64_t size_{0};
     int fd_{-1};                    // for pread; the stream holds a dup of it
-    GByteArray *mem_{nullptr};      // owned by stream_ when in memory
+    GByteArray *mem_{nullptr};      // owned by stream_ when in memory (unless borrowed)
     bool spooled_{false};
     GPtr<GMimeStream> stream_;
 };

@@ -1,0 +1,130 @@
+// Offline archives: --jobs, Maildir folders, --syslog.
+#include "helpers.hh"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+using testing::mimeuri;
+using testing::quote;
+
+namespace {
+
+// An mbox of n messages, some with references to repair, one without a header block.
+std::string make_mbox(int n)
+{
+    std::string mb;
+    for (int i = 0; i < n; ++i) {
+        mb += "From bench@example.org Sat Nov 21 00:00:00 2026\n";
+        if (i % 7 == 3) {
+            mb += "no header block in this one\n\n";
+            continue;
+        }
+        mb += "Message-ID: <m" + std::to_string(i) + "@x>\nContent-Type: multipart/related; boundary=r\n\n"
+              "--r\nContent-Type: text/html\n\n<img src=\"cid:<p" + std::to_string(i) + "@x>\"><a href=\"mid:m" +
+              std::to_string((i + 5) % n) + "@x\">next</a>\n--r\nContent-Type: image/png\nContent-ID: <p" +
+              std::to_string(i) + "@x>\n\nAAAA\n--r--\n\n";
+    }
+    return mb;
+}
+
+} // namespace
+
+TEST_CASE("--jobs gives the same output and report as one job, forward mid: included")
+{
+    testing::TempDir d;
+    std::string mb = d.file("box.mbox", make_mbox(50));
+    auto one = mimeuri("--report=" + quote(d / "r1") + " " + quote(mb));
+    auto three = mimeuri("--jobs=3 --report=" + quote(d / "r3") + " " + quote(mb));
+    REQUIRE(one.status == 0);
+    REQUIRE(three.status == 0);
+    CHECK(three.out == one.out);
+    CHECK(testing::read_file(d / "r3") == testing::read_file(d / "r1"));
+    CHECK(one.out != testing::read_file(mb)); // something was repaired
+    std::string r = testing::read_file(d / "r1");
+    // Message 1 links forward to m5, which resolves across the mbox.
+    CHECK(r.find("\"url\":\"mid:m5@x\",\"kind\":\"mid\",\"status\":\"resolved\"") != std::string::npos);
+    // -o and a pipe as well.
+    CHECK(mimeuri("--jobs=2 -", mb).out == one.out);
+}
+
+TEST_CASE("--jobs: a worker that dies costs only its messages, handled by --on-error")
+{
+    testing::TempDir d;
+    std::string mb = d.file("box.mbox", make_mbox(12));
+    auto r = testing::sh("MIMEURI_FAULT=worker " + testing::bin() + " --jobs=2 " + quote(mb) + " >" +
+                         quote(d / "out") + " 2>" + quote(d / "err") + "; echo $?");
+    CHECK(std::stoi(r.out) == 0);
+    std::string out = testing::read_file(d / "out");
+    // Worker w takes messages w, w+2, ...; each dies before its second: messages 1 and 2 are
+    // done (repaired), every later one is written exactly as read.
+    auto split = [](const std::string &text) {
+        std::vector<std::string> parts;
+        std::size_t pos = 0;
+        while (pos < text.size()) {
+            auto next = text.find("\nFrom bench", pos);
+            std::size_t end = next == std::string::npos ? text.size() : next + 1;
+            parts.push_back(text.substr(pos, end - pos));
+            pos = end;
+        }
+        return parts;
+    };
+    auto got = split(out), repaired = split(mimeuri(quote(mb)).out), original = split(testing::read_file(mb));
+    REQUIRE(got.size() == 12);
+    REQUIRE(original.size() == 12);
+    CHECK(got[0] == repaired[0]);
+    CHECK(got[1] == repaired[1]);
+    CHECK(got[0] != original[0]);
+    for (std::size_t i = 2; i < 12; ++i) CHECK(got[i] == original[i]);
+    std::string err = testing::read_file(d / "err");
+    CHECK(err.find("worker process handling this message died") != std::string::npos);
+    auto t = testing::sh("MIMEURI_FAULT=worker " + testing::bin() + " --jobs=2 --on-error=tempfail " + quote(mb) +
+                         " >" + quote(d / "out2") + " 2>/dev/null; echo $?");
+    CHECK(std::stoi(t.out) == 75);
+    CHECK(testing::read_file(d / "out2").empty());
+}
+
+TEST_CASE("--in-place over a Maildir: cur/ and new/, flags kept, through tmp/, untouched files alone")
+{
+    testing::TempDir d;
+    for (const char *sub : {"cur", "new", "tmp"}) REQUIRE(testing::sh("mkdir -p " + quote(d / ("Maildir/" + std::string(sub)))).status == 0);
+    std::string fixme = "Content-Type: multipart/related; boundary=r\n\n--r\nContent-Type: text/html\n\n"
+                        "<img src=\"cid:<a@x>\">\n--r\nContent-Type: image/png\nContent-ID: <a@x>\n\nAAAA\n--r--\n";
+    std::string fine = "Subject: fine\n\nnothing to do\n";
+    std::string a = d.file("Maildir/cur/1700000000.1.host:2,S", fixme);
+    std::string b = d.file("Maildir/new/1700000001.2.host", fine);
+    auto before = testing::sh("stat -c %i:%Y " + quote(b)).out;
+    auto r = mimeuri("--in-place --cid=repair " + quote(d / "Maildir"));
+    CHECK(r.status == 0);
+    std::string fixed = fixme;
+    fixed.replace(fixed.find("cid:<a@x>"), 9, "cid:a@x");
+    CHECK(testing::read_file(a) == fixed);
+    CHECK(testing::sh("stat -c %i:%Y " + quote(b)).out == before);
+    CHECK(testing::sh("ls " + quote(d / "Maildir/cur")).out == "1700000000.1.host:2,S\n");
+    CHECK(testing::sh("ls -A " + quote(d / "Maildir/tmp")).out.empty());
+}
+
+TEST_CASE("--syslog: one line per message, facility mail, with the Message-ID and what changed")
+{
+    if (testing::sh("command -v python3").status != 0) return;
+    testing::TempDir d;
+    std::string sock = d / "log.sock";
+    std::string reader = d.file("reader.py",
+                                "import socket, sys, os\n"
+                                "s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+                                "s.bind(sys.argv[1]); s.settimeout(10)\n"
+                                "open(sys.argv[2], 'w').close()\n"
+                                "with open(sys.argv[3], 'w') as out:\n"
+                                "    for _ in range(int(sys.argv[4])):\n"
+                                "        out.write(s.recv(4096).decode() + '\\n'); out.flush()\n");
+    std::string mb = d.file("box.mbox", make_mbox(2));
+    std::string cmd = "python3 " + quote(reader) + " " + quote(sock) + " " + quote(d / "ready") + " " + quote(d / "lines") +
+                      " 2 & while [ ! -e " + quote(d / "ready") + " ]; do sleep 0.05; done; MIMEURI_SYSLOG_SOCKET=" +
+                      quote(sock) + " " + testing::bin() + " --syslog " + quote(mb) + " >/dev/null; wait";
+    REQUIRE(testing::sh(cmd).status == 0);
+    std::string lines = testing::read_file(d / "lines");
+    // <22> = facility mail (2) * 8 + info (6)
+    CHECK(lines.find("<22>mimeuri[") == 0);
+    CHECK(lines.find(": message 1 <m0@x>: changed, references rewritten=1") != std::string::npos);
+    CHECK(lines.find("message 2 <m1@x>") != std::string::npos);
+}
