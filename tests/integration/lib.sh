@@ -1,0 +1,49 @@
+# Shared by the integration tests: counters, package installation, a work folder, and the
+# shipped configuration snippets with the binary path substituted. Each test prints one
+# "ok"/"FAIL" line per check and ends with "N passed, N failed"; exit 77 means skipped.
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+: "${MIMEURI_BIN:?MIMEURI_BIN must name the mimeuri binary}"
+SAMPLE=$ROOT/testdata/sample/newsletter.eml
+REPAIRED=$ROOT/testdata/sample/newsletter.repaired.eml   # the expected rewrite, made by hand
+passed=0
+failed=0
+ok() { echo "ok - $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL - $*"; failed=$((failed + 1)); }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else fail "$what"; fi; }
+finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
+
+# Installs the Debian packages a test needs (root only: otherwise the test is skipped).
+need() {
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+    echo "skipped: installing $* needs root and apt-get"
+    exit 77
+  fi
+  local missing=() p
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  export DEBIAN_FRONTEND=noninteractive
+  echo "postfix postfix/main_mailer_type select No configuration" | debconf-set-selections
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 2>&1 ||
+    { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; } ||
+    { echo "FAIL - apt-get install ${missing[*]}"; exit 1; }
+}
+
+# A 0755 work folder under /tmp (agents run filters as nobody), removed on exit, holding
+# $T/bin/mimeuri.
+workdir() {
+  T=$(mktemp -d "/tmp/mimeuri-$1.XXXXXX")
+  chmod 755 "$T"
+  trap 'cleanup; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+  mkdir -p "$T/bin"
+  cp "$MIMEURI_BIN" "$T/bin/mimeuri"
+  chmod 755 "$T/bin/mimeuri"
+}
+cleanup() { :; }
+
+# A shipped snippet with /usr/local/bin/mimeuri pointing at the copy under test.
+subst() { sed "s|/usr/local/bin/mimeuri|$T/bin/mimeuri|g" "$ROOT/docs/integration/$1"; }
+
+# The body (everything after the first empty line) of a message file.
+body_of() { awk 'b { print } /^\r?$/ && !b { b = 1 }' "$1"; }
