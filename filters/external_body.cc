@@ -160,6 +160,7 @@ Status ExternalBodyPass::apply(MessageContext &ctx)
     const bool write = opts_.mode == ExternalBodyOptions::Mode::Normalize;
     for (const Node &n : ctx.nodes()) {
         if (n.kind != Node::Kind::Leaf) continue;
+        if (auto t = ctx.check_time(); !t) return t;
         GMimeContentType *gct = g_mime_object_get_content_type(n.object);
         if (!gct || !g_mime_content_type_is_type(gct, "message", "external-body")) continue;
         GMimeHeader *h = g_mime_header_list_get_header(MessageContext::headers_of(n), "Content-Type");

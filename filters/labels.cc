@@ -80,6 +80,7 @@ Status LabelsPass::apply(MessageContext &ctx)
     if (opts_.mode == LabelOptions::Mode::Off) return ok();
     for (const Node &n : ctx.nodes()) {
         if (opts_.mode == LabelOptions::Mode::Top && !n.top_level()) break;
+        if (auto t = ctx.check_time(); !t) return t;
         GMimeHeaderList *hl = MessageContext::headers_of(n);
         GMimeHeader *ct_header = g_mime_header_list_get_header(hl, "Content-Type");
         std::string value = ct_header ? unfolded(ctx.header_value(ct_header)) : default_content_type(ctx, n);

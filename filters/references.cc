@@ -489,6 +489,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
     for (std::size_t hi = 0; hi < nodes.size(); ++hi) {
         const Node &hn = nodes[hi];
         if (hn.kind != Node::Kind::Leaf || !is_type(hn, "text", "html")) continue;
+        if (auto t = ctx.check_time(); !t) return t;
         auto html_bytes = decoded_content(hn, opts_.html_max);
         if (!html_bytes) {
             ctx.report().add_error(hn.section, "html-limit",
@@ -523,6 +524,8 @@ Status ReferencesPass::apply(MessageContext &ctx)
         std::vector<html::Replacement> reps;
         PendingExtract pending{static_cast<int>(hi), {}, {}, {}};
         for (std::size_t ri = 0; ri < scan->refs.size(); ++ri) {
+            if (ri % 1024 == 1023)
+                if (auto t = ctx.check_time(); !t) return t;
             const html::Ref &ref = scan->refs[ri];
             const html::Holder &holder = scan->holders[ref.holder];
             std::string kind;

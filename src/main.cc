@@ -1,6 +1,7 @@
 // mimeuri: the command-line entry point.
 #include "cturi_cli.hh"
 #include "options.hh"
+#include "output.hh"
 #include "registry.hh"
 #include "run.hh"
 
@@ -30,6 +31,7 @@ int main(int argc, char **argv)
     // A closed output pipe must surface as EPIPE (exit 74), not kill us silently.
     std::signal(SIGPIPE, SIG_IGN);
     g_log_set_default_handler(log_handler, nullptr);
+    mimeuri::install_signal_cleanup();
     g_mime_init();
 
     if (argc > 1 && (std::strcmp(argv[1], "ct2uri") == 0 || std::strcmp(argv[1], "uri2ct") == 0))

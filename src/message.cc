@@ -22,6 +22,7 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
     std::unique_ptr<MessageContext> ctx(new MessageContext(src, seg));
     ctx->in_mbox_ = in_mbox;
     ctx->limits_ = limits;
+    ctx->start_clock();
     ctx->report_.index = index;
     ctx->report_.source = src.name();
 
@@ -38,6 +39,14 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
 
     if (seg.msg_end <= seg.msg_begin) {
         ctx->report_.add_error("", "unparseable", "empty message");
+        return ctx;
+    }
+    // A header block larger than the limit is not handed to GMime (which would hold it all in
+    // memory): the message is passed through and reported.
+    if (auto end = ctx->top_header_end(); !end) {
+        ctx->report_.add_error("", "header-limit",
+                               "header block larger than --max-header-bytes (" + std::to_string(limits.max_header_bytes) +
+                                   "); message left untouched");
         return ctx;
     }
     auto sub = GPtr<GMimeStream>::adopt(g_mime_stream_substream(src.stream(), seg.msg_begin, seg.msg_end));
@@ -77,6 +86,12 @@ void MessageContext::walk(GMimeObject *obj, GMimeMessage *msg, const std::string
             report_.add_error(f.section, "depth-limit",
                               "nesting deeper than " + std::to_string(limits_.max_depth) + " levels; left untouched");
             continue;
+        }
+        if (nodes_.size() >= limits_.max_parts) {
+            report_.add_error(f.section, "part-limit",
+                              "more than " + std::to_string(limits_.max_parts) +
+                                  " parts (--max-parts); this part and the rest left untouched");
+            break;
         }
         Node n;
         n.object = f.obj;
@@ -122,6 +137,37 @@ void MessageContext::walk(GMimeObject *obj, GMimeMessage *msg, const std::string
 }
 
 GMimeHeaderList *MessageContext::headers_of(const Node &n) { return g_mime_object_get_header_list(n.object); }
+
+Result<std::int64_t> MessageContext::top_header_end() const
+{
+    // The empty line that ends the top-level header block, looked for within the limit.
+    const std::int64_t limit = seg_.msg_begin + static_cast<std::int64_t>(limits_.max_header_bytes) + 2;
+    if (seg_.msg_end <= limit) return seg_.msg_end; // the whole message is within the limit
+    std::int64_t pos = seg_.msg_begin;
+    bool at_line_start = true; // nothing but an optional CR since the last LF
+    while (pos < limit) {
+        auto chunk = src_.slice(pos, std::min(limit, pos + 65536));
+        if (!chunk) return chunk.error();
+        for (std::size_t i = 0; i < chunk->size(); ++i) {
+            char c = (*chunk)[i];
+            if (c == '\n') {
+                if (at_line_start) return pos + static_cast<std::int64_t>(i);
+                at_line_start = true;
+            } else if (c != '\r') {
+                at_line_start = false;
+            }
+        }
+        pos += static_cast<std::int64_t>(chunk->size());
+    }
+    return Error{Code::DataErr, "header block too large"};
+}
+
+Status MessageContext::check_time() const
+{
+    if (!out_of_time()) return ok();
+    return Error{Code::DataErr, "time limit: more than --max-time seconds (" + std::to_string(limits_.max_seconds) +
+                                    ") on this message"};
+}
 
 Result<std::int64_t> MessageContext::header_end(std::int64_t offset) const
 {

@@ -13,6 +13,7 @@
 
 #include <gmime/gmime.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -25,6 +26,9 @@ enum class Eol { LF, CRLF, CR };
 
 struct Limits {
     int max_depth{64};
+    std::size_t max_parts{10000};           // entities visited per message
+    std::size_t max_header_bytes{1u << 20}; // one header block
+    double max_seconds{60};                 // passes' time per message
 };
 
 // One entity of the tree, in document order.
@@ -85,11 +89,18 @@ public:
 
     const std::vector<Edit> &edits() const { return edits_; }
     bool changed() const { return !edits_.empty(); }
+    void drop_edits() { edits_.clear(); replaced_.clear(); report_.changed = false; }
+
+    // The time limit: passes ask between units of work and stop with a "time-limit" error.
+    void start_clock() { deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(limits_.max_seconds)); }
+    bool out_of_time() const { return std::chrono::steady_clock::now() > deadline_; }
+    Status check_time() const;
 
 private:
     MessageContext(const Source &src, const Segment &seg) : src_(src), seg_(seg) {}
     void walk(GMimeObject *obj, GMimeMessage *msg, const std::string &section, int depth, int parent);
     Result<std::int64_t> header_end(std::int64_t offset) const;
+    Result<std::int64_t> top_header_end() const;
     Result<std::int64_t> header_block_end(const Node &n) const;
     Status add_edit(std::int64_t begin, std::int64_t end, std::string text);
     std::string to_eol(std::string_view lf_text) const;
@@ -104,6 +115,7 @@ private:
     MessageReport report_;
     std::vector<Edit> edits_;
     std::vector<std::pair<GMimeHeader *, std::string>> replaced_;
+    std::chrono::steady_clock::time_point deadline_{std::chrono::steady_clock::time_point::max()};
 };
 
 // Validates a header's raw value as described at MessageContext::replace_header.

@@ -229,6 +229,13 @@ Status load_config(Options &o, const std::string &path)
             } else if (key == "syslog") o.syslog = g_key_file_get_boolean(kf.get(), groups[g], keys[k], &e);
             else if (key == "strict") o.strict = g_key_file_get_boolean(kf.get(), groups[g], keys[k], &e);
             else if (key == "max-depth") s = set_max_depth(o, g_key_file_get_int64(kf.get(), groups[g], keys[k], &e));
+            else if (key == "max-parts") s = set_size(o.limits.max_parts, g_key_file_get_int64(kf.get(), groups[g], keys[k], &e), "max-parts");
+            else if (key == "max-header-bytes")
+                s = set_size(o.limits.max_header_bytes, g_key_file_get_int64(kf.get(), groups[g], keys[k], &e), "max-header-bytes");
+            else if (key == "max-time") {
+                o.limits.max_seconds = g_key_file_get_double(kf.get(), groups[g], keys[k], &e);
+                if (!e && !(o.limits.max_seconds > 0)) return usage(path + ": max-time must be positive");
+            }
             else if (key == "spool-threshold")
                 s = set_spool(o, g_key_file_get_int64(kf.get(), groups[g], keys[k], &e));
             else return usage(path + ": unknown key '" + key + "' in [" + group + "]");
@@ -260,7 +267,8 @@ Result<Options> parse_options(int argc, char **argv)
           *config = nullptr, *labels = nullptr, *label_header = nullptr, *label_format = nullptr,
           *external_body = nullptr, *schemes = nullptr, *cid = nullptr, *mid = nullptr, *mid_url = nullptr,
           *inline_types = nullptr, *extract_dir = nullptr;
-    gint64 inline_max = -1, html_max = -1, max_refs = -1, jobs = -1;
+    gint64 inline_max = -1, html_max = -1, max_refs = -1, jobs = -1, max_parts = -1, max_header = -1;
+    gdouble max_time = -1;
     gboolean use_syslog = FALSE;
     gboolean drop_inlined = FALSE, summary_header = FALSE;
     gchar **url_maps = nullptr;
@@ -291,6 +299,15 @@ Result<Options> parse_options(int argc, char **argv)
          "Comma-separated passes to run, \"all\" or \"none\" (default: all)", "LIST"},
         {"max-depth", 0, 0, G_OPTION_ARG_INT64, &max_depth,
          "Deepest MIME nesting visited; deeper parts are left untouched and reported (default: 64)", "N"},
+        {"max-parts", 0, 0, G_OPTION_ARG_INT64, &max_parts,
+         "Most MIME entities visited per message; the rest are left untouched and reported (default: 10000)", "N"},
+        {"max-header-bytes", 0, 0, G_OPTION_ARG_INT64, &max_header,
+         "Largest header block; a message with a larger one is passed through and reported (default: 1048576)",
+         "BYTES"},
+        {"max-time", 0, 0, G_OPTION_ARG_DOUBLE, &max_time,
+         "Seconds the passes may spend on one message; past that it is passed through and reported "
+         "(default: 60)",
+         "SECONDS"},
         {"spool-threshold", 0, 0, G_OPTION_ARG_INT64, &spool,
          "Bytes of piped input held in memory before spooling to a temporary file (default: 8388608)", "BYTES"},
         {"config", 0, 0, G_OPTION_ARG_FILENAME, &config,
@@ -406,6 +423,12 @@ Result<Options> parse_options(int argc, char **argv)
     if (format && s) s = set_format(o, format);
     if (passes && s) s = set_passes(o, passes);
     if (max_depth != -1 && s) s = set_max_depth(o, max_depth);
+    if (max_parts != -1 && s) s = set_size(o.limits.max_parts, max_parts, "--max-parts");
+    if (max_header != -1 && s) s = set_size(o.limits.max_header_bytes, max_header, "--max-header-bytes");
+    if (max_time != -1 && s) {
+        if (!(max_time > 0)) s = usage("--max-time must be positive");
+        else o.limits.max_seconds = max_time;
+    }
     if (spool != -1 && s) s = set_spool(o, spool);
     if (labels && s) s = set_labels(o, labels);
     if (label_header && s) s = set_label_header(o, label_header);

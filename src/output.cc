@@ -2,12 +2,64 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <cstdlib>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace mimeuri {
+
+namespace {
+
+// Temporary files not yet committed, readable from a signal handler.
+constexpr int max_pending = 64;
+char pending_paths[max_pending][4096];
+volatile sig_atomic_t pending_used[max_pending];
+
+int register_pending(const std::string &path)
+{
+    if (path.size() >= sizeof pending_paths[0]) return -1;
+    for (int i = 0; i < max_pending; ++i)
+        if (!pending_used[i]) {
+            std::memcpy(pending_paths[i], path.c_str(), path.size() + 1);
+            pending_used[i] = 1;
+            return i;
+        }
+    return -1;
+}
+
+void unregister_pending(int slot)
+{
+    if (slot >= 0) pending_used[slot] = 0;
+}
+
+extern "C" void on_terminate(int)
+{
+    for (int i = 0; i < max_pending; ++i)
+        if (pending_used[i]) ::unlink(pending_paths[i]);
+    static const char msg[] = "mimeuri: terminated by a signal; nothing was written in place of any file\n";
+    ssize_t ignored = ::write(2, msg, sizeof msg - 1);
+    (void)ignored;
+    ::_exit(75);
+}
+
+} // namespace
+
+void install_signal_cleanup()
+{
+    struct sigaction sa {};
+    sa.sa_handler = on_terminate;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+}
+
+void reset_signal_cleanup()
+{
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::signal(sig, SIG_DFL);
+    for (int i = 0; i < max_pending; ++i) pending_used[i] = 0;
+}
 
 Code write_error_code(int err)
 {
@@ -41,6 +93,7 @@ Result<Sink> Sink::atomic(const std::string &path_in, const std::string &mode_fr
     s.owned_ = true;
     s.name_ = path;
     s.tmp_path_ = tmpl;
+    s.pending_slot_ = register_pending(tmpl);
     struct stat st {};
     const std::string &ref = mode_from.empty() ? path : mode_from;
     if (::stat(ref.c_str(), &st) == 0) {
@@ -76,7 +129,7 @@ Result<Sink> Sink::to_path(const std::string &path)
 
 Sink::Sink(Sink &&o) noexcept
     : fd_(std::exchange(o.fd_, -1)), owned_(std::exchange(o.owned_, false)), name_(std::move(o.name_)),
-      tmp_path_(std::move(o.tmp_path_)), committed_(o.committed_)
+      tmp_path_(std::move(o.tmp_path_)), committed_(o.committed_), pending_slot_(std::exchange(o.pending_slot_, -1))
 {
 }
 
@@ -89,6 +142,7 @@ void Sink::discard()
         fd_ = -1;
         if (!committed_ && !tmp_path_.empty()) ::unlink(tmp_path_.c_str());
     }
+    unregister_pending(std::exchange(pending_slot_, -1));
 }
 
 Status Sink::write(std::string_view bytes)
@@ -152,6 +206,7 @@ Status Sink::commit()
         return Error{Code::CantCreate, "cannot rename into " + name_ + ": " + g_strerror(err)};
     }
     committed_ = true;
+    unregister_pending(std::exchange(pending_slot_, -1));
     // Make the rename itself durable.
     GCharPtr dir(g_path_get_dirname(name_.c_str()));
     int dfd = ::open(dir.get(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -50,11 +50,18 @@ private:
     std::string name_;     // the target path, or a label such as "standard output"
     std::string tmp_path_; // for atomic sinks
     bool committed_{false};
+    int pending_slot_{-1}; // in the signal handler's list of files to remove
 };
 
 // Writes src[begin, end) with the edits applied (each edit's range replaced by its text).
 // Edits must lie inside [begin, end); they may come in any order but must not overlap.
 Status write_spliced(Sink &out, const Source &src, std::int64_t begin, std::int64_t end, std::vector<const Edit *> edits);
+
+// SIGTERM, SIGINT and SIGHUP remove every temporary file not yet committed and exit 75
+// (EX_TEMPFAIL): the targets are left as they were, and an MTA retries later.
+void install_signal_cleanup();
+// In a forked worker: back to the default actions (the parent owns the temporary files).
+void reset_signal_cleanup();
 
 // Maps a write errno to the exit code: a full disk or quota is temporary (75), others 74.
 Code write_error_code(int err);

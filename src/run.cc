@@ -363,6 +363,13 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
                             // Fault injection for the --on-error tests (docs/testing.md).
                             if (inject_fault) throw std::runtime_error("injected fault (MIMEURI_FAULT=pass)");
                             Status r = p->apply(*ctx);
+                            if (!r && r.error().code == Code::DataErr) {
+                                // A limit (time): the message stays as it came, reported. No
+                                // --on-error policy: a retry would hit the same limit.
+                                ctx->drop_edits();
+                                rep.add_error("", "limit", std::string(p->name()) + ": " + r.error().message);
+                                break;
+                            }
                             if (!r) plan.cause = std::string(p->name()) + ": " + r.error().message;
                         } catch (const std::exception &ex) {
                             plan.cause = std::string(p->name()) + ": internal error: " + ex.what();

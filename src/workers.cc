@@ -1,5 +1,7 @@
 #include "workers.hh"
 
+#include "output.hh"
+
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -96,6 +98,7 @@ void run_forked(int jobs, std::size_t n, const std::function<std::string(std::si
         pid_t pid = ::fork();
         if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
         if (pid == 0) {
+            reset_signal_cleanup(); // the parent's temporary files are the parent's
             ::close(p[0]);
             for (int o = 0; o < w; ++o) ::close(workers[static_cast<std::size_t>(o)].fd);
             bool ok = true;
