@@ -44,6 +44,16 @@ bool is_token(std::string_view s)
     return true;
 }
 
+// scheme ":" ... (RFC 3986 3.1); draft 1.2 (2): only absolute URIs are mappable.
+bool absolute_uri(std::string_view s)
+{
+    std::size_t colon = s.find(':');
+    if (colon == std::string_view::npos || colon == 0 || !g_ascii_isalpha(s[0])) return false;
+    for (std::size_t i = 1; i < colon; ++i)
+        if (!g_ascii_isalnum(s[i]) && s[i] != '+' && s[i] != '-' && s[i] != '.') return false;
+    return true;
+}
+
 // A Content-Type parameter name: a token without "*", which RFC 2231 reserves.
 bool is_param_name(std::string_view s) { return is_token(s) && s.find('*') == std::string_view::npos; }
 
@@ -207,6 +217,7 @@ Result<ContentType> parse_urc(std::string_view text)
             return fail("URC representation tag attribute '" + fields[i] + "' needs attribute:value");
         Param p{decode(fields[i].substr(0, colon)), decode(fields[i].substr(colon + 1))};
         if (auto st = header_safe("URC attribute", p.name + p.value); !st) return st.error();
+        if (!is_param_name(p.name)) return fail("URC attribute '" + p.name + "' is not a token (RFC 2045 5.1)");
         ct.params.push_back(std::move(p));
     }
     return ct;
@@ -329,6 +340,8 @@ Result<ContentType> parse_content_type(std::string_view text)
             }
         }
         if (rp.name.empty()) return fail("empty parameter name");
+        // RFC 2045 5.1: attribute := token.
+        if (!is_param_name(rp.name)) return fail("parameter name '" + rp.name + "' is not a token");
         raw.push_back(std::move(rp));
     }
     // Join RFC 2231 continuations at the place of their first section.
@@ -365,6 +378,12 @@ Result<ContentType> parse_content_type(std::string_view text)
         }
         ct.params.push_back({first.name, to_utf8(bytes, charset)});
     }
+    // A parameter named twice is ambiguous (RFC 2231 forbids it for continuations, and
+    // readers disagree on which value counts): not a Content-Type to map.
+    for (std::size_t i = 0; i < ct.params.size(); ++i)
+        for (std::size_t j = i + 1; j < ct.params.size(); ++j)
+            if (iequals(ct.params[i].name, ct.params[j].name))
+                return fail("parameter '" + ct.params[i].name + "' given twice");
     return ct;
 }
 
@@ -418,12 +437,14 @@ Result<std::string> ct2uri(const ContentType &ct)
         // ignored; parameters become the query (values decoded once), URI-fragment the
         // fragment. A URI-body parameter here is an ordinary parameter.
         uri = uri_safe(decode(ct.subtype.substr(4)));
+        if (!absolute_uri(uri)) return fail("the uri. subtype '" + ct.subtype + "' does not hold an absolute URI (1.2 (2))");
         if (uri_body) rest.insert(rest.begin(), *uri_body);
         for (const auto &p : rest) query.emplace_back(p.name, uri_safe(decode(p.value)));
     } else if (uri_body) {
         // 2.4: URI-body decoded is the URI; the MIME type goes into MIME-type, type and
         // subtype encoded each (as in 2.1).
         uri = uri_safe(decode(uri_body->value));
+        if (!absolute_uri(uri)) return fail("URI-body '" + uri_body->value + "' is not an absolute URI (1.2 (2))");
         query.emplace_back("MIME-type", encode(lower(ct.type), true) + "/" + encode(lower(ct.subtype), true));
         for (const auto &p : rest) query.emplace_back(p.name, uri_safe(decode(p.value)));
     } else {
@@ -458,10 +479,7 @@ Result<ContentType> uri2ct(std::string_view text)
     if (!s.empty() && s.front() == '/') return parse_urc(s);
     // 1.2 (2): only absolute URIs are mappable.
     std::size_t colon = s.find(':');
-    bool absolute = colon != std::string::npos && colon > 0 && g_ascii_isalpha(s[0]);
-    for (std::size_t i = 1; absolute && i < colon; ++i)
-        absolute = g_ascii_isalnum(s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.';
-    if (!absolute) return fail("'" + s + "' is not an absolute URI (relative URIs are not mappable, 1.2 (2))");
+    if (!absolute_uri(s)) return fail("'" + s + "' is not an absolute URI (relative URIs are not mappable, 1.2 (2))");
     std::string scheme = lower(s.substr(0, colon));
     std::string rest = s.substr(colon + 1);
     std::optional<std::string> fragment;
@@ -488,7 +506,13 @@ Result<ContentType> uri2ct(std::string_view text)
                 pairs = false;
                 break;
             }
-            items.emplace_back(item.substr(0, eq), unquote(item.substr(eq + 1)));
+            std::string name = item.substr(0, eq);
+            // A name twice would make an ambiguous Content-Type: keep the query in the body.
+            if (std::any_of(items.begin(), items.end(), [&](auto &it) { return iequals(it.first, name); })) {
+                pairs = false;
+                break;
+            }
+            items.emplace_back(name, unquote(item.substr(eq + 1)));
             if (amp == std::string::npos) break;
             pos = amp + 1;
         }

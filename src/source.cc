@@ -193,6 +193,7 @@ Result<std::size_t> Source::read_at(std::int64_t off, char *buf, std::size_t len
     if (off < 0 || off > size_) return Error{Code::Software, "read outside " + name_};
     std::size_t avail = static_cast<std::size_t>(size_ - off);
     if (len > avail) len = avail;
+    if (len == 0) return std::size_t{0};
     if (mem_) {
         std::memcpy(buf, mem_->data + off, len);
         return len;

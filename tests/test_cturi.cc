@@ -170,6 +170,12 @@ TEST_CASE("URIs with ? but no =, empty queries and fragments")
     CHECK(c2u(u2c("http://x.test/a#")) == "http://x.test/a#");
     CHECK(u2c("HTTP://x.test/") == "application/uri.http%3A%2F%2Fx.test%2F");
     CHECK_FALSE(uri2ct("ContentType:text/plain?oops").ok());
+    // A name given twice cannot become two Content-Type parameters of one name.
+    CHECK(u2c("http://x.test/a?b=1&b=2") == "application/uri.http%3A%2F%2Fx.test%2Fa%3Fb%3D1&b%3D2");
+    CHECK(c2u(u2c("http://x.test/a?b=1&b=2")) == "http://x.test/a?b=1&b=2");
+    CHECK_FALSE(parse_content_type("text/plain; a=1; A=2").ok());
+    CHECK_FALSE(ct2uri("application/uri.relative%2Fpath").ok()); // 1.2 (2)
+    CHECK_FALSE(ct2uri("text/html; URI-body=\"no-scheme\"").ok());
 }
 
 TEST_CASE("input forms: angle brackets, white space, Content-Type prefix, ContentType in any case")

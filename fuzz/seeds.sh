@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds seed folders for the fuzzers from ../shared/corpus and testdata/ into DIR.
+# Usage: bash fuzz/seeds.sh DIR
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?seed folder}
+corpus=${CORPUS:-../shared/corpus}
+mkdir -p "$out"/{filter,cturi,rfc2017,html}
+n=0
+add_message() { # file: the filter harness reads a mode byte first
+  local f=$1
+  [ "$(stat -c %s "$f")" -le 65536 ] || return 0
+  n=$((n + 1))
+  { printf "\\x$(printf %02x $((n % 128)))"; cat "$f"; } > "$out/filter/$n"
+  cp "$f" "$out/html/$n"
+}
+if [ -d "$corpus" ]; then
+  while IFS= read -r rel; do add_message "$corpus/$rel"; done < <(awk -F'\t' 'NR > 1 { print $1 }' "$corpus/INDEX.tsv")
+  grep -rhai '^content-type:' "$corpus" | sort -u | head -3000 | split -l 1 - "$out/cturi/ct-"
+fi
+for f in testdata/cases/*/input.eml testdata/sample/*.eml; do add_message "$f"; done
+printf '%s\n' 'text/plain; charset="us-ascii"; x-mac-type="54455854"' 'application/uri.http%3A%2F%2Fx.test; foo="123"' \
+  'mailto:joe@blow.test?MIME-type="message%2Frfc822"#123' 'ContentType:text/plain?charset="US-ASCII"' \
+  'application/x-stuff; title*0*=us-ascii'"''"'This%20is; title*1="x"' '/text/plain/charset:us-ascii' |
+  split -l 1 - "$out/cturi/draft-"
+printf '%s\n' 'http://www.foo.com/file' 'ftp://ftp.deepdirs.org/1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17/18/20/21/file.html' \
+  'http://x/a b"c\d' 'http://example.org/caf%C3%A9/%20' | split -l 1 - "$out/rfc2017/url-"
+echo "seeds: $(ls "$out/filter" | wc -l) messages, $(ls "$out/cturi" | wc -l) content types, $(ls "$out/rfc2017" | wc -l) URLs"
