@@ -12,23 +12,7 @@ corpus=${CORPUS:-../shared/corpus}
 out=bench/out
 mkdir -p "$out"
 mbox=$out/corpus-$count.mbox
-if [ ! -f "$mbox" ]; then
-  python3 - "$corpus" "$count" "$mbox" <<'PY'
-import re, sys
-corpus, count, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-rows = [l.split("\t") for l in open(f"{corpus}/INDEX.tsv").read().splitlines()[1:]]
-msgs = []
-for r in rows:
-    if r[7] == "1" or r[18] in ("cr", "mixed") or int(r[1]) == 0 or int(r[1]) > 1_000_000:
-        continue  # mboxes, CR-only or mixed line ends, empty and huge files
-    data = open(f"{corpus}/{r[0]}", "rb").read()
-    if not data.endswith(b"\n"): data += b"\n"
-    msgs.append(re.sub(rb"(?m)^From ", b">From ", data))
-with open(path, "wb") as f:
-    for i in range(count):
-        f.write(b"From bench@example.org Sat Nov 21 00:00:00 2026\n" + msgs[i % len(msgs)] + b"\n")
-PY
-fi
+[ -f "$mbox" ] || python3 bench/make_mbox.py "$corpus" "$count" "$mbox"
 size=$(stat -c %s "$mbox")
 best() { # seconds, best of three
   local b=""

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# mimeuri's default job against baselines measured in the same run, on an mbox built from
+# ../shared/corpus: (a) a GMime program that parses and writes each message back (built here
+# from bench/gmime_roundtrip.c), (b) the same job written with Python's email package
+# (bench/pyjob.py), (c) cat. Then message sizes from 1 KB to 1 GiB (file and pipe), start-up
+# time for one small message, and callgrind instruction counts per message.
+# Usage: bash bench/compare.sh [BUILD_DIR] [MESSAGES] [MAX_SIZE_MIB]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+count=${2:-5000}
+max_mib=${3:-1024}
+bin=$build/mimeuri
+out=bench/out
+mkdir -p "$out"
+corpus=${CORPUS:-../shared/corpus}
+mbox=$out/corpus-$count.mbox
+[ -f "$mbox" ] || python3 bench/make_mbox.py "$corpus" "$count" "$mbox"
+gcc -O2 -o "$out/gmime_roundtrip" bench/gmime_roundtrip.c $(pkg-config --cflags --libs gmime-3.0)
+size=$(stat -c %s "$mbox")
+
+measure() { # label, command (best of three wall; RSS of the last run)
+  local label=$1; shift
+  local best="" rss=0
+  for _ in 1 2 3; do
+    /usr/bin/time -f '%e %M' -o "$out/t" "$@" > /dev/null 2>>"$out/stderr"
+    read -r secs kib < "$out/t"
+    secs=$(awk -v s="$secs" 'BEGIN { print (s < 0.005) ? 0.005 : s }') # /usr/bin/time has 10 ms steps
+    best=$(awk -v a="$best" -v b="$secs" 'BEGIN { print (a == "" || b < a) ? b : a }')
+    rss=$kib
+  done
+  echo "$label $best $rss"
+}
+
+echo "corpus mbox: $count messages, $size bytes"
+rows=()
+rows+=("$(measure gmime-roundtrip "$out/gmime_roundtrip" "$mbox")")
+rows+=("$(measure mimeuri-default "$bin" "$mbox")")
+rows+=("$(measure mimeuri-jobs2 "$bin" --jobs=2 "$mbox")")
+rows+=("$(measure python-email python3 bench/pyjob.py "$mbox")")
+rows+=("$(measure cat cat "$mbox")")
+base=$(echo "${rows[0]}" | awk '{ print $2 }')
+printf '%-18s %9s %9s %11s %11s %12s\n' run seconds MB/s messages/s peak_RSS "vs gmime"
+for r in "${rows[@]}"; do
+  set -- $r
+  printf '%-18s %9.3f %9.1f %11.0f %8.1f MiB %11.2fx\n' "$1" "$2" "$(echo "$size / 1000000 / $2" | bc -l)" \
+    "$(echo "$count / $2" | bc -l)" "$(echo "$3 / 1024" | bc -l)" "$(echo "$2 / $base" | bc -l)"
+done
+py=$(echo "${rows[3]}" | awk '{ print $2 }'); mu=$(echo "${rows[1]}" | awk '{ print $2 }')
+echo "mimeuri default job vs Python email: $(echo "$py / $mu" | bc -l | cut -c1-5)x faster"
+
+echo
+echo "message size (one base64 attachment + an HTML part with a cid: reference), file and pipe:"
+printf '%-10s %-6s %9s %12s %10s\n' size input seconds peak_RSS "s/MiB"
+for mib in 0 1 64 256 1024; do
+  [ "$mib" -le "$max_mib" ] || continue
+  msg=$out/size-$mib.eml
+  if [ ! -f "$msg" ]; then
+    bytes=$(( mib == 0 ? 700 : mib * 1024 * 1024 * 3 / 4 ))
+    { printf 'From: b@example.org\nMessage-ID: <size@example.org>\nMIME-Version: 1.0\n'
+      printf 'Content-Type: multipart/related; boundary="b"\n\n--b\nContent-Type: text/html\n\n'
+      printf '<img src="cid:&lt;att@example.org&gt;">\n--b\nContent-Type: application/octet-stream\n'
+      printf 'Content-Transfer-Encoding: base64\nContent-ID: <att@example.org>\n\n'
+      head -c "$bytes" /dev/urandom | base64 -w 76
+      printf -- '--b--\n'; } > "$msg"
+  fi
+  for input in file pipe; do
+    if [ $input = file ]; then /usr/bin/time -f '%e %M' -o "$out/t" "$bin" "$msg" > /dev/null
+    else /usr/bin/time -f '%e %M' -o "$out/t" sh -c "cat '$msg' | '$bin'" > /dev/null; fi
+    read -r secs kib < "$out/t"
+    secs=$(awk -v s="$secs" 'BEGIN { print (s < 0.005) ? 0.005 : s }')
+    label=$([ "$mib" = 0 ] && echo "1 KB" || echo "$mib MiB")
+    printf '%-10s %-6s %9.3f %8.1f MiB %10s\n' "$label" $input "$secs" "$(echo "$kib / 1024" | bc -l)" \
+      "$([ "$mib" = 0 ] && echo - || echo "$secs / $mib" | bc -l | cut -c1-6)"
+  done
+done
+
+echo
+small=$out/size-0.eml
+s=$(date +%s.%N); for _ in $(seq 100); do "$bin" < "$small" > /dev/null; done; e=$(date +%s.%N)
+echo "start-up: one 1 KB message through a pipe: $(echo "($e - $s) * 10" | bc -l | cut -c1-5) ms per run (mean of 100)"
+
+if command -v valgrind > /dev/null; then
+  head -c 4000000 "$mbox" > "$out/cg.mbox"
+  n=$(grep -c '^From bench@' "$out/cg.mbox")
+  for prog in "$bin" "$out/gmime_roundtrip"; do
+    valgrind --tool=callgrind --callgrind-out-file="$out/cg.out" "$prog" "$out/cg.mbox" > /dev/null 2> "$out/cg.err"
+    ir=$(grep -m1 '^summary:' "$out/cg.out" | awk '{ print $2 }')
+    echo "callgrind: $(basename "$prog"): $((ir / n)) instructions per message ($n messages)"
+  done
+fi
