@@ -81,6 +81,24 @@ inline Proc sh(const std::string &cmdline)
     return p;
 }
 
+// Rows of ../shared/corpus/INDEX.tsv (columns split at tabs), header row dropped; empty
+// when the corpus is absent.
+inline std::vector<std::vector<std::string>> corpus_index()
+{
+    std::vector<std::vector<std::string>> rows;
+    std::ifstream index(std::string(MIMEURI_CORPUS) + "/INDEX.tsv");
+    std::string line;
+    std::getline(index, line);
+    while (std::getline(index, line)) {
+        std::vector<std::string> cols;
+        std::stringstream ss(line);
+        std::string c;
+        while (std::getline(ss, c, '\t')) cols.push_back(c);
+        rows.push_back(std::move(cols));
+    }
+    return rows;
+}
+
 inline std::string quote(const std::string &s)
 {
     char *q = g_shell_quote(s.c_str());

@@ -11,14 +11,7 @@ namespace {
 std::vector<std::string> corpus_files()
 {
     std::vector<std::string> out;
-    std::ifstream index(std::string(MIMEURI_CORPUS) + "/INDEX.tsv");
-    if (!index) return out;
-    std::string line;
-    std::getline(index, line); // column names
-    while (std::getline(index, line)) {
-        auto tab = line.find('\t');
-        out.push_back(line.substr(0, tab));
-    }
+    for (const auto &row : testing::corpus_index()) out.push_back(row.at(0));
     return out;
 }
 

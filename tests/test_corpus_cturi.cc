@@ -17,10 +17,7 @@ namespace {
 std::vector<std::string> corpus_files()
 {
     std::vector<std::string> out;
-    std::ifstream index(std::string(MIMEURI_CORPUS) + "/INDEX.tsv");
-    std::string line;
-    std::getline(index, line);
-    while (std::getline(index, line)) out.push_back(line.substr(0, line.find('\t')));
+    for (const auto &row : testing::corpus_index()) out.push_back(row.at(0));
     return out;
 }
 

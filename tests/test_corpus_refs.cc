@@ -21,16 +21,8 @@ namespace {
 std::vector<std::string> selected_files()
 {
     std::vector<std::string> out;
-    std::ifstream index(std::string(MIMEURI_CORPUS) + "/INDEX.tsv");
-    std::string line;
-    std::getline(index, line);
-    while (std::getline(index, line)) {
-        std::vector<std::string> cols;
-        std::stringstream ss(line);
-        std::string c;
-        while (std::getline(ss, c, '\t')) cols.push_back(c);
+    for (const auto &cols : testing::corpus_index())
         if (cols.size() > 6 && (cols[3] == "1" || cols[6] == "1")) out.push_back(cols[0]);
-    }
     return out;
 }
 
