@@ -205,6 +205,19 @@ std::string extension_for(const std::string &type)
     return ".bin";
 }
 
+bool may_hold_reference(std::string_view html)
+{
+    for (std::size_t i = 0; i + 1 < html.size(); ++i) {
+        char c = html[i];
+        if (c == '\\') return true;
+        if (c == '&' && (html[i + 1] == '#' || (i + 6 < html.size() && g_ascii_strncasecmp(html.data() + i + 1, "colon", 5) == 0)))
+            return true;
+        if ((c == 'i' || c == 'I') && (html[i + 1] == 'd' || html[i + 1] == 'D') && i + 2 < html.size() && html[i + 2] == ':')
+            return true;
+    }
+    return false;
+}
+
 struct Target {
     std::string status; // resolved | dangling | ambiguous
     int node{-1};
@@ -507,6 +520,10 @@ Status ReferencesPass::apply(MessageContext &ctx)
                                     nullptr, &written, nullptr));
             if (conv) html_text.assign(conv.get(), written);
         }
+        // No reference can be in a part without "id:" (cid:, mid:, any case), a numeric
+        // character reference or &colon; (which could spell one), or a backslash (a CSS
+        // escape could): skip the HTML5 parse then, unless locations are in play.
+        if (!any_location && !may_hold_reference(html_text)) continue;
         auto scan = html::find_refs(html_text, opts_.max_refs);
         if (!scan) {
             ctx.report().add_error(hn.section, "html", scan.error().message);

@@ -204,3 +204,19 @@ TEST_CASE("a cid: reference matches a Content-Location that is that cid: URL (Ch
                      "Content-ID: <css-1@mhtml.blink>\n");
     CHECK(mimeuri(quote(f)).out == expected);
 }
+
+TEST_CASE("references spelled with character references or CSS escapes are still found")
+{
+    // Each of these decodes to cid:p@x; none contains "cid:" as bytes.
+    for (const char *html : {"<img src=\"&#99;id:p@x\">", "<img src=\"cid&#58;p@x\">", "<img src=\"cid&colon;p@x\">",
+                             "<p style=\"background:url(cid\\3A p@x)\">", "<img src=\"CID:p@x\">"}) {
+        CAPTURE(html);
+        std::string m = "Content-Type: multipart/related; boundary=r\n\n--r\nContent-Type: text/html\n\n" + std::string(html) +
+                        "\n--r\nContent-Type: image/png\nContent-ID: <p@x>\n\nAAAA\n--r--\n";
+        testing::TempDir d;
+        Report r;
+        r.load(mimeuri("--check " + quote(d.file("m.eml", m))).out);
+        REQUIRE(r.refs(0) == 1);
+        CHECK(s(r.ref(0, 0), "status") == "resolved");
+    }
+}
