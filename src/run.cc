@@ -50,6 +50,7 @@ struct Plan {
     std::string message_id;
     bool unprocessed{false};
     std::size_t dangling{0};
+    std::size_t dangling_mid{0};
 };
 
 std::string serialize(const Plan &p)
@@ -59,6 +60,7 @@ std::string serialize(const Plan &p)
     r.put(p.message_id);
     r.put(static_cast<std::size_t>(p.unprocessed));
     r.put(p.dangling);
+    r.put(p.dangling_mid);
     r.put(p.report_line);
     r.put(p.log_line);
     r.put(p.edits.size());
@@ -78,6 +80,7 @@ Plan deserialize(std::string bytes)
     p.message_id = r.get();
     p.unprocessed = r.get_size() != 0;
     p.dangling = r.get_size();
+    p.dangling_mid = r.get_size();
     p.report_line = r.get();
     p.log_line = r.get();
     std::size_t n = r.get_size();
@@ -262,7 +265,11 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
     // that forward references resolve too. Inputs that cannot be read are reported below.
     bool wants_index = false;
     for (auto &p : passes) wants_index = wants_index || p->wants_index();
-    if (wants_index) {
+    // One input and one job: the messages are indexed as they are planned, and only those
+    // whose mid: references were still dangling then (forward references) are planned again
+    // at the end. Otherwise the whole run is indexed first.
+    const bool index_as_we_go = wants_index && inputs.size() == 1 && jobs == 1;
+    if (wants_index && !index_as_we_go) {
         for (const std::string &input : inputs) {
             auto src = open_input(input);
             if (!src || src->size() == 0) continue;
@@ -351,12 +358,15 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
         bool input_failed = false, input_changed = false;
         std::optional<Status> write_failure;
 
-        auto plan_one = [&](const Source &s, std::size_t i) {
+        auto plan_one = [&](const Source &s, std::size_t i, bool index_first) {
             Plan plan;
             try {
                 auto ctx = MessageContext::parse(s, segs[i], i + 1, mbox, opts.limits);
                 MessageReport &rep = ctx->report();
                 rep.input_no = input_no;
+                if (index_first && ctx->message())
+                    for (auto &p : passes)
+                        if (p->wants_index()) (void)p->index(*ctx);
                 if (ctx->message()) {
                     for (auto &p : passes) {
                         try {
@@ -387,10 +397,12 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
                     plan.edits = ctx->edits();
                     plan.unprocessed = rep.error_count() > 0;
                 }
-                for (guint k = 0; k < json_array_get_length(rep.refs.get()); ++k)
-                    plan.dangling += g_strcmp0(json_object_get_string_member(
-                                                   json_array_get_object_element(rep.refs.get(), k), "status"),
-                                               "dangling") == 0;
+                for (guint k = 0; k < json_array_get_length(rep.refs.get()); ++k) {
+                    JsonObject *ref = json_array_get_object_element(rep.refs.get(), k);
+                    bool dangling = g_strcmp0(json_object_get_string_member(ref, "status"), "dangling") == 0;
+                    plan.dangling += dangling;
+                    plan.dangling_mid += dangling && g_strcmp0(json_object_get_string_member(ref, "kind"), "mid") == 0;
+                }
                 if (want_report) plan.report_line = rep.to_json() + "\n";
                 if (syslog) plan.log_line = describe(rep);
             } catch (const std::exception &ex) {
@@ -445,8 +457,21 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
             progress.update(st.messages, done_bytes);
         };
 
-        if (jobs == 1 || segs.size() < 2) {
-            for (std::size_t i = 0; i < segs.size() && !write_failure; ++i) take(i, plan_one(*src, i));
+        if (index_as_we_go) {
+            // From the first message with a dangling mid: reference on, plans wait; once the
+            // whole input is indexed, those messages are planned again, then all are taken.
+            std::vector<std::pair<std::size_t, Plan>> waiting;
+            for (std::size_t i = 0; i < segs.size() && !write_failure; ++i) {
+                Plan plan = plan_one(*src, i, true);
+                if (waiting.empty() && plan.dangling_mid == 0) take(i, std::move(plan));
+                else waiting.emplace_back(i, std::move(plan));
+            }
+            for (auto &[i, plan] : waiting) {
+                if (write_failure) break;
+                take(i, plan.dangling_mid ? plan_one(*src, i, false) : std::move(plan));
+            }
+        } else if (jobs == 1 || segs.size() < 2) {
+            for (std::size_t i = 0; i < segs.size() && !write_failure; ++i) take(i, plan_one(*src, i, false));
         } else {
             std::optional<Result<Source>> mine; // a worker's own handle
             run_forked(
@@ -460,7 +485,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
                         p.cause = "cannot read the input again: " + (*mine).error().message;
                         return serialize(p);
                     }
-                    return serialize(plan_one(**mine, i));
+                    return serialize(plan_one(**mine, i, false));
                 },
                 [&](std::size_t i, std::string &&bytes, bool ok) {
                     Plan plan;
