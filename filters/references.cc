@@ -205,13 +205,32 @@ std::string extension_for(const std::string &type)
     return ".bin";
 }
 
+// Whether a numeric character reference at html[i] ("&#...") spells c, i, d, m or ':'.
+bool spells_reference_char(std::string_view html, std::size_t i)
+{
+    std::size_t j = i + 2;
+    int base = 10;
+    if (j < html.size() && (html[j] == 'x' || html[j] == 'X')) {
+        base = 16;
+        ++j;
+    }
+    unsigned long v = 0;
+    std::size_t digits = 0;
+    for (; j < html.size() && digits < 8 && g_ascii_isxdigit(html[j]); ++j, ++digits) {
+        if (base == 10 && !g_ascii_isdigit(html[j])) break;
+        v = v * static_cast<unsigned long>(base) + static_cast<unsigned long>(g_ascii_xdigit_value(html[j]));
+    }
+    if (digits == 0) return false;
+    return std::string_view("cidmCIDM:").find(static_cast<char>(v)) != std::string_view::npos && v < 128;
+}
+
 bool may_hold_reference(std::string_view html)
 {
     for (std::size_t i = 0; i + 1 < html.size(); ++i) {
         char c = html[i];
         if (c == '\\') return true;
-        if (c == '&' && (html[i + 1] == '#' || (i + 6 < html.size() && g_ascii_strncasecmp(html.data() + i + 1, "colon", 5) == 0)))
-            return true;
+        if (c == '&' && html[i + 1] == '#' && spells_reference_char(html, i)) return true;
+        if (c == '&' && i + 6 < html.size() && g_ascii_strncasecmp(html.data() + i + 1, "colon", 5) == 0) return true;
         if ((c == 'i' || c == 'I') && (html[i + 1] == 'd' || html[i + 1] == 'D') && i + 2 < html.size() && html[i + 2] == ':')
             return true;
     }
@@ -521,8 +540,8 @@ Status ReferencesPass::apply(MessageContext &ctx)
             if (conv) html_text.assign(conv.get(), written);
         }
         // No reference can be in a part without "id:" (cid:, mid:, any case), a numeric
-        // character reference or &colon; (which could spell one), or a backslash (a CSS
-        // escape could): skip the HTML5 parse then, unless locations are in play.
+        // character reference for c, i, d, m or ':', &colon;, or a backslash (a CSS escape):
+        // skip the HTML5 parse then, unless locations are in play.
         if (!any_location && !may_hold_reference(html_text)) continue;
         auto scan = html::find_refs(html_text, opts_.max_refs);
         if (!scan) {

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <cstdlib>
 #include <fcntl.h>
+#include <memory>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -164,15 +166,32 @@ Status Sink::write(std::string_view bytes)
 
 Status Sink::copy(const Source &src, std::int64_t begin, std::int64_t end)
 {
+    if (begin >= end) return ok();
+    if (const char *mem = src.memory()) // in memory: written from where it is
+        return write(std::string_view(mem + begin, static_cast<std::size_t>(end - begin)));
+    // A file: the kernel copies (sendfile); where it cannot, read and write.
+    while (begin < end) {
+        off_t off = begin;
+        ssize_t n = ::sendfile(fd_, src.fd(), &off, static_cast<std::size_t>(std::min<std::int64_t>(end - begin, 1 << 30)));
+        if (n > 0) {
+            begin += n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno != EINVAL && errno != ENOSYS) {
+            int err = errno;
+            return Error{write_error_code(err), "cannot write " + name_ + ": " + g_strerror(err)};
+        }
+        break; // not supported here, or the file shrank: the plain way decides
+    }
     constexpr std::size_t chunk = 256 * 1024;
-    std::string buf;
+    static thread_local std::unique_ptr<char[]> buf(new char[chunk]);
     while (begin < end) {
         std::size_t want = static_cast<std::size_t>(std::min<std::int64_t>(end - begin, chunk));
-        buf.resize(want);
-        auto n = src.read_at(begin, buf.data(), want);
+        auto n = src.read_at(begin, buf.get(), want);
         if (!n) return n.error();
         if (*n != want) return Error{Code::TempFail, src.name() + " changed while being read"};
-        if (auto s = write(buf); !s) return s;
+        if (auto s = write(std::string_view(buf.get(), want)); !s) return s;
         begin += static_cast<std::int64_t>(want);
     }
     return ok();

@@ -39,6 +39,10 @@ public:
     bool in_memory() const { return mem_ != nullptr; }
     bool spooled() const { return spooled_; }
 
+    // The bytes themselves when held in memory, else nullptr; the file descriptor otherwise.
+    const char *memory() const { return mem_ ? reinterpret_cast<const char *>(mem_->data) : nullptr; }
+    int fd() const { return fd_; }
+
     // The whole input as a GMime stream; parse substreams of it.
     GMimeStream *stream() const { return stream_.get(); }
 

@@ -209,6 +209,7 @@ TEST_CASE("references spelled with character references or CSS escapes are still
 {
     // Each of these decodes to cid:p@x; none contains "cid:" as bytes.
     for (const char *html : {"<img src=\"&#99;id:p@x\">", "<img src=\"cid&#58;p@x\">", "<img src=\"cid&colon;p@x\">",
+                             "<img src=\"&#x43;&#x49;&#x44;&#x3a;p@x\">", "<img src=\"&#0000099;i&#100;&#58;p@x\">",
                              "<p style=\"background:url(cid\\3A p@x)\">", "<img src=\"CID:p@x\">"}) {
         CAPTURE(html);
         std::string m = "Content-Type: multipart/related; boundary=r\n\n--r\nContent-Type: text/html\n\n" + std::string(html) +
