@@ -73,14 +73,15 @@ TEST_CASE("SIGTERM during -o: exit 75, the target untouched, no temporary file l
 {
     testing::TempDir d;
     std::string target = d.file("target.eml", "previous\n");
-    // mimeuri waits on a pipe that stays open; by then -o has its temporary file.
-    auto r = testing::sh("cd " + quote(d.path) + " && (sleep 30 | " + testing::bin() +
-                         " -o target.eml 2>err & pid=$!; sleep 0.5; pkill -TERM -x mimeuri; wait $pid; echo $?)");
+    // mimeuri waits on a FIFO that stays open; by then -o has its temporary file. Only this
+    // process is signalled (other tests run mimeuri at the same time).
+    auto r = testing::sh("cd " + quote(d.path) + " && mkfifo in.fifo && (" + testing::bin() +
+                         " -o target.eml < in.fifo 2>err & pid=$!; exec 3>in.fifo; sleep 0.5; kill -TERM $pid; "
+                         "wait $pid; echo $?)");
     CHECK(std::stoi(r.out) == 75);
     CHECK(testing::read_file(target) == "previous\n");
     CHECK(testing::sh("ls -A " + quote(d.path) + " | grep -c mimeuri- || true").out == "0\n");
     CHECK(testing::read_file(d / "err").find("terminated by a signal") != std::string::npos);
-    testing::sh("pkill -x sleep || true");
 }
 
 TEST_CASE("SIGKILL during --in-place: the file is the original or the whole rewrite, never a mix")
