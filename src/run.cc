@@ -265,10 +265,10 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
     // that forward references resolve too. Inputs that cannot be read are reported below.
     bool wants_index = false;
     for (auto &p : passes) wants_index = wants_index || p->wants_index();
-    // One input and one job: the messages are indexed as they are planned, and only those
-    // whose mid: references were still dangling then (forward references) are planned again
-    // at the end. Otherwise the whole run is indexed first.
-    const bool index_as_we_go = wants_index && inputs.size() == 1 && jobs == 1;
+    // One input: the messages are indexed as they are planned (by each worker for its share,
+    // merged at the end), and only those whose mid: references were still dangling then are
+    // planned again once everything is indexed. Several inputs: the whole run is indexed first.
+    const bool index_as_we_go = wants_index && inputs.size() == 1;
     if (wants_index && !index_as_we_go) {
         for (const std::string &input : inputs) {
             auto src = open_input(input);
@@ -457,21 +457,16 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
             progress.update(st.messages, done_bytes);
         };
 
-        if (index_as_we_go) {
-            // From the first message with a dangling mid: reference on, plans wait; once the
-            // whole input is indexed, those messages are planned again, then all are taken.
-            std::vector<std::pair<std::size_t, Plan>> waiting;
-            for (std::size_t i = 0; i < segs.size() && !write_failure; ++i) {
-                Plan plan = plan_one(*src, i, true);
-                if (waiting.empty() && plan.dangling_mid == 0) take(i, std::move(plan));
-                else waiting.emplace_back(i, std::move(plan));
-            }
-            for (auto &[i, plan] : waiting) {
-                if (write_failure) break;
-                take(i, plan.dangling_mid ? plan_one(*src, i, false) : std::move(plan));
-            }
-        } else if (jobs == 1 || segs.size() < 2) {
-            for (std::size_t i = 0; i < segs.size() && !write_failure; ++i) take(i, plan_one(*src, i, false));
+        // From the first message with a dangling mid: reference on (index_as_we_go), plans
+        // wait; once the whole input is indexed, those messages are planned again, then all
+        // are taken in order.
+        std::vector<std::pair<std::size_t, Plan>> waiting;
+        auto arrive = [&](std::size_t i, Plan &&plan) {
+            if (index_as_we_go && (!waiting.empty() || plan.dangling_mid > 0)) waiting.emplace_back(i, std::move(plan));
+            else take(i, std::move(plan));
+        };
+        if (jobs == 1 || segs.size() < 2) {
+            for (std::size_t i = 0; i < segs.size() && !write_failure; ++i) arrive(i, plan_one(*src, i, index_as_we_go));
         } else {
             std::optional<Result<Source>> mine; // a worker's own handle
             run_forked(
@@ -485,7 +480,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
                         p.cause = "cannot read the input again: " + (*mine).error().message;
                         return serialize(p);
                     }
-                    return serialize(plan_one(**mine, i, false));
+                    return serialize(plan_one(**mine, i, index_as_we_go));
                 },
                 [&](std::size_t i, std::string &&bytes, bool ok) {
                     Plan plan;
@@ -498,8 +493,26 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
                     } else {
                         plan.cause = "the worker process handling this message died";
                     }
-                    take(i, std::move(plan));
+                    arrive(i, std::move(plan));
+                },
+                [&]() { // each worker's share of the index
+                    Record r;
+                    for (auto &p : passes) r.put(index_as_we_go ? p->save_index() : std::string());
+                    return r.take();
+                },
+                [&](std::string &&bytes) {
+                    try {
+                        Record r(std::move(bytes));
+                        for (auto &p : passes)
+                            if (std::string part = r.get(); !part.empty()) p->merge_index(part);
+                    } catch (const std::exception &ex) {
+                        g_warning("a worker's index was unreadable: %s", ex.what());
+                    }
                 });
+        }
+        for (auto &[i, plan] : waiting) {
+            if (write_failure) break;
+            take(i, plan.dangling_mid ? plan_one(*src, i, false) : std::move(plan));
         }
         if (write_failure) {
             // A failed write to the shared output ends the run: nothing after it can land.
