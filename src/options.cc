@@ -22,21 +22,32 @@ struct OptionContextDeleter {
 
 Error usage(const std::string &msg) { return Error{Code::Usage, msg}; }
 
+// One of a fixed set of words, e.g. --on-error=pass|tempfail.
+template <typename E>
+Status set_choice(E &out, const std::string &v, const char *option, std::initializer_list<std::pair<const char *, E>> choices)
+{
+    std::string names;
+    std::size_t i = 0;
+    for (const auto &[word, value] : choices) {
+        if (v == word) {
+            out = value;
+            return ok();
+        }
+        if (i > 0) names += i + 1 == choices.size() ? " or " : ", ";
+        names += word;
+        ++i;
+    }
+    return usage(std::string(option) + " must be " + names + ", not '" + v + "'");
+}
+
 Status set_on_error(Options &o, const std::string &v)
 {
-    if (v == "pass") o.on_error = OnError::Pass;
-    else if (v == "tempfail") o.on_error = OnError::TempFail;
-    else return usage("--on-error must be pass or tempfail, not '" + v + "'");
-    return ok();
+    return set_choice(o.on_error, v, "--on-error", {{"pass", OnError::Pass}, {"tempfail", OnError::TempFail}});
 }
 
 Status set_format(Options &o, const std::string &v)
 {
-    if (v == "auto") o.format = Format::Auto;
-    else if (v == "message") o.format = Format::Message;
-    else if (v == "mbox") o.format = Format::Mbox;
-    else return usage("--format must be auto, message or mbox, not '" + v + "'");
-    return ok();
+    return set_choice(o.format, v, "--format", {{"auto", Format::Auto}, {"message", Format::Message}, {"mbox", Format::Mbox}});
 }
 
 Status set_max_depth(Options &o, gint64 v)
@@ -68,19 +79,14 @@ Status set_passes(Options &o, const std::string &v)
 
 Status set_labels(Options &o, const std::string &v)
 {
-    if (v == "off") o.labels.mode = LabelOptions::Mode::Off;
-    else if (v == "top") o.labels.mode = LabelOptions::Mode::Top;
-    else if (v == "all") o.labels.mode = LabelOptions::Mode::All;
-    else return usage("--labels must be off, top or all, not '" + v + "'");
-    return ok();
+    using M = LabelOptions::Mode;
+    return set_choice(o.labels.mode, v, "--labels", {{"off", M::Off}, {"top", M::Top}, {"all", M::All}});
 }
 
 Status set_label_format(Options &o, const std::string &v)
 {
-    if (v == "uri") o.labels.format = LabelOptions::Format::Uri;
-    else if (v == "urc") o.labels.format = LabelOptions::Format::Urc;
-    else return usage("--label-format must be uri or urc, not '" + v + "'");
-    return ok();
+    using F = LabelOptions::Format;
+    return set_choice(o.labels.format, v, "--label-format", {{"uri", F::Uri}, {"urc", F::Urc}});
 }
 
 Status set_label_header(Options &o, const std::string &v)
@@ -93,11 +99,7 @@ Status set_label_header(Options &o, const std::string &v)
 Status set_external_body(Options &o, const std::string &v)
 {
     using M = ExternalBodyOptions::Mode;
-    if (v == "off") o.external_body.mode = M::Off;
-    else if (v == "check") o.external_body.mode = M::Check;
-    else if (v == "normalize") o.external_body.mode = M::Normalize;
-    else return usage("--external-body must be off, check or normalize, not '" + v + "'");
-    return ok();
+    return set_choice(o.external_body.mode, v, "--external-body", {{"off", M::Off}, {"check", M::Check}, {"normalize", M::Normalize}});
 }
 
 Status add_url_map(Options &o, const std::string &v)
@@ -124,23 +126,14 @@ Status set_schemes(Options &o, const std::string &v)
 Status set_cid(Options &o, const std::string &v)
 {
     using C = RefOptions::Cid;
-    if (v == "off") o.refs.cid = C::Off;
-    else if (v == "check") o.refs.cid = C::Check;
-    else if (v == "repair") o.refs.cid = C::Repair;
-    else if (v == "inline") o.refs.cid = C::Inline;
-    else if (v == "extract") o.refs.cid = C::Extract;
-    else return usage("--cid must be off, check, repair, inline or extract, not '" + v + "'");
-    return ok();
+    return set_choice(o.refs.cid, v, "--cid",
+                      {{"off", C::Off}, {"check", C::Check}, {"repair", C::Repair}, {"inline", C::Inline}, {"extract", C::Extract}});
 }
 
 Status set_mid(Options &o, const std::string &v)
 {
     using M = RefOptions::Mid;
-    if (v == "off") o.refs.mid = M::Off;
-    else if (v == "check") o.refs.mid = M::Check;
-    else if (v == "repair") o.refs.mid = M::Repair;
-    else return usage("--mid must be off, check or repair, not '" + v + "'");
-    return ok();
+    return set_choice(o.refs.mid, v, "--mid", {{"off", M::Off}, {"check", M::Check}, {"repair", M::Repair}});
 }
 
 Status set_list(std::vector<std::string> &out, const std::string &v)
