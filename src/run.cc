@@ -530,6 +530,12 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
         for (const Edit &ed : held) edits.push_back(&ed);
         if (opts.in_place) {
             if (!input_changed) continue; // untouched files keep their bytes and times
+            struct stat sb {};
+            if (::stat(input.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+                g_warning("%s: --in-place rewrites regular files only; left as it was", input.c_str());
+                worsen(worst, Code::CantCreate);
+                continue;
+            }
             auto sink = Sink::atomic(input, input, maildir_tmp(input));
             if (!sink) {
                 g_warning("%s", sink.error().message.c_str());

@@ -100,3 +100,45 @@ TEST_CASE("SIGKILL during --in-place: the file is the original or the whole rewr
         CHECK((now == big || now == expected));
     }
 }
+
+TEST_CASE("a full file system: -o and --in-place exit 75 and leave every file as it was")
+{
+    testing::TempDir d;
+    std::string fs = d / "small";
+    if (testing::sh("mkdir -p " + quote(fs) + " && mount -t tmpfs -o size=400k tmpfs " + quote(fs) + " 2>/dev/null").status != 0) {
+        MESSAGE("cannot mount a tmpfs here (not root?): full-disk test skipped");
+        return;
+    }
+    struct Unmount {
+        std::string path;
+        ~Unmount() { testing::sh("umount " + testing::quote(path) + " 2>/dev/null"); }
+    } unmount{fs};
+    std::string m = "Content-Type: multipart/related; boundary=r\n\n--r\nContent-Type: text/html\n\n<img src=\"cid:<a@x>\">\n"
+                    "--r\nContent-Type: application/octet-stream\nContent-ID: <a@x>\n\n" + std::string(200000, 'z') + "\n--r--\n";
+    std::string big = d.file("big.eml", m);
+    // 400 KiB: room for the 100 KB target and the 200 KB original below, not for a second copy.
+    // -o into the full file system: the temporary file cannot be written.
+    testing::write_file(fs + "/target.eml", std::string(100000, 'p'));
+    std::string inplace = fs + "/m.eml";
+    testing::write_file(inplace, m);
+    auto o = mimeuri("-o " + quote(fs + "/target.eml") + " " + quote(big));
+    CHECK(o.status == 75);
+    CHECK(testing::read_file(fs + "/target.eml") == std::string(100000, 'p'));
+    // --in-place on the full file system: the original stays whole.
+    auto r = mimeuri("--in-place " + quote(inplace));
+    CHECK(r.status == 75);
+    CHECK(testing::read_file(inplace) == m);
+    CHECK(testing::sh("ls -A " + quote(fs) + " | grep -c mimeuri- || true").out == "0\n");
+}
+
+TEST_CASE("--in-place rewrites regular files only")
+{
+    testing::TempDir d;
+    REQUIRE(testing::sh("mkfifo " + quote(d / "fifo")).status == 0);
+    d.file("m.eml", "Content-Type: multipart/related; boundary=r\n\n--r\nContent-Type: text/html\n\n<img src=\"cid:<a@x>\">\n"
+                    "--r\nContent-Type: image/png\nContent-ID: <a@x>\n\nAAAA\n--r--\n");
+    auto r = testing::sh("cd " + quote(d.path) + " && (cat m.eml > fifo &) && " +
+                         testing::bin() + " --in-place fifo 2>err; echo $?");
+    CHECK(std::stoi(r.out) == 73);
+    CHECK(testing::sh("test -p " + quote(d / "fifo") + " && echo fifo").out == "fifo\n");
+}
