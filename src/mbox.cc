@@ -1,6 +1,9 @@
 #include "mbox.hh"
 
+#include <cstdlib>
 #include <cstring>
+
+#include <glib.h>
 #include <string>
 
 namespace mimeuri {
@@ -12,6 +15,50 @@ Result<bool> looks_like_mbox(const Source &src)
     if (!n) return n.error();
     return *n == 5 && std::memcmp(head, "From ", 5) == 0;
 }
+
+namespace {
+
+// mboxcl2 (Dovecot, some MUAs): a message whose header block gives Content-Length: N, and
+// whose body of N bytes ends exactly where the input does or where the next From_ line
+// (after an optional empty line) starts, ends there; "From " lines inside it are body.
+// Returns that end, or -1 when there is no such header or it does not land right.
+std::int64_t content_length_end(const Source &src, std::int64_t msg_begin)
+{
+    auto head = src.slice(msg_begin, std::min(src.size(), msg_begin + 65536));
+    if (!head) return -1;
+    const std::string &h = *head;
+    std::int64_t length = -1;
+    std::size_t pos = 0, body = std::string::npos;
+    while (pos < h.size()) {
+        auto nl = h.find('\n', pos);
+        if (nl == std::string::npos) return -1;
+        std::size_t len = nl - pos;
+        if (len == 0 || (len == 1 && h[pos] == '\r')) {
+            body = nl + 1;
+            break;
+        }
+        if (len > 15 && g_ascii_strncasecmp(h.data() + pos, "Content-Length:", 15) == 0) {
+            std::string v = h.substr(pos + 15, len - 15);
+            char *end = nullptr;
+            long long n = std::strtoll(v.c_str(), &end, 10);
+            while (end && (*end == ' ' || *end == '\t' || *end == '\r')) ++end;
+            if (end && *end == '\0' && n >= 0) length = n;
+        }
+        pos = nl + 1;
+    }
+    if (length < 0 || body == std::string::npos) return -1;
+    std::int64_t end = msg_begin + static_cast<std::int64_t>(body) + length;
+    if (end == src.size()) return end;
+    if (end > src.size()) return -1;
+    char next[7] = {0};
+    auto n = src.read_at(end, next, sizeof next);
+    if (!n) return -1;
+    std::string_view at(next, *n);
+    if (at.substr(0, 5) == "From " || at.substr(0, 6) == "\nFrom " || at.substr(0, 7) == "\r\nFrom ") return end;
+    return -1;
+}
+
+} // namespace
 
 Result<std::vector<Segment>> split(const Source &src, Format format)
 {
@@ -84,8 +131,17 @@ Result<std::vector<Segment>> split(const Source &src, Format format)
             if (!n) return n.error();
             empty = (c == '\r');
         }
-        if (opens) // the separator is the empty previous line (absent at the start of input)
+        if (opens) { // the separator is the empty previous line (absent at the start of input)
             starts.push_back({line, prev_line >= 0 ? prev_line : line, next});
+            if (std::int64_t end = content_length_end(src, next); end > next) {
+                // Its body is N bytes: continue after it, as if after an empty line.
+                prev_empty = true;
+                prev_line = end;
+                line = end;
+                // An empty separator line right at `end` is the next line to read.
+                continue;
+            }
+        }
         prev_empty = empty;
         prev_line = line;
         line = next;

@@ -70,3 +70,25 @@ TEST_CASE("single message format is one segment over everything")
     CHECK((*r)[0].msg_end == s.size());
     CHECK(looks_like_mbox(s).value());
 }
+
+TEST_CASE("mboxcl2: a Content-Length that lands on the next From_ line is trusted")
+{
+    // Dovecot leaves body lines starting "From " unescaped (RECIPES 5); Content-Length says
+    // where the body ends.
+    std::string body1 = "first line\n\nFrom the blank line, unescaped\n";
+    std::string mb = "From a@x  Sat Nov 21 00:00:00 2026\nSubject: 1\nContent-Length: " + std::to_string(body1.size()) +
+                     "\n\n" + body1 + "\nFrom b@x  Sat Nov 21 00:00:01 2026\nSubject: 2\nContent-Length: 2\n\nB\n";
+    auto m = messages(mb);
+    REQUIRE(m.size() == 2);
+    CHECK(m[0] == "Subject: 1\nContent-Length: " + std::to_string(body1.size()) + "\n\n" + body1);
+    CHECK(m[1] == "Subject: 2\nContent-Length: 2\n\nB\n");
+}
+
+TEST_CASE("mboxcl2: a Content-Length that does not land on a From_ line changes nothing")
+{
+    std::string mb = "From a@x Sat Nov 21 00:00:00 2026\nSubject: 1\nContent-Length: 3\n\nbody\n\nFrom b@x Sat Nov 21 00:00:01 2026\n"
+                     "Subject: 2\n\nB\n";
+    auto m = messages(mb);
+    REQUIRE(m.size() == 2); // the mboxo rule decides
+    CHECK(m[0] == "Subject: 1\nContent-Length: 3\n\nbody\n");
+}
