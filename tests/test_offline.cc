@@ -128,3 +128,18 @@ TEST_CASE("--syslog: one line per message, facility mail, with the Message-ID an
     CHECK(lines.find(": message 1 <m0@x>: changed, references rewritten=1") != std::string::npos);
     CHECK(lines.find("message 2 <m1@x>") != std::string::npos);
 }
+
+TEST_CASE("on a terminal: a progress line and a one-line summary on stderr; silent otherwise")
+{
+    if (testing::sh("command -v script").status != 0) return;
+    testing::TempDir d;
+    std::string mb = d.file("box.mbox", make_mbox(20));
+    // script(1) gives mimeuri a terminal; its stdout goes to a file, stderr to the terminal.
+    auto tty = testing::sh("script -qec " + quote(testing::bin() + " " + quote(mb) + " > " + quote(d / "out")) +
+                           " /dev/null");
+    CHECK(tty.out.find("mimeuri: 20 messages, ") != std::string::npos);
+    CHECK(tty.out.find("changed, ") != std::string::npos);
+    CHECK(tty.out.find("dangling references") != std::string::npos);
+    auto quiet = mimeuri(quote(mb));
+    CHECK(quiet.err.empty());
+}
