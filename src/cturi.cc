@@ -192,6 +192,16 @@ std::string to_utf8(const std::string &bytes, const std::string &charset)
     return r;
 }
 
+// A parameter named twice is ambiguous (RFC 2231 forbids it for continuations, and readers
+// disagree on which value counts): not a Content-Type to map.
+Status distinct_names(const ContentType &ct)
+{
+    for (std::size_t i = 0; i < ct.params.size(); ++i)
+        for (std::size_t j = i + 1; j < ct.params.size(); ++j)
+            if (iequals(ct.params[i].name, ct.params[j].name)) return fail("parameter '" + ct.params[i].name + "' given twice");
+    return ok();
+}
+
 Result<ContentType> parse_urc(std::string_view text)
 {
     // "/" type "/" subtype *("/" attribute ":" value)
@@ -220,6 +230,7 @@ Result<ContentType> parse_urc(std::string_view text)
         if (!is_param_name(p.name)) return fail("URC attribute '" + p.name + "' is not a token (RFC 2045 5.1)");
         ct.params.push_back(std::move(p));
     }
+    if (auto st = distinct_names(ct); !st) return st.error();
     return ct;
 }
 
@@ -378,12 +389,7 @@ Result<ContentType> parse_content_type(std::string_view text)
         }
         ct.params.push_back({first.name, to_utf8(bytes, charset)});
     }
-    // A parameter named twice is ambiguous (RFC 2231 forbids it for continuations, and
-    // readers disagree on which value counts): not a Content-Type to map.
-    for (std::size_t i = 0; i < ct.params.size(); ++i)
-        for (std::size_t j = i + 1; j < ct.params.size(); ++j)
-            if (iequals(ct.params[i].name, ct.params[j].name))
-                return fail("parameter '" + ct.params[i].name + "' given twice");
+    if (auto st = distinct_names(ct); !st) return st.error();
     return ct;
 }
 

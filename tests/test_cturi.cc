@@ -217,6 +217,7 @@ TEST_CASE("URC representation tags, out and in")
     CHECK(c2u("/text/plain/charset:us-ascii") == "ContentType:text/plain?charset=\"us-ascii\"");
     same_ct(u2c(to_urc(parsed("text/plain; name=\"a/b:c\"; x=\"\""))), "text/plain; name=\"a/b:c\"; x=\"\"");
     CHECK_FALSE(uri2ct("/text").ok());
+    CHECK_FALSE(uri2ct("/text/plain/charset:a/charset:b").ok()); // a name twice is ambiguous
 }
 
 // --- Closure properties over generated inputs ------------------------------------------
