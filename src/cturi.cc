@@ -73,16 +73,24 @@ Status type_safe(std::string_view what, std::string_view s)
     if (auto st = header_safe(what, s); !st) return st;
     for (char c : s) {
         auto u = static_cast<unsigned char>(c);
-        if (u <= 32 || u == 127 || c == '/' || c == ';' || c == '"' || c == '\\' || c == '(' || c == ')')
+        if (u <= 32 || u == 127 || c == '/' || c == ';' || c == ':' || c == '"' || c == '\\' || c == '(' || c == ')')
             return fail(std::string(what) + " '" + std::string(s) + "' has a character a MIME type cannot hold");
     }
     return ok();
 }
 
-// URIs produced by decoding may not hold controls or spaces: re-encode them.
-std::string uri_safe(std::string_view s)
+// Section 6, for what goes into a URI: one level of decoding that must not produce a
+// control character or a space (a URI cannot hold them raw, and re-encoding them would not
+// map back to the same value).
+Result<std::string> uri_decode(std::string_view what, std::string_view s)
 {
-    return text::percent_encode(s, [](unsigned char c) { return c <= 32 || c == 127; });
+    std::string out = decode(s);
+    for (char c : out) {
+        auto u = static_cast<unsigned char>(c);
+        if (u <= 32 || u == 127)
+            return fail(std::string(what) + " decodes to a control character or a space, which a URI cannot hold (section 6)");
+    }
+    return out;
 }
 
 std::string unquote(std::string_view v)
@@ -438,21 +446,42 @@ Result<std::string> ct2uri(const ContentType &ct)
     std::string uri;
     std::vector<std::pair<std::string, std::string>> query; // name, value as written
     const bool uri_tree = istarts(ct.subtype, "uri.");
+    // Parameters of a URI-form Content-Type (2.3, 2.4) are URL-encoded query values.
+    auto uri_values = [&](std::vector<Param> &params) -> Status {
+        for (const auto &p : params) {
+            auto v = uri_decode("parameter " + p.name, p.value);
+            if (!v) return v.error();
+            query.emplace_back(p.name, std::move(*v));
+        }
+        return ok();
+    };
     if (uri_tree) {
         // 2.3: the URI is the subtype after "uri.", decoded once; the top-level type is
         // ignored; parameters become the query (values decoded once), URI-fragment the
         // fragment. A URI-body parameter here is an ordinary parameter.
-        uri = uri_safe(decode(ct.subtype.substr(4)));
+        auto body = uri_decode("the uri. subtype", ct.subtype.substr(4));
+        if (!body) return body.error();
+        uri = std::move(*body);
         if (!absolute_uri(uri)) return fail("the uri. subtype '" + ct.subtype + "' does not hold an absolute URI (1.2 (2))");
+        // The mapping never writes these, and they cannot come back: a fragment belongs in
+        // URI-fragment, and a URI with its own query cannot take parameters as well.
+        if (uri.find('#') != std::string::npos)
+            return fail("the uri. subtype holds a fragment ('#'); it belongs in URI-fragment (2.3)");
+        if (uri.find('?') != std::string::npos && !(rest.empty() && !uri_body))
+            return fail("the uri. subtype holds a query and the Content-Type has parameters too: ambiguous (2.3)");
         if (uri_body) rest.insert(rest.begin(), *uri_body);
-        for (const auto &p : rest) query.emplace_back(p.name, uri_safe(decode(p.value)));
+        if (auto st = uri_values(rest); !st) return st.error();
     } else if (uri_body) {
         // 2.4: URI-body decoded is the URI; the MIME type goes into MIME-type, type and
         // subtype encoded each (as in 2.1).
-        uri = uri_safe(decode(uri_body->value));
+        auto body = uri_decode("URI-body", uri_body->value);
+        if (!body) return body.error();
+        uri = std::move(*body);
         if (!absolute_uri(uri)) return fail("URI-body '" + uri_body->value + "' is not an absolute URI (1.2 (2))");
+        if (uri.find_first_of("?#") != std::string::npos)
+            return fail("URI-body holds a query or a fragment: the MIME-type query and URI-fragment would be ambiguous (2.4)");
         query.emplace_back("MIME-type", encode(lower(ct.type), true) + "/" + encode(lower(ct.subtype), true));
-        for (const auto &p : rest) query.emplace_back(p.name, uri_safe(decode(p.value)));
+        if (auto st = uri_values(rest); !st) return st.error();
     } else {
         // 2.1 and 2.2
         uri = "ContentType:" + encode(lower(ct.type)) + "/" + encode(lower(ct.subtype));
@@ -465,7 +494,11 @@ Result<std::string> ct2uri(const ContentType &ct)
         uri += name + "=\"" + value + "\"";
         sep = '&';
     }
-    if (fragment) uri += "#" + uri_safe(decode(*fragment));
+    if (fragment) {
+        auto f = uri_decode("URI-fragment", *fragment);
+        if (!f) return f.error();
+        uri += "#" + *f;
+    }
     return uri;
 }
 
