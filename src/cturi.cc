@@ -449,6 +449,9 @@ Result<std::string> ct2uri(const ContentType &ct)
     // Parameters of a URI-form Content-Type (2.3, 2.4) are URL-encoded query values.
     auto uri_values = [&](std::vector<Param> &params) -> Status {
         for (const auto &p : params) {
+            // Names go into the query as they are (3.1 reads them so): "&" or "#" would split it.
+            if (p.name.find_first_of("&#") != std::string::npos)
+                return fail("parameter name '" + p.name + "' holds '&' or '#' and cannot name a URI query value");
             auto v = uri_decode("parameter " + p.name, p.value);
             if (!v) return v.error();
             query.emplace_back(p.name, std::move(*v));
