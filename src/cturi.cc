@@ -454,6 +454,8 @@ Result<std::string> ct2uri(const ContentType &ct)
                 return fail("parameter name '" + p.name + "' holds '&' or '#' and cannot name a URI query value");
             auto v = uri_decode("parameter " + p.name, p.value);
             if (!v) return v.error();
+            if (v->find_first_of("&#") != std::string::npos)
+                return fail("parameter " + p.name + " decodes to '&' or '#', which would split the URI query");
             query.emplace_back(p.name, std::move(*v));
         }
         return ok();

@@ -214,6 +214,8 @@ TEST_CASE("errors: relative URIs, bad types, and section 6 injection")
     CHECK_FALSE(ct2uri("application/uri.http%3A%2F%2Fx; a=\"b%01c\"").ok());
     CHECK_FALSE(uri2ct("/Content-Type:text/plain").ok()); // ':' is no MIME type character
     CHECK_FALSE(ct2uri("application/uri.http%3A%2F%2Fx; a&b=\"1\"").ok());
+    CHECK_FALSE(ct2uri("application/uri.http%3A%2F%2Fx; a=\"1%231\"").ok());
+    CHECK_FALSE(ct2uri("application/uri.http%3A%2F%2Fx; a=\"1&b=2\"").ok());
     CHECK(c2u("text/plain; a&b=\"1\"") == "ContentType:text/plain?a%26b=\"1\""); // 2.2 encodes it
     // A query value carries %0D%0A only encoded (3.1 example), never decoded.
     CHECK(u2c("mailto:a@b.test?body=%0D%0A") == "application/uri.mailto%3Aa%40b.test; body=\"%250D%250A\"");
