@@ -643,6 +643,8 @@ bool equivalent(const ContentType &a, const ContentType &b)
             const auto &pb = b.params[j];
             if (matched[j] || !iequals(pa.name, pb.name)) continue;
             bool same = decoded_values || url_field ? decode(pa.value) == decode(pb.value) : pa.value == pb.value;
+            // URI-body is a URI: its scheme compares without regard to case (RFC 3986 3.1).
+            if (!same && iequals(pa.name, "URI-body")) same = equivalent_uri(decode(pa.value), decode(pb.value));
             if (same) found = matched[j] = true;
         }
         if (!found) return false;
