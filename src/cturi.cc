@@ -551,8 +551,10 @@ Result<ContentType> uri2ct(std::string_view text)
                 break;
             }
             std::string name = item.substr(0, eq);
-            // A name twice would make an ambiguous Content-Type: keep the query in the body.
-            if (std::any_of(items.begin(), items.end(), [&](auto &it) { return iequals(it.first, name); })) {
+            // A name twice would make an ambiguous Content-Type, and URI-fragment or URI-body
+            // would collide with the mapping's own parameters: keep the query in the body.
+            if (iequals(name, "URI-fragment") || iequals(name, "URI-body") ||
+                std::any_of(items.begin(), items.end(), [&](auto &it) { return iequals(it.first, name); })) {
                 pairs = false;
                 break;
             }
@@ -587,6 +589,7 @@ Result<ContentType> uri2ct(std::string_view text)
             ct.params.push_back(std::move(p));
         }
         add_fragment();
+        if (auto st = distinct_names(ct); !st) return st.error();
         return ct;
     }
     auto mime = std::find_if(items.begin(), items.end(), [](auto &it) { return iequals(it.first, "MIME-type"); });

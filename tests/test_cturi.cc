@@ -232,6 +232,9 @@ TEST_CASE("URC representation tags, out and in")
     same_ct(u2c(to_urc(parsed("text/plain; name=\"a/b:c\"; x=\"\""))), "text/plain; name=\"a/b:c\"; x=\"\"");
     CHECK_FALSE(uri2ct("/text").ok());
     CHECK_FALSE(uri2ct("/text/plain/charset:a/charset:b").ok()); // a name twice is ambiguous
+    // A query naming the mapping's own parameters stays in the URI body (found by fuzzing).
+    CHECK(u2c("x:y?URI-fragment=1#f") == "application/uri.x%3Ay%3FURI-fragment%3D1; URI-fragment=\"f\"");
+    CHECK(c2u(u2c("x:y?URI-fragment=1#f")) == "x:y?URI-fragment=1#f");
 }
 
 // --- Closure properties over generated inputs ------------------------------------------
