@@ -468,6 +468,8 @@ Result<std::string> ct2uri(const ContentType &ct)
         if (!body) return body.error();
         uri = std::move(*body);
         if (!absolute_uri(uri)) return fail("the uri. subtype '" + ct.subtype + "' does not hold an absolute URI (1.2 (2))");
+        if (istarts(uri, "contenttype:"))
+            return fail("the uri. subtype holds a ContentType: URI, which maps back by 3.2 instead: circular");
         // The mapping never writes these, and they cannot come back: a fragment belongs in
         // URI-fragment, and a URI with its own query cannot take parameters as well.
         if (uri.find('#') != std::string::npos)
@@ -483,6 +485,8 @@ Result<std::string> ct2uri(const ContentType &ct)
         if (!body) return body.error();
         uri = std::move(*body);
         if (!absolute_uri(uri)) return fail("URI-body '" + uri_body->value + "' is not an absolute URI (1.2 (2))");
+        if (istarts(uri, "contenttype:"))
+            return fail("URI-body holds a ContentType: URI, which maps back by 3.2 instead: circular");
         if (uri.find_first_of("?#") != std::string::npos)
             return fail("URI-body holds a query or a fragment: the MIME-type query and URI-fragment would be ambiguous (2.4)");
         query.emplace_back("MIME-type", encode(lower(ct.type), true) + "/" + encode(lower(ct.subtype), true));
