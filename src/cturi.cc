@@ -431,6 +431,29 @@ Result<std::string> format_content_type(const ContentType &ct)
     return out;
 }
 
+// A URI query read as distinct name=value pairs (3.1), or false: no pairs, a name that is
+// not a parameter name, a name twice, or a name of the mapping's own (URI-fragment, URI-body).
+static bool query_pairs(const std::string &query, std::vector<std::pair<std::string, std::string>> &items)
+{
+    items.clear();
+    if (query.empty()) return false;
+    std::size_t pos = 0;
+    while (pos <= query.size()) {
+        auto amp = query.find('&', pos);
+        std::string item = query.substr(pos, amp == std::string::npos ? std::string::npos : amp - pos);
+        auto eq = item.find('=');
+        if (eq == std::string::npos || !is_param_name(item.substr(0, eq))) return items.clear(), false;
+        std::string name = item.substr(0, eq);
+        if (iequals(name, "URI-fragment") || iequals(name, "URI-body") ||
+            std::any_of(items.begin(), items.end(), [&](auto &it) { return iequals(it.first, name); }))
+            return items.clear(), false;
+        items.emplace_back(name, unquote(item.substr(eq + 1)));
+        if (amp == std::string::npos) break;
+        pos = amp + 1;
+    }
+    return true;
+}
+
 // --- Section 2 ------------------------------------------------------------------------
 
 Result<std::string> ct2uri(const ContentType &ct)
@@ -474,8 +497,14 @@ Result<std::string> ct2uri(const ContentType &ct)
         // URI-fragment, and a URI with its own query cannot take parameters as well.
         if (uri.find('#') != std::string::npos)
             return fail("the uri. subtype holds a fragment ('#'); it belongs in URI-fragment (2.3)");
-        if (uri.find('?') != std::string::npos && !(rest.empty() && !uri_body))
-            return fail("the uri. subtype holds a query and the Content-Type has parameters too: ambiguous (2.3)");
+        if (auto q = uri.find('?'); q != std::string::npos) {
+            std::vector<std::pair<std::string, std::string>> pairs;
+            if (!rest.empty() || uri_body)
+                return fail("the uri. subtype holds a query and the Content-Type has parameters too: ambiguous (2.3)");
+            if (query_pairs(uri.substr(q + 1), pairs))
+                return fail("the uri. subtype holds a name=value query, which would come back as parameters: "
+                            "write those as parameters (2.3)");
+        }
         if (uri_body) rest.insert(rest.begin(), *uri_body);
         if (auto st = uri_values(rest); !st) return st.error();
     } else if (uri_body) {
@@ -543,31 +572,7 @@ Result<ContentType> uri2ct(std::string_view text)
     }
     // The query as name=value pairs; if it is not that, it stays part of the URI body.
     std::vector<std::pair<std::string, std::string>> items;
-    bool pairs = query.has_value() && !query->empty();
-    if (pairs) {
-        std::size_t pos = 0;
-        while (pos <= query->size()) {
-            auto amp = query->find('&', pos);
-            std::string item = query->substr(pos, amp == std::string::npos ? std::string::npos : amp - pos);
-            auto eq = item.find('=');
-            if (eq == std::string::npos || !is_param_name(item.substr(0, eq))) {
-                pairs = false;
-                break;
-            }
-            std::string name = item.substr(0, eq);
-            // A name twice would make an ambiguous Content-Type, and URI-fragment or URI-body
-            // would collide with the mapping's own parameters: keep the query in the body.
-            if (iequals(name, "URI-fragment") || iequals(name, "URI-body") ||
-                std::any_of(items.begin(), items.end(), [&](auto &it) { return iequals(it.first, name); })) {
-                pairs = false;
-                break;
-            }
-            items.emplace_back(name, unquote(item.substr(eq + 1)));
-            if (amp == std::string::npos) break;
-            pos = amp + 1;
-        }
-    }
-    if (!pairs) items.clear();
+    bool pairs = query.has_value() && query_pairs(*query, items);
 
     ContentType ct;
     auto add_fragment = [&]() {
