@@ -355,6 +355,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
         const bool stream = opts.on_error == OnError::Pass && out.has_value();
         std::vector<Edit> held;
         std::int64_t written = 0;
+        std::string report_buffer;
         bool input_failed = false, input_changed = false;
         std::optional<Status> write_failure;
 
@@ -436,20 +437,27 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
                 else syslog->info(input + ": message " + std::to_string(i + 1) + id + ": " + plan.log_line);
             }
             if (report) {
-                if (auto s = report->write(plan.report_line); !s) {
-                    write_failure = s;
-                    return;
+                report_buffer += plan.report_line; // written in blocks, not a call per message
+                if (report_buffer.size() >= (1u << 16)) {
+                    if (auto s = report->write(report_buffer); !s) {
+                        write_failure = s;
+                        return;
+                    }
+                    report_buffer.clear();
                 }
             }
             std::int64_t until = i + 1 < segs.size() ? segs[i + 1].begin : src->size();
             if (stream) {
-                std::vector<const Edit *> edits;
-                for (const Edit &ed : plan.edits) edits.push_back(&ed);
-                if (auto s = write_spliced(*out, *src, written, until, edits); !s) {
-                    write_failure = s;
-                    return;
+                // Untouched messages are copied in runs of up to 4 MiB, not one call each.
+                if (!plan.edits.empty() || until - written >= (4 << 20) || i + 1 == segs.size()) {
+                    std::vector<const Edit *> edits;
+                    for (const Edit &ed : plan.edits) edits.push_back(&ed);
+                    if (auto s = write_spliced(*out, *src, written, until, edits); !s) {
+                        write_failure = s;
+                        return;
+                    }
+                    written = until;
                 }
-                written = until;
             } else {
                 for (Edit &ed : plan.edits) held.push_back(std::move(ed));
             }
@@ -513,6 +521,10 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
         for (auto &[i, plan] : waiting) {
             if (write_failure) break;
             take(i, plan.dangling_mid ? plan_one(*src, i, false) : std::move(plan));
+        }
+        if (report && !report_buffer.empty() && !write_failure) {
+            if (auto s = report->write(report_buffer); !s) write_failure = s;
+            report_buffer.clear();
         }
         if (write_failure) {
             // A failed write to the shared output ends the run: nothing after it can land.

@@ -3,6 +3,7 @@
 #include "output.hh"
 
 #include <cerrno>
+#include <fcntl.h>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -95,6 +96,9 @@ void run_forked(int jobs, std::size_t n, const std::function<std::string(std::si
     for (int w = 0; w < jobs; ++w) {
         int p[2];
         if (::pipe(p) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+        // Results are read in message order: a larger pipe lets a worker run ahead while the
+        // other finishes a big message (best effort; the default is 64 KiB).
+        (void)::fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
         pid_t pid = ::fork();
         if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
         if (pid == 0) {
