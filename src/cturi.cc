@@ -486,7 +486,7 @@ Result<std::string> ct2uri(const ContentType &ct)
     if (uri_tree) {
         // 2.3: the URI is the subtype after "uri.", decoded once; the top-level type is
         // ignored; parameters become the query (values decoded once), URI-fragment the
-        // fragment. A URI-body parameter here is an ordinary parameter.
+        // fragment.
         auto body = uri_decode("the uri. subtype", ct.subtype.substr(4));
         if (!body) return body.error();
         uri = std::move(*body);
@@ -499,13 +499,15 @@ Result<std::string> ct2uri(const ContentType &ct)
             return fail("the uri. subtype holds a fragment ('#'); it belongs in URI-fragment (2.3)");
         if (auto q = uri.find('?'); q != std::string::npos) {
             std::vector<std::pair<std::string, std::string>> pairs;
-            if (!rest.empty() || uri_body)
+            if (!rest.empty())
                 return fail("the uri. subtype holds a query and the Content-Type has parameters too: ambiguous (2.3)");
             if (query_pairs(uri.substr(q + 1), pairs))
                 return fail("the uri. subtype holds a name=value query, which would come back as parameters: "
                             "write those as parameters (2.3)");
         }
-        if (uri_body) rest.insert(rest.begin(), *uri_body);
+        // URI-body names the URI of 2.4; beside a uri. subtype it would name a query value the
+        // way back reads as the mapping's own (3.1): ambiguous.
+        if (uri_body) return fail("a uri. subtype and a URI-body parameter together are ambiguous (2.3, 2.4)");
         if (auto st = uri_values(rest); !st) return st.error();
     } else if (uri_body) {
         // 2.4: URI-body decoded is the URI; the MIME type goes into MIME-type, type and

@@ -182,6 +182,7 @@ TEST_CASE("URIs with ? but no =, empty queries and fragments")
     CHECK_FALSE(ct2uri("text/html; URI-body=\"ContentType:text/plain\"").ok()); // circular
     CHECK_FALSE(ct2uri("application/uri.contenttype%3Atext%2Fplain").ok());
     CHECK_FALSE(ct2uri("application/uri.http%3A%2F%2Fx%3Fa%3D1").ok()); // a pairs query: parameters
+    CHECK_FALSE(ct2uri("application/uri.http%3A%2F%2Fx; URI-body=\"http://y\"").ok());
     CHECK(c2u("application/uri.http%3A%2F%2Fx.test%2Fsearch%3Fq") == "http://x.test/search?q"); // still fine
     // A URI-body's scheme comes back in lower case: the same URI (RFC 3986 3.1).
     same_ct(u2c(c2u("text/plain; URI-body=\"HTTP:x\"")), "text/plain; URI-body=\"HTTP:x\"");
