@@ -11,9 +11,7 @@ namespace rfc2017 {
 
 std::string extract(std::string_view value)
 {
-    std::string out;
-    for (char c : value)
-        if (c != ' ' && c != '\t' && c != '\r' && c != '\n') out += c;
+    std::string out = text::without_space(value);
     if (out.size() >= 2 && out.front() == '"' && out.back() == '"') out = out.substr(1, out.size() - 2);
     return out;
 }

@@ -1,6 +1,7 @@
 #include "labels.hh"
 
 #include "cturi.hh"
+#include "text.hh"
 
 namespace mimeuri {
 
@@ -16,13 +17,6 @@ std::string unfolded(std::string_view raw)
     return out;
 }
 
-std::string strip_ws(std::string_view s)
-{
-    std::string out;
-    for (char c : s)
-        if (c != ' ' && c != '\t' && c != '\r' && c != '\n') out += c;
-    return out;
-}
 
 // RFC 2045 5.2 and RFC 2046 5.1.5: the Content-Type of a part that has none.
 std::string default_content_type(const MessageContext &ctx, const Node &n)
@@ -107,7 +101,7 @@ Status LabelsPass::apply(MessageContext &ctx)
         Status s = ok();
         if (existing) {
             const char *raw = g_mime_header_get_raw_value(existing);
-            if (raw && strip_ws(raw) == *label) continue;
+            if (raw && text::without_space(raw) == *label) continue;
             s = ctx.replace_header(existing, *folded);
         } else {
             s = ctx.add_header(n, opts_.header, *folded);

@@ -99,13 +99,6 @@ std::string unquote(std::string_view v)
     return std::string(v);
 }
 
-std::string strip_ws(std::string_view s)
-{
-    std::string out;
-    for (char c : s)
-        if (!is_ws(c)) out += c;
-    return out;
-}
 
 const Param *find_param(const ContentType &ct, std::string_view name)
 {
@@ -213,7 +206,7 @@ Status distinct_names(const ContentType &ct)
 Result<ContentType> parse_urc(std::string_view text)
 {
     // "/" type "/" subtype *("/" attribute ":" value)
-    std::string s = strip_ws(text);
+    std::string s = text::without_space(text);
     std::vector<std::string> fields;
     std::size_t pos = 1;
     while (pos <= s.size()) {
@@ -553,7 +546,7 @@ Result<std::string> ct2uri(std::string_view content_type)
 
 Result<ContentType> uri2ct(std::string_view text)
 {
-    std::string s = strip_ws(text); // white space is not part of a URI
+    std::string s = text::without_space(text); // white space is not part of a URI
     if (s.size() >= 2 && s.front() == '<' && s.back() == '>') s = s.substr(1, s.size() - 2);
     if (!s.empty() && s.front() == '/') return parse_urc(s);
     // 1.2 (2): only absolute URIs are mappable.
@@ -670,7 +663,7 @@ namespace {
 
 std::string normal_uri(std::string_view u)
 {
-    std::string s = strip_ws(u);
+    std::string s = text::without_space(u);
     if (s.size() >= 2 && s.front() == '<' && s.back() == '>') s = s.substr(1, s.size() - 2);
     auto colon = s.find(':');
     if (colon == std::string::npos) return s;

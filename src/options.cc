@@ -110,18 +110,20 @@ Status add_url_map(Options &o, const std::string &v)
     return ok();
 }
 
-Status set_schemes(Options &o, const std::string &v)
+Status set_list(std::vector<std::string> &out, const std::string &v)
 {
-    o.external_body.schemes.clear();
+    out.clear();
     char **parts = g_strsplit(v.c_str(), ",", -1);
     for (char **p = parts; *p; ++p) {
         std::string name = g_strstrip(*p);
         for (char &c : name) c = static_cast<char>(g_ascii_tolower(c));
-        if (!name.empty()) o.external_body.schemes.push_back(name);
+        if (!name.empty()) out.push_back(name);
     }
     g_strfreev(parts);
     return ok();
 }
+
+Status set_schemes(Options &o, const std::string &v) { return set_list(o.external_body.schemes, v); }
 
 Status set_cid(Options &o, const std::string &v)
 {
@@ -136,18 +138,6 @@ Status set_mid(Options &o, const std::string &v)
     return set_choice(o.refs.mid, v, "--mid", {{"off", M::Off}, {"check", M::Check}, {"repair", M::Repair}});
 }
 
-Status set_list(std::vector<std::string> &out, const std::string &v)
-{
-    out.clear();
-    char **parts = g_strsplit(v.c_str(), ",", -1);
-    for (char **p = parts; *p; ++p) {
-        std::string name = g_strstrip(*p);
-        for (char &c : name) c = static_cast<char>(g_ascii_tolower(c));
-        if (!name.empty()) out.push_back(name);
-    }
-    g_strfreev(parts);
-    return ok();
-}
 
 Status set_size(std::size_t &out, gint64 v, const char *what)
 {

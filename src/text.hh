@@ -15,6 +15,15 @@ inline std::string ascii_lower(std::string_view s)
     return out;
 }
 
+// s without its SP, HTAB, CR and LF (folded or spaced URIs and labels are read so).
+inline std::string without_space(std::string_view s)
+{
+    std::string out;
+    for (char c : s)
+        if (c != ' ' && c != '\t' && c != '\r' && c != '\n') out += c;
+    return out;
+}
+
 // %XX-encodes (upper-case hex) every octet for which encode_octet(octet) is true.
 template <typename Pred> std::string percent_encode(std::string_view s, Pred encode_octet)
 {

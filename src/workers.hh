@@ -28,7 +28,6 @@ public:
     void put(std::size_t v) { put(std::to_string(v)); }
     std::string get();
     std::size_t get_size() { return static_cast<std::size_t>(std::stoull(get())); }
-    bool done() const { return pos_ >= buf_.size(); }
     std::string take() { return std::move(buf_); }
 
 private:
