@@ -26,15 +26,22 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
     ctx->report_.index = index;
     ctx->report_.source = src.name();
 
-    // Line-ending convention, from the first line end of the message.
-    auto head = src.slice(seg.msg_begin, std::min(seg.msg_end, seg.msg_begin + 65536));
-    if (head) {
+    // Line-ending convention, from the first line end within the first 64 KiB. Nearly every
+    // message has one in its first KiB: read more only when it does not.
+    for (std::int64_t probe : {std::int64_t{1024}, std::int64_t{65536}}) {
+        auto head = src.slice(seg.msg_begin, std::min(seg.msg_end, seg.msg_begin + probe));
+        if (!head) break;
         const std::string &h = *head;
         auto nl = h.find('\n');
-        if (nl != std::string::npos)
+        if (nl != std::string::npos) {
             ctx->eol_ = nl > 0 && h[nl - 1] == '\r' ? Eol::CRLF : Eol::LF;
-        else if (h.find('\r') != std::string::npos)
-            ctx->eol_ = Eol::CR;
+            break;
+        }
+        bool whole = seg.msg_begin + static_cast<std::int64_t>(h.size()) >= seg.msg_end;
+        if (whole || probe == 65536) {
+            if (h.find('\r') != std::string::npos) ctx->eol_ = Eol::CR;
+            break;
+        }
     }
 
     if (seg.msg_end <= seg.msg_begin) {
