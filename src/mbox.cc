@@ -24,13 +24,22 @@ namespace {
 // Returns that end, or -1 when there is no such header or it does not land right.
 std::int64_t content_length_end(const Source &src, std::int64_t msg_begin)
 {
-    auto head = src.slice(msg_begin, std::min(src.size(), msg_begin + 65536));
+    // Most header blocks fit in 4 KiB; read 64 KiB only for one that does not.
+    std::int64_t window = 4096;
+    auto head = src.slice(msg_begin, std::min(src.size(), msg_begin + window));
     if (!head) return -1;
-    const std::string &h = *head;
+    std::string h = std::move(*head);
     std::int64_t length = -1;
     std::size_t pos = 0, body = std::string::npos;
-    while (pos < h.size()) {
+    for (;;) {
         auto nl = h.find('\n', pos);
+        if (nl == std::string::npos && window < 65536 && msg_begin + window < src.size()) {
+            window = 65536;
+            auto more = src.slice(msg_begin, std::min(src.size(), msg_begin + window));
+            if (!more) return -1;
+            h = std::move(*more);
+            continue;
+        }
         if (nl == std::string::npos) return -1;
         std::size_t len = nl - pos;
         if (len == 0 || (len == 1 && h[pos] == '\r')) {

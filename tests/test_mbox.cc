@@ -92,3 +92,25 @@ TEST_CASE("mboxcl2: a Content-Length that does not land on a From_ line changes 
     REQUIRE(m.size() == 2); // the mboxo rule decides
     CHECK(m[0] == "Subject: 1\nContent-Length: 3\n\nbody\n");
 }
+
+TEST_CASE("mboxcl2: a header block longer than the first read still finds its Content-Length")
+{
+    // The header block is read 4 KiB first and 64 KiB when it does not end there; check the
+    // boundary falling inside a line, right after a line (pad 4077: the X-Pad line ends at
+    // byte 4096; 4057: the empty line does), and a header block past 64 KiB.
+    std::string body1 = "x\n\nFrom inside the body\n";
+    for (std::size_t pad : {4000u, 4057u, 4058u, 4076u, 4077u, 4078u, 70000u}) {
+        CAPTURE(pad);
+        std::string head = "Subject: 1\nX-Pad: " + std::string(pad, 'p') + "\nContent-Length: " +
+                           std::to_string(body1.size()) + "\n\n";
+        std::string mb = "From a@x Sat Nov 21 00:00:00 2026\n" + head + body1 + "\nFrom b@x Sat Nov 21 00:00:01 2026\n"
+                         "Subject: 2\n\nB\n";
+        auto m = messages(mb);
+        if (pad < 65536) {
+            REQUIRE(m.size() == 2); // Content-Length kept "From inside the body" in the body
+            CHECK(m[0] == head + body1);
+        } else {
+            CHECK(m.size() == 3); // past 64 KiB it is not looked for: the mboxo rule splits
+        }
+    }
+}
