@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include <glib.h>
 #include <string>
@@ -72,99 +73,106 @@ std::int64_t content_length_end(const Source &src, std::int64_t msg_begin)
 Result<std::vector<Segment>> split(const Source &src, Format format)
 {
     std::vector<Segment> out;
-    const std::int64_t size = src.size();
-    if (format != Format::Mbox) {
-        out.push_back({0, 0, size});
-        return out;
+    Splitter splitter(src, format);
+    for (;;) {
+        auto r = splitter.step(out, std::numeric_limits<std::int64_t>::max());
+        if (!r) return r.error();
+        if (*r) return out;
     }
+}
 
-    // Lines that open a message: the "From " line, the separator before it, the message.
-    struct Start {
-        std::int64_t from_line, separator, message;
-    };
-    std::vector<Start> starts;
+int Splitter::byte_at(std::int64_t off) const
+{
+    if (off >= buf_off_ && off < buf_off_ + static_cast<std::int64_t>(buf_.size()))
+        return static_cast<unsigned char>(buf_[static_cast<std::size_t>(off - buf_off_)]);
+    return -1;
+}
+
+Result<bool> Splitter::fill(std::int64_t off)
+{
     constexpr std::size_t chunk_size = 1 << 20;
-    std::string buf;
-    std::int64_t buf_off = 0;    // source offset of buf[0]
-    std::int64_t line = 0;       // start of the current line
-    std::int64_t prev_line = -1; // start of the previous line
-    bool prev_empty = true;      // the start of input counts as "after an empty line"
+    buf_.resize(chunk_size);
+    auto n = src_.read_at(off, buf_.data(), chunk_size);
+    if (!n) return n.error();
+    buf_.resize(*n);
+    buf_off_ = off;
+    return true;
+}
 
-    auto byte_at = [&](std::int64_t off) -> int {
-        if (off >= buf_off && off < buf_off + static_cast<std::int64_t>(buf.size()))
-            return static_cast<unsigned char>(buf[static_cast<std::size_t>(off - buf_off)]);
-        return -1;
-    };
+void Splitter::opened(std::vector<Segment> &out, Start s)
+{
+    if (!any_ && s.from_line != 0) // leading data that is not an mbox message: one of its own
+        out.push_back({0, 0, s.separator, s.from_line});
+    if (any_) out.push_back({last_.from_line, last_.message, std::max(s.separator, last_.message), s.from_line});
+    any_ = true;
+    last_ = s;
+}
 
-    while (line < size) {
+Result<bool> Splitter::step(std::vector<Segment> &out, std::int64_t budget)
+{
+    if (done_) return true;
+    const std::int64_t size = src_.size();
+    if (format_ != Format::Mbox) {
+        out.push_back({0, 0, size, size});
+        return done_ = true;
+    }
+    const std::int64_t stop = budget > size - line_ ? size : line_ + budget;
+    while (line_ < size && line_ < stop) {
         // Make sure the buffer holds [line, line + 5) or up to end of input.
-        if (line + 5 > buf_off + static_cast<std::int64_t>(buf.size()) &&
-            buf_off + static_cast<std::int64_t>(buf.size()) < size) {
-            buf.resize(chunk_size);
-            auto n = src.read_at(line, buf.data(), chunk_size);
-            if (!n) return n.error();
-            buf.resize(*n);
-            buf_off = line;
-        }
-        bool from = line + 5 <= size && byte_at(line) == 'F' && byte_at(line + 1) == 'r' &&
-                    byte_at(line + 2) == 'o' && byte_at(line + 3) == 'm' && byte_at(line + 4) == ' ';
-        bool opens = from && prev_empty;
+        if (line_ + 5 > buf_off_ + static_cast<std::int64_t>(buf_.size()) &&
+            buf_off_ + static_cast<std::int64_t>(buf_.size()) < size)
+            if (auto f = fill(line_); !f) return f.error();
+        bool from = line_ + 5 <= size && byte_at(line_) == 'F' && byte_at(line_ + 1) == 'r' &&
+                    byte_at(line_ + 2) == 'o' && byte_at(line_ + 3) == 'm' && byte_at(line_ + 4) == ' ';
+        bool opens = from && prev_empty_;
         // Find the end of this line.
         std::int64_t nl = -1;
         for (;;) {
-            std::int64_t end = buf_off + static_cast<std::int64_t>(buf.size());
-            std::int64_t from_off = std::max(line, buf_off);
+            std::int64_t end = buf_off_ + static_cast<std::int64_t>(buf_.size());
+            std::int64_t from_off = std::max(line_, buf_off_);
             if (from_off < end) {
                 const char *p = static_cast<const char *>(
-                    std::memchr(buf.data() + (from_off - buf_off), '\n', static_cast<std::size_t>(end - from_off)));
+                    std::memchr(buf_.data() + (from_off - buf_off_), '\n', static_cast<std::size_t>(end - from_off)));
                 if (p) {
-                    nl = buf_off + (p - buf.data());
+                    nl = buf_off_ + (p - buf_.data());
                     break;
                 }
             }
             if (end >= size) break;
-            buf.resize(chunk_size);
-            auto n = src.read_at(end, buf.data(), chunk_size);
-            if (!n) return n.error();
-            buf.resize(*n);
-            buf_off = end;
+            if (auto f = fill(end); !f) return f.error();
         }
         std::int64_t next = nl < 0 ? size : nl + 1;
-        std::int64_t len = next - line;
-        bool empty = (len == 1) || (len == 2 && byte_at(line) == '\r');
+        std::int64_t len = next - line_;
+        bool empty = (len == 1) || (len == 2 && byte_at(line_) == '\r');
         // byte_at(line) may have left the buffer; an empty line is at most 2 bytes, so
         // re-check with a direct read when needed.
-        if (len == 2 && byte_at(line) < 0) {
+        if (len == 2 && byte_at(line_) < 0) {
             char c;
-            auto n = src.read_at(line, &c, 1);
+            auto n = src_.read_at(line_, &c, 1);
             if (!n) return n.error();
             empty = (c == '\r');
         }
         if (opens) { // the separator is the empty previous line (absent at the start of input)
-            starts.push_back({line, prev_line >= 0 ? prev_line : line, next});
-            if (std::int64_t end = content_length_end(src, next); end > next) {
+            opened(out, {line_, prev_line_ >= 0 ? prev_line_ : line_, next});
+            if (std::int64_t end = content_length_end(src_, next); end > next) {
                 // Its body is N bytes: continue after it, as if after an empty line.
-                prev_empty = true;
-                prev_line = end;
-                line = end;
+                prev_empty_ = true;
+                prev_line_ = end;
+                line_ = end;
                 // An empty separator line right at `end` is the next line to read.
                 continue;
             }
         }
-        prev_empty = empty;
-        prev_line = line;
-        line = next;
+        prev_empty_ = empty;
+        prev_line_ = line_;
+        line_ = next;
     }
-
-    if (starts.empty() || starts.front().from_line != 0) {
-        // Leading data that is not an mbox message: carried as a message of its own.
-        out.push_back({0, 0, starts.empty() ? size : starts.front().separator});
-    }
-    for (std::size_t i = 0; i < starts.size(); ++i) {
-        std::int64_t end = i + 1 < starts.size() ? starts[i + 1].separator : size;
-        out.push_back({starts[i].from_line, starts[i].message, std::max(end, starts[i].message)});
-    }
-    return out;
+    if (line_ < size) return false;
+    if (!any_) out.push_back({0, 0, size, size});
+    else out.push_back({last_.from_line, last_.message, std::max(size, last_.message), size});
+    buf_.clear();
+    buf_.shrink_to_fit();
+    return done_ = true;
 }
 
 } // namespace mimeuri

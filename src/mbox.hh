@@ -17,6 +17,7 @@ struct Segment {
     std::int64_t begin{0};     // start of the "From " line, or of the message
     std::int64_t msg_begin{0}; // first byte of the message itself
     std::int64_t msg_end{0};   // one past its last byte
+    std::int64_t next{-1};     // where the next segment begins (the input's end for the last)
 };
 
 // True when the input starts with an mbox "From " line.
@@ -27,5 +28,34 @@ Result<bool> looks_like_mbox(const Source &src);
 // read). The empty line before each "From " line is the separator and not part of the
 // preceding message. Data before the first "From " line becomes a message of its own.
 Result<std::vector<Segment>> split(const Source &src, Format format);
+
+// The same split a piece at a time, so that work on the first messages can start while the
+// rest of a large mbox is still being read. step() scans about `budget` more bytes and
+// appends the segments it has finished; it returns true once the whole input is split.
+class Splitter {
+public:
+    Splitter(const Source &src, Format format) : src_(src), format_(format) {}
+    Result<bool> step(std::vector<Segment> &out, std::int64_t budget);
+    bool done() const { return done_; }
+
+private:
+    struct Start { // a "From " line that opens a message
+        std::int64_t from_line, separator, message;
+    };
+    void opened(std::vector<Segment> &out, Start s);
+    Result<bool> fill(std::int64_t off); // the buffer from off on (at most 1 MiB)
+    int byte_at(std::int64_t off) const;
+
+    const Source &src_;
+    Format format_;
+    bool done_{false};
+    std::string buf_;
+    std::int64_t buf_off_{0};   // source offset of buf_[0]
+    std::int64_t line_{0};      // start of the current line
+    std::int64_t prev_line_{-1}; // start of the previous line
+    bool prev_empty_{true};     // the start of input counts as "after an empty line"
+    bool any_{false};           // a "From " line was found
+    Start last_{};              // the latest, whose message's end is not known yet
+};
 
 } // namespace mimeuri

@@ -114,3 +114,47 @@ TEST_CASE("mboxcl2: a header block longer than the first read still finds its Co
         }
     }
 }
+
+TEST_CASE("Splitter: a piece at a time gives the same segments as split, each knowing where the next begins")
+{
+    // Leading data, mboxo separators, CRLF, a Content-Length body with a "From " line in it,
+    // a headerless message and no final newline.
+    std::string body = "x\n\nFrom inside\n";
+    std::string mb = "leading text\n\nFrom a@x Sat Nov 21 00:00:00 2026\nSubject: 1\n\nbody\nFrom not a separator\n\n"
+                     "From b@x Sat Nov 21 00:00:00 2026\r\nSubject: 2\r\n\r\nbody\r\n\r\n"
+                     "From c@x Sat Nov 21 00:00:00 2026\nContent-Length: " + std::to_string(body.size()) + "\n\n" + body +
+                     "From d@x Sat Nov 21 00:00:00 2026\nno header block\n\n\n"
+                     "From e@x Sat Nov 21 00:00:00 2026\nSubject: last";
+    Source s = Source::from_bytes(mb, "t");
+    auto whole = split(s, Format::Mbox);
+    REQUIRE(whole.ok());
+    REQUIRE(whole->size() == 6);
+    for (std::size_t i = 0; i < whole->size(); ++i) {
+        CAPTURE(i);
+        CHECK((*whole)[i].next == (i + 1 < whole->size() ? (*whole)[i + 1].begin : static_cast<std::int64_t>(mb.size())));
+    }
+    CHECK(mb.substr((*whole)[3].msg_begin, (*whole)[3].msg_end - (*whole)[3].msg_begin) ==
+          "Content-Length: " + std::to_string(body.size()) + "\n\n" + body);
+    for (std::int64_t budget : {1, 2, 7, 40, 1000}) {
+        CAPTURE(budget);
+        Splitter sp(s, Format::Mbox);
+        std::vector<Segment> got;
+        int steps = 0;
+        for (;;) {
+            auto r = sp.step(got, budget);
+            REQUIRE(r.ok());
+            ++steps;
+            if (*r) break;
+        }
+        CHECK(sp.done());
+        CHECK((budget == 1000 || steps > 1));
+        REQUIRE(got.size() == whole->size());
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            CAPTURE(i);
+            CHECK(got[i].begin == (*whole)[i].begin);
+            CHECK(got[i].msg_begin == (*whole)[i].msg_begin);
+            CHECK(got[i].msg_end == (*whole)[i].msg_end);
+            CHECK(got[i].next == (*whole)[i].next);
+        }
+    }
+}
