@@ -9,11 +9,14 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <sys/stat.h>
+#include <type_traits>
 #include <unistd.h>
 
 namespace mimeuri {
@@ -204,7 +207,13 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
     Code worst = Code::Ok;
     bool any_tempfail = false;
     const bool inject_fault = g_strcmp0(g_getenv("MIMEURI_FAULT"), "pass") == 0;
-    const bool crash_worker = g_strcmp0(g_getenv("MIMEURI_FAULT"), "worker") == 0;
+    // MIMEURI_FAULT=worker: every worker dies before its second message; worker:N: the
+    // worker given message N (0-based) dies on it (docs/testing.md).
+    const char *fault = g_getenv("MIMEURI_FAULT");
+    const bool crash_worker = g_strcmp0(fault, "worker") == 0;
+    const std::optional<std::size_t> crash_on = g_str_has_prefix(fault ? fault : "", "worker:")
+                                                    ? std::optional<std::size_t>(g_ascii_strtoull(fault + 7, nullptr, 10))
+                                                    : std::nullopt;
     // extract numbers its folders in message order: one worker.
     const int jobs = opts.refs.cid == RefOptions::Cid::Extract ? 1 : std::max(1, opts.jobs);
     std::optional<Syslog> syslog;
@@ -295,7 +304,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
             }
             std::optional<Result<Source>> mine; // a worker's own handle
             run_forked(
-                jobs, segments->size(),
+                jobs, Feed::fixed(segments->size()),
                 [&](std::size_t i) {
                     if (!mine) mine.emplace(src->reopen());
                     if (*mine) index_one(**mine, i);
@@ -339,14 +348,28 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
             continue;
         }
         auto detected = format_of(*src);
-        auto segments = detected ? split(*src, *detected) : Result<std::vector<Segment>>(detected.error());
-        if (!segments) {
-            g_warning("%s", segments.error().message.c_str());
-            worsen(worst, segments.error().code);
+        if (!detected) {
+            g_warning("%s", detected.error().message.c_str());
+            worsen(worst, detected.error().code);
+            continue;
+        }
+        // With one job the input is split before anything is written. Workers start on the
+        // first messages while the parent splits the rest: its first MiB is split here.
+        Splitter splitter(*src, *detected);
+        std::vector<Segment> segs;
+        std::optional<Error> split_failure;
+        auto split_more = [&](std::int64_t budget) { // false once split (or failed)
+            auto r = splitter.step(segs, budget);
+            if (!r) split_failure = r.error();
+            return r && !*r;
+        };
+        split_more(jobs == 1 ? std::numeric_limits<std::int64_t>::max() : (1 << 20));
+        if (split_failure) {
+            g_warning("%s", split_failure->message.c_str());
+            worsen(worst, split_failure->code);
             continue;
         }
         const bool mbox = *detected == Format::Mbox;
-        const std::vector<Segment> &segs = *segments;
         const std::size_t input_no = static_cast<std::size_t>(&input - inputs.data());
 
         // With --on-error=pass and a shared output, each message is written as soon as it is
@@ -446,10 +469,10 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
                     report_buffer.clear();
                 }
             }
-            std::int64_t until = i + 1 < segs.size() ? segs[i + 1].begin : src->size();
+            const std::int64_t until = segs[i].next;
             if (stream) {
                 // Untouched messages are copied in runs of up to 4 MiB, not one call each.
-                if (!plan.edits.empty() || until - written >= (4 << 20) || i + 1 == segs.size()) {
+                if (!plan.edits.empty() || until - written >= (4 << 20) || until == src->size()) {
                     std::vector<const Edit *> edits;
                     for (const Edit &ed : plan.edits) edits.push_back(&ed);
                     if (auto s = write_spliced(*out, *src, written, until, edits); !s) {
@@ -473,15 +496,27 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
             if (index_as_we_go && (!waiting.empty() || plan.dangling_mid > 0)) waiting.emplace_back(i, std::move(plan));
             else take(i, std::move(plan));
         };
-        if (jobs == 1 || segs.size() < 2) {
+        if (jobs == 1 || (splitter.done() && segs.size() < 2)) {
             for (std::size_t i = 0; i < segs.size() && !write_failure; ++i) arrive(i, plan_one(*src, i, index_as_we_go));
         } else {
             std::optional<Result<Source>> mine; // a worker's own handle
+            std::size_t produced_here = 0;      // counted in each worker (fault injection)
+            static_assert(std::is_trivially_copyable_v<Segment>, "segments travel to workers as bytes");
+            Feed feed;
+            feed.more = [&] { return split_more(1 << 20); };
+            feed.known = [&] { return segs.size(); };
+            feed.describe = [&](std::size_t begin, std::size_t end) {
+                return std::string(reinterpret_cast<const char *>(segs.data() + begin), (end - begin) * sizeof(Segment));
+            };
+            feed.learn = [&](std::size_t begin, std::size_t end, std::string &&bytes) { // in a worker
+                if (segs.size() < end) segs.resize(end);
+                std::memcpy(static_cast<void *>(segs.data() + begin), bytes.data(), std::min(bytes.size(), (end - begin) * sizeof(Segment)));
+            };
             run_forked(
-                jobs, segs.size(),
+                jobs, feed,
                 [&](std::size_t i) {
                     // Fault injection: a worker dies on its second message (docs/testing.md).
-                    if (crash_worker && i / static_cast<std::size_t>(jobs) == 1) ::raise(SIGKILL);
+                    if ((crash_worker && ++produced_here == 2) || crash_on == i) ::raise(SIGKILL);
                     if (!mine) mine.emplace(src->reopen());
                     if (!*mine) {
                         Plan p;
@@ -518,6 +553,9 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
                     }
                 });
         }
+        // A read error part way through splitting (the file shrank or could not be read): the
+        // rest of the input cannot be copied either, so it ends the run as a failed write does.
+        if (split_failure && !write_failure) write_failure = Status(*split_failure);
         for (auto &[i, plan] : waiting) {
             if (write_failure) break;
             take(i, plan.dangling_mid ? plan_one(*src, i, false) : std::move(plan));

@@ -10,11 +10,27 @@
 
 namespace mimeuri {
 
-// Runs produce(i) for every i in [0, n) in `jobs` forked processes (worker w takes the i with
-// i % jobs == w) and calls consume(i, bytes, ok) in order of i; ok is false when the worker
-// died before producing i. finish(w) runs last in each worker; its bytes reach at_end(w, ...)
-// in the parent. Must be called with no other thread running.
-void run_forked(int jobs, std::size_t n, const std::function<std::string(std::size_t)> &produce,
+// Items to hand out that may still be being found (an mbox being split while the first
+// messages are already at work). In the parent, more() finds some more and returns false once
+// there are none left to find; known() is how many are found. describe(begin, end) is what a
+// worker needs to know of items [begin, end) (their places in the input); in the worker,
+// learn(begin, end, bytes) receives it before produce() is called for them.
+struct Feed {
+    std::function<bool()> more;
+    std::function<std::size_t()> known;
+    std::function<std::string(std::size_t, std::size_t)> describe;
+    std::function<void(std::size_t, std::size_t, std::string &&)> learn;
+    static Feed fixed(std::size_t n); // n items, known from the start
+};
+
+// Runs produce(i) for every item in `jobs` forked processes and calls consume(i, bytes, ok)
+// in order of i; ok is false when the worker given i died on it. Items go out in chunks of
+// consecutive numbers to whichever worker has room, so a slow message does not hold the
+// others back; the parent holds at most a bounded window of results to restore the order.
+// A worker that dies costs the message it was on; its other unfinished ones go to the workers
+// still alive. finish() runs last in each worker; its bytes reach at_end() in the parent.
+// Must be called with no other thread running.
+void run_forked(int jobs, const Feed &feed, const std::function<std::string(std::size_t)> &produce,
                 const std::function<void(std::size_t, std::string &&, bool)> &consume,
                 const std::function<std::string()> &finish = {},
                 const std::function<void(std::string &&)> &at_end = {});

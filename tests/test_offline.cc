@@ -11,8 +11,10 @@ using testing::quote;
 namespace {
 
 // An mbox of n messages, some with references to repair, one without a header block.
-std::string make_mbox(int n)
+std::string make_mbox(int n, int pad_lines = 0)
 {
+    std::string pad;
+    for (int k = 0; k < pad_lines; ++k) pad += std::string(76, 'A') + "\n";
     std::string mb;
     for (int i = 0; i < n; ++i) {
         mb += "From bench@example.org Sat Nov 21 00:00:00 2026\n";
@@ -23,7 +25,7 @@ std::string make_mbox(int n)
         mb += "Message-ID: <m" + std::to_string(i) + "@x>\nContent-Type: multipart/related; boundary=r\n\n"
               "--r\nContent-Type: text/html\n\n<img src=\"cid:<p" + std::to_string(i) + "@x>\"><a href=\"mid:m" +
               std::to_string((i + 5) % n) + "@x\">next</a>\n--r\nContent-Type: image/png\nContent-ID: <p" +
-              std::to_string(i) + "@x>\n\nAAAA\n--r--\n\n";
+              std::to_string(i) + "@x>\n\n" + pad + "AAAA\n--r--\n\n";
     }
     return mb;
 }
@@ -48,6 +50,44 @@ TEST_CASE("--jobs gives the same output and report as one job, forward mid: incl
     CHECK(mimeuri("--jobs=2 -", mb).out == one.out);
 }
 
+TEST_CASE("--jobs over an mbox the workers start on while it is still being split")
+{
+    // 6.5 MiB: the parent splits it a MiB at a time while the workers are at work.
+    testing::TempDir d;
+    std::string mb = d.file("big.mbox", make_mbox(1000, 100));
+    REQUIRE(testing::read_file(mb).size() > (6u << 20));
+    auto one = mimeuri("--report=" + quote(d / "r1") + " " + quote(mb));
+    REQUIRE(one.status == 0);
+    CHECK(one.out != testing::read_file(mb));
+    for (const char *jobs : {"2", "3"}) {
+        CAPTURE(jobs);
+        auto many = mimeuri(std::string("--jobs=") + jobs + " --report=" + quote(d / "rn") + " " + quote(mb));
+        REQUIRE(many.status == 0);
+        CHECK(many.out == one.out);
+        CHECK(testing::read_file(d / "rn") == testing::read_file(d / "r1"));
+    }
+    // A worker dying early, while the split goes on: only its message is left as read.
+    std::string expect = one.out;
+    {
+        // Message 6 (index 5) as read, every other as repaired.
+        std::string orig = testing::read_file(mb);
+        auto nth = [](const std::string &text, int k) {
+            std::size_t pos = 0;
+            for (int j = 0; j < k; ++j) pos = text.find("\nFrom bench", pos) + 1;
+            std::size_t end = text.find("\nFrom bench", pos);
+            return std::make_pair(pos, end + 1);
+        };
+        auto [ob, oe] = nth(orig, 5);
+        auto [eb, ee] = nth(expect, 5);
+        expect = expect.substr(0, eb) + orig.substr(ob, oe - ob) + expect.substr(ee);
+    }
+    testing::write_file(d / "expect", expect);
+    auto t = testing::sh("MIMEURI_FAULT=worker:5 " + testing::bin() + " --jobs=2 " + quote(mb) + " 2>" + quote(d / "err") +
+                         " | cmp - " + quote(d / "expect") + "; echo $?");
+    CHECK(t.out == "0\n");
+    CHECK(testing::read_file(d / "err").find("message 6: the worker process handling this message died") != std::string::npos);
+}
+
 TEST_CASE("--jobs: a worker that dies costs only its messages, handled by --on-error")
 {
     testing::TempDir d;
@@ -56,8 +96,9 @@ TEST_CASE("--jobs: a worker that dies costs only its messages, handled by --on-e
                          quote(d / "out") + " 2>" + quote(d / "err") + "; echo $?");
     CHECK(std::stoi(r.out) == 0);
     std::string out = testing::read_file(d / "out");
-    // Worker w takes messages w, w+2, ...; each dies before its second: messages 1 and 2 are
-    // done (repaired), every later one is written exactly as read.
+    // Twelve messages make one-message chunks; worker w is first given messages w and w + 2
+    // and each dies before its second: messages 1 and 2 are done (repaired), and with no
+    // worker left every later one is written exactly as read.
     auto split = [](const std::string &text) {
         std::vector<std::string> parts;
         std::size_t pos = 0;
@@ -82,6 +123,41 @@ TEST_CASE("--jobs: a worker that dies costs only its messages, handled by --on-e
                          " >" + quote(d / "out2") + " 2>/dev/null; echo $?");
     CHECK(std::stoi(t.out) == 75);
     CHECK(testing::read_file(d / "out2").empty());
+}
+
+TEST_CASE("--jobs: a dead worker's unfinished messages go to the workers still alive")
+{
+    testing::TempDir d;
+    // 600 messages make chunks of several messages; message 100 kills the worker given it.
+    std::string mb = d.file("box.mbox", make_mbox(600));
+    auto split = [](const std::string &text) {
+        std::vector<std::string> parts;
+        for (std::size_t pos = 0; pos < text.size();) {
+            auto next = text.find("\nFrom bench", pos);
+            std::size_t end = next == std::string::npos ? text.size() : next + 1;
+            parts.push_back(text.substr(pos, end - pos));
+            pos = end;
+        }
+        return parts;
+    };
+    for (int jobs : {2, 3}) {
+        CAPTURE(jobs);
+        auto r = testing::sh("MIMEURI_FAULT=worker:100 " + testing::bin() + " --jobs=" + std::to_string(jobs) + " " +
+                             quote(mb) + " >" + quote(d / "out") + " 2>" + quote(d / "err") + "; echo $?");
+        CHECK(std::stoi(r.out) == 0);
+        auto got = split(testing::read_file(d / "out")), repaired = split(mimeuri(quote(mb)).out),
+             original = split(testing::read_file(mb));
+        REQUIRE(got.size() == 600);
+        REQUIRE(repaired.size() == 600);
+        CHECK(got[100] == original[100]);
+        CHECK(repaired[100] != original[100]);
+        std::size_t same = 0;
+        for (std::size_t i = 0; i < 600; ++i) same += (i != 100 && got[i] == repaired[i]);
+        CHECK(same == 599); // every other message was done by a live worker
+        std::string err = testing::read_file(d / "err");
+        CHECK(std::count(err.begin(), err.end(), '\n') == 1); // one line: message 101 and its cause
+        CHECK(err.find("worker process handling this message died") != std::string::npos);
+    }
 }
 
 TEST_CASE("--in-place over a Maildir: cur/ and new/, flags kept, through tmp/, untouched files alone")
