@@ -19,7 +19,7 @@ log=$R.log
 say() { printf '== %s\n' "$*"; }
 fail() { printf 'FAIL: %s (log: %s)\n' "$*" "$log"; exit 1; }
 in_root() { chroot "$R" /bin/bash -c "cd /work/main && $1" </dev/null >>"$log" 2>&1; }
-count() { chroot "$R" /bin/bash -c "grep -c '$1' '$2' 2>/dev/null || true"; }
+count() { chroot "$R" /bin/bash -c "if [ -f '$2' ]; then grep -c '$1' '$2'; else echo 0; fi" || true; }
 
 cleanup() {
   if [ -d "$R/proc/self" ]; then
@@ -30,6 +30,7 @@ cleanup() {
   return 0
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM # through the EXIT trap: nothing left running or mounted
 
 [ "$(id -u)" = 0 ] || { echo "run as root"; exit 77; }
 [ -e "$R" ] && { echo "$R exists; remove it or name another directory"; exit 2; }
