@@ -1,6 +1,7 @@
 #include "run.hh"
 
 #include "output.hh"
+#include "spool.hh"
 #include "syslog.hh"
 #include "workers.hh"
 
@@ -490,11 +491,14 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
 
         // From the first message with a dangling mid: reference on (index_as_we_go), plans
         // wait; once the whole input is indexed, those messages are planned again, then all
-        // are taken in order.
-        std::vector<std::pair<std::size_t, Plan>> waiting;
+        // are taken in order. Waiting plans past a few MiB go to a temporary file.
+        RecordSpool waiting;
         auto arrive = [&](std::size_t i, Plan &&plan) {
-            if (index_as_we_go && (!waiting.empty() || plan.dangling_mid > 0)) waiting.emplace_back(i, std::move(plan));
-            else take(i, std::move(plan));
+            if (!index_as_we_go || (waiting.empty() && plan.dangling_mid == 0)) return take(i, std::move(plan));
+            Record r;
+            r.put(i);
+            r.put(serialize(plan));
+            if (auto s = waiting.push(r.take()); !s && !write_failure) write_failure = s;
         };
         if (jobs == 1 || (splitter.done() && segs.size() < 2)) {
             for (std::size_t i = 0; i < segs.size() && !write_failure; ++i) arrive(i, plan_one(*src, i, index_as_we_go));
@@ -556,10 +560,16 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
         // A read error part way through splitting (the file shrank or could not be read): the
         // rest of the input cannot be copied either, so it ends the run as a failed write does.
         if (split_failure && !write_failure) write_failure = Status(*split_failure);
-        for (auto &[i, plan] : waiting) {
-            if (write_failure) break;
-            take(i, plan.dangling_mid ? plan_one(*src, i, false) : std::move(plan));
-        }
+        if (auto s = waiting.drain([&](std::string &&bytes) {
+                if (write_failure) return false;
+                Record r(std::move(bytes));
+                std::size_t i = r.get_size();
+                Plan plan = deserialize(r.get());
+                take(i, plan.dangling_mid ? plan_one(*src, i, false) : std::move(plan));
+                return true;
+            });
+            !s && !write_failure)
+            write_failure = s;
         if (report && !report_buffer.empty() && !write_failure) {
             if (auto s = report->write(report_buffer); !s) write_failure = s;
             report_buffer.clear();
