@@ -275,7 +275,6 @@ Status ReferencesPass::index(const MessageContext &ctx)
         if (!id || !*id) return;
         Indexed e;
         e.count = 1;
-        e.source = ctx.source().name();
         e.index = ctx.report().index;
         e.input_no = ctx.report().input_no;
         e.section = section;
@@ -298,7 +297,6 @@ std::string ReferencesPass::save_index() const
     r.put(run_index_.size());
     for (const auto &[id, e] : run_index_) {
         r.put(id);
-        r.put(e.source);
         r.put(e.index);
         r.put(e.section);
         r.put(static_cast<std::size_t>(e.count));
@@ -319,7 +317,6 @@ void ReferencesPass::merge_index(const std::string &bytes)
     for (std::size_t i = 0; i < n; ++i) {
         std::string id = r.get();
         Indexed e;
-        e.source = r.get();
         e.index = r.get_size();
         e.section = r.get();
         e.count = static_cast<int>(r.get_size());

@@ -36,8 +36,7 @@ public:
 
     // One message of the run, as mid: sees it.
     struct Indexed {
-        std::string source;
-        std::size_t index{0};
+        std::size_t index{0};                  // the message's number in its input
         std::string section;                   // "" for a top-level message, else its part
         std::map<std::string, std::string> cids; // cleaned Content-ID -> section
         int count{0};                          // how many messages carry this Message-ID
