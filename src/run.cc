@@ -184,6 +184,7 @@ public:
     {
         if (on_) std::fprintf(stderr, "\r\033[K");
     }
+    void mute() { on_ = false; } // in a worker: the parent draws the line
 
 private:
     using clock = std::chrono::steady_clock;
@@ -280,35 +281,31 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
     // planned again once everything is indexed. Several inputs: the whole run is indexed first.
     const bool index_as_we_go = wants_index && inputs.size() == 1;
     if (wants_index && !index_as_we_go) {
-        for (const std::string &input : inputs) {
-            auto src = open_input(input);
-            if (!src || src->size() == 0) continue;
+        // Several inputs: with --jobs, each worker indexes whole inputs and sends its share.
+        auto index_input = [&](std::size_t input_no) {
+            auto src = open_input(inputs[input_no]);
+            if (!src || src->size() == 0) return;
             auto format = format_of(*src);
-            if (!format) continue;
+            if (!format) return;
             auto segments = split(*src, *format);
-            if (!segments) continue;
-            // One message alone in the run: it and its embedded messages are all there is,
-            // and the pass searches those directly.
-            if (inputs.size() == 1 && segments->size() == 1) break;
-            const bool mbox = *format == Format::Mbox;
-            const std::size_t input_no = static_cast<std::size_t>(&input - inputs.data());
-            auto index_one = [&](const Source &s, std::size_t i) {
-                auto ctx = MessageContext::parse(s, (*segments)[i], i + 1, mbox, opts.limits);
+            if (!segments) return;
+            for (std::size_t i = 0; i < segments->size(); ++i) {
+                auto ctx = MessageContext::parse(*src, (*segments)[i], i + 1, *format == Format::Mbox, opts.limits);
                 ctx->report().input_no = input_no;
-                if (!ctx->message()) return;
+                if (!ctx->message()) continue;
                 for (auto &p : passes)
                     if (p->wants_index()) (void)p->index(*ctx);
-            };
-            if (jobs == 1) {
-                for (std::size_t i = 0; i < segments->size(); ++i) index_one(*src, i);
-                continue;
             }
-            std::optional<Result<Source>> mine; // a worker's own handle
+        };
+        if (jobs == 1) {
+            for (std::size_t k = 0; k < inputs.size(); ++k) index_input(k);
+        } else {
+            // Standard input is read here, once, before the workers exist.
+            if (std::find(inputs.begin(), inputs.end(), "-") != inputs.end()) (void)open_input("-");
             run_forked(
-                jobs, Feed::fixed(segments->size()),
-                [&](std::size_t i) {
-                    if (!mine) mine.emplace(src->reopen());
-                    if (*mine) index_one(**mine, i);
+                jobs, Feed::fixed(inputs.size()),
+                [&](std::size_t k) {
+                    index_input(k);
                     return std::string();
                 },
                 [](std::size_t, std::string &&, bool) {},
@@ -328,14 +325,27 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
         }
     }
 
-    for (const std::string &input : inputs) {
+    // Report lines go to the report, or, in a worker taking whole files, back to the parent.
+    std::optional<std::string> captured_report;
+    auto write_report = [&](const std::string &lines) -> Status {
+        if (captured_report) {
+            *captured_report += lines;
+            return ok();
+        }
+        return report->write(lines);
+    };
+    std::optional<int> ended; // set when a failed write to the shared output ends the run
+
+    // One input, its messages planned by `input_jobs` processes.
+    auto process = [&](std::size_t input_no, int input_jobs) {
+        const std::string &input = inputs[input_no];
         auto src = open_input(input);
         if (!src) {
             g_warning("%s", src.error().message.c_str());
             Code c = src.error().code;
             if (c == Code::TempFail) any_tempfail = true;
             worsen(worst, c);
-            continue;
+            return;
         }
         if (src->size() == 0) {
             // An empty output would be stored as an empty message by procmail, Dovecot or Exim.
@@ -346,13 +356,13 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
             } else {
                 worsen(worst, Code::DataErr);
             }
-            continue;
+            return;
         }
         auto detected = format_of(*src);
         if (!detected) {
             g_warning("%s", detected.error().message.c_str());
             worsen(worst, detected.error().code);
-            continue;
+            return;
         }
         // With one job the input is split before anything is written. Workers start on the
         // first messages while the parent splits the rest: its first MiB is split here.
@@ -364,14 +374,13 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
             if (!r) split_failure = r.error();
             return r && !*r;
         };
-        split_more(jobs == 1 ? std::numeric_limits<std::int64_t>::max() : (1 << 20));
+        split_more(input_jobs == 1 ? std::numeric_limits<std::int64_t>::max() : (1 << 20));
         if (split_failure) {
             g_warning("%s", split_failure->message.c_str());
             worsen(worst, split_failure->code);
-            continue;
+            return;
         }
         const bool mbox = *detected == Format::Mbox;
-        const std::size_t input_no = static_cast<std::size_t>(&input - inputs.data());
 
         // With --on-error=pass and a shared output, each message is written as soon as it is
         // done, so memory does not grow with the mailbox. Otherwise (tempfail: nothing for a
@@ -463,7 +472,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
             if (report) {
                 report_buffer += plan.report_line; // written in blocks, not a call per message
                 if (report_buffer.size() >= (1u << 16)) {
-                    if (auto s = report->write(report_buffer); !s) {
+                    if (auto s = write_report(report_buffer); !s) {
                         write_failure = s;
                         return;
                     }
@@ -500,7 +509,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
             r.put(serialize(plan));
             if (auto s = waiting.push(r.take()); !s && !write_failure) write_failure = s;
         };
-        if (jobs == 1 || (splitter.done() && segs.size() < 2)) {
+        if (input_jobs == 1 || (splitter.done() && segs.size() < 2)) {
             for (std::size_t i = 0; i < segs.size() && !write_failure; ++i) arrive(i, plan_one(*src, i, index_as_we_go));
         } else {
             std::optional<Result<Source>> mine; // a worker's own handle
@@ -517,7 +526,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
                 std::memcpy(static_cast<void *>(segs.data() + begin), bytes.data(), std::min(bytes.size(), (end - begin) * sizeof(Segment)));
             };
             run_forked(
-                jobs, feed,
+                input_jobs, feed,
                 [&](std::size_t i) {
                     // Fault injection: a worker dies on its second message (docs/testing.md).
                     if ((crash_worker && ++produced_here == 2) || crash_on == i) ::raise(SIGKILL);
@@ -571,36 +580,37 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
             !s && !write_failure)
             write_failure = s;
         if (report && !report_buffer.empty() && !write_failure) {
-            if (auto s = report->write(report_buffer); !s) write_failure = s;
+            if (auto s = write_report(report_buffer); !s) write_failure = s;
             report_buffer.clear();
         }
         if (write_failure) {
             // A failed write to the shared output ends the run: nothing after it can land.
             g_warning("%s", write_failure->error().message.c_str());
-            return exit_status(write_failure->error().code);
+            ended = exit_status(write_failure->error().code);
+            return;
         }
 
-        if (stream) continue;
+        if (stream) return;
         if (input_failed) {
             any_tempfail = true;
             worsen(worst, Code::TempFail);
-            continue; // nothing written for this input
+            return; // nothing written for this input
         }
         std::vector<const Edit *> edits;
         for (const Edit &ed : held) edits.push_back(&ed);
         if (opts.in_place) {
-            if (!input_changed) continue; // untouched files keep their bytes and times
+            if (!input_changed) return; // untouched files keep their bytes and times
             struct stat sb {};
             if (::stat(input.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode)) {
                 g_warning("%s: --in-place rewrites regular files only; left as it was", input.c_str());
                 worsen(worst, Code::CantCreate);
-                continue;
+                return;
             }
             auto sink = Sink::atomic(input, input, maildir_tmp(input));
             if (!sink) {
                 g_warning("%s", sink.error().message.c_str());
                 worsen(worst, sink.error().code);
-                continue;
+                return;
             }
             Status s = write_spliced(*sink, *src, 0, src->size(), edits);
             if (s) s = sink->commit();
@@ -611,8 +621,72 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
         } else if (out) {
             if (auto s = write_spliced(*out, *src, 0, src->size(), edits); !s) {
                 g_warning("%s", s.error().message.c_str());
-                return exit_status(s.error().code);
+                ended = exit_status(s.error().code);
+                return;
             }
+        }
+    };
+
+    // --in-place over many files (a Maildir): each file is independent, so with --jobs the
+    // workers take whole files; the parent writes the report and counts, in input order.
+    if (jobs > 1 && opts.in_place && inputs.size() > 1) {
+        run_forked(
+            jobs, Feed::fixed(inputs.size()),
+            [&](std::size_t k) { // in a worker: this process's copies of the totals
+                captured_report.emplace();
+                progress.mute();
+                st = RunStats{};
+                done_bytes = 0;
+                worst = Code::Ok;
+                any_tempfail = false;
+                ended.reset();
+                if (crash_on == k) ::raise(SIGKILL);
+                process(k, 1);
+                Record r;
+                r.put(*captured_report);
+                for (std::size_t v : {st.messages, st.changed, st.failed, st.unprocessed, st.dangling}) r.put(v);
+                r.put(static_cast<std::size_t>(worst));
+                r.put(static_cast<std::size_t>(any_tempfail));
+                r.put(static_cast<std::size_t>(ended.value_or(0)));
+                r.put(static_cast<std::size_t>(done_bytes));
+                return r.take();
+            },
+            [&](std::size_t k, std::string &&bytes, bool alive) {
+                if (!alive) {
+                    // Nothing was renamed into place: the file is as it was, which is what
+                    // --on-error=pass asks for; tempfail makes the run end in 75.
+                    g_warning("%s: the worker process handling this file died; left as it was", inputs[k].c_str());
+                    ++st.failed;
+                    if (opts.on_error == OnError::TempFail) {
+                        any_tempfail = true;
+                        worsen(worst, Code::TempFail);
+                    }
+                    return;
+                }
+                try {
+                    Record r(std::move(bytes));
+                    std::string lines = r.get();
+                    for (std::size_t *v : {&st.messages, &st.changed, &st.failed, &st.unprocessed, &st.dangling}) *v += r.get_size();
+                    worsen(worst, static_cast<Code>(r.get_size()));
+                    any_tempfail = any_tempfail || r.get_size() != 0;
+                    if (std::size_t e = r.get_size(); e != 0 && !ended) ended = static_cast<int>(e);
+                    done_bytes += static_cast<std::int64_t>(r.get_size());
+                    if (report && !lines.empty())
+                        if (auto s = report->write(lines); !s && !ended) {
+                            g_warning("%s", s.error().message.c_str());
+                            ended = exit_status(s.error().code);
+                        }
+                } catch (const std::exception &ex) {
+                    g_warning("%s: unreadable worker result: %s", inputs[k].c_str(), ex.what());
+                    worsen(worst, Code::Software);
+                }
+                progress.update(st.messages, done_bytes);
+            });
+        if (ended) return *ended;
+    } else {
+        for (std::size_t k = 0; k < inputs.size(); ++k) {
+            process(k, jobs);
+            if (ended) return *ended;
         }
     }
     progress.done();

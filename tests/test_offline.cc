@@ -180,6 +180,52 @@ TEST_CASE("--in-place over a Maildir: cur/ and new/, flags kept, through tmp/, u
     CHECK(testing::sh("ls -A " + quote(d / "Maildir/tmp")).out.empty());
 }
 
+TEST_CASE("--in-place --jobs over a Maildir: workers take whole files; same files, report and summary as one job")
+{
+    testing::TempDir d;
+    // 40 files, each linking to another's Message-ID (mid:) and to its own part (cid: to repair).
+    auto fill = [&](const std::string &dir) {
+        for (const char *sub : {"cur", "new", "tmp"}) REQUIRE(testing::sh("mkdir -p " + quote(d / (dir + "/" + sub))).status == 0);
+        for (int i = 0; i < 40; ++i) {
+            std::string n = std::to_string(i);
+            d.file(dir + (i % 2 ? "/new/" : "/cur/") + "17000000" + (i < 10 ? "0" : "") + n + ".host" + (i % 2 ? "" : ":2,S"),
+                   "Message-ID: <f" + n + "@x>\nContent-Type: multipart/related; boundary=r\n\n--r\nContent-Type: text/html\n\n"
+                   "<img src=\"cid:<p" + n + "@x>\"><a href=\"mid:f" + std::to_string((i + 7) % 40) +
+                       "@x\">next</a>\n--r\nContent-Type: image/png\nContent-ID: <p" + n + "@x>\n\nAAAA\n--r--\n");
+        }
+    };
+    fill("one");
+    fill("many");
+    fill("orig");
+    auto one = testing::sh(testing::bin() + " --in-place --verbose --report=" + quote(d / "r1") + " " + quote(d / "one") + " 2>&1");
+    auto many = testing::sh(testing::bin() + " --in-place --verbose --jobs=3 --report=" + quote(d / "r3") + " " +
+                            quote(d / "many") + " 2>&1");
+    REQUIRE(one.status == 0);
+    REQUIRE(many.status == 0);
+    CHECK(one.out == "mimeuri: 40 messages, 40 changed, 0 dangling references, 0 errors\n");
+    CHECK(many.out == one.out);
+    CHECK(testing::sh("diff -r " + quote(d / "one") + " " + quote(d / "many")).status == 0);
+    CHECK(testing::sh("diff -r " + quote(d / "one") + " " + quote(d / "orig") + " >/dev/null").status != 0);
+    std::string r1 = testing::read_file(d / "r1"), r3 = testing::read_file(d / "r3");
+    for (std::size_t at; (at = r3.find("/many/")) != std::string::npos;) r3.replace(at, 6, "/one/");
+    CHECK(r3 == r1);
+    // mid: links resolve across files: the index pass was shared between the workers.
+    CHECK(r1.find("\"url\":\"mid:f7@x\",\"kind\":\"mid\",\"status\":\"resolved\"") != std::string::npos);
+
+    // A worker dying on one file leaves that file as it was; the others are rewritten.
+    fill("crash");
+    auto c = testing::sh("MIMEURI_FAULT=worker:5 " + testing::bin() + " --in-place --jobs=2 " + quote(d / "crash") + " 2>&1");
+    CHECK(c.status == 0);
+    CHECK(c.out.find("the worker process handling this file died; left as it was") != std::string::npos);
+    auto differ = testing::sh("diff -rq " + quote(d / "crash") + " " + quote(d / "one") + " | wc -l");
+    CHECK(differ.out == "1\n");
+    CHECK(testing::sh("diff -rq " + quote(d / "crash") + " " + quote(d / "orig") + " | wc -l").out == "39\n");
+    fill("crash2");
+    auto t = testing::sh("MIMEURI_FAULT=worker:5 " + testing::bin() + " --in-place --jobs=2 --on-error=tempfail " +
+                         quote(d / "crash2") + " 2>/dev/null");
+    CHECK(t.status == 75);
+}
+
 TEST_CASE("--syslog: one line per message, facility mail, with the Message-ID and what changed")
 {
     if (testing::sh("command -v python3").status != 0) return;
