@@ -103,12 +103,13 @@ struct Task {
                               const std::function<std::string()> &finish)
 {
     bool ok = true;
-    std::string out, about;
-    auto put = [&](const std::string &s) {
-        std::uint64_t len = s.size();
-        out.append(reinterpret_cast<const char *>(&len), sizeof len);
-        out += s;
+    Record out; // the results not written yet, each a Record field
+    auto send = [&] {
+        std::string bytes = out.take();
+        out = Record();
+        return write_all(results, bytes.data(), bytes.size());
     };
+    std::string about;
     Task t{};
     while (ok && read_all(tasks, &t, sizeof t)) {
         about.resize(t.size);
@@ -116,18 +117,14 @@ struct Task {
         if (feed.learn) feed.learn(t.chunk.begin, t.chunk.end, std::move(about));
         for (std::size_t i = t.chunk.begin; i < t.chunk.end && ok; ++i) {
             *current = i;
-            put(produce(i));
-            if (out.size() >= (1u << 18)) { // big results go out as they come
-                ok = write_all(results, out.data(), out.size());
-                out.clear();
-            }
+            out.put(produce(i));
+            if (out.size() >= (1u << 18)) ok = send(); // big results go out as they come
         }
-        if (ok) ok = write_all(results, out.data(), out.size());
-        out.clear();
+        if (ok) ok = send();
     }
     if (ok && finish) {
-        put(finish());
-        ok = write_all(results, out.data(), out.size());
+        out.put(finish());
+        ok = send();
     }
     ::_exit(ok ? 0 : 1); // no destructors: the parent owns every output
 }

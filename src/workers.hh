@@ -45,6 +45,7 @@ public:
     std::string get();
     std::size_t get_size() { return static_cast<std::size_t>(std::stoull(get())); }
     std::string take() { return std::move(buf_); }
+    std::size_t size() const { return buf_.size(); }
 
 private:
     std::string buf_;
