@@ -158,3 +158,39 @@ TEST_CASE("Splitter: a piece at a time gives the same segments as split, each kn
         }
     }
 }
+
+TEST_CASE("Splitter: on generated mboxes, any step budget gives the segments split gives")
+{
+    // Inputs made of the pieces the split rule looks at, in random order (fixed seed).
+    const char *pieces[] = {"From a@x Sat Nov 21 00:00:00 2026\n", "From ", "\n", "\r\n", "\n\n", "x", "Subject: s\n",
+                            "Content-Length: 0\n", "Content-Length: 3\n", "Content-Length: 12\n", ">From q\n", "body line\n"};
+    std::uint32_t seed = 12345;
+    auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
+    for (int round = 0; round < 2000; ++round) {
+        std::string mb = round % 3 ? "From a@x Sat Nov 21 00:00:00 2026\n" : "";
+        for (std::uint32_t n = 4 + next() % 40; n > 0; --n) mb += pieces[(next() >> 8) % std::size(pieces)];
+        Source s = Source::from_bytes(mb, "t");
+        auto whole = split(s, Format::Mbox);
+        REQUIRE(whole.ok());
+        const std::int64_t budget = 1 + static_cast<std::int64_t>((next() >> 8) % 50);
+        Splitter sp(s, Format::Mbox);
+        std::vector<Segment> got;
+        for (;;) {
+            auto r = sp.step(got, budget);
+            REQUIRE(r.ok());
+            if (*r) break;
+        }
+        CAPTURE(mb);
+        CAPTURE(budget);
+        REQUIRE(got.size() == whole->size());
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            CHECK(got[i].begin == (*whole)[i].begin);
+            CHECK(got[i].msg_begin == (*whole)[i].msg_begin);
+            CHECK(got[i].msg_end == (*whole)[i].msg_end);
+            CHECK(got[i].next == (i + 1 < got.size() ? got[i + 1].begin : static_cast<std::int64_t>(mb.size())));
+            CHECK(got[i].begin <= got[i].msg_begin);
+            CHECK(got[i].msg_begin <= got[i].msg_end);
+            CHECK(got[i].msg_end <= got[i].next);
+        }
+    }
+}
