@@ -308,7 +308,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
                     index_input(k);
                     return std::string();
                 },
-                [](std::size_t, std::string &&, bool) {},
+                [](std::size_t, std::string &&, bool) { return true; },
                 [&]() {
                     Record r;
                     for (auto &p : passes) r.put(p->save_index());
@@ -550,6 +550,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
                         plan.cause = "the worker process handling this message died";
                     }
                     arrive(i, std::move(plan));
+                    return !write_failure; // the shared output is gone: stop the workers
                 },
                 [&]() { // each worker's share of the index
                     Record r;
@@ -661,7 +662,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
                         any_tempfail = true;
                         worsen(worst, Code::TempFail);
                     }
-                    return;
+                    return true;
                 }
                 try {
                     Record r(std::move(bytes));
@@ -681,6 +682,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
                     worsen(worst, Code::Software);
                 }
                 progress.update(st.messages, done_bytes);
+                return true; // files are independent: the others are still worth doing
             });
         if (ended) return *ended;
     } else {

@@ -132,7 +132,7 @@ struct Task {
 } // namespace
 
 void run_forked(int jobs, const Feed &feed, const std::function<std::string(std::size_t)> &produce,
-                const std::function<void(std::size_t, std::string &&, bool)> &consume,
+                const std::function<bool(std::size_t, std::string &&, bool)> &consume,
                 const std::function<std::string()> &finish, const std::function<void(std::string &&)> &at_end)
 {
     std::fflush(nullptr); // nothing buffered may be written twice
@@ -273,23 +273,24 @@ void run_forked(int jobs, const Feed &feed, const std::function<std::string(std:
     std::vector<pollfd> fds;
     std::vector<Worker *> polled;
     std::string buf(1 << 16, '\0');
+    bool stopped = false;
     for (;;) {
         // Consume what is due, in order. With no worker left, whatever remains fails.
         const bool anyone = std::any_of(workers.begin(), workers.end(), alive);
         if (!anyone)
             while (finding) find_more();
-        for (;;) {
+        while (!stopped) {
             if (auto it = held.find(next); it != held.end()) {
-                consume(next, std::move(it->second.first), it->second.second);
+                stopped = !consume(next, std::move(it->second.first), it->second.second);
                 held.erase(it);
             } else if (!anyone && next < feed.known()) {
-                consume(next, std::string(), false);
+                stopped = !consume(next, std::string(), false);
             } else {
                 break;
             }
             ++next;
         }
-        if (!anyone) break;
+        if (!anyone || stopped) break;
         dispatch();
         fds.clear();
         polled.clear();
@@ -322,6 +323,7 @@ void run_forked(int jobs, const Feed &feed, const std::function<std::string(std:
     }
     for (auto &wk : workers) {
         close_tasks(wk);
+        if (alive(wk)) ::close(wk.results); // when stopped: its next write fails and it exits
         int status = 0;
         while (::waitpid(wk.pid, &status, 0) < 0 && errno == EINTR) {
         }

@@ -24,14 +24,15 @@ struct Feed {
 };
 
 // Runs produce(i) for every item in `jobs` forked processes and calls consume(i, bytes, ok)
-// in order of i; ok is false when the worker given i died on it. Items go out in chunks of
+// in order of i; ok is false when the worker given i died on it. When consume returns false
+// (the output is gone), the workers are stopped and no further item is consumed. Items go out in chunks of
 // consecutive numbers to whichever worker has room, so a slow message does not hold the
 // others back; the parent holds at most a bounded window of results to restore the order.
 // A worker that dies costs the message it was on; its other unfinished ones go to the workers
 // still alive. finish() runs last in each worker; its bytes reach at_end() in the parent.
 // Must be called with no other thread running.
 void run_forked(int jobs, const Feed &feed, const std::function<std::string(std::size_t)> &produce,
-                const std::function<void(std::size_t, std::string &&, bool)> &consume,
+                const std::function<bool(std::size_t, std::string &&, bool)> &consume,
                 const std::function<std::string()> &finish = {},
                 const std::function<void(std::string &&)> &at_end = {});
 

@@ -88,6 +88,16 @@ TEST_CASE("--jobs over an mbox the workers start on while it is still being spli
     CHECK(testing::read_file(d / "err").find("message 6: the worker process handling this message died") != std::string::npos);
 }
 
+TEST_CASE("--jobs: an output that goes away stops the workers: exit 74, one line on stderr")
+{
+    testing::TempDir d;
+    std::string mb = d.file("big.mbox", make_mbox(1000, 100));
+    auto r = testing::sh("(" + testing::bin() + " --jobs=2 " + quote(mb) + " 2>" + quote(d / "err") + "; echo $? >" +
+                         quote(d / "status") + ") | head -c 1 >/dev/null");
+    CHECK(testing::read_file(d / "status") == "74\n");
+    CHECK(testing::read_file(d / "err") == "mimeuri: cannot write standard output: Broken pipe\n");
+}
+
 TEST_CASE("--jobs: a worker that dies costs only its messages, handled by --on-error")
 {
     testing::TempDir d;
