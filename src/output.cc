@@ -1,5 +1,7 @@
 #include "output.hh"
 
+#include "fdio.hh"
+
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -149,17 +151,9 @@ void Sink::discard()
 
 Status Sink::write(std::string_view bytes)
 {
-    const char *p = bytes.data();
-    std::size_t len = bytes.size();
-    while (len > 0) {
-        ssize_t n = ::write(fd_, p, len);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            int err = errno;
-            return Error{write_error_code(err), "cannot write " + name_ + ": " + g_strerror(err)};
-        }
-        p += n;
-        len -= static_cast<std::size_t>(n);
+    if (!write_all(fd_, bytes.data(), bytes.size())) {
+        int err = errno;
+        return Error{write_error_code(err), "cannot write " + name_ + ": " + g_strerror(err)};
     }
     return ok();
 }

@@ -1,5 +1,7 @@
 #include "source.hh"
 
+#include "fdio.hh"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -17,21 +19,6 @@ Error errno_error(Code code, const std::string &what, int err)
     return Error{code, what + ": " + g_strerror(err)};
 }
 
-// Writes all of buf to fd, retrying on EINTR and short writes.
-bool write_all(int fd, const char *buf, std::size_t len, int &err)
-{
-    while (len > 0) {
-        ssize_t n = ::write(fd, buf, len);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            err = errno;
-            return false;
-        }
-        buf += n;
-        len -= static_cast<std::size_t>(n);
-    }
-    return true;
-}
 
 } // namespace
 
@@ -118,7 +105,6 @@ Result<Source> Source::read_fd(int fd, const std::string &name, std::size_t spoo
             g_byte_array_append(buf, reinterpret_cast<guint8 *>(chunk.data()), static_cast<guint>(n));
             continue;
         }
-        int err = 0;
         if (tmp < 0) {
             // Past the threshold: spool to an unlinked temporary file.
             GError *gerr = nullptr;
@@ -128,12 +114,16 @@ Result<Source> Source::read_fd(int fd, const std::string &name, std::size_t spoo
                 return fail(Error::from_gerror(Code::TempFail, gerr, "cannot spool " + name));
             ::unlink(tmpname);
             g_free(tmpname);
-            if (!write_all(tmp, reinterpret_cast<char *>(buf->data), buf->len, err))
+            if (!write_all(tmp, buf->data, buf->len)) {
+                int err = errno;
                 return fail(errno_error(Code::TempFail, "cannot spool " + name, err));
+            }
             g_byte_array_set_size(buf, 0);
         }
-        if (!write_all(tmp, chunk.data(), static_cast<std::size_t>(n), err))
+        if (!write_all(tmp, chunk.data(), static_cast<std::size_t>(n))) {
+            int err = errno;
             return fail(errno_error(Code::TempFail, "cannot spool " + name, err));
+        }
     }
     Source s;
     s.name_ = name;

@@ -1,5 +1,7 @@
 #include "spool.hh"
 
+#include "fdio.hh"
+
 #include <glib.h>
 
 #include <cerrno>
@@ -25,15 +27,7 @@ RecordSpool::~RecordSpool()
 
 Status RecordSpool::flush()
 {
-    std::size_t done = 0;
-    while (done < pending_.size()) {
-        ssize_t n = ::write(fd_, pending_.data() + done, pending_.size() - done);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return spool_error(errno);
-        }
-        done += static_cast<std::size_t>(n);
-    }
+    if (!write_all(fd_, pending_.data(), pending_.size())) return spool_error(errno);
     pending_.clear();
     return ok();
 }

@@ -1,5 +1,6 @@
 #include "workers.hh"
 
+#include "fdio.hh"
 #include "output.hh"
 
 #include <algorithm>
@@ -19,40 +20,6 @@
 
 namespace mimeuri {
 
-namespace {
-
-bool write_all(int fd, const void *data, std::size_t len)
-{
-    auto *p = static_cast<const char *>(data);
-    while (len > 0) {
-        ssize_t n = ::write(fd, p, len);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        p += n;
-        len -= static_cast<std::size_t>(n);
-    }
-    return true;
-}
-
-bool read_all(int fd, void *data, std::size_t len)
-{
-    auto *p = static_cast<char *>(data);
-    while (len > 0) {
-        ssize_t n = ::read(fd, p, len);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        if (n == 0) return false;
-        p += n;
-        len -= static_cast<std::size_t>(n);
-    }
-    return true;
-}
-
-} // namespace
 
 void Record::put(const std::string &s)
 {

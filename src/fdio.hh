@@ -1,0 +1,43 @@
+// Whole reads and writes on a file descriptor, retrying on EINTR and short transfers.
+#pragma once
+
+#include <cerrno>
+#include <cstddef>
+#include <unistd.h>
+
+namespace mimeuri {
+
+// Writes all len bytes; false on an error, with errno telling which.
+inline bool write_all(int fd, const void *data, std::size_t len)
+{
+    auto *p = static_cast<const char *>(data);
+    while (len > 0) {
+        ssize_t n = ::write(fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        p += n;
+        len -= static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+// Reads exactly len bytes; false on an error or at end of file first.
+inline bool read_all(int fd, void *data, std::size_t len)
+{
+    auto *p = static_cast<char *>(data);
+    while (len > 0) {
+        ssize_t n = ::read(fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        if (n == 0) return false;
+        p += n;
+        len -= static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+} // namespace mimeuri
