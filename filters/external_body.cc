@@ -102,14 +102,17 @@ struct Phantom {
 Phantom read_phantom(const MessageContext &ctx, const Node &n)
 {
     Phantom ph;
-    GMimeDataWrapper *w = g_mime_part_get_content(GMIME_PART(n.object));
-    GMimeStream *s = w ? g_mime_data_wrapper_get_stream(w) : nullptr;
-    if (!s) {
+    if (!g_mime_part_get_content(GMIME_PART(n.object))) {
         ph.notes.push_back("no inner header block");
         return ph;
     }
-    std::int64_t end = s->bound_end < 0 ? ctx.segment().msg_end : s->bound_end;
-    auto bytes = ctx.source().slice(s->bound_start, std::min(end, s->bound_start + 65536));
+    auto span = ctx.content_span(n);
+    if (!span) {
+        ph.notes.push_back("phantom body unreadable: " + span.error().message);
+        return ph;
+    }
+    auto [begin, end] = *span;
+    auto bytes = ctx.source().slice(begin, std::min(end, begin + 65536));
     if (!bytes) {
         ph.notes.push_back("phantom body unreadable: " + bytes.error().message);
         return ph;

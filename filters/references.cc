@@ -3,6 +3,7 @@
 #include "cturi.hh"
 #include "html_refs.hh"
 #include "text.hh"
+#include "transfer.hh"
 #include "workers.hh"
 
 #include <gmime/gmime.h>
@@ -109,44 +110,6 @@ bool ascii_compatible(const std::string &charset)
     return true;
 }
 
-// Decoded (transfer encoding undone) content of a leaf, at most cap bytes.
-Result<std::string> decoded_content(const Node &n, std::size_t cap)
-{
-    if (!GMIME_IS_PART(n.object)) return Error{Code::DataErr, "not a leaf part"};
-    GMimeDataWrapper *w = g_mime_part_get_content(GMIME_PART(n.object));
-    if (!w) return std::string();
-    GMimeStream *s = g_mime_data_wrapper_get_stream(w);
-    if (s && s->bound_end >= 0 && static_cast<std::size_t>(s->bound_end - s->bound_start) > cap * 2 + 65536)
-        return Error{Code::DataErr, "part larger than the limit"};
-    auto mem = GPtr<GMimeStream>::adopt(g_mime_stream_mem_new());
-    if (g_mime_data_wrapper_write_to_stream(w, mem.get()) < 0) return Error{Code::DataErr, "cannot decode the part"};
-    GByteArray *a = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(mem.get()));
-    if (a->len > cap) return Error{Code::DataErr, "part larger than the limit"};
-    return std::string(reinterpret_cast<const char *>(a->data), a->len);
-}
-
-std::string base64_lines(std::string_view bytes)
-{
-    GCharPtr b(g_base64_encode(reinterpret_cast<const guchar *>(bytes.data()), bytes.size()));
-    std::string flat = b.get(), out;
-    for (std::size_t i = 0; i < flat.size(); i += 76) out += flat.substr(i, 76) + "\n";
-    return out;
-}
-
-std::string quoted_printable(std::string_view text)
-{
-    // Text line breaks are canonical: encode LF lines; the writer restores the message's.
-    std::string lf;
-    for (std::size_t i = 0; i < text.size(); ++i)
-        if (!(text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n')) lf += text[i];
-    GMimeEncoding st;
-    g_mime_encoding_init_encode(&st, GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE);
-    std::string out(g_mime_encoding_outlen(&st, lf.size()) + 16, '\0');
-    std::size_t n = g_mime_encoding_flush(&st, lf.data(), lf.size(), out.data());
-    out.resize(n);
-    return out;
-}
-
 bool longest_line_over(std::string_view s, std::size_t limit)
 {
     std::size_t len = 0;
@@ -235,6 +198,19 @@ bool may_hold_reference(std::string_view html)
             return true;
     }
     return false;
+}
+
+// Whether an id can stand between the brackets of a Content-ID header as it is: printable
+// ASCII, no white space, no brackets or quotes (RFC 5322 3.6.4 msg-id), so that nothing a
+// URL decodes to can fold or end the header. Other ids get a generated Content-ID instead.
+bool msg_id_text(std::string_view id)
+{
+    if (id.empty()) return false;
+    for (char c : id) {
+        auto u = static_cast<unsigned char>(c);
+        if (u <= 32 || u >= 127 || c == '<' || c == '>' || c == '"' || c == '\\') return false;
+    }
+    return true;
 }
 
 struct Target {
@@ -519,7 +495,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
         const Node &hn = nodes[hi];
         if (hn.kind != Node::Kind::Leaf || !is_type(hn, "text", "html")) continue;
         if (auto t = ctx.check_time(); !t) return t;
-        auto html_bytes = decoded_content(hn, opts_.html_max);
+        auto html_bytes = ctx.decoded_content(hn, opts_.html_max);
         if (!html_bytes) {
             ctx.report().add_error(hn.section, "html-limit",
                                    html_bytes.error().message + " (--html-max " + std::to_string(opts_.html_max) +
@@ -627,7 +603,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
                     return canonical_cid_url(id);
                 };
                 if (opts_.cid == RefOptions::Cid::Inline && inline_allowed(ttype, opts_.inline_types)) {
-                    auto bytes = decoded_content(target, opts_.inline_max);
+                    auto bytes = ctx.decoded_content(target, opts_.inline_max);
                     if (bytes) {
                         GCharPtr b64(g_base64_encode(reinterpret_cast<const guchar *>(bytes->data()), bytes->size()));
                         new_url = "data:" + ttype + ";base64," + b64.get();
@@ -643,7 +619,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
                     kept_targets.insert(t.node);
                 }
                 if (action == "none" && opts_.cid != RefOptions::Cid::Check && kind == "cid" && t.via_location &&
-                    tp.cid_clean.empty() && tp.cid_raw.empty()) {
+                    tp.cid_clean.empty() && tp.cid_raw.empty() && msg_id_text(t.location_id)) {
                     // The reference is well-formed; the target lacks the Content-ID it names.
                     bool known = false;
                     for (auto &[node, gen] : new_content_ids) known = known || node == t.node;
@@ -697,10 +673,10 @@ Status ReferencesPass::apply(MessageContext &ctx)
         Status s = ok();
         switch (enc) {
         case GMIME_CONTENT_ENCODING_BASE64:
-            s = ctx.replace_body(hn, base64_lines(new_html));
+            s = ctx.replace_body(hn, transfer::base64_lines(new_html));
             break;
         case GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE:
-            s = ctx.replace_body(hn, quoted_printable(new_html));
+            s = ctx.replace_body(hn, transfer::quoted_printable(new_html));
             break;
         case GMIME_CONTENT_ENCODING_DEFAULT:
         case GMIME_CONTENT_ENCODING_7BIT:
@@ -710,7 +686,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
                 GMimeHeader *cte = g_mime_header_list_get_header(MessageContext::headers_of(hn), "Content-Transfer-Encoding");
                 s = cte ? ctx.replace_header(cte, " quoted-printable\n")
                         : ctx.add_header(hn, "Content-Transfer-Encoding", " quoted-printable\n");
-                if (s) s = ctx.replace_body(hn, quoted_printable(new_html));
+                if (s) s = ctx.replace_body(hn, transfer::quoted_printable(new_html));
             } else {
                 s = ctx.replace_body(hn, new_html, false);
             }

@@ -19,16 +19,21 @@ Result<bool> looks_like_mbox(const Source &src)
 
 namespace {
 
-// mboxcl2 (Dovecot, some MUAs): a message whose header block gives Content-Length: N, and
-// whose body of N bytes ends exactly where the input does or where the next From_ line
-// (after an optional empty line) starts, ends there; "From " lines inside it are body.
-// Returns that end, or -1 when there is no such header or it does not land right.
+// Where a message ends by its mboxcl2 Content-Length (mbox.hh), or -1.
 std::int64_t content_length_end(const Source &src, std::int64_t msg_begin)
+{
+    auto cl = mboxcl2_length(src, msg_begin);
+    return cl ? cl->end : -1;
+}
+
+} // namespace
+
+std::optional<ContentLength> mboxcl2_length(const Source &src, std::int64_t msg_begin)
 {
     // Most header blocks fit in 4 KiB; read 64 KiB only for one that does not.
     std::int64_t window = 4096;
     auto head = src.slice(msg_begin, std::min(src.size(), msg_begin + window));
-    if (!head) return -1;
+    if (!head) return std::nullopt;
     std::string h = std::move(*head);
     std::int64_t length = -1;
     std::size_t pos = 0, body = std::string::npos;
@@ -37,11 +42,11 @@ std::int64_t content_length_end(const Source &src, std::int64_t msg_begin)
         if (nl == std::string::npos && window < 65536 && msg_begin + window < src.size()) {
             window = 65536;
             auto more = src.slice(msg_begin, std::min(src.size(), msg_begin + window));
-            if (!more) return -1;
+            if (!more) return std::nullopt;
             h = std::move(*more);
             continue;
         }
-        if (nl == std::string::npos) return -1;
+        if (nl == std::string::npos) return std::nullopt;
         std::size_t len = nl - pos;
         if (len == 0 || (len == 1 && h[pos] == '\r')) {
             body = nl + 1;
@@ -56,17 +61,20 @@ std::int64_t content_length_end(const Source &src, std::int64_t msg_begin)
         }
         pos = nl + 1;
     }
-    if (length < 0 || body == std::string::npos) return -1;
+    if (length < 0 || body == std::string::npos) return std::nullopt;
     std::int64_t end = msg_begin + static_cast<std::int64_t>(body) + length;
-    if (end == src.size()) return end;
-    if (end > src.size()) return -1;
+    ContentLength found{length, msg_begin + static_cast<std::int64_t>(body), end};
+    if (end == src.size()) return found;
+    if (end > src.size()) return std::nullopt;
     char next[7] = {0};
     auto n = src.read_at(end, next, sizeof next);
-    if (!n) return -1;
+    if (!n) return std::nullopt;
     std::string_view at(next, *n);
-    if (at.substr(0, 5) == "From " || at.substr(0, 6) == "\nFrom " || at.substr(0, 7) == "\r\nFrom ") return end;
-    return -1;
+    if (at.substr(0, 5) == "From " || at.substr(0, 6) == "\nFrom " || at.substr(0, 7) == "\r\nFrom ") return found;
+    return std::nullopt;
 }
+
+namespace {
 
 } // namespace
 

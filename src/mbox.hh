@@ -5,6 +5,7 @@
 #include "source.hh"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace mimeuri {
@@ -19,6 +20,16 @@ struct Segment {
     std::int64_t msg_end{0};   // one past its last byte
     std::int64_t next{-1};     // where the next segment begins (the input's end for the last)
 };
+
+// mboxcl2 (Dovecot, some MUAs): the message at msg_begin has a header "Content-Length: N"
+// and its body of N bytes ends exactly where the input does or where the next From_ line
+// (after an optional empty line) starts; "From " lines inside it are body.
+struct ContentLength {
+    std::int64_t length;     // N, the value that counts (the last valid one)
+    std::int64_t body_begin; // after the empty line that ends the header block
+    std::int64_t end;        // body_begin + N
+};
+std::optional<ContentLength> mboxcl2_length(const Source &src, std::int64_t msg_begin);
 
 // True when the input starts with an mbox "From " line.
 Result<bool> looks_like_mbox(const Source &src);

@@ -21,6 +21,7 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
 {
     std::unique_ptr<MessageContext> ctx(new MessageContext(src, seg));
     ctx->in_mbox_ = in_mbox;
+    ctx->length_split_ = in_mbox && mboxcl2_length(src, seg.msg_begin).has_value();
     ctx->limits_ = limits;
     ctx->start_clock();
     ctx->report_.index = index;
@@ -48,12 +49,13 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
         ctx->report_.add_error("", "unparseable", "empty message");
         return ctx;
     }
-    // A header block larger than the limit is not handed to GMime (which would hold it all in
-    // memory): the message is passed through and reported.
-    if (auto end = ctx->top_header_end(); !end) {
-        ctx->report_.add_error("", "header-limit",
-                               "header block larger than --max-header-bytes (" + std::to_string(limits.max_header_bytes) +
-                                   "); message left untouched");
+    // Limits hold while parsing: a header block larger than --max-header-bytes anywhere in
+    // the message, or more delimiter lines than --max-parts allows, is not handed to GMime
+    // (which would hold it all in memory): the message is passed through and reported.
+    auto over = ctx->prescan();
+    if (!over || *over) {
+        if (over) ctx->report_.add_error("", (*over)->code, (*over)->message + "; message left untouched");
+        else ctx->report_.add_error("", "unreadable", over.error().message + "; passed through");
         return ctx;
     }
     auto sub = GPtr<GMimeStream>::adopt(g_mime_stream_substream(src.stream(), seg.msg_begin, seg.msg_end));
@@ -145,28 +147,71 @@ void MessageContext::walk(GMimeObject *obj, GMimeMessage *msg, const std::string
 
 GMimeHeaderList *MessageContext::headers_of(const Node &n) { return g_mime_object_get_header_list(n.object); }
 
-Result<std::int64_t> MessageContext::top_header_end() const
+Result<std::optional<MessageContext::LimitHit>> MessageContext::prescan() const
 {
-    // The empty line that ends the top-level header block, looked for within the limit.
-    const std::int64_t limit = seg_.msg_begin + static_cast<std::int64_t>(limits_.max_header_bytes) + 2;
-    if (seg_.msg_end <= limit) return seg_.msg_end; // the whole message is within the limit
+    const auto header_limit = [&] {
+        return std::optional<LimitHit>{LimitHit{"header-limit", "header block larger than --max-header-bytes (" +
+                                            std::to_string(limits_.max_header_bytes) + ")"}};
+    };
+    // GMime holds every part it finds (about 1.4 KB each): bound them before it parses. A
+    // part needs at least one delimiter line; past --max-parts the walk stops anyway, so
+    // this only has to be generous enough never to cut a message the walk would finish.
+    const std::size_t max_delimiters = 4 * limits_.max_parts + 16;
+    const auto size = static_cast<std::size_t>(seg_.msg_end - seg_.msg_begin);
+    // A message this small can hold neither (a delimiter line is at least 3 bytes).
+    if (size <= limits_.max_header_bytes && size < 3 * max_delimiters) return std::optional<LimitHit>{};
+    std::size_t delimiters = 0;
+    // A header block may start at the top, after an empty line (an embedded message, or a
+    // body GMime might read as one) or after a "--" line (a part). It goes on while lines
+    // read as fields ("name:") or their continuations, as GMime reads them.
+    enum class Run { Open, In, Closed } run = Run::Open;
+    std::size_t run_bytes = 0;
+    // The current line: its length, first two bytes, and whether it is "name:" so far.
+    std::size_t len = 0;
+    char first = 0, second = 0;
+    enum class Field { Name, Yes, No } field = Field::Name;
     std::int64_t pos = seg_.msg_begin;
-    bool at_line_start = true; // nothing but an optional CR since the last LF
-    while (pos < limit) {
-        auto chunk = src_.slice(pos, std::min(limit, pos + 65536));
+    while (pos < seg_.msg_end) {
+        auto chunk = src_.slice(pos, std::min(seg_.msg_end, pos + 65536));
         if (!chunk) return chunk.error();
-        for (std::size_t i = 0; i < chunk->size(); ++i) {
-            char c = (*chunk)[i];
-            if (c == '\n') {
-                if (at_line_start) return pos + static_cast<std::int64_t>(i);
-                at_line_start = true;
-            } else if (c != '\r') {
-                at_line_start = false;
+        if (chunk->empty()) break;
+        for (char c : *chunk) {
+            if (c != '\n') {
+                if (len == 0) first = c;
+                else if (len == 1) second = c;
+                if (field == Field::Name) {
+                    auto u = static_cast<unsigned char>(c);
+                    if (c == ':' && len > 0) field = Field::Yes;
+                    else if (u <= 32 || u >= 127) field = Field::No;
+                }
+                ++len;
+                continue;
             }
+            const bool blank = len == 0 || (len == 1 && first == '\r');
+            const bool dashes = len >= 2 && first == '-' && second == '-';
+            if (dashes && ++delimiters > max_delimiters)
+                return std::optional<LimitHit>{LimitHit{"part-limit", "more than " + std::to_string(max_delimiters) +
+                                                                          " delimiter lines (4 x --max-parts + 16): not parsed"}};
+            const bool continuation = len > 0 && (first == ' ' || first == '\t');
+            if (blank || dashes) {
+                run = Run::Open;
+                run_bytes = 0;
+            } else if ((run == Run::Open && field == Field::Yes) || (run == Run::In && (field == Field::Yes || continuation))) {
+                run = Run::In;
+                run_bytes += len + 1;
+                if (run_bytes > limits_.max_header_bytes) return header_limit();
+            } else {
+                run = Run::Closed;
+            }
+            len = 0;
+            field = Field::Name;
         }
         pos += static_cast<std::int64_t>(chunk->size());
     }
-    return Error{Code::DataErr, "header block too large"};
+    // A last line with no line break.
+    if ((run == Run::In || (run == Run::Open && field == Field::Yes)) && run_bytes + len > limits_.max_header_bytes)
+        return header_limit();
+    return std::optional<LimitHit>{};
 }
 
 Status MessageContext::check_time() const
@@ -276,6 +321,14 @@ Status check_header_value(std::string_view name, std::string_view raw_value)
             bool last = i + 1 == raw_value.size();
             if (!last && raw_value[i + 1] != ' ' && raw_value[i + 1] != '\t')
                 return Error{Code::DataErr, std::string(name) + ": line break would start a new header; refused"};
+            // A folded line of white space only is not a valid continuation (RFC 5322
+            // 3.2.2 obs-FWS aside); readers end the header block at it or treat it as blank.
+            if (!last) {
+                std::size_t j = i + 1;
+                while (j < raw_value.size() && (raw_value[j] == ' ' || raw_value[j] == '\t')) ++j;
+                if (j == raw_value.size() || raw_value[j] == '\n')
+                    return Error{Code::DataErr, std::string(name) + ": a folded line of white space only; refused"};
+            }
             line_len = 0;
             continue;
         }
@@ -347,18 +400,99 @@ Status MessageContext::add_header(const Node &n, std::string_view name, std::str
     if (auto s = check_header_value(name, value); !s) return s;
     auto at = header_block_end(n);
     if (!at) return at.error();
+    // A header block that ends the input with no line break: the new field goes on a line of
+    // its own, and the block still ends as it did (several additions stay separate lines).
+    if (*at > seg_.msg_begin) {
+        char before;
+        auto r = src_.read_at(*at - 1, &before, 1);
+        if (!r) return r.error();
+        if (before != '\n') {
+            value.pop_back();
+            return add_edit(*at, *at, to_eol("\n" + std::string(name) + ":" + value));
+        }
+    }
     return add_edit(*at, *at, to_eol(std::string(name) + ":" + value));
 }
 
-Status MessageContext::replace_body(const Node &n, std::string_view encoded, bool convert_eol)
+Result<std::pair<std::int64_t, std::int64_t>> MessageContext::content_span(const Node &n) const
 {
     if (n.kind != Node::Kind::Leaf || !GMIME_IS_PART(n.object))
-        return Error{Code::Software, "replace_body on a part that is not a leaf"};
+        return Error{Code::Software, "part " + n.section + " is not a leaf"};
     GMimeDataWrapper *w = g_mime_part_get_content(GMIME_PART(n.object));
     GMimeStream *s = w ? g_mime_data_wrapper_get_stream(w) : nullptr;
     if (!s) return Error{Code::Software, "part " + n.section + " has no content stream"};
     std::int64_t begin = s->bound_start;
     std::int64_t end = s->bound_end < 0 ? seg_.msg_end : s->bound_end;
+    if (begin < seg_.msg_begin || end > seg_.msg_end || end < begin)
+        return Error{Code::Software, "part " + n.section + " has a content window outside its message"};
+    if (end == seg_.msg_end) return std::make_pair(begin, end);
+    // The content ends at the line break before a delimiter line ("--"). GMime drops two
+    // bytes when the delimiter line ends in CRLF, even where the line break before it is a
+    // bare LF: then the last content byte is cut off. Find the real line break.
+    auto after = src_.slice(end, std::min(seg_.msg_end, end + 4));
+    if (!after) return after.error();
+    const std::string &a = *after;
+    if (a.compare(0, 3, "\n--") == 0 || a.compare(0, 4, "\r\n--") == 0) return std::make_pair(begin, end);
+    auto nl = src_.slice(end, std::min(seg_.msg_end, end + 3));
+    if (!nl) return nl.error();
+    for (std::size_t i = 0; i < nl->size(); ++i) {
+        if ((*nl)[i] != '\n') continue;
+        std::int64_t at = end + static_cast<std::int64_t>(i);
+        auto dash = src_.slice(at + 1, std::min(seg_.msg_end, at + 3));
+        if (!dash) return dash.error();
+        if (*dash != "--") break;
+        std::int64_t real = at;
+        char cr;
+        if (real - 1 >= end) {
+            auto r = src_.read_at(real - 1, &cr, 1);
+            if (!r) return r.error();
+            if (cr == '\r') --real;
+        }
+        return std::make_pair(begin, real);
+    }
+    return Error{Code::DataErr, "part " + n.section + ": cannot find where its content ends"};
+}
+
+Result<std::string> MessageContext::decoded_content(const Node &n, std::size_t cap) const
+{
+    if (!GMIME_IS_PART(n.object)) return Error{Code::DataErr, "not a leaf part"};
+    if (!g_mime_part_get_content(GMIME_PART(n.object))) return std::string(); // no body at all
+    auto span = content_span(n);
+    if (!span) return span.error();
+    auto [begin, end] = *span;
+    auto raw_size = static_cast<std::size_t>(end - begin);
+    GMimeContentEncoding enc = g_mime_part_get_content_encoding(GMIME_PART(n.object));
+    if (enc == GMIME_CONTENT_ENCODING_UUENCODE) {
+        // Its "begin" line is GMime's to find: decode through the part's own wrapper.
+        GMimeDataWrapper *w = g_mime_part_get_content(GMIME_PART(n.object));
+        if (raw_size > cap * 2 + 65536) return Error{Code::DataErr, "part larger than the limit"};
+        auto mem = GPtr<GMimeStream>::adopt(g_mime_stream_mem_new());
+        if (g_mime_data_wrapper_write_to_stream(w, mem.get()) < 0) return Error{Code::DataErr, "cannot decode the part"};
+        GByteArray *a = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(mem.get()));
+        if (a->len > cap) return Error{Code::DataErr, "part larger than the limit"};
+        return std::string(reinterpret_cast<const char *>(a->data), a->len);
+    }
+    const bool encoded = enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE;
+    // Decoding never makes content larger (base64 3/4, QP at most 1:1), but padding and
+    // white space may: read at most twice the cap.
+    if (raw_size > (encoded ? cap * 2 + 65536 : cap)) return Error{Code::DataErr, "part larger than the limit"};
+    auto raw = src_.slice(begin, end);
+    if (!raw) return raw.error();
+    if (!encoded) return raw;
+    GMimeEncoding st;
+    g_mime_encoding_init_decode(&st, enc);
+    std::string out(g_mime_encoding_outlen(&st, raw->size()) + 16, '\0');
+    std::size_t len = g_mime_encoding_flush(&st, raw->data(), raw->size(), out.data());
+    out.resize(len);
+    if (out.size() > cap) return Error{Code::DataErr, "part larger than the limit"};
+    return out;
+}
+
+Status MessageContext::replace_body(const Node &n, std::string_view encoded, bool convert_eol)
+{
+    auto span = content_span(n);
+    if (!span) return span.error();
+    auto [begin, end] = *span;
     // Keep whether the content ended with a line break: that break may belong to the
     // structure around it.
     bool had_nl = false;
@@ -371,8 +505,10 @@ Status MessageContext::replace_body(const Node &n, std::string_view encoded, boo
     std::string text(encoded);
     if (had_nl && (text.empty() || text.back() != '\n')) text += '\n';
     while (!had_nl && !text.empty() && text.back() == '\n') text.pop_back();
-    if (in_mbox_) {
-        // A new line starting "From " would open a message in an mbox: quote it.
+    if (in_mbox_ && !length_split_) {
+        // A new line starting "From " would open a message in an mbox: quote it. Not where a
+        // Content-Length splits the message (mboxcl2): readers of it do not unquote, and
+        // finish() keeps that length true.
         std::string quoted;
         std::size_t line = 0;
         while (line < text.size()) {
@@ -384,7 +520,51 @@ Status MessageContext::replace_body(const Node &n, std::string_view encoded, boo
         }
         text = std::move(quoted);
     }
+    // RFC 2046 5.1.1: a line starting "--" and an enclosing multipart's boundary is a
+    // delimiter, whatever follows. None may be written inside a body.
+    std::vector<std::string> boundaries;
+    for (int p = n.parent; p >= 0; p = nodes_[static_cast<std::size_t>(p)].parent) {
+        const Node &pn = nodes_[static_cast<std::size_t>(p)];
+        if (pn.kind != Node::Kind::Multipart) continue;
+        if (const char *b = g_mime_multipart_get_boundary(GMIME_MULTIPART(pn.object))) boundaries.emplace_back(b);
+    }
+    for (std::size_t line = 0; line < text.size();) {
+        if (text.compare(line, 2, "--") == 0)
+            for (const auto &b : boundaries)
+                if (text.compare(line + 2, b.size(), b) == 0)
+                    return Error{Code::DataErr, "part " + n.section + ": the new content holds a delimiter line of an enclosing multipart; not rewritten"};
+        auto nl = text.find_first_of(convert_eol ? "\n" : "\r\n", line);
+        if (nl == std::string::npos) break;
+        line = nl + 1;
+    }
     return add_edit(begin, end, convert_eol ? to_eol(text) : text);
+}
+
+Status MessageContext::finish()
+{
+    if (!length_split_ || edits_.empty() || !message_) return ok();
+    auto cl = mboxcl2_length(src_, seg_.msg_begin);
+    if (!cl) return ok(); // no Content-Length that split the input: readers go by From_ lines
+    std::int64_t delta = 0;
+    for (const Edit &e : edits_)
+        if (e.begin >= cl->body_begin) delta += static_cast<std::int64_t>(e.text.size()) - (e.end - e.begin);
+    if (delta == 0) return ok();
+    const std::string value = " " + std::to_string(cl->length + delta) + "\n";
+    // GMime files Content-* headers with the top-level part, the rest with the message.
+    std::vector<std::int64_t> replaced; // a header may be on both lists
+    for (GMimeObject *o : {GMIME_OBJECT(message_.get()), g_mime_message_get_mime_part(message_.get())}) {
+        GMimeHeaderList *list = o ? g_mime_object_get_header_list(o) : nullptr;
+        for (int i = 0; list && i < g_mime_header_list_get_count(list); ++i) {
+            GMimeHeader *h = g_mime_header_list_get_header_at(list, i);
+            if (g_ascii_strcasecmp(g_mime_header_get_name(h), "Content-Length") != 0) continue;
+            std::int64_t off = g_mime_header_get_offset(h);
+            if (std::find(replaced.begin(), replaced.end(), off) != replaced.end()) continue;
+            if (auto s = replace_header(h, value); !s) return s;
+            replaced.push_back(off);
+        }
+    }
+    if (replaced.empty()) return Error{Code::DataErr, "the Content-Length that split this message was not found to update"};
+    return ok();
 }
 
 Status MessageContext::remove_part(const Node &n)
@@ -420,8 +600,9 @@ Status MessageContext::remove_part(const Node &n)
     std::size_t cut = prev_nl;
     if (cut > 0 && b[cut - 1] == '\r') --cut;
     std::int64_t begin = start - static_cast<std::int64_t>(b.size()) + static_cast<std::int64_t>(cut);
-    std::int64_t end = s->bound_end < 0 ? seg_.msg_end : s->bound_end;
-    return add_edit(begin, end, "");
+    auto span = content_span(n);
+    if (!span) return span.error();
+    return add_edit(begin, span->second, "");
 }
 
 } // namespace mimeuri

@@ -16,7 +16,9 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -78,10 +80,26 @@ public:
     // Adds "name:raw_value" at the end of the node's header block.
     Status add_header(const Node &n, std::string_view name, std::string_view raw_value);
     // Replaces the body of a leaf part with already-encoded content: LF line ends that
-    // become the message's, or (convert_eol false) bytes written exactly as given.
+    // become the message's, or (convert_eol false) bytes written exactly as given. A body
+    // with a line that starts with the delimiter of an enclosing multipart is refused: a
+    // pass must never change the message's structure, whatever it decoded.
     Status replace_body(const Node &n, std::string_view encoded, bool convert_eol = true);
     // Removes a part of a multipart: its delimiter line, headers and body.
     Status remove_part(const Node &n);
+
+    // The exact byte span of a leaf's content: from after the blank line that ends its
+    // headers to the line break before the next delimiter (or the end of the message).
+    // GMime's window can be a byte short when a delimiter line's ending differs from the
+    // message's (an LF message with a CRLF delimiter line); this one is checked.
+    Result<std::pair<std::int64_t, std::int64_t>> content_span(const Node &n) const;
+    // A leaf's content with its transfer encoding undone, at most cap bytes (a DataErr
+    // beyond), read from content_span().
+    Result<std::string> decoded_content(const Node &n, std::size_t cap) const;
+
+    // Edits that follow from the others, made once every pass has run: in an mbox, a
+    // Content-Length that split the input (mboxcl2) is set to the body's new length, so
+    // that every reader splits the result as it split the input.
+    Status finish();
 
     // A header's value as passes left it: the raw value a pass replaced it with, else
     // GMime's raw value (LF line ends).
@@ -100,7 +118,10 @@ private:
     MessageContext(const Source &src, const Segment &seg) : src_(src), seg_(seg) {}
     void walk(GMimeObject *obj, GMimeMessage *msg, const std::string &section, int depth, int parent);
     Result<std::int64_t> header_end(std::int64_t offset) const;
-    Result<std::int64_t> top_header_end() const;
+    struct LimitHit {
+        std::string code, message; // as reported
+    };
+    Result<std::optional<LimitHit>> prescan() const;
     Result<std::int64_t> header_block_end(const Node &n) const;
     Status add_edit(std::int64_t begin, std::int64_t end, std::string text);
     std::string to_eol(std::string_view lf_text) const;
@@ -108,6 +129,7 @@ private:
     const Source &src_;
     Segment seg_;
     bool in_mbox_{false};
+    bool length_split_{false}; // an mboxcl2 Content-Length ends this message
     Limits limits_;
     GPtr<GMimeMessage> message_;
     std::vector<Node> nodes_;

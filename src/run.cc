@@ -422,6 +422,11 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
                         }
                         if (!plan.cause.empty()) break;
                     }
+                    if (plan.cause.empty())
+                        if (Status f = ctx->finish(); !f) {
+                            ctx->drop_edits();
+                            rep.add_error("", "content-length", f.error().message + "; message left untouched");
+                        }
                 }
                 plan.message_id = rep.message_id;
                 if (!plan.cause.empty()) {

@@ -1,5 +1,346 @@
 // Hostile input (issue 11): crafted messages an outside sender or a local user could send.
 // Each case checks the promised result: structure unchanged, parts intact, limits held.
+// This file: what is written into bodies and headers, content windows, mbox lengths, and
+// the limits that must hold while GMime parses.
 #include "helpers.hh"
+#include "message.hh"
+#include "transfer.hh"
 
 #include <doctest/doctest.h>
+
+#include <gmime/gmime.h>
+
+#include <string>
+#include <vector>
+
+using testing::quote;
+
+namespace {
+
+testing::Proc run(const std::string &args, const std::string &stdin_path = {}) { return testing::mimeuri(args, stdin_path); }
+
+// Lines of s (LF-separated; a CR before the LF is kept in the line).
+std::vector<std::string> lines_of(const std::string &s)
+{
+    std::vector<std::string> out;
+    std::size_t pos = 0;
+    while (pos < s.size()) {
+        auto nl = s.find('\n', pos);
+        if (nl == std::string::npos) nl = s.size();
+        out.push_back(s.substr(pos, nl - pos));
+        pos = nl + 1;
+    }
+    return out;
+}
+
+// How many lines start with the delimiter "--" + boundary (RFC 2046 5.1.1 reads a prefix).
+int delimiter_lines(const std::string &msg, const std::string &boundary)
+{
+    int n = 0;
+    for (const auto &l : lines_of(msg))
+        if (l.rfind("--" + boundary, 0) == 0) ++n;
+    return n;
+}
+
+bool has_line_starting(const std::string &msg, const std::string &prefix)
+{
+    for (const auto &l : lines_of(msg))
+        if (l.rfind(prefix, 0) == 0) return true;
+    return false;
+}
+
+// The MIME parts GMime finds (every entity, depth first) and each leaf's decoded content.
+struct Tree {
+    std::vector<std::string> types;
+    std::vector<std::string> leaves;
+};
+
+Tree tree_of(const std::string &msg)
+{
+    Tree t;
+    auto *stream = g_mime_stream_mem_new_with_buffer(msg.data(), msg.size());
+    auto *parser = g_mime_parser_new_with_stream(stream);
+    GMimeMessage *m = g_mime_parser_construct_message(parser, nullptr);
+    g_object_unref(parser);
+    g_object_unref(stream);
+    REQUIRE(m != nullptr);
+    std::vector<GMimeObject *> stack{g_mime_message_get_mime_part(m)};
+    while (!stack.empty()) {
+        GMimeObject *o = stack.back();
+        stack.pop_back();
+        if (!o) continue;
+        char *ct = g_mime_content_type_get_mime_type(g_mime_object_get_content_type(o));
+        t.types.emplace_back(ct);
+        g_free(ct);
+        if (GMIME_IS_MULTIPART(o)) {
+            for (int i = g_mime_multipart_get_count(GMIME_MULTIPART(o)) - 1; i >= 0; --i)
+                stack.push_back(g_mime_multipart_get_part(GMIME_MULTIPART(o), i));
+        } else if (GMIME_IS_PART(o)) {
+            auto *mem = g_mime_stream_mem_new();
+            if (GMimeDataWrapper *w = g_mime_part_get_content(GMIME_PART(o))) g_mime_data_wrapper_write_to_stream(w, mem);
+            GByteArray *a = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(mem));
+            t.leaves.emplace_back(reinterpret_cast<const char *>(a->data), a->len);
+            g_object_unref(mem);
+        }
+    }
+    g_object_unref(m);
+    return t;
+}
+
+std::string qp_html_message(const std::string &qp_html)
+{
+    return "Message-ID: <qp@x>\nMIME-Version: 1.0\nContent-Type: multipart/related; boundary=b\n\n"
+           "--b\nContent-Type: text/html\nContent-Transfer-Encoding: quoted-printable\n\n" +
+           qp_html +
+           "\n--b\nContent-Type: image/png\nContent-ID: <img@x>\nContent-Transfer-Encoding: base64\n\niVBORw0KGgo=\n"
+           "--b--\n";
+}
+
+} // namespace
+
+TEST_CASE("quoted-printable: no encoded line starts with '-', 'From ' or '.', lines at most 76, decodes back")
+{
+    const std::vector<std::string> texts = {
+        "a\n--b\nX-Injected: yes\n",
+        "--b--",
+        std::string(74, 'x') + "--b\n",  // a soft line break lands just before the dashes
+        std::string(75, 'y') + "From me\n",
+        "From here\n.\n. \n",
+        "tab\t\nspace \nend=\xff\x01",
+        "crlf\r\nline\r\n--b\r\n",
+    };
+    for (const auto &text : texts) {
+        std::string enc = mimeuri::transfer::quoted_printable(text);
+        for (const auto &l : lines_of(enc)) {
+            CHECK(l.size() <= 76);
+            CHECK(l.rfind("-", 0) != 0);
+            CHECK(l.rfind("From ", 0) != 0);
+            CHECK(l.rfind(".", 0) != 0);
+            CHECK(l.find('\r') == std::string::npos);
+            if (!l.empty()) CHECK((l.back() != ' ' && l.back() != '\t'));
+        }
+        // Decoding gives the text back, with LF line breaks.
+        GMimeEncoding st;
+        g_mime_encoding_init_decode(&st, GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE);
+        std::string dec(enc.size() + 16, '\0');
+        dec.resize(g_mime_encoding_flush(&st, enc.data(), enc.size(), dec.data()));
+        std::string want;
+        for (std::size_t i = 0; i < text.size(); ++i)
+            if (!(text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n')) want += text[i];
+        CHECK(dec == want);
+    }
+}
+
+TEST_CASE("structure injection through quoted-printable HTML: a decoded LF and a boundary stay content")
+{
+    testing::TempDir d;
+    // =0A decodes to LF: the decoded HTML holds "--b" and a header at line starts.
+    const std::string html = "<html><body><img src=3D\"cid:<img@x>\" alt=3D\"x=0A--b=0AX-Injected: yes=0A=0A<scri=\n"
+                             "pt>alert(1)</script>=0A--b--=0A\">tail</body></html>";
+    const std::string m = qp_html_message(html);
+    std::string f = d.file("m.eml", m);
+    for (const char *mode : {"--cid=repair", "--cid=inline"}) {
+        CAPTURE(mode);
+        auto r = run(std::string(mode) + " --report=" + quote(d / "r") + " " + quote(f));
+        CHECK(r.status == 0);
+        CHECK(r.out != m); // the reference was repaired or inlined
+        CHECK(delimiter_lines(r.out, "b") == delimiter_lines(m, "b"));
+        Tree before = tree_of(m), after = tree_of(r.out);
+        CHECK(after.types == before.types);
+        REQUIRE(after.leaves.size() == before.leaves.size());
+        // The HTML decodes to what it was, but for the reference itself.
+        const std::string &h = after.leaves[0];
+        CHECK(h.find("x\n--b\nX-Injected: yes\n\n<script>alert(1)</script>\n--b--\n") != std::string::npos);
+        CHECK(h.find("cid:<img@x>") == std::string::npos);
+        CHECK(after.leaves[1] == before.leaves[1]);
+    }
+}
+
+TEST_CASE("a body that would hold an enclosing delimiter line is refused, not written")
+{
+    testing::TempDir d;
+    // 8bit HTML: the rewrite splices the HTML as it is, so a delimiter can come only from
+    // what the pass writes; a boundary that the HTML already holds as text (not at a line
+    // start) must not become one. Here the nested boundary "b" is a prefix of "bb".
+    const std::string m = "Message-ID: <n@x>\nContent-Type: multipart/mixed; boundary=bb\n\n--bb\n"
+                          "Content-Type: multipart/related; boundary=b\n\n--b\nContent-Type: text/html\n\n"
+                          "<img src=\"cid:<img@x>\"> --bb not a line start\n--b\nContent-Type: image/png\n"
+                          "Content-ID: <img@x>\n\nAAAA\n--b--\n--bb--\n";
+    auto r = run("- ", d.file("m.eml", m));
+    CHECK(r.status == 0);
+    CHECK(delimiter_lines(r.out, "b") == delimiter_lines(m, "b"));
+    CHECK(r.out.find("src=\"cid:img@x\"") != std::string::npos);
+}
+
+TEST_CASE("a cid: or Content-Location URL with %0A%20 never reaches a generated header")
+{
+    testing::TempDir d;
+    for (const char *id : {"abc%0A%20@x", "abc%0A%20%0A%20@x", "abc@x%0A%20%0A%20", "abc%0D%0AX-Injected:%20yes@x", "%0A%20"}) {
+        CAPTURE(id);
+        std::string m = std::string("Message-ID: <l@x>\nContent-Type: multipart/related; boundary=b\n\n--b\n"
+                                    "Content-Type: text/html\n\n<img src=\"cid:") + id +
+                        "\">\n--b\nContent-Type: image/png\nContent-Location: cid:" + id + "\n\nAAAA\n--b--\n";
+        auto r = run("", d.file("m.eml", m));
+        CHECK(r.status == 0);
+        CHECK_FALSE(has_line_starting(r.out, "X-Injected"));
+        // Every header line is a field or a continuation with text on it.
+        bool in_headers = true;
+        for (const auto &l : lines_of(r.out)) {
+            if (l.rfind("--b", 0) == 0) {
+                in_headers = true;
+                continue;
+            }
+            if (l.empty()) {
+                in_headers = false;
+                continue;
+            }
+            if (!in_headers) continue;
+            if (l[0] == ' ' || l[0] == '\t') CHECK(l.find_first_not_of(" \t") != std::string::npos);
+            else CHECK(l.find(':') != std::string::npos);
+        }
+        CHECK(delimiter_lines(r.out, "b") == 3);
+    }
+}
+
+TEST_CASE("header values: the one header check refuses a folded line of white space only")
+{
+    using mimeuri::check_header_value;
+    CHECK(check_header_value("Content-ID", " <a@b>\n").ok());
+    CHECK(check_header_value("Content-ID", " <a\n b@c>\n").ok()); // folding with text on the line
+    CHECK_FALSE(check_header_value("Content-ID", " <a\n \n b@c>\n").ok());
+    CHECK_FALSE(check_header_value("Content-ID", " <a\n\t\t\n b@c>\n").ok());
+    CHECK_FALSE(check_header_value("Content-ID", " <a@b>\n \n").ok());
+    CHECK_FALSE(check_header_value("Content-ID", " <a\nX-Injected: yes>\n").ok());
+    CHECK_FALSE(check_header_value("Content-ID", " <a\r\n b>\n").ok());
+}
+
+TEST_CASE("truncated base64 HTML: a CRLF delimiter line in an LF message keeps the part's last bytes")
+{
+    testing::TempDir d;
+    const std::string html = "<html><body><img src=\"cid:<img@x>\"> hello world end</body></html>";
+    gchar *encoded = g_base64_encode(reinterpret_cast<const guchar *>(html.data()), html.size());
+    std::string enc = encoded;
+    g_free(encoded);
+    std::string wrapped;
+    for (std::size_t i = 0; i < enc.size(); i += 60) wrapped += enc.substr(i, 60) + "\n";
+    // Every line ending of the two delimiter lines around the part: LF or CRLF.
+    for (const char *before_eol : {"\n", "\r\n"})
+        for (const char *after_eol : {"\n", "\r\n"})
+            for (const char *content_eol : {"\n", "\r\n"}) {
+                CAPTURE(before_eol);
+                CAPTURE(after_eol);
+                CAPTURE(content_eol);
+                std::string body = wrapped;
+                if (std::string(content_eol) == "\r\n") {
+                    body.clear();
+                    for (std::size_t i = 0; i < enc.size(); i += 60) body += enc.substr(i, 60) + "\r\n";
+                }
+                std::string m = std::string("Message-ID: <t@x>\nContent-Type: multipart/related; boundary=b\n\n--b") +
+                                before_eol + "Content-Type: text/html\nContent-Transfer-Encoding: base64\n\n" + body +
+                                "--b" + after_eol + "Content-Type: image/png\nContent-ID: <img@x>\n\nAAAA\n--b--\n";
+                auto r = run("", d.file("m.eml", m));
+                CHECK(r.status == 0);
+                // Decoded here, not by GMime: GMime's own reading of such a part is what cut it.
+                auto from = r.out.find("base64\n\n");
+                REQUIRE(from != std::string::npos);
+                from += 8;
+                auto to = r.out.find("\n--b", from);
+                REQUIRE(to != std::string::npos);
+                gsize len = 0;
+                guchar *raw = g_base64_decode(r.out.substr(from, to - from).c_str(), &len);
+                std::string decoded(reinterpret_cast<const char *>(raw), len);
+                g_free(raw);
+                std::string want = html;
+                want.replace(want.find("cid:<img@x>"), 11, "cid:img@x");
+                CHECK(decoded == want);
+                // The new encoding stands alone between the headers and the delimiter: nothing
+                // of the old one is left behind it.
+                std::string b64 = mimeuri::transfer::base64_lines(want);
+                b64.pop_back();
+                CHECK((r.out.find("base64\n\n" + b64 + "\n--b" + after_eol) != std::string::npos ||
+                       r.out.find("base64\n\n" + b64 + "\r\n--b" + after_eol) != std::string::npos));
+            }
+}
+
+TEST_CASE("a header block that ends the input with no line break: added headers go on lines of their own")
+{
+    testing::TempDir d;
+    for (const char *eol : {"\n", "\r\n"}) {
+        CAPTURE(eol);
+        std::string m = std::string("Message-ID: <g@x>") + eol + "Content-Type: text/html" + eol + "Subject: last";
+        auto r = run("--labels=top --summary-header", d.file("m.eml", m));
+        CHECK(r.status == 0);
+        CHECK(r.out.rfind(m, 0) == 0);
+        std::string added = r.out.substr(m.size());
+        CHECK(added == std::string(eol) + "Mimeuri-Refs: resolved=0 dangling=0 ambiguous=0" + eol +
+                           "Content-Type-URI: ContentType:text/html");
+        // The header block still parses into the same fields plus the two.
+        auto c = run("--check", d.file("out.eml", r.out));
+        CHECK(c.out.find("\"message_id\":\"g@x\"") != std::string::npos);
+    }
+}
+
+TEST_CASE("mboxcl2: a changed message's Content-Length is updated, so every reader splits the output as the input")
+{
+    testing::TempDir d;
+    std::string b = "--b\nContent-Type: text/html\n\n<html><img src=\"cid:<img@x>\">\n\nFrom the start\n</html>\n"
+                    "--b\nContent-Type: image/png\nContent-ID: <img@x>\n\nAAAA\n--b--\n";
+    std::string m = "From a@x Mon Jan  1 00:00:00 2024\nMessage-ID: <c1@x>\nContent-Type: multipart/related; "
+                    "boundary=b\nContent-Length: " +
+                    std::to_string(b.size()) + "\n\n" + b + "\nFrom b@x Mon Jan  1 00:00:00 2024\nMessage-ID: <c2@x>\n\nsecond\n";
+    std::string in = d.file("in.mbox", m);
+    auto r = run("--format=mbox", in);
+    REQUIRE(r.status == 0);
+    std::string out = d.file("out.mbox", r.out);
+    // The new body's length, counted here from the output.
+    auto hdr_end = r.out.find("\n\n") + 2;
+    auto next = r.out.find("\nFrom b@x");
+    CHECK(r.out.find("Content-Length: " + std::to_string(next - hdr_end) + "\n") != std::string::npos);
+    CHECK(r.out.find("\nFrom the start\n") != std::string::npos); // mboxcl2 is not quoted
+    // mimeuri reads the output as two messages, the first unchanged now.
+    auto c = run("--check", out);
+    CHECK(c.out.find("\"index\":2,") != std::string::npos);
+    CHECK(c.out.find("\"index\":3,") == std::string::npos);
+    CHECK(c.out.find("\"changed\":true") == std::string::npos);
+    // Python's mailbox (From_ lines only) splits input and output alike.
+    auto py = testing::sh("python3 -c 'import mailbox,sys; print(len(mailbox.mbox(sys.argv[1])), "
+                          "len(mailbox.mbox(sys.argv[2])))' " +
+                          quote(in) + " " + quote(out));
+    std::string counts = py.out;
+    auto sp = counts.find(' ');
+    CHECK(counts.substr(0, sp) == counts.substr(sp + 1, counts.find('\n') - sp - 1));
+}
+
+TEST_CASE("limits hold while parsing: a million parts or a 300 MB part header are not handed to GMime")
+{
+    testing::TempDir d;
+    {
+        std::string m = "Message-ID: <many@x>\nContent-Type: multipart/mixed; boundary=b\n\n";
+        for (int i = 0; i < 1000000; ++i) m += "--b\n\nx\n";
+        m += "--b--\n";
+        std::string f = d.file("many.eml", m);
+        gint64 t0 = g_get_monotonic_time();
+        auto r = testing::sh("ulimit -v 400000; " + testing::bin() + " --report=" + quote(d / "r") + " " + quote(f) +
+                             " > " + quote(d / "out") + "; echo $?");
+        double secs = static_cast<double>(g_get_monotonic_time() - t0) / 1e6;
+        CHECK(r.out == "0\n");
+        CHECK(testing::read_file(d / "out") == m);
+        CHECK(testing::read_file(d / "r").find("\"code\":\"part-limit\"") != std::string::npos);
+        CHECK(secs < 5);
+    }
+    {
+        // Written by the shell: 300 MB of folded header lines in a part.
+        std::string f = d / "bighdr.eml";
+        testing::sh("{ printf 'Message-ID: <big@x>\\nContent-Type: multipart/mixed; boundary=b\\n\\n--b\\nX-Big: a\\n'; "
+                    "yes ' yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy' | head -c 314572800; "
+                    "printf '\\nbody\\n--b--\\n'; } > " +
+                    quote(f));
+        gint64 t0 = g_get_monotonic_time();
+        auto r = testing::sh("ulimit -v 400000; " + testing::bin() + " --report=" + quote(d / "r2") + " " + quote(f) +
+                             " | cmp -s - " + quote(f) + "; echo $?");
+        double secs = static_cast<double>(g_get_monotonic_time() - t0) / 1e6;
+        CHECK(r.out == "0\n");
+        CHECK(testing::read_file(d / "r2").find("\"code\":\"header-limit\"") != std::string::npos);
+        CHECK(secs < 10);
+    }
+}

@@ -1,0 +1,66 @@
+#include "transfer.hh"
+
+#include <glib.h>
+
+#include <memory>
+
+namespace mimeuri::transfer {
+
+std::string base64_lines(std::string_view bytes)
+{
+    std::unique_ptr<gchar, decltype(&g_free)> b(
+        g_base64_encode(reinterpret_cast<const guchar *>(bytes.data()), bytes.size()), g_free);
+    std::string_view flat = b.get();
+    std::string out;
+    out.reserve(flat.size() + flat.size() / 76 + 1);
+    for (std::size_t i = 0; i < flat.size(); i += 76) {
+        out += flat.substr(i, 76);
+        out += '\n';
+    }
+    return out;
+}
+
+std::string quoted_printable(std::string_view text)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    std::string out;
+    out.reserve(text.size() + text.size() / 8);
+    std::size_t col = 0; // octets on the current encoded line
+    auto put = [&](std::string_view piece) {
+        if (col + piece.size() > 75) { // room for the "=" of a soft line break (76 in all)
+            out += "=\n";
+            col = 0;
+        }
+        out += piece;
+        col += piece.size();
+    };
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '\n' || (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n')) {
+            if (c == '\r') ++i;
+            out += '\n';
+            col = 0;
+            continue;
+        }
+        const auto u = static_cast<unsigned char>(c);
+        const bool line_end = i + 1 == text.size() || text[i + 1] == '\n' ||
+                              (text[i + 1] == '\r' && i + 2 < text.size() && text[i + 2] == '\n');
+        bool encode = c == '=' || u > 126 || (u < 32 && c != '\t') || ((c == ' ' || c == '\t') && line_end);
+        char literal[1] = {c};
+        char escaped[3] = {'=', hex[u >> 4], hex[u & 15]};
+        // The line-start rule is decided where the octet lands: a soft line break before it
+        // makes it a line start too.
+        auto starts_line = [&](std::size_t at_col) {
+            return at_col == 0 && (c == '-' || (c == 'F' && text.compare(i, 5, "From ") == 0) || c == '.');
+        };
+        if (!encode && col + 1 > 75) {
+            out += "=\n";
+            col = 0;
+        }
+        if (!encode && starts_line(col)) encode = true;
+        put(encode ? std::string_view(escaped, 3) : std::string_view(literal, 1));
+    }
+    return out;
+}
+
+} // namespace mimeuri::transfer
