@@ -516,10 +516,19 @@ Status ReferencesPass::apply(MessageContext &ctx)
         // character reference for c, i, d, m or ':', &colon;, or a backslash (a CSS escape):
         // skip the HTML5 parse then, unless locations are in play.
         if (!any_location && !may_hold_reference(html_text)) continue;
-        auto scan = html::find_refs(html_text, opts_.max_refs);
+        html::ParseLimits limits;
+        limits.max_refs = opts_.max_refs;
+        limits.max_bytes = html::memory_cap(html_text.size(), opts_.html_max);
+        limits.out_of_time = [&ctx] { return ctx.out_of_time(); };
+        auto scan = html::find_refs(html_text, limits);
         if (!scan) {
+            if (scan.error().code == Code::TempFail) return scan.error(); // out of memory: --on-error decides
             ctx.report().add_error(hn.section, "html", scan.error().message);
             continue;
+        }
+        if (scan->stop != html::Stop::None) { // a limit: the message passes as it came
+            ctx.report().add_error(hn.section, html::stop_kind(scan->stop), scan->stop_message);
+            return Error{Code::DataErr, scan->stop_message};
         }
         if (scan->truncated)
             ctx.report().add_error(hn.section, "ref-limit",
@@ -531,6 +540,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
         }
 
         std::vector<html::Replacement> reps;
+        std::vector<std::pair<guint, int>> rep_refs; // per replacement: its report entry, its target
         PendingExtract pending{static_cast<int>(hi), {}, {}, {}};
         for (std::size_t ri = 0; ri < scan->refs.size(); ++ri) {
             if (ri % 1024 == 1023)
@@ -636,7 +646,10 @@ Status ReferencesPass::apply(MessageContext &ctx)
                     }
                 }
             }
-            if (!new_url.empty()) reps.push_back({ri, new_url});
+            if (!new_url.empty()) {
+                reps.push_back({ri, new_url});
+                rep_refs.push_back({json_array_get_length(ctx.report().refs.get()), t.node});
+            }
 
             JsonObject *o = json_object_new();
             json_set_string(o, "part", hn.section);
@@ -665,7 +678,15 @@ Status ReferencesPass::apply(MessageContext &ctx)
                                    "charset " + charset + " is not ASCII-compatible: references checked, not rewritten");
             continue;
         }
-        std::string new_html = html::rewrite(html_text, *scan, reps);
+        auto rewritten = html::rewrite(html_text, *scan, reps);
+        for (std::size_t k : rewritten.skipped) { // the report claims no change that was not made
+            auto [entry, target] = rep_refs[k];
+            json_set_string(json_array_get_object_element(ctx.report().refs.get(), entry), "action", "none");
+            if (target >= 0) kept_targets.insert(target);
+            ctx.report().add_error(hn.section, "html-rewrite",
+                                   "reference " + scan->refs[reps[k].ref].url + " not rewritten: its bytes cannot be replaced alone");
+        }
+        std::string new_html = std::move(rewritten.html);
         if (new_html == html_text) continue; // nothing actually changed: no edit
         // Re-encode in the part's own transfer encoding; 7bit/8bit text is spliced as is,
         // unless a line would pass 998 octets, which only quoted-printable can carry.
@@ -814,7 +835,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
             std::string html_name = first_html ? "index.html" : "part-" + nodes[static_cast<std::size_t>(pe.html_node)].section + ".html";
             first_html = false;
             used.insert(html_name);
-            std::string page = html::rewrite(pe.html, pe.scan, reps);
+            std::string page = html::rewrite(pe.html, pe.scan, reps).html; // a file of our own: kept as far as it goes
             if (auto s = write_file(html_name, &page, nullptr); !s) return s;
         }
     }

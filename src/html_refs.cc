@@ -1,5 +1,7 @@
 #include "html_refs.hh"
 
+#include "html_guard.h"
+
 #include <gumbo.h>
 
 #include <algorithm>
@@ -91,6 +93,7 @@ std::size_t css_escape(std::string_view t, std::size_t i, std::string &out)
 struct Walker {
     std::string_view html;
     std::size_t max_refs;
+    const std::function<bool()> *out_of_time;
     Scan scan;
     std::set<std::size_t> seen; // value offsets already taken (gumbo clones elements)
 
@@ -153,7 +156,16 @@ struct Walker {
             return;
         }
         std::size_t hi = add_holder(std::move(h));
+        const std::size_t refs_before = scan.refs.size();
         const std::string &v = scan.holders[hi].decoded;
+        struct DropEmpty { // a holder with no reference is not kept: holders stay bounded by refs
+            Scan &scan;
+            std::size_t refs_before;
+            ~DropEmpty()
+            {
+                if (scan.refs.size() == refs_before) scan.holders.pop_back();
+            }
+        } drop{scan, refs_before};
         if (style) {
             css_refs(hi);
         } else if (srcset) {
@@ -186,7 +198,12 @@ struct Walker {
     {
         // Iterative: hostile nesting must not grow the stack.
         std::vector<const GumboNode *> stack{root};
+        std::size_t visited = 0;
         while (!stack.empty()) {
+            if (++visited % 4096 == 0 && out_of_time && *out_of_time && (*out_of_time)()) {
+                scan.stop = Stop::Time;
+                return;
+            }
             const GumboNode *n = stack.back();
             stack.pop_back();
             const GumboVector *children = nullptr;
@@ -218,7 +235,9 @@ struct Walker {
                         h.decoded.assign(t.original_text.data, t.original_text.length);
                         h.element = "style";
                         h.attr = "css";
+                        std::size_t refs_before = scan.refs.size();
                         css_refs(add_holder(std::move(h)));
+                        if (scan.refs.size() == refs_before) scan.holders.pop_back();
                     }
                 }
                 children = &el.children;
@@ -315,16 +334,91 @@ std::vector<CssUrl> css_urls(std::string_view t)
     return out;
 }
 
-Result<Scan> find_refs(std::string_view html, std::size_t max_refs)
+const char *stop_kind(Stop stop)
+{
+    switch (stop) {
+    case Stop::Time: return "html-time-limit";
+    case Stop::Memory: return "html-memory-limit";
+    case Stop::Nesting: return "html-nesting-limit";
+    case Stop::None: break;
+    }
+    return "";
+}
+
+std::size_t memory_cap(std::size_t size, std::size_t html_max)
+{
+    const std::size_t floor = 64u << 20, ceiling = std::max(floor, 8 * html_max);
+    std::size_t cap = size > ceiling / 40 ? ceiling : std::max(floor, 40 * size);
+    return std::min(cap, ceiling);
+}
+
+namespace {
+
+// The stack gumbo may use below our call: its only deep recursion is node destruction
+// (a <frameset> replacing a body), a few dozen bytes a level; parsing itself needs a few KiB.
+constexpr std::size_t kMaxStack = 1u << 20;
+
+int ask_time(void *data)
+{
+    try {
+        return (*static_cast<const std::function<bool()> *>(data))() ? 1 : 0;
+    } catch (...) {
+        return 1; // never unwind through C
+    }
+}
+
+// gumbo's document, parsed under a guard; the guard owns every block of it.
+struct Guarded {
+    HtmlGuard *guard{nullptr};
+    GumboOutput *out{nullptr};
+    HtmlGuardStatus status{HTML_GUARD_NO_MEMORY};
+    Guarded(std::string_view html, std::size_t max_bytes, const std::function<bool()> *out_of_time)
+    {
+        bool timed = out_of_time && *out_of_time;
+        guard = html_guard_new(max_bytes, kMaxStack, timed ? ask_time : nullptr,
+                               timed ? const_cast<std::function<bool()> *>(out_of_time) : nullptr);
+        if (guard) status = html_guard_parse(guard, html.data(), html.size(), &out);
+    }
+    ~Guarded() { html_guard_free(guard); }
+    Guarded(const Guarded &) = delete;
+    Guarded &operator=(const Guarded &) = delete;
+};
+
+} // namespace
+
+Result<Scan> find_refs(std::string_view html, const ParseLimits &limits)
 {
     if (html.size() >= 0xFFFFFFFFu) return Error{Code::DataErr, "HTML part too large for the tokenizer"};
-    GumboOptions options = kGumboDefaultOptions;
-    options.max_errors = 0; // do not keep a list of every error in hostile input
-    GumboOutput *out = gumbo_parse_with_options(&options, html.data(), html.size());
-    if (!out) return Error{Code::Software, "the HTML tokenizer failed"};
-    Walker w{html, max_refs, {}, {}};
-    w.walk(out->document);
-    gumbo_destroy_output(&options, out);
+    const std::size_t cap = limits.max_bytes ? limits.max_bytes : memory_cap(html.size(), kDefaultHtmlMax);
+    Guarded g(html, cap, &limits.out_of_time);
+    Scan stopped;
+    switch (g.status) {
+    case HTML_GUARD_OK: break;
+    case HTML_GUARD_NO_MEMORY:
+        return Error{Code::TempFail, "out of memory parsing " + std::to_string(html.size()) + " bytes of HTML"};
+    case HTML_GUARD_TIME:
+        stopped.stop = Stop::Time;
+        stopped.stop_message = "time limit reached parsing the HTML (--max-time); references not looked at";
+        return stopped;
+    case HTML_GUARD_MEMORY:
+        stopped.stop = Stop::Memory;
+        stopped.stop_message = "the HTML parser needed more than " + std::to_string(cap >> 20) + " MiB for " +
+                               std::to_string(html.size()) + " bytes; references not looked at";
+        return stopped;
+    case HTML_GUARD_NESTING:
+        stopped.stop = Stop::Nesting;
+        stopped.stop_message = "HTML nested too deeply for the parser; references not looked at";
+        return stopped;
+    }
+    if (!g.out) return Error{Code::Software, "the HTML tokenizer failed"};
+    Walker w{html, limits.max_refs, &limits.out_of_time, {}, {}};
+    w.walk(g.out->document); // the guard frees the tree at once: no recursive gumbo_destroy_output
+    w.scan.parser_peak = html_guard_peak(g.guard);
+    if (w.scan.stop == Stop::Time) {
+        stopped.stop = Stop::Time;
+        stopped.stop_message = "time limit reached walking the HTML (--max-time); references not looked at";
+        return stopped;
+    }
     // Document order, as the bytes come.
     std::vector<std::size_t> order(w.scan.refs.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -342,6 +436,8 @@ Result<Scan> find_refs(std::string_view html, std::size_t max_refs)
 
 namespace {
 
+// An attribute value's text: '&' and the quote escaped, and line ends too, so that no raw
+// line break ever comes from a URL.
 std::string escape_attr(std::string_view v, char quote)
 {
     std::string out;
@@ -349,6 +445,8 @@ std::string escape_attr(std::string_view v, char quote)
         if (c == '&') out += "&amp;";
         else if (c == '"' && quote != '\'') out += "&quot;";
         else if (c == '\'' && quote == '\'') out += "&#39;";
+        else if (c == '\n') out += "&#10;";
+        else if (c == '\r') out += "&#13;";
         else out += c;
     }
     return out;
@@ -365,6 +463,7 @@ std::string css_url_text(std::string_view url, bool was_quoted, char quote)
     std::string out;
     for (char c : url) {
         if (c == '\n') out += "\\a ";
+        else if (c == '\r') out += "\\d ";
         else {
             if (c == quote || c == '\\') out += '\\';
             out += c;
@@ -373,13 +472,162 @@ std::string css_url_text(std::string_view url, bool was_quoted, char quote)
     return was_quoted ? out : quote + out + quote;
 }
 
+// Each piece decoded as gumbo decodes an attribute value written with `quote` (0:
+// unquoted), all in one parse of "<p a0=..a1=..>"; nullopt if any is missing.
+std::optional<std::vector<std::string>> decode_pieces(const std::vector<std::string_view> &pieces, char quote)
+{
+    std::string frag = "<p";
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+        frag += " a" + std::to_string(i) + "=";
+        if (quote) frag += quote;
+        frag.append(pieces[i]);
+        if (quote) frag += quote;
+    }
+    frag += ">";
+    Guarded g(frag, memory_cap(frag.size(), kDefaultHtmlMax), nullptr);
+    if (g.status != HTML_GUARD_OK || !g.out) return std::nullopt;
+    std::vector<std::string> out(pieces.size());
+    std::vector<bool> seen(pieces.size());
+    std::vector<const GumboNode *> stack{g.out->document};
+    while (!stack.empty()) { // document > html > body > p
+        const GumboNode *n = stack.back();
+        stack.pop_back();
+        const GumboVector &children = n->type == GUMBO_NODE_DOCUMENT ? n->v.document.children : n->v.element.children;
+        if (n->type == GUMBO_NODE_ELEMENT && n->v.element.tag == GUMBO_TAG_P) {
+            const GumboVector &attrs = n->v.element.attributes;
+            for (unsigned i = 0; i < attrs.length; ++i) {
+                auto *a = static_cast<const GumboAttribute *>(attrs.data[i]);
+                if (a->name[0] != 'a') continue;
+                char *end = nullptr;
+                unsigned long k = std::strtoul(a->name + 1, &end, 10);
+                if (*end || k >= pieces.size()) continue;
+                out[k] = a->value;
+                seen[k] = true;
+            }
+            break;
+        }
+        if (n->type != GUMBO_NODE_DOCUMENT && n->type != GUMBO_NODE_ELEMENT) continue;
+        for (unsigned i = children.length; i > 0; --i) stack.push_back(static_cast<const GumboNode *>(children.data[i - 1]));
+    }
+    for (std::size_t i = 0; i < pieces.size(); ++i)
+        if (!seen[i] && !pieces[i].empty()) return std::nullopt;
+    return out;
+}
+
+// The raw extent of the character reference at the start of run (run[0] == '&'): numeric
+// "&#" digits [";"], or named "&" alphanumerics [";"]; 1 when no reference can start here.
+std::size_t ref_extent(std::string_view run)
+{
+    std::size_t j = 1;
+    if (j < run.size() && run[j] == '#') {
+        ++j;
+        bool hex = j < run.size() && (run[j] == 'x' || run[j] == 'X');
+        if (hex) ++j;
+        std::size_t d = j;
+        while (j < run.size() && (hex ? hexval(run[j]) >= 0 : std::isdigit(static_cast<unsigned char>(run[j])))) ++j;
+        if (j == d) return 1;
+    } else {
+        while (j < run.size() && std::isalnum(static_cast<unsigned char>(run[j]))) ++j;
+        if (j == 1) return 1;
+    }
+    if (j < run.size() && run[j] == ';') ++j;
+    return j;
+}
+
 } // namespace
 
-std::string rewrite(std::string_view html, const Scan &scan, const std::vector<Replacement> &replacements)
+std::vector<Segment> segments(std::string_view raw, char quote, std::string_view decoded)
 {
-    // Group replacements by holder.
-    std::map<std::size_t, std::vector<const Replacement *>> by_holder;
-    for (const auto &r : replacements) by_holder[scan.refs[r.ref].holder].push_back(&r);
+    // Runs: literal bytes up to a '&' or CR, and '&' up to the next. A '&' run is offered to
+    // gumbo whole and as (reference, rest); the split is kept when the two decode, end to
+    // end, as the whole run does.
+    struct Run {
+        std::size_t begin, end, split; // split: the reference's raw end, 0 when none
+        std::size_t piece;             // index of the whole run in pieces
+    };
+    std::vector<Run> runs;
+    std::vector<std::string_view> pieces;
+    for (std::size_t i = 0; i < raw.size();) {
+        // A line end (CR LF or CR, read as LF) is a run of its own, so that the literal
+        // bytes around it still decode to themselves.
+        std::size_t next = raw[i] == '\r' ? i + 1 + (i + 1 < raw.size() && raw[i + 1] == '\n')
+                                          : raw.find_first_of("&\r", i + 1);
+        if (next == std::string_view::npos) next = raw.size();
+        Run r{i, next, 0, pieces.size()};
+        pieces.push_back(raw.substr(i, next - i));
+        if (raw[i] == '&') {
+            std::size_t k = ref_extent(pieces.back());
+            if (k < next - i) {
+                r.split = i + k;
+                pieces.push_back(raw.substr(i, k));
+                pieces.push_back(raw.substr(i + k, next - i - k));
+            }
+        }
+        runs.push_back(r);
+        i = next;
+    }
+    auto dec = decode_pieces(pieces, quote);
+    if (!dec) return {};
+    std::vector<Segment> segs;
+    std::size_t pos = 0;
+    auto add = [&](std::size_t rb, std::size_t re, const std::string &d) {
+        if (decoded.substr(pos, d.size()) != d) return false;
+        segs.push_back({rb, re, pos, pos + d.size(), d == raw.substr(rb, re - rb)});
+        pos += d.size();
+        return true;
+    };
+    for (const Run &r : runs) {
+        const std::string &whole = (*dec)[r.piece];
+        bool ok;
+        if (r.split && (*dec)[r.piece + 1] + (*dec)[r.piece + 2] == whole)
+            ok = add(r.begin, r.split, (*dec)[r.piece + 1]) && add(r.split, r.end, (*dec)[r.piece + 2]);
+        else
+            ok = add(r.begin, r.end, whole);
+        if (!ok) return {};
+    }
+    if (pos != decoded.size()) return {};
+    return segs;
+}
+
+namespace {
+
+// The raw offset of decoded offset x, where x is a segment boundary or inside a literal
+// segment that decodes to itself.
+std::optional<std::size_t> raw_offset(const std::vector<Segment> &segs, std::size_t x)
+{
+    auto it = std::lower_bound(segs.begin(), segs.end(), x, [](const Segment &s, std::size_t v) { return s.end < v; });
+    if (it == segs.end()) return std::nullopt;
+    if (x == it->begin) return it->raw_begin;
+    if (x == it->end) return it->raw_end;
+    if (it->identity) return it->raw_begin + (x - it->begin);
+    return std::nullopt;
+}
+
+bool needs_quotes(std::string_view v)
+{
+    return v.empty() || std::any_of(v.begin(), v.end(), [](char c) {
+        return is_space(c) || c == '"' || c == '\'' || c == '=' || c == '<' || c == '>' || c == '`';
+    });
+}
+
+// <style> text: a new URL never closes the element.
+std::string style_safe(std::string text)
+{
+    std::string safe;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') safe += "\\3C ";
+        else safe += text[i];
+    }
+    return safe;
+}
+
+} // namespace
+
+Rewritten rewrite(std::string_view html, const Scan &scan, const std::vector<Replacement> &replacements)
+{
+    Rewritten res;
+    std::map<std::size_t, std::vector<std::size_t>> by_holder; // holder -> replacement indexes
+    for (std::size_t i = 0; i < replacements.size(); ++i) by_holder[scan.refs[replacements[i].ref].holder].push_back(i);
     struct Splice {
         std::size_t begin, end;
         std::string text;
@@ -387,65 +635,77 @@ std::string rewrite(std::string_view html, const Scan &scan, const std::vector<R
     std::vector<Splice> splices;
     for (auto &[hi, reps] : by_holder) {
         const Holder &h = scan.holders[hi];
-        std::sort(reps.begin(), reps.end(), [&](auto *a, auto *b) { return scan.refs[a->ref].begin < scan.refs[b->ref].begin; });
+        std::sort(reps.begin(), reps.end(), [&](std::size_t a, std::size_t b) {
+            return scan.refs[replacements[a].ref].begin < scan.refs[replacements[b].ref].begin;
+        });
         std::string_view raw = html.substr(h.raw_begin, h.raw_end - h.raw_begin);
-        // Where the value is written as it reads (no character references), each URL is
-        // replaced in place; else the whole value is rewritten.
-        bool direct = raw == h.decoded && (h.quote != 0 || !h.attribute);
-        // Each replacement's text in the decoded value.
-        std::vector<Splice> local;
-        for (const Replacement *r : reps) {
-            const Ref &ref = scan.refs[r->ref];
-            std::string text;
-            if (ref.css) {
-                char q = '"';
-                if (ref.css_quoted && ref.begin > 0) q = h.decoded[ref.begin - 1];
-                text = css_url_text(r->url, ref.css_quoted, q);
-            } else {
-                text = r->url;
-            }
-            local.push_back({ref.begin, ref.end, std::move(text)});
-        }
-        if (direct) {
-            for (auto &s : local) {
-                std::string text = h.attribute ? escape_attr(s.text, h.quote) : s.text;
-                if (!h.attribute && text.find("</") != std::string::npos) { // never close <style>
-                    std::string safe;
-                    for (std::size_t i = 0; i < text.size(); ++i) {
-                        if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') safe += "\\3C ";
-                        else safe += text[i];
-                    }
-                    text = safe;
-                }
-                splices.push_back({h.raw_begin + s.begin, h.raw_begin + s.end, std::move(text)});
+        auto skip_all = [&] { res.skipped.insert(res.skipped.end(), reps.begin(), reps.end()); };
+        // The URL's text in its context, before attribute escaping.
+        auto url_text = [&](std::size_t r) {
+            const Ref &ref = scan.refs[replacements[r].ref];
+            if (!ref.css) return replacements[r].url;
+            char q = '"';
+            if (ref.css_quoted && ref.begin > 0) q = h.decoded[ref.begin - 1];
+            return css_url_text(replacements[r].url, ref.css_quoted, q);
+        };
+        if (!h.attribute) { // <style> text: raw text, the decoded value is the raw value
+            for (std::size_t r : reps) {
+                const Ref &ref = scan.refs[replacements[r].ref];
+                splices.push_back({h.raw_begin + ref.begin, h.raw_begin + ref.end, style_safe(url_text(r))});
             }
             continue;
         }
+        std::vector<Segment> segs;
+        if (raw == h.decoded) segs.push_back({0, raw.size(), 0, raw.size(), true});
+        else segs = segments(raw, h.quote, h.decoded);
+        if (segs.empty()) {
+            skip_all();
+            continue;
+        }
+        char q = h.quote, wrap = 0;
+        if (!q) {
+            // A rewritten unquoted value gets quotes around its raw bytes, where it reads the
+            // same quoted; else it stays unquoted if its new URLs need no quotes.
+            wrap = raw.find('"') == std::string_view::npos ? '"' : raw.find('\'') == std::string_view::npos ? '\'' : 0;
+            if (wrap && segments(raw, wrap, h.decoded).empty()) wrap = 0;
+            q = wrap;
+            if (!wrap && std::any_of(reps.begin(), reps.end(), [&](std::size_t r) { return needs_quotes(escape_attr(url_text(r), 0)); })) {
+                skip_all();
+                continue;
+            }
+        }
         std::string value;
         std::size_t pos = 0;
-        for (auto &s : local) {
-            value.append(h.decoded, pos, s.begin - pos);
-            value += s.text;
-            pos = s.end;
+        bool any = false;
+        for (std::size_t r : reps) {
+            const Ref &ref = scan.refs[replacements[r].ref];
+            auto b = raw_offset(segs, ref.begin), e = raw_offset(segs, ref.end);
+            if (!b || !e || *b < pos || *e < *b) {
+                res.skipped.push_back(r);
+                continue;
+            }
+            value.append(raw.substr(pos, *b - pos));
+            value += escape_attr(url_text(r), q);
+            pos = *e;
+            any = true;
         }
-        value.append(h.decoded, pos, std::string::npos);
-        char q = h.quote ? h.quote : '"';
-        std::string text = escape_attr(value, q);
-        if (h.quote) splices.push_back({h.raw_begin, h.raw_end, text});
-        else splices.push_back({h.raw_begin, h.raw_end, std::string(1, q) + text + q});
+        if (!any) continue;
+        value.append(raw.substr(pos));
+        if (wrap) value = wrap + value + wrap;
+        splices.push_back({h.raw_begin, h.raw_end, std::move(value)});
     }
     std::sort(splices.begin(), splices.end(), [](const Splice &a, const Splice &b) { return a.begin < b.begin; });
-    std::string out;
-    out.reserve(html.size());
+    std::sort(res.skipped.begin(), res.skipped.end());
+    res.html.reserve(html.size());
     std::size_t pos = 0;
     for (const auto &s : splices) {
         if (s.begin < pos) continue; // overlapping: impossible by construction; never corrupt
-        out.append(html.substr(pos, s.begin - pos));
-        out += s.text;
+        res.html.append(html.substr(pos, s.begin - pos));
+        res.html += s.text;
         pos = s.end;
     }
-    out.append(html.substr(pos));
-    return out;
+    res.html.append(html.substr(pos));
+    return res;
 }
 
 } // namespace mimeuri::html

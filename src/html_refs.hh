@@ -6,6 +6,7 @@
 #include "result.hh"
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,18 +35,48 @@ struct Ref {
     bool padded{false};   // white space around the URL in its slot, covered by [begin, end)
 };
 
+// Why a parse stopped before its end: each is a limit, reported, with no result.
+enum class Stop { None, Time, Memory, Nesting };
+
 struct Scan {
     std::vector<Holder> holders;
     std::vector<Ref> refs;
     std::optional<std::string> base_href; // the first <base href>
     bool truncated{false};                // stopped at max_refs
+    Stop stop{Stop::None};                // a limit stopped the parse: no holders, no refs
+    std::string stop_message;
+    std::size_t parser_peak{0};           // the most bytes the HTML parser held at once
 };
+
+// The report's error kind for a stop: "html-time-limit", "html-memory-limit", "html-nesting-limit".
+const char *stop_kind(Stop stop);
+
+// Bounds on one parse. The parser's memory is capped, its time asked every few of its
+// allocations, and the stack its recursion uses is bounded (Stop::Nesting).
+struct ParseLimits {
+    std::size_t max_refs{1000000};
+    std::size_t max_bytes{0};          // 0: memory_cap(html.size(), kDefaultHtmlMax)
+    std::function<bool()> out_of_time; // may be empty: no deadline
+};
+
+constexpr std::size_t kDefaultHtmlMax = 32u << 20;
+
+// The parser's memory cap for an HTML text of `size` bytes under --html-max `html_max`
+// (see docs/design.md): 40 times the text, at least 64 MiB, at most 8 times --html-max.
+std::size_t memory_cap(std::size_t size, std::size_t html_max);
 
 // Every reference in src, href, background, poster, data, longdesc, lowsrc, action, srcset
 // (each candidate), SVG href and xlink:href, <base href> (reported as base_href, not as a
 // reference), CSS url() and @import in style attributes and <style> elements. The HTML is
-// bytes in any ASCII-compatible charset.
-Result<Scan> find_refs(std::string_view html, std::size_t max_refs);
+// bytes in any ASCII-compatible charset. A limit gives a Scan with stop set; an error is a
+// failed allocation (Code::TempFail: the machine, not the message).
+Result<Scan> find_refs(std::string_view html, const ParseLimits &limits);
+inline Result<Scan> find_refs(std::string_view html, std::size_t max_refs)
+{
+    ParseLimits l;
+    l.max_refs = max_refs;
+    return find_refs(html, l);
+}
 
 // CSS references in text: url(...) quoted or not, with escapes, and @import "..."; comments
 // and strings skipped. Exposed for tests.
@@ -61,9 +92,27 @@ struct Replacement {
     std::string url; // the new URL
 };
 
-// Applies replacements to the HTML: bytes outside changed references stay as they are.
-// Where a value holds character references, or a new URL needs quoting its old place
-// cannot give, the holder's whole value is rewritten (re-escaped, quoted).
-std::string rewrite(std::string_view html, const Scan &scan, const std::vector<Replacement> &replacements);
+// One piece of an attribute's raw value: literal bytes, or one character reference ("&...").
+struct Segment {
+    std::size_t raw_begin, raw_end; // in the raw value
+    std::size_t begin, end;         // its decoded text's span in Holder::decoded
+    bool identity;                  // literal bytes that decode to themselves: any byte is a boundary
+};
+
+// The raw value cut into segments, each decoded as gumbo decodes it (one parse of a small
+// fragment with the same quoting); empty when their decodings, end to end, are not exactly
+// `decoded` (then no offset in the value can be mapped).
+std::vector<Segment> segments(std::string_view raw, char quote, std::string_view decoded);
+
+struct Rewritten {
+    std::string html;
+    std::vector<std::size_t> skipped; // indexes into the replacements that were not applied
+};
+
+// Applies replacements to the HTML. Every byte outside a replaced reference's raw bytes
+// stays as it was: a reference is replaced only where its decoded span maps to raw
+// offsets (segment boundaries); an unquoted value whose new URL needs quotes gets them
+// only where the value reads the same quoted. Anything else is left, and listed in skipped.
+Rewritten rewrite(std::string_view html, const Scan &scan, const std::vector<Replacement> &replacements);
 
 } // namespace mimeuri::html

@@ -3,3 +3,230 @@
 #include "helpers.hh"
 
 #include <doctest/doctest.h>
+
+#include <gmime/gmime.h>
+
+#include <string>
+
+using testing::mimeuri;
+using testing::quote;
+
+namespace {
+
+// A multipart/related: the HTML (in the given transfer encoding) and a PNG with a Content-ID.
+std::string related(const std::string &html, const std::string &cte = "7bit")
+{
+    std::string body = html;
+    if (cte == "base64") {
+        gchar *b = g_base64_encode(reinterpret_cast<const guchar *>(html.data()), html.size());
+        std::string s = b;
+        g_free(b);
+        body.clear();
+        for (std::size_t i = 0; i < s.size(); i += 76) body += s.substr(i, 76) + "\n";
+    } else if (cte == "quoted-printable") {
+        body.clear();
+        std::size_t col = 0;
+        for (unsigned char c : html) {
+            std::string enc;
+            if (c == '\n') {
+                body += "\n";
+                col = 0;
+                continue;
+            }
+            if (c == '=' || c < 32 || c > 126) {
+                char buf[4];
+                std::snprintf(buf, sizeof buf, "=%02X", c);
+                enc = buf;
+            } else {
+                enc = std::string(1, static_cast<char>(c));
+            }
+            if (col + enc.size() > 72) {
+                body += "=\n";
+                col = 0;
+            }
+            body += enc;
+            col += enc.size();
+        }
+    }
+    return "From: a@example.org\nTo: b@example.org\nSubject: t\nMessage-ID: <t@example.org>\nMIME-Version: 1.0\n"
+           "Content-Type: multipart/related; boundary=\"BOUNDARY\"\n\n"
+           "--BOUNDARY\nContent-Type: text/html; charset=utf-8\nContent-Transfer-Encoding: " +
+           cte + "\n\n" + body +
+           "\n--BOUNDARY\nContent-Type: image/png\nContent-ID: <img@x>\nContent-Transfer-Encoding: base64\n\n"
+           "iVBORw0KGgo=\n--BOUNDARY--\n";
+}
+
+// The output's MIME structure: its parts' content types in order, and each leaf decoded.
+struct Tree {
+    std::vector<std::string> types;
+    std::vector<std::string> bodies;
+};
+
+Tree tree(const std::string &bytes)
+{
+    Tree t;
+    GMimeStream *s = g_mime_stream_mem_new_with_buffer(bytes.data(), bytes.size());
+    GMimeParser *p = g_mime_parser_new_with_stream(s);
+    GMimeMessage *m = g_mime_parser_construct_message(p, nullptr);
+    REQUIRE(m);
+    GMimePartIter *it = g_mime_part_iter_new(GMIME_OBJECT(m));
+    do {
+        GMimeObject *o = g_mime_part_iter_get_current(it);
+        if (!o) break;
+        gchar *ct = g_mime_content_type_get_mime_type(g_mime_object_get_content_type(o));
+        t.types.push_back(ct);
+        g_free(ct);
+        if (GMIME_IS_PART(o)) {
+            GMimeStream *out = g_mime_stream_mem_new();
+            g_mime_data_wrapper_write_to_stream(g_mime_part_get_content(GMIME_PART(o)), out);
+            GByteArray *a = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(out));
+            t.bodies.emplace_back(reinterpret_cast<const char *>(a->data), a->len);
+            g_object_unref(out);
+        }
+    } while (g_mime_part_iter_next(it));
+    g_mime_part_iter_free(it);
+    g_object_unref(m);
+    g_object_unref(p);
+    g_object_unref(s);
+    return t;
+}
+
+int delimiters(const std::string &bytes)
+{
+    int n = 0;
+    for (std::size_t at = 0; (at = bytes.find("\n--BOUNDARY", at)) != std::string::npos; ++at) ++n;
+    return n;
+}
+
+double seconds_since(gint64 t0) { return static_cast<double>(g_get_monotonic_time() - t0) / 1e6; }
+
+const char kPng[] = "data:image/png;base64,iVBORw0KGgo=";
+
+} // namespace
+
+TEST_CASE("issue 11: character references in a rewritten attribute never change the MIME structure")
+{
+    // Each attribute decodes to text holding LF, "--BOUNDARY" and a header line.
+    const std::string tail = "&#10;--BOUNDARY&#10;X-Injected: yes";
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"<div style=\"background:url(CID:&lt;img@x&gt;)" + tail + "\">x</div>", "CID:&lt;img@x&gt;"},
+        {"<img srcset=\"CID:&lt;img@x&gt; 1x," + tail + " 2x\">", "CID:&lt;img@x&gt;"},
+        {"<img srcset='CID:&lt;img@x&gt;&NewLine;--BOUNDARY&NewLine;X-Injected: yes 2x'>", "CID:&lt;img@x&gt;"},
+    };
+    testing::TempDir d;
+    for (const auto &[html, raw_ref] : cases)
+        for (std::string cte : {"7bit", "quoted-printable", "base64"})
+            for (std::string mode : {"repair", "inline"}) {
+                CAPTURE(html);
+                CAPTURE(cte);
+                CAPTURE(mode);
+                std::string in = related(html + "\n", cte);
+                std::string f = d.file("m.eml", in);
+                auto r = mimeuri("--cid=" + mode + " --report=" + quote(d / "r.json"), f);
+                CHECK(r.status == 0);
+                CHECK(delimiters(r.out) == delimiters(in));
+                if (cte == "7bit") CHECK(r.out.find("\nX-Injected") == std::string::npos);
+                Tree t = tree(r.out), t0 = tree(in);
+                CHECK(t.types == t0.types);
+                REQUIRE(t.bodies.size() == 2);
+                // The HTML: the attribute's bytes as they were, but for the reference's.
+                std::string want = html + "\n";
+                want.replace(want.find(raw_ref), raw_ref.size(), mode == "repair" ? "cid:img@x" : kPng);
+                CHECK(t.bodies[0] == want);
+                CHECK(t.bodies[1] == t0.bodies[1]);
+            }
+}
+
+TEST_CASE("issue 11: a reference whose bytes cannot be cut out alone is left, and not reported as repaired")
+{
+        // An unquoted value holding both quotes cannot be quoted, and the data: URI needs quotes.
+    std::string html = "<p style=background:url(CID:&lt;img@x&gt;);content:'\"'>x</p>\n";
+    testing::TempDir d;
+    std::string in = related(html);
+    auto r = mimeuri("--cid=inline --report=" + quote(d / "r.json"), d.file("m.eml", in));
+    CHECK(r.status == 0);
+    std::string rep = testing::read_file(d / "r.json");
+    CHECK(r.out == in);
+    CHECK(rep.find("\"action\":\"none\"") != std::string::npos);
+    CHECK(rep.find("html-rewrite") != std::string::npos);
+}
+
+namespace {
+
+struct Run {
+    testing::Proc p;
+    double secs;
+    std::string report;
+};
+
+Run run_limited(const std::string &in, const std::string &args, const std::string &ulimit_kb = "2000000")
+{
+    testing::TempDir d;
+    std::string f = d.file("m.eml", in), out = d / "out", rep = d / "r.json";
+    gint64 t0 = g_get_monotonic_time();
+    auto p = testing::sh("ulimit -v " + ulimit_kb + "; " + testing::bin() + " " + args + " --report=" + quote(rep) + " <" +
+                         quote(f) + " >" + quote(out) + " 2>/dev/null; echo $?");
+    Run r;
+    r.secs = seconds_since(t0);
+    r.p.status = std::stoi(p.out);
+    r.p.out = testing::read_file(out);
+    r.report = testing::read_file(rep);
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("issue 11: quadratic HTML stops at --max-time, while parsing; the message passes unchanged")
+{
+    const std::string img = "<img src=\"CID:&lt;img@x&gt;\">";
+    std::string divs = img, bs = img;
+    for (int i = 0; i < 400000; ++i) divs += "<div>";
+    for (int i = 0; i < 1000000; ++i) bs += "<b>";
+    for (const std::string *html : {&divs, &bs}) {
+        std::string in = related(*html);
+        Run r = run_limited(in, "--max-time=3");
+        MESSAGE(html->size() << " bytes of HTML: " << r.secs << " s");
+        CHECK(r.p.status == 0);
+        CHECK(r.p.out == in);
+        CHECK(r.report.find("html-time-limit") != std::string::npos);
+        CHECK(r.secs < 3 + 1);
+    }
+}
+
+TEST_CASE("issue 11: deep nesting neither crashes nor recurses without bound (tables, a <frameset> after a deep body)")
+{
+    std::string tables = "<img src=\"CID:&lt;img@x&gt;\">", frameset = "<!-- cid: -->"; // <img> would forbid a frameset
+    for (int i = 0; i < 300000; ++i) tables += "<table><tr><td>";
+    for (int i = 0; i < 40000; ++i) frameset += "<div>";
+    frameset += "<frameset>"; // gumbo destroys the body recursively here
+    for (auto [html, kind] : {std::pair{&tables, "html-memory-limit"}, std::pair{&frameset, "html-nesting-limit"}}) {
+        std::string in = related(*html);
+        Run r = run_limited(in, "--max-time=10");
+        MESSAGE(kind << ": " << r.secs << " s");
+        CHECK(r.p.status == 0);
+        CHECK(r.p.out == in);
+        CHECK(r.report.find(kind) != std::string::npos);
+        CHECK(r.secs < 10 + 1);
+    }
+}
+
+TEST_CASE("issue 11: 31 MB of <b><p>: bounded memory; under ulimit -v passed (pass) or 75 with nothing (tempfail)")
+{
+    std::string html = "<img src=\"CID:&lt;img@x&gt;\">";
+    html.reserve(31u << 20);
+    while (html.size() < 31000000) html += "<b><p>";
+    std::string in = related(html);
+    // Under 600 MB of address space: the parser's cap (256 MiB) is what stops it.
+    Run r = run_limited(in, "--max-time=30", "600000");
+    MESSAGE("31 MB of <b><p>: " << r.secs << " s");
+    CHECK(r.p.status == 0);
+    CHECK(r.p.out == in);
+    CHECK(r.report.find("html-memory-limit") != std::string::npos);
+    // Under 250 MB malloc fails inside the parser first: the --on-error policy decides.
+    Run pass = run_limited(in, "--max-time=30 --on-error=pass", "250000");
+    CHECK(pass.p.status == 0);
+    CHECK(pass.p.out == in);
+    Run tempfail = run_limited(in, "--max-time=30 --on-error=tempfail", "250000");
+    CHECK(tempfail.p.status == 75);
+    CHECK(tempfail.p.out.empty());
+}

@@ -25,7 +25,7 @@ std::string replace(const std::string &html, const std::string &from, const std:
     std::vector<Replacement> reps;
     for (std::size_t i = 0; i < s->refs.size(); ++i)
         if (s->refs[i].url == from) reps.push_back({i, to});
-    return rewrite(html, *s, reps);
+    return rewrite(html, *s, reps).html;
 }
 
 using V = std::vector<std::string>;
@@ -116,4 +116,64 @@ TEST_CASE("100,000 references in 10 MB are found in bounded time")
     CHECK(s->refs.size() == 100000);
     CHECK(s->refs[99999].url == "cid:img99999@example.org");
     MESSAGE("10 MB, 100,000 references: " << secs << " s");
+}
+
+TEST_CASE("segments: raw offsets of decoded text, as gumbo decodes each piece")
+{
+    struct Case {
+        std::string raw, decoded;
+        std::size_t begin, end; // a decoded span
+        long raw_begin, raw_end; // its raw span, -1 when it cannot be mapped
+    };
+    const Case cases[] = {
+        {"a&amp;b", "a&b", 0, 3, 0, 7},
+        {"a&amp;b", "a&b", 1, 2, 1, 6},
+        {"x&lty", "x&lty", 1, 5, 1, 5},            // legacy name before an alphanumeric: literal in an attribute
+        {"x&lt;y", "x<y", 2, 3, 5, 6},
+        {"&lt y", "< y", 0, 1, 0, 3},              // legacy name without a semicolon
+        {"a&NewLine;b", "a\nb", 2, 3, 10, 11},
+        {"&#99;id:x", "cid:x", 0, 5, 0, 9},
+        {"&#x63;id:x", "cid:x", 1, 5, 6, 10},
+        {"&#0000000099;id", "cid", 0, 3, 0, 15},    // more than 8 digits
+        {"&#xD800;q", "\xef\xbf\xbdq", 3, 4, 8, 9}, // invalid: U+FFFD
+        {"&#;x", "&#;x", 0, 4, 0, 4},               // no digits: not a reference
+        {"url(a)&#10;--B", "url(a)\n--B", 4, 5, 4, 5},
+        {"&amp;bc", "&bc", 0, 2, 0, 6},             // a reference touching a literal segment, ending mid-way in it
+        {"&NotEqualTilde;x", "\xe2\x89\x82\xcc\xb8x", 0, 3, -1, -1}, // ending inside a reference's decoded text
+        {"a\r\nb&amp;", "a\nb&", 0, 1, 0, 1},       // CR LF read as LF: a run of its own
+        {"a\r\nb&amp;", "a\nb&", 1, 2, 1, 3},
+    };
+    for (const auto &c : cases) {
+        CAPTURE(c.raw);
+        auto segs = segments(c.raw, '"', c.decoded);
+        REQUIRE(!segs.empty());
+        long rb = -1, re = -1;
+        for (const auto &s : segs) {
+            if (c.begin == s.begin) rb = static_cast<long>(s.raw_begin);
+            else if (c.begin > s.begin && c.begin < s.end && s.identity) rb = static_cast<long>(s.raw_begin + c.begin - s.begin);
+            if (c.end == s.end) re = static_cast<long>(s.raw_end);
+            else if (c.end > s.begin && c.end < s.end && s.identity) re = static_cast<long>(s.raw_begin + c.end - s.begin);
+        }
+        if (c.raw_begin < 0) CHECK((rb < 0 || re < 0));
+        else {
+            CHECK(rb == c.raw_begin);
+            CHECK(re == c.raw_end);
+        }
+    }
+    // A decoding other than gumbo's: nothing is mapped.
+    CHECK(segments("a&amp;b", '"', "a&amp;b").empty());
+}
+
+TEST_CASE("rewrite: bytes outside the reference stay as they were, character references included")
+{
+    CHECK(replace("<p style=\"background:url(CID:&lt;a@x&gt;)&#10;--B&#10;X: y\">", "CID:<a@x>", "cid:a@x") ==
+          "<p style=\"background:url(cid:a@x)&#10;--B&#10;X: y\">");
+    CHECK(replace("<img srcset=\"CID:&lt;a@x&gt; 1x,&NewLine;--B 2x\">", "CID:<a@x>", "cid:a@x") ==
+          "<img srcset=\"cid:a@x 1x,&NewLine;--B 2x\">");
+    // A reference written with a numeric reference, and a new URL with a line end (escaped).
+    auto s = find_refs("<img srcset=\"&#99;id:a 1x, cid:b 2x\">", 10);
+    REQUIRE(s.ok());
+    auto r = rewrite("<img srcset=\"&#99;id:a 1x, cid:b 2x\">", *s, {{0, "cid:c"}, {1, "x\ny"}});
+    CHECK(r.html == "<img srcset=\"cid:c 1x, x&#10;y 2x\">");
+    CHECK(r.skipped.empty());
 }
