@@ -93,19 +93,9 @@ Status LabelsPass::apply(MessageContext &ctx)
             ctx.report().add_error(n.section, "label", folded.error().message + "; not written");
             continue;
         }
-        // Idempotent: an existing label with the same text is left alone, another replaced.
-        GMimeHeader *existing = g_mime_header_list_get_header(hl, opts_.header.c_str());
-        if (!existing && n.top_level() && ctx.message())
-            existing = g_mime_header_list_get_header(g_mime_object_get_header_list(GMIME_OBJECT(ctx.message())),
-                                                     opts_.header.c_str());
-        Status s = ok();
-        if (existing) {
-            const char *raw = g_mime_header_get_raw_value(existing);
-            if (raw && text::without_space(raw) == *label) continue;
-            s = ctx.replace_header(existing, *folded);
-        } else {
-            s = ctx.add_header(n, opts_.header, *folded);
-        }
+        // Idempotent, and ours alone: an equal label is left as it is, another replaced, and
+        // any copy a sender planted beside it removed.
+        Status s = ctx.set_sole_header(n, opts_.header, *folded);
         if (!s) {
             if (s.error().code == Code::Software) return s; // a bug: let --on-error decide
             ctx.report().add_error(n.section, "label", s.error().message);

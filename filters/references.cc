@@ -168,38 +168,6 @@ std::string extension_for(const std::string &type)
     return ".bin";
 }
 
-// Whether a numeric character reference at html[i] ("&#...") spells c, i, d, m or ':'.
-bool spells_reference_char(std::string_view html, std::size_t i)
-{
-    std::size_t j = i + 2;
-    int base = 10;
-    if (j < html.size() && (html[j] == 'x' || html[j] == 'X')) {
-        base = 16;
-        ++j;
-    }
-    unsigned long v = 0;
-    std::size_t digits = 0;
-    for (; j < html.size() && digits < 8 && g_ascii_isxdigit(html[j]); ++j, ++digits) {
-        if (base == 10 && !g_ascii_isdigit(html[j])) break;
-        v = v * static_cast<unsigned long>(base) + static_cast<unsigned long>(g_ascii_xdigit_value(html[j]));
-    }
-    if (digits == 0) return false;
-    return std::string_view("cidmCIDM:").find(static_cast<char>(v)) != std::string_view::npos && v < 128;
-}
-
-bool may_hold_reference(std::string_view html)
-{
-    for (std::size_t i = 0; i + 1 < html.size(); ++i) {
-        char c = html[i];
-        if (c == '\\') return true;
-        if (c == '&' && html[i + 1] == '#' && spells_reference_char(html, i)) return true;
-        if (c == '&' && i + 6 < html.size() && g_ascii_strncasecmp(html.data() + i + 1, "colon", 5) == 0) return true;
-        if ((c == 'i' || c == 'I') && (html[i + 1] == 'd' || html[i + 1] == 'D') && i + 2 < html.size() && html[i + 2] == ':')
-            return true;
-    }
-    return false;
-}
-
 // Whether an id can stand between the brackets of a Content-ID header as it is: printable
 // ASCII, no white space, no brackets or quotes (RFC 5322 3.6.4 msg-id), so that nothing a
 // URL decodes to can fold or end the header. Other ids get a generated Content-ID instead.
@@ -515,7 +483,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
         // No reference can be in a part without "id:" (cid:, mid:, any case), a numeric
         // character reference for c, i, d, m or ':', &colon;, or a backslash (a CSS escape):
         // skip the HTML5 parse then, unless locations are in play.
-        if (!any_location && !may_hold_reference(html_text)) continue;
+        if (!any_location && !html::may_hold_reference(html_text)) continue;
         html::ParseLimits limits;
         limits.max_refs = opts_.max_refs;
         limits.max_bytes = html::memory_cap(html_text.size(), opts_.html_max);
@@ -673,16 +641,25 @@ Status ReferencesPass::apply(MessageContext &ctx)
             continue;
         }
         if (reps.empty()) continue;
+        // The report claims no change that is not in the output: a replacement that is not
+        // made goes back to "none", and its target stays (--drop-inlined keeps it).
+        auto unclaim = [&](std::size_t k) {
+            auto [entry, target] = rep_refs[k];
+            json_set_string(json_array_get_object_element(ctx.report().refs.get(), entry), "action", "none");
+            if (target >= 0) kept_targets.insert(target);
+        };
+        auto unclaim_all = [&] {
+            for (std::size_t k = 0; k < reps.size(); ++k) unclaim(k);
+        };
         if (!rewritable) {
+            unclaim_all();
             ctx.report().add_error(hn.section, "charset",
                                    "charset " + charset + " is not ASCII-compatible: references checked, not rewritten");
             continue;
         }
         auto rewritten = html::rewrite(html_text, *scan, reps);
-        for (std::size_t k : rewritten.skipped) { // the report claims no change that was not made
-            auto [entry, target] = rep_refs[k];
-            json_set_string(json_array_get_object_element(ctx.report().refs.get(), entry), "action", "none");
-            if (target >= 0) kept_targets.insert(target);
+        for (std::size_t k : rewritten.skipped) {
+            unclaim(k);
             ctx.report().add_error(hn.section, "html-rewrite",
                                    "reference " + scan->refs[reps[k].ref].url + " not rewritten: its bytes cannot be replaced alone");
         }
@@ -691,6 +668,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
         // Re-encode in the part's own transfer encoding; 7bit/8bit text is spliced as is,
         // unless a line would pass 998 octets, which only quoted-printable can carry.
         GMimeContentEncoding enc = g_mime_part_get_content_encoding(GMIME_PART(hn.object));
+        const auto mark = ctx.edit_mark(); // the part's edits stand or fall together
         Status s = ok();
         switch (enc) {
         case GMIME_CONTENT_ENCODING_BASE64:
@@ -705,20 +683,24 @@ Status ReferencesPass::apply(MessageContext &ctx)
         case GMIME_CONTENT_ENCODING_BINARY:
             if (longest_line_over(new_html, 998)) {
                 GMimeHeader *cte = g_mime_header_list_get_header(MessageContext::headers_of(hn), "Content-Transfer-Encoding");
-                s = cte ? ctx.replace_header(cte, " quoted-printable\n")
-                        : ctx.add_header(hn, "Content-Transfer-Encoding", " quoted-printable\n");
-                if (s) s = ctx.replace_body(hn, transfer::quoted_printable(new_html));
+                s = ctx.replace_body(hn, transfer::quoted_printable(new_html));
+                if (s)
+                    s = cte ? ctx.replace_header(cte, " quoted-printable\n")
+                            : ctx.add_header(hn, "Content-Transfer-Encoding", " quoted-printable\n");
             } else {
                 s = ctx.replace_body(hn, new_html, false);
             }
             break;
         default:
+            unclaim_all();
             ctx.report().add_error(hn.section, "encoding", "transfer encoding not rewritable: references checked only");
             continue;
         }
         if (!s) {
             if (s.error().code == Code::Software) return s;
-            ctx.report().add_error(hn.section, "rewrite", s.error().message);
+            ctx.rollback(mark);
+            unclaim_all();
+            ctx.report().add_error(hn.section, "rewrite", s.error().message + "; references not rewritten");
         }
     }
 
@@ -733,12 +715,20 @@ Status ReferencesPass::apply(MessageContext &ctx)
 
     // --drop-inlined: parts every reference of which was inlined.
     if (opts_.drop_inlined) {
-        for (int node : inlined_targets) {
-            if (kept_targets.count(node)) continue;
-            Status s = ctx.remove_part(nodes[static_cast<std::size_t>(node)]);
-            if (!s) {
-                if (s.error().code == Code::Software) return s;
-                ctx.report().add_error(nodes[static_cast<std::size_t>(node)].section, "drop", s.error().message);
+        std::map<int, std::vector<int>> by_parent;
+        for (int node : inlined_targets)
+            if (!kept_targets.count(node)) by_parent[nodes[static_cast<std::size_t>(node)].parent].push_back(node);
+        for (auto &[parent, drops] : by_parent) {
+            // RFC 2046 5.1.1: a multipart has at least one body part. One that would lose
+            // every part keeps its first (readers report a multipart with none as broken).
+            auto children = std::count_if(nodes.begin(), nodes.end(), [&](const Node &c) { return c.parent == parent; });
+            if (static_cast<std::ptrdiff_t>(drops.size()) >= children) drops.erase(drops.begin());
+            for (int node : drops) {
+                Status s = ctx.remove_part(nodes[static_cast<std::size_t>(node)]);
+                if (!s) {
+                    if (s.error().code == Code::Software) return s;
+                    ctx.report().add_error(nodes[static_cast<std::size_t>(node)].section, "drop", s.error().message);
+                }
             }
         }
     }
@@ -774,14 +764,8 @@ Status ReferencesPass::apply(MessageContext &ctx)
     if (opts_.summary_header) {
         std::string value = " resolved=" + std::to_string(resolved) + " dangling=" + std::to_string(dangling) +
                             " ambiguous=" + std::to_string(ambiguous) + "\n";
-        const Node &top = nodes.front();
-        GMimeHeader *h = g_mime_header_list_get_header(g_mime_object_get_header_list(GMIME_OBJECT(ctx.message())), "Mimeuri-Refs");
-        Status s = ok();
-        if (h) {
-            if (trim(ctx.header_value(h)) != trim(value)) s = ctx.replace_header(h, value);
-        } else {
-            s = ctx.add_header(top, "Mimeuri-Refs", value);
-        }
+        // The only Mimeuri-Refs of the message: a copy a sender planted is removed.
+        Status s = ctx.set_sole_header(nodes.front(), "Mimeuri-Refs", value);
         if (!s && s.error().code == Code::Software) return s;
     }
 

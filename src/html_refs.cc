@@ -2,6 +2,7 @@
 
 #include "html_guard.h"
 
+#include <glib.h>
 #include <gumbo.h>
 
 #include <algorithm>
@@ -253,6 +254,44 @@ struct Walker {
 };
 
 } // namespace
+
+namespace {
+
+// Whether a numeric character reference at html[i] ("&#...") decodes to c, i, d, m or ':'.
+// HTML 13.2.5.80: any number of digits; a value past U+10FFFF is U+FFFD.
+bool spells_reference_char(std::string_view html, std::size_t i)
+{
+    std::size_t j = i + 2;
+    int base = 10;
+    if (j < html.size() && (html[j] == 'x' || html[j] == 'X')) {
+        base = 16;
+        ++j;
+    }
+    unsigned long v = 0;
+    std::size_t digits = 0;
+    for (; j < html.size() && g_ascii_isxdigit(html[j]); ++j, ++digits) {
+        if (base == 10 && !g_ascii_isdigit(html[j])) break;
+        v = v * static_cast<unsigned long>(base) + static_cast<unsigned long>(g_ascii_xdigit_value(html[j]));
+        if (v > 0x10FFFF) v = 0x110000; // saturate: stays out of range however many digits follow
+    }
+    if (digits == 0) return false;
+    return v < 128 && std::string_view("cidmCIDM:").find(static_cast<char>(v)) != std::string_view::npos;
+}
+
+} // namespace
+
+bool may_hold_reference(std::string_view html)
+{
+    for (std::size_t i = 0; i + 1 < html.size(); ++i) {
+        char c = html[i];
+        if (c == '\\') return true;
+        if (c == '&' && html[i + 1] == '#' && spells_reference_char(html, i)) return true;
+        if (c == '&' && i + 6 < html.size() && g_ascii_strncasecmp(html.data() + i + 1, "colon", 5) == 0) return true;
+        if ((c == 'i' || c == 'I') && (html[i + 1] == 'd' || html[i + 1] == 'D') && i + 2 < html.size() && html[i + 2] == ':')
+            return true;
+    }
+    return false;
+}
 
 std::vector<CssUrl> css_urls(std::string_view t)
 {

@@ -78,6 +78,12 @@ inline Result<Scan> find_refs(std::string_view html, std::size_t max_refs)
     return find_refs(html, l);
 }
 
+// False only when no cid: or mid: reference can be in html: it holds no "id:" (any case),
+// no numeric character reference that decodes to c, i, d, m or ':', no "&colon;" and no
+// backslash (a CSS escape). A cheap test that lets a part skip the HTML5 parse; it must
+// agree with find_refs (a differential test and fuzz_html check that it does).
+bool may_hold_reference(std::string_view html);
+
 // CSS references in text: url(...) quoted or not, with escapes, and @import "..."; comments
 // and strings skipped. Exposed for tests.
 struct CssUrl {

@@ -1,5 +1,7 @@
 #include "message.hh"
 
+#include "text.hh"
+
 #include <algorithm>
 #include <cstring>
 
@@ -486,6 +488,40 @@ Result<std::string> MessageContext::decoded_content(const Node &n, std::size_t c
     out.resize(len);
     if (out.size() > cap) return Error{Code::DataErr, "part larger than the limit"};
     return out;
+}
+
+Status MessageContext::set_sole_header(const Node &n, std::string_view name, std::string_view raw_value)
+{
+    std::vector<GMimeHeader *> found;
+    std::vector<std::int64_t> offsets; // a top-level header may be on both lists
+    auto collect = [&](GMimeHeaderList *list) {
+        for (int i = 0; list && i < g_mime_header_list_get_count(list); ++i) {
+            GMimeHeader *h = g_mime_header_list_get_header_at(list, i);
+            const char *hn = g_mime_header_get_name(h);
+            if (!hn || g_ascii_strncasecmp(hn, name.data(), name.size()) != 0 || hn[name.size()] != '\0') continue;
+            std::int64_t off = g_mime_header_get_offset(h);
+            if (std::find(offsets.begin(), offsets.end(), off) != offsets.end()) continue;
+            offsets.push_back(off);
+            found.push_back(h);
+        }
+    };
+    collect(headers_of(n));
+    if (n.top_level() && message_) collect(g_mime_object_get_header_list(GMIME_OBJECT(message_.get())));
+    if (found.empty()) return add_header(n, name, raw_value);
+    std::sort(found.begin(), found.end(),
+              [](GMimeHeader *a, GMimeHeader *b) { return g_mime_header_get_offset(a) < g_mime_header_get_offset(b); });
+    const std::string want = text::without_space(raw_value);
+    for (std::size_t i = 0; i < found.size(); ++i) {
+        if (i > 0) {
+            auto raw = raw_header(found[i]);
+            if (!raw) return raw.error();
+            std::int64_t off = g_mime_header_get_offset(found[i]);
+            if (auto s = add_edit(off, off + static_cast<std::int64_t>(raw->size()), ""); !s) return s;
+        } else if (text::without_space(header_value(found[i])) != want) {
+            if (auto s = replace_header(found[i], raw_value); !s) return s;
+        }
+    }
+    return ok();
 }
 
 Status MessageContext::replace_body(const Node &n, std::string_view encoded, bool convert_eol)

@@ -79,6 +79,11 @@ public:
     Status replace_header(GMimeHeader *h, std::string_view raw_value);
     // Adds "name:raw_value" at the end of the node's header block.
     Status add_header(const Node &n, std::string_view name, std::string_view raw_value);
+    // Makes "name:raw_value" the only field of that name in the node's header block: an
+    // equal one (white space aside) is left alone, another is replaced, and any further
+    // copies are removed, so that a sender cannot plant a result header beside ours (as
+    // RFC 8601 section 5 has receivers do with Authentication-Results).
+    Status set_sole_header(const Node &n, std::string_view name, std::string_view raw_value);
     // Replaces the body of a leaf part with already-encoded content: LF line ends that
     // become the message's, or (convert_eol false) bytes written exactly as given. A body
     // with a line that starts with the delimiter of an enclosing multipart is refused: a
@@ -106,6 +111,17 @@ public:
     std::string header_value(GMimeHeader *h) const;
 
     const std::vector<Edit> &edits() const { return edits_; }
+    // Edits that must stand or fall together: take a mark, and roll back to it on failure.
+    struct EditMark {
+        std::size_t edits, replaced;
+    };
+    EditMark edit_mark() const { return {edits_.size(), replaced_.size()}; }
+    void rollback(EditMark m)
+    {
+        edits_.resize(m.edits);
+        replaced_.resize(m.replaced);
+        report_.changed = !edits_.empty();
+    }
     bool changed() const { return !edits_.empty(); }
     void drop_edits() { edits_.clear(); replaced_.clear(); report_.changed = false; }
 

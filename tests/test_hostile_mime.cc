@@ -344,3 +344,74 @@ TEST_CASE("limits hold while parsing: a million parts or a 300 MB part header ar
         CHECK(secs < 10);
     }
 }
+
+TEST_CASE("forged result headers: mimeuri's Mimeuri-Refs and type label are the only ones of their names")
+{
+    testing::TempDir d;
+    const std::string m = "Message-ID: <f@x>\nMimeuri-Refs: resolved=9 dangling=0 ambiguous=0\n"
+                          "Content-Type-URI: ContentType:text/plain\nContent-Type: multipart/related; boundary=b\n"
+                          "Mimeuri-Refs: resolved=1 dangling=0 ambiguous=0\n\n--b\nContent-Type: text/html\n"
+                          "Content-Type-URI: ContentType:image/png\n\n<img src=\"cid:nothere@x\">\n--b--\n";
+    auto r = run("--summary-header --labels=all", d.file("m.eml", m));
+    REQUIRE(r.status == 0);
+    auto count = [&](const std::string &field) {
+        int n = 0;
+        for (const auto &l : lines_of(r.out)) n += l.rfind(field, 0) == 0;
+        return n;
+    };
+    CHECK(count("Mimeuri-Refs:") == 1);
+    CHECK(r.out.find("Mimeuri-Refs: resolved=0 dangling=1 ambiguous=0\n") != std::string::npos);
+    CHECK(r.out.find("resolved=9") == std::string::npos);
+    CHECK(count("Content-Type-URI:") == 2); // the top and the HTML part, each its own
+    CHECK(r.out.find("Content-Type-URI: ContentType:text/plain\n") == std::string::npos);
+    CHECK(r.out.find("Content-Type-URI: ContentType:image/png\n") == std::string::npos);
+    // Run again over its own output: nothing to change.
+    auto again = run("--summary-header --labels=all", d.file("out.eml", r.out));
+    CHECK(again.out == r.out);
+}
+
+TEST_CASE("UTF-7, UTF-16 and ISO-2022-JP HTML: references are checked, and the report claims no repair")
+{
+    testing::TempDir d;
+    for (const char *charset : {"utf-7", "utf-16le", "iso-2022-jp"}) {
+        CAPTURE(charset);
+        gsize len = 0;
+        gchar *html = g_convert("<img src=\"CID:<img@x>\">", -1, charset, "UTF-8", nullptr, &len, nullptr);
+        REQUIRE(html);
+        gchar *b64 = g_base64_encode(reinterpret_cast<const guchar *>(html), len);
+        std::string m = std::string("Message-ID: <u@x>\nContent-Type: multipart/related; boundary=b\n\n--b\n"
+                                    "Content-Type: text/html; charset=") +
+                        charset + "\nContent-Transfer-Encoding: base64\n\n" + b64 +
+                        "\n--b\nContent-Type: image/png\nContent-ID: <img@x>\n\nAAAA\n--b--\n";
+        g_free(html);
+        g_free(b64);
+        for (const char *mode : {"", "--cid=inline --drop-inlined"}) {
+            CAPTURE(mode);
+            auto r = run(std::string(mode) + " --report=" + quote(d / "r"), d.file("m.eml", m));
+            CHECK(r.status == 0);
+            CHECK(r.out == m);
+            std::string rep = testing::read_file(d / "r");
+            CHECK(rep.find("\"status\":\"resolved\",\"action\":\"none\"") != std::string::npos);
+            CHECK(rep.find("\"code\":\"charset\"") != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("--drop-inlined never leaves a multipart with no parts")
+{
+    testing::TempDir d;
+    // The related part's only other child is inlined; the image sits alone in a nested
+    // multipart/mixed that would be left empty.
+    const std::string m = "Message-ID: <e@x>\nContent-Type: multipart/related; boundary=b\n\n--b\n"
+                          "Content-Type: text/html\n\n<img src=\"cid:img@x\">\n--b\n"
+                          "Content-Type: multipart/mixed; boundary=c\n\n--c\nContent-Type: image/png\n"
+                          "Content-ID: <img@x>\nContent-Transfer-Encoding: base64\n\niVBORw0KGgo=\n--c--\n--b--\n";
+    auto r = run("--cid=inline --drop-inlined", d.file("m.eml", m));
+    CHECK(r.status == 0);
+    CHECK(r.out.find("data:image/png;base64,iVBORw0KGgo=") != std::string::npos);
+    CHECK(delimiter_lines(r.out, "c") == 2); // "--c" and "--c--": the multipart keeps its part
+    auto py = testing::sh("python3 -c 'import email,sys; m=email.message_from_binary_file(open(sys.argv[1],\"rb\")); "
+                          "print(sum(len(p.defects) for p in m.walk()))' " +
+                          quote(d.file("out.eml", r.out)));
+    CHECK(py.out == "0\n");
+}

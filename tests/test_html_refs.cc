@@ -177,3 +177,41 @@ TEST_CASE("rewrite: bytes outside the reference stay as they were, character ref
     CHECK(r.html == "<img srcset=\"cid:c 1x, x&#10;y 2x\">");
     CHECK(r.skipped.empty());
 }
+
+TEST_CASE("may_hold_reference agrees with find_refs: false only where the full scan finds no cid: or mid:")
+{
+    using mimeuri::html::may_hold_reference;
+    auto has_cid_or_mid = [](const std::string &h) {
+        auto s = find_refs(h, 1000000);
+        REQUIRE(s);
+        for (const auto &r : s->refs)
+            if (g_ascii_strncasecmp(r.url.c_str(), "cid:", 4) == 0 || g_ascii_strncasecmp(r.url.c_str(), "mid:", 4) == 0)
+                return true;
+        return false;
+    };
+    // Spelled every way the scan reads them (the >8-digit reference was missed before).
+    for (const char *v : {"cid:x@y", "CID:x@y", "mid:a@b", "cid&#0000000058;&lt;img@x&gt;", "cid&#x000000003a;x",
+                          "c&#105;d:x", "&#99;id:x", "&#x63;&#x69;&#x64;&#x3A;x", "cid&colon;x", "ci&#100;:x"}) {
+        CAPTURE(v);
+        std::string h = std::string("<img src=\"") + v + "\"><p style=\"background:url(" + v + ")\">";
+        CHECK(has_cid_or_mid(h));
+        CHECK(may_hold_reference(h));
+    }
+    // And on generated values: where the pre-check says no, the scan finds none.
+    const std::vector<std::string> bits = {"c", "i", "d", "m", ":", "&#", "&#x", "0", "5", "8", "9", "3a", "3A",
+                                           "63", "105", ";", "&colon;", "&amp;", "\\", "6", "9", "d:", " ", "&lt;", "x"};
+    guint32 seed = 12345;
+    auto next = [&] { return seed = seed * 1103515245u + 12345u; };
+    int agreed_no = 0;
+    for (int n = 0; n < 20000; ++n) {
+        std::string v;
+        for (int k = 0, len = 2 + static_cast<int>(next() % 10); k < len; ++k) v += bits[(next() >> 8) % bits.size()];
+        std::string h = (n % 2 ? "<img src=\"" + v + "\">" : "<p style=\"background:url(" + v + ")\">");
+        if (!may_hold_reference(h)) {
+            ++agreed_no;
+            CAPTURE(h);
+            CHECK_FALSE(has_cid_or_mid(h));
+        }
+    }
+    CHECK(agreed_no > 1000); // the generator does reach the "no" side
+}
