@@ -25,6 +25,7 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
     ctx->in_mbox_ = in_mbox;
     ctx->length_split_ = in_mbox && mboxcl2_length(src, seg.msg_begin).has_value();
     ctx->limits_ = limits;
+    ctx->limits_.max_depth = std::min(limits.max_depth, kMaxDepth); // never past GMime's own
     ctx->start_clock();
     ctx->report_.index = index;
     ctx->report_.source = src.name();

@@ -26,6 +26,10 @@ namespace mimeuri {
 
 enum class Eol { LF, CRLF, CR };
 
+// The deepest --max-depth: GMime itself stops at 512 levels of message/rfc822 and 1024 of
+// multipart, treating deeper structure as content; the walk's limit must bind before that.
+constexpr int kMaxDepth = 500;
+
 struct Limits {
     int max_depth{64};
     std::size_t max_parts{10000};           // entities visited per message

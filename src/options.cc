@@ -52,7 +52,12 @@ Status set_format(Options &o, const std::string &v)
 
 Status set_max_depth(Options &o, gint64 v)
 {
-    if (v < 1 || v > 10000) return usage("--max-depth must be between 1 and 10000");
+    // GMime parses no deeper than 512 levels of message/rfc822 (1024 of multipart) and
+    // silently treats what lies below as content: a deeper limit would let parts go
+    // unvisited and unreported. At 500, the walk's own limit always binds first.
+    if (v < 1 || v > kMaxDepth)
+        return usage("--max-depth must be between 1 and " + std::to_string(kMaxDepth) +
+                     " (GMime parses no deeper than 512 levels of message/rfc822)");
     o.limits.max_depth = static_cast<int>(v);
     return ok();
 }

@@ -415,3 +415,28 @@ TEST_CASE("--drop-inlined never leaves a multipart with no parts")
                           quote(d.file("out.eml", r.out)));
     CHECK(py.out == "0\n");
 }
+
+TEST_CASE("deep nesting: no part lies past the walk's reach unreported; --max-depth stops below GMime's own limits")
+{
+    testing::TempDir d;
+    for (int levels : {600, 1100}) {
+        CAPTURE(levels);
+        // message/rfc822 inside message/rfc822 (GMime stops at 512), and multiparts (1024).
+        std::string rfc = "Message-ID: <d@x>\n";
+        for (int i = 0; i < levels; ++i) rfc += "Content-Type: message/rfc822\n\nMessage-ID: <d" + std::to_string(i) + "@x>\n";
+        rfc += "Content-Type: text/html\n\n<img src=\"CID:<x@y>\">\n";
+        std::string mp = "Message-ID: <m@x>\nContent-Type: multipart/mixed; boundary=b0\n\n";
+        for (int i = 1; i < levels; ++i)
+            mp += "--b" + std::to_string(i - 1) + "\nContent-Type: multipart/mixed; boundary=b" + std::to_string(i) + "\n\n";
+        mp += "--b" + std::to_string(levels - 1) + "\nContent-Type: text/html\n\nx\n--b" + std::to_string(levels - 1) + "--\n";
+        for (int i = levels - 2; i >= 0; --i) mp += "--b" + std::to_string(i) + "--\n";
+        for (const std::string &m : {rfc, mp}) {
+            auto r = run("--check --max-depth=500 --max-parts=100000", d.file("m.eml", m));
+            CHECK(r.status == 0);
+            CHECK(r.out.find("\"code\":\"depth-limit\"") != std::string::npos);
+        }
+    }
+    std::string small = d.file("s.eml", "Subject: s\n\nhi\n");
+    CHECK(run("--max-depth=501 " + quote(small)).status == 64);
+    CHECK(run("--max-depth=500 " + quote(small)).status == 0);
+}
