@@ -534,9 +534,6 @@ Status ReferencesPass::apply(MessageContext &ctx)
                 if (t.status == "dangling") continue; // an ordinary link, not a reference into the message
                 kind = "location";
             }
-            if (t.status == "resolved") ++resolved;
-            else if (t.status == "dangling") ++dangling;
-            else ++ambiguous;
             if (t.node >= 0 && t.message_id.empty()) referenced.insert(t.node);
 
             std::string action = "none", new_url;
@@ -608,7 +605,8 @@ Status ReferencesPass::apply(MessageContext &ctx)
                     if (kind == "cid" && t.broken) {
                         new_url = canonical();
                         action = "repaired";
-                    } else if (kind == "location") {
+                    } else if (kind == "location" && opts_.location_to_cid) {
+                        // Valid as written (RFC 2557): rewritten only when asked.
                         new_url = canonical();
                         action = "rewritten";
                     }
@@ -624,7 +622,16 @@ Status ReferencesPass::apply(MessageContext &ctx)
             json_set_string(o, "attr", holder.attribute ? holder.element + "@" + holder.attr : "style");
             json_set_string(o, "url", ref.url);
             json_set_string(o, "kind", kind);
-            json_set_string(o, "status", t.status);
+            // RFC 2557 8.3: a cid: URL never matches a Content-Location. Such a reference
+            // (Blink's MHTML names parts "Content-Location: cid:...") is dangling as written;
+            // repair gives the part the Content-ID it names, after which it resolves.
+            const std::string status = t.via_location ? "dangling" : t.status;
+            const bool resolves_now = status == "resolved" || (t.via_location && action == "repaired");
+            if (resolves_now) ++resolved;
+            else if (status == "dangling") ++dangling;
+            else ++ambiguous;
+            json_set_string(o, "status", status);
+            if (t.via_location) json_set_string(o, "matched", "content-location");
             json_set_string(o, "action", action);
             if (t.node >= 0 && t.message_id.empty()) json_set_string(o, "target", nodes[static_cast<std::size_t>(t.node)].section);
             else if (!t.message_id.empty() && t.status == "resolved") json_set_string(o, "target", t.section);
@@ -675,15 +682,17 @@ Status ReferencesPass::apply(MessageContext &ctx)
             s = ctx.replace_body(hn, transfer::base64_lines(new_html));
             break;
         case GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE:
-            s = ctx.replace_body(hn, transfer::quoted_printable(new_html));
+            s = ctx.replace_body(hn, transfer::quoted_printable(new_html, ctx.eol() == Eol::CRLF));
+            break;
+        case GMIME_CONTENT_ENCODING_BINARY: // no line limit: spliced as it is
+            s = ctx.replace_body(hn, new_html, false);
             break;
         case GMIME_CONTENT_ENCODING_DEFAULT:
         case GMIME_CONTENT_ENCODING_7BIT:
         case GMIME_CONTENT_ENCODING_8BIT:
-        case GMIME_CONTENT_ENCODING_BINARY:
             if (longest_line_over(new_html, 998)) {
                 GMimeHeader *cte = g_mime_header_list_get_header(MessageContext::headers_of(hn), "Content-Transfer-Encoding");
-                s = ctx.replace_body(hn, transfer::quoted_printable(new_html));
+                s = ctx.replace_body(hn, transfer::quoted_printable(new_html, ctx.eol() == Eol::CRLF));
                 if (s)
                     s = cte ? ctx.replace_header(cte, " quoted-printable\n")
                             : ctx.add_header(hn, "Content-Transfer-Encoding", " quoted-printable\n");

@@ -18,6 +18,7 @@ struct RefOptions {
     std::vector<std::string> inline_types{"image/*", "font/*", "audio/*", "video/*", "text/css"};
     std::size_t inline_max{1u << 20}; // decoded bytes
     bool drop_inlined{false};
+    bool location_to_cid{false}; // repair: also rewrite valid Content-Location references to cid:
     std::string extract_dir;
     bool summary_header{false};
     std::size_t html_max{32u << 20}; // decoded HTML bytes parsed per part

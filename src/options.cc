@@ -185,6 +185,7 @@ Status load_config(Options &o, const std::string &path)
                 else if (key == "inline-types") s = set_list(o.refs.inline_types, str());
                 else if (key == "inline-max") s = set_size(o.refs.inline_max, i64(), "inline-max");
                 else if (key == "drop-inlined") o.refs.drop_inlined = g_key_file_get_boolean(kf.get(), groups[g], keys[k], &e);
+                else if (key == "location-to-cid") o.refs.location_to_cid = g_key_file_get_boolean(kf.get(), groups[g], keys[k], &e);
                 else if (key == "extract-dir") o.refs.extract_dir = str();
                 else if (key == "summary-header") o.refs.summary_header = g_key_file_get_boolean(kf.get(), groups[g], keys[k], &e);
                 else if (key == "html-max") s = set_size(o.refs.html_max, i64(), "html-max");
@@ -258,7 +259,7 @@ Result<Options> parse_options(int argc, char **argv)
     gint64 inline_max = -1, html_max = -1, max_refs = -1, jobs = -1, max_parts = -1, max_header = -1;
     gdouble max_time = -1;
     gboolean use_syslog = FALSE;
-    gboolean drop_inlined = FALSE, summary_header = FALSE;
+    gboolean drop_inlined = FALSE, summary_header = FALSE, location_to_cid = FALSE;
     gchar **url_maps = nullptr;
     gboolean legacy = FALSE;
     gint64 max_depth = -1, spool = -1;
@@ -328,6 +329,8 @@ Result<Options> parse_options(int argc, char **argv)
          "Largest part (decoded bytes) --cid=inline inlines (default: 1048576)", "BYTES"},
         {"drop-inlined", 0, 0, G_OPTION_ARG_NONE, &drop_inlined,
          "Remove parts whose every reference was inlined (default: off)", nullptr},
+        {"location-to-cid", 0, 0, G_OPTION_ARG_NONE, &location_to_cid,
+         "Also rewrite valid Content-Location references (RFC 2557) to cid: URLs (repair leaves them as written)", nullptr},
         {"extract-dir", 0, 0, G_OPTION_ARG_FILENAME, &extract_dir,
          "With --cid=extract: write each message's HTML as DIR/N/index.html and its referenced parts beside "
          "it (default: none)",
@@ -437,6 +440,7 @@ Result<Options> parse_options(int argc, char **argv)
     }
     if (use_syslog) o.syslog = true;
     if (drop_inlined) o.refs.drop_inlined = true;
+    if (location_to_cid) o.refs.location_to_cid = true;
     if (summary_header) o.refs.summary_header = true;
     if (extract_dir) o.refs.extract_dir = extract_dir;
     if (external_body && s) s = set_external_body(o, external_body);

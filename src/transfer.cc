@@ -20,7 +20,7 @@ std::string base64_lines(std::string_view bytes)
     return out;
 }
 
-std::string quoted_printable(std::string_view text)
+std::string quoted_printable(std::string_view text, bool crlf)
 {
     static const char hex[] = "0123456789ABCDEF";
     std::string out;
@@ -36,15 +36,18 @@ std::string quoted_printable(std::string_view text)
     };
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
-        if (c == '\n' || (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n')) {
-            if (c == '\r') ++i;
+        auto hard_break = [&](std::size_t at) {
+            if (at >= text.size()) return false;
+            return crlf ? text[at] == '\r' && at + 1 < text.size() && text[at + 1] == '\n' : text[at] == '\n';
+        };
+        if (hard_break(i)) {
+            if (crlf) ++i;
             out += '\n';
             col = 0;
             continue;
         }
         const auto u = static_cast<unsigned char>(c);
-        const bool line_end = i + 1 == text.size() || text[i + 1] == '\n' ||
-                              (text[i + 1] == '\r' && i + 2 < text.size() && text[i + 2] == '\n');
+        const bool line_end = i + 1 == text.size() || hard_break(i + 1);
         bool encode = c == '=' || u > 126 || (u < 32 && c != '\t') || ((c == ' ' || c == '\t') && line_end);
         char literal[1] = {c};
         char escaped[3] = {'=', hex[u >> 4], hex[u & 15]};

@@ -10,10 +10,12 @@ namespace mimeuri::transfer {
 // Base64 in lines of 76 characters, each ending in LF.
 std::string base64_lines(std::string_view bytes);
 
-// Quoted-printable of text whose line breaks (LF or CRLF) are hard line breaks. Lines are at
-// most 76 characters. No encoded line starts with "-" or "From " (their first octet is
-// =XX-encoded), so no content, whatever it decodes to, can read as a MIME delimiter line or
-// an mbox From_ line: the structure around the part stays the same.
-std::string quoted_printable(std::string_view text);
+// Quoted-printable of text, written with LF line ends. The message's own line break (CRLF
+// when crlf, else LF) is a hard line break; any other CR or LF is encoded (=0D, =0A), so the
+// text decodes back byte for byte in a message of that convention. Lines are at most 76
+// characters. No encoded line starts with "-", "." or "From " (that octet is =XX-encoded),
+// so nothing, whatever it decodes to, can read as a MIME delimiter line or an mbox From_
+// line: the structure around the part stays the same.
+std::string quoted_printable(std::string_view text, bool crlf);
 
 } // namespace mimeuri::transfer

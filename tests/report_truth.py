@@ -72,6 +72,13 @@ def check(mimeuri, path, args, problems):
     mi = email.message_from_bytes(data_in, policy=email.policy.compat32)
     mo = email.message_from_bytes(data_out, policy=email.policy.compat32)
     for c in claims:
+        if c.get("matched") == "content-location" and c["action"] == "repaired":
+            # The reference stays as written; the repair is the Content-ID its target gains.
+            t = part_at(mo, c["target"]) if c.get("target") else None
+            if t is None or t.get("Content-ID") is None:
+                problems.append(f"{path} {args}: claims {c['action']} of {c['url']}, but part {c.get('target')} "
+                                "has no Content-ID in the output")
+            continue
         a, b = decoded(mi, c["part"]), decoded(mo, c["part"])
         if a is None or b is None:
             continue  # a part Python's parser does not find where GMime does: not comparable
@@ -80,9 +87,27 @@ def check(mimeuri, path, args, problems):
                             "but the part is unchanged")
 
 
+def mhtml_default(mimeuri, path, problems):
+    """Well-formed MHTML (RFC 2557 Content-Location references) comes out byte-identical in
+    the default mode; Blink's "Content-Location: cid:" form (RFC 2557 8.3: such a cid: URL
+    dangles as written) only gains the Content-ID lines its references name."""
+    with tempfile.TemporaryDirectory() as d:
+        rep = os.path.join(d, "r")
+        out = subprocess.run([mimeuri, "--format=message", "--report=" + rep, path], capture_output=True).stdout
+        report = [json.loads(l) for l in open(rep)]
+    data = open(path, "rb").read()
+    if out == data:
+        return
+    blink = [x for r in report for x in r.get("refs", []) if x.get("matched") == "content-location"]
+    added = [l for l in out.splitlines() if l not in set(data.splitlines())]
+    if not blink or not all(l.startswith(b"Content-ID: <") for l in added) or \
+            len(out.splitlines()) != len(data.splitlines()) + len(added):
+        problems.append(f"{path}: MHTML changed in the default mode beyond Content-IDs for cid: Content-Locations")
+
+
 def main():
     mimeuri, corpus, testdata = sys.argv[1:4]
-    files = []
+    files, mhtml = [], []
     index = os.path.join(corpus, "INDEX.tsv")
     if os.path.exists(index):
         rows = [l.rstrip("\n").split("\t") for l in open(index, encoding="utf-8")]
@@ -91,6 +116,8 @@ def main():
             f = dict(zip(head, row))
             if f.get("is_mbox") == "0" and f.get("has_html") == "1":
                 files.append(os.path.join(corpus, f["path"]))
+            if f.get("is_mbox") == "0" and f.get("has_content_location") == "1":
+                mhtml.append(os.path.join(corpus, f["path"]))
     cases = os.path.join(testdata, "cases")
     for c in sorted(os.listdir(cases)):
         files.append(os.path.join(cases, c, "input.eml"))
@@ -98,9 +125,11 @@ def main():
     for path in files:
         for args in MODES:
             check(mimeuri, path, args, problems)
+    for path in mhtml:
+        mhtml_default(mimeuri, path, problems)
     for p in problems:
         print(p)
-    print(f"{len(files)} files x {len(MODES)} modes, {len(problems)} problems")
+    print(f"{len(files)} files x {len(MODES)} modes, {len(mhtml)} MHTML files, {len(problems)} problems")
     sys.exit(1 if problems else 0)
 
 

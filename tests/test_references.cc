@@ -196,8 +196,13 @@ TEST_CASE("a cid: reference matches a Content-Location that is that cid: URL (Ch
     Report r;
     r.load(mimeuri("--check " + quote(f)).out);
     REQUIRE(r.refs(0) == 1);
-    CHECK(s(r.ref(0, 0), "status") == "resolved");
+    // RFC 2557 8.3: a cid: URL never matches a Content-Location, so as written the reference
+    // is dangling; the report says which part's Content-Location names it.
+    CHECK(s(r.ref(0, 0), "status") == "dangling");
+    CHECK(s(r.ref(0, 0), "matched") == "content-location");
     CHECK(s(r.ref(0, 0), "target") == "2");
+    CHECK(mimeuri("--summary-header " + quote(f)).out.find("Mimeuri-Refs: resolved=1 dangling=0") != std::string::npos);
+    CHECK(mimeuri("--cid=check --summary-header " + quote(f)).out.find("Mimeuri-Refs: resolved=0 dangling=1") != std::string::npos);
     // Repair gives the part the Content-ID the reference names; the HTML stays as it is.
     std::string expected = m;
     expected.replace(expected.find("Content-Location: cid:css-1@mhtml.blink\n") + 40, 0,
