@@ -87,3 +87,69 @@ TEST_CASE("extract: bidirectional and other format or control characters in file
     CHECK(listing(d / "out") == ".\n./1\n./1/evil_gnp.exe_____x\n./1/index.html\n");
     CHECK(testing::read_file(d / "out/1/index.html").find("src=\"evil_gnp.exe_____x\"") != std::string::npos);
 }
+
+namespace {
+
+// An mbox whose message 1 links mid: to its last message (a forward reference: its plan
+// waits for the whole mbox to be indexed) and whose every message has a reference to repair.
+std::string forward_mid_mbox(int messages = 3)
+{
+    std::string mb;
+    for (int i = 1; i <= messages; ++i) {
+        std::string n = std::to_string(i);
+        mb += "From a@x Mon Jan  1 00:00:00 2024\nMessage-ID: <m" + n + "@x>\nContent-Type: multipart/related; boundary=r\n\n"
+              "--r\nContent-Type: text/html\n\n<img src=\"cid:<p@x>\">" + (i == 1 ? "<a href=\"mid:m" + std::to_string(messages) + "@x\">last</a>" : "") +
+              "\n--r\nContent-Type: image/png\nContent-ID: <p@x>\n\nAAAA\n--r--\n\n";
+    }
+    return mb;
+}
+
+} // namespace
+
+TEST_CASE("plans that cannot be held (a full TMPDIR): with pass a whole output, with tempfail 75 and nothing written")
+{
+    testing::TempDir d;
+    std::string mb = d.file("in.mbox", forward_mid_mbox());
+    for (const char *jobs : {"1", "2"}) {
+        CAPTURE(jobs);
+        auto good = mimeuri("--jobs=" + std::string(jobs) + " --report=" + quote(d / "good.json") + " " + quote(mb));
+        REQUIRE(good.status == 0);
+        REQUIRE(good.out != testing::read_file(mb)); // every message was repaired
+        REQUIRE(testing::read_file(d / "good.json").find("\"status\":\"resolved\",\"action\":\"none\"") != std::string::npos);
+        // --on-error=pass (the default): the same bytes, exit 0, one line saying what was given up.
+        auto faulty = testing::sh("MIMEURI_FAULT=spool " + testing::bin() + " --jobs=" + jobs + " --report=" +
+                                  quote(d / "pass.json") + " " + quote(mb) + " >" + quote(d / "out") + " 2>" +
+                                  quote(d / "err") + "; echo $?");
+        CHECK(std::stoi(faulty.out) == 0);
+        CHECK(testing::read_file(d / "out") == good.out);
+        std::string err = testing::read_file(d / "err");
+        CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+        CHECK(err.find("No space left on device; from message 1 on, mid: references to later messages are reported dangling") !=
+              std::string::npos);
+        std::string report = testing::read_file(d / "pass.json");
+        CHECK(std::count(report.begin(), report.end(), '\n') == 3);
+        CHECK(report.find("\"kind\":\"mid\",\"status\":\"dangling\"") != std::string::npos);
+        // --on-error=tempfail: 75, nothing on standard output, one line.
+        auto temp = testing::sh("MIMEURI_FAULT=spool " + testing::bin() + " --on-error=tempfail --jobs=" + jobs + " " +
+                                quote(mb) + " >" + quote(d / "out") + " 2>" + quote(d / "err") + "; echo $?");
+        CHECK(std::stoi(temp.out) == 75);
+        CHECK(testing::read_file(d / "out").empty());
+        err = testing::read_file(d / "err");
+        CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+        CHECK(err.find("No space left on device") != std::string::npos);
+    }
+}
+
+TEST_CASE("plans held partly in the temporary file when it fills up: all read back, in order")
+{
+    testing::TempDir d;
+    std::string mb = d.file("in.mbox", forward_mid_mbox(6));
+    auto good = mimeuri(quote(mb));
+    REQUIRE(good.status == 0);
+    // Two plans are written to the file, the third write stops half way.
+    auto r = testing::sh("MIMEURI_FAULT=spool:2 " + testing::bin() + " " + quote(mb) + " >" + quote(d / "out") + " 2>" +
+                         quote(d / "err") + "; echo $?");
+    CHECK(std::stoi(r.out) == 0);
+    CHECK(testing::read_file(d / "out") == good.out);
+    CHECK(testing::read_file(d / "err").find("from message 1 on") != std::string::npos);
+}
