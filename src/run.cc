@@ -206,6 +206,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
 {
     RunStats local;
     RunStats &st = stats ? *stats : local;
+    signal_reports_in_place(opts.in_place && !opts.check);
     Code worst = Code::Ok;
     bool any_tempfail = false;
     const bool inject_fault = g_strcmp0(g_getenv("MIMEURI_FAULT"), "pass") == 0;

@@ -5,7 +5,15 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <fcntl.h>
+#include <cstdlib>
 #include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
 
 using testing::mimeuri;
 using testing::quote;
@@ -152,4 +160,109 @@ TEST_CASE("plans held partly in the temporary file when it fills up: all read ba
     CHECK(std::stoi(r.out) == 0);
     CHECK(testing::read_file(d / "out") == good.out);
     CHECK(testing::read_file(d / "err").find("from message 1 on") != std::string::npos);
+}
+
+namespace {
+
+// Starts mimeuri with args in a process group of its own; returns its pid (the group's id).
+pid_t start_group(const std::vector<std::string> &args, const std::string &err_path)
+{
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        ::setpgid(0, 0);
+        int fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        ::dup2(fd, 2);
+        std::vector<char *> argv{const_cast<char *>(MIMEURI_BIN)};
+        for (const auto &a : args) argv.push_back(const_cast<char *>(a.c_str()));
+        argv.push_back(nullptr);
+        ::execv(MIMEURI_BIN, argv.data());
+        ::_exit(127);
+    }
+    ::setpgid(pid, pid); // both sides, so that the group exists before any kill
+    return pid;
+}
+
+std::vector<std::string> files_in(const std::string &dir)
+{
+    std::vector<std::string> out;
+    if (GDir *d = g_dir_open(dir.c_str(), 0, nullptr)) {
+        while (const char *n = g_dir_read_name(d)) out.push_back(dir + "/" + n);
+        g_dir_close(d);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("SIGTERM to --jobs=2 --in-place over a Maildir: every process cleans up, the last line counts what was rewritten")
+{
+    const std::string m = "Message-ID: <m@x>\nContent-Type: multipart/related; boundary=r\n\n"
+                          "--r\nContent-Type: text/html\n\n<img src=\"cid:<a@b>\">\n"
+                          "--r\nContent-Type: image/png\nContent-ID: <a@b>\n\nAAAA\n--r--\n";
+    testing::TempDir d;
+    const std::string rewritten = mimeuri("-", d.file("one.eml", m)).out;
+    REQUIRE(rewritten != m);
+    constexpr std::size_t messages = 2000;
+    // To the whole group (Ctrl-C, systemctl stop), then to the parent alone. With mid: on,
+    // the Maildir is indexed first (about 0.4 s here): --mid=off starts rewriting at once.
+    struct Case {
+        bool group;
+        std::vector<std::string> args;
+        int delay_ms;
+    };
+    // delay_ms from the start, or (negative) from the first file renamed into cur/, so that
+    // the run is stopped part way through the rewriting, however fast the machine.
+    const Case cases[] = {{true, {"--jobs=2"}, 100},
+                          {true, {"--jobs=2"}, -100},
+                          {false, {"--jobs=2", "--mid=off"}, -100},
+                          {true, {"--jobs=1", "--mid=off"}, -50}};
+    int run = 0;
+    for (const Case &c : cases) {
+        const bool group = c.group;
+        CAPTURE(group);
+        CAPTURE(c.args[0]);
+        CAPTURE(c.delay_ms);
+        std::string md = d / ("md" + std::to_string(++run));
+        for (const char *sub : {"/cur", "/new", "/tmp"}) REQUIRE(g_mkdir_with_parents((md + sub).c_str(), 0755) == 0);
+        for (std::size_t i = 0; i < messages; ++i) testing::write_file(md + "/cur/" + std::to_string(100000 + i) + ":2,S", m);
+        std::vector<std::string> args = c.args;
+        args.insert(args.end(), {"--in-place", md});
+        struct stat before {};
+        REQUIRE(::stat((md + "/cur").c_str(), &before) == 0);
+        pid_t pid = start_group(args, d / "err");
+        if (c.delay_ms < 0) { // a rename into cur/ changes its modification time
+            for (int waited = 0; waited < 20000; waited += 2) {
+                struct stat now {};
+                ::stat((md + "/cur").c_str(), &now);
+                if (now.st_mtim.tv_sec != before.st_mtim.tv_sec || now.st_mtim.tv_nsec != before.st_mtim.tv_nsec) break;
+                ::usleep(2000);
+            }
+        }
+        ::usleep(static_cast<useconds_t>(std::abs(c.delay_ms)) * 1000);
+        ::kill(group ? -pid : pid, SIGTERM);
+        int status = 0;
+        REQUIRE(::waitpid(pid, &status, 0) == pid);
+        CHECK(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 75);
+        // The parent waited for its workers: nothing of the group is left.
+        CHECK((::kill(-pid, 0) == -1 && errno == ESRCH));
+        CHECK(files_in(md + "/tmp").empty());
+        std::size_t changed = 0;
+        auto cur = files_in(md + "/cur");
+        CHECK(cur.size() == messages);
+        for (const auto &f : cur) {
+            std::string now = testing::read_file(f);
+            if (now == rewritten) ++changed;
+            else CHECK(now == m);
+        }
+        std::string err = testing::read_file(d / "err");
+        CAPTURE(err);
+        std::string line = "mimeuri: terminated by a signal: " + std::to_string(changed) + (changed == 1 ? " file" : " files") +
+                           " rewritten, the rest left as they were\n";
+        CHECK(err.size() >= line.size());
+        CHECK(err.compare(err.size() - std::min(err.size(), line.size()), line.size(), line) == 0);
+        if (c.delay_ms < 0) CHECK((changed > 0 && changed < messages));
+        MESSAGE(changed << " of " << messages << " files rewritten before SIGTERM");
+    }
 }
