@@ -179,6 +179,8 @@ Result<Sink> Sink::atomic(const std::string &path_in, const std::string &mode_fr
     GCharPtr dir(g_path_get_dirname(path.c_str()));
     GCharPtr base(g_path_get_basename(path.c_str()));
     std::string tmpl = (tmp_dir.empty() ? std::string(dir.get()) : tmp_dir) + "/." + base.get() + ".mimeuri-XXXXXX";
+    // A terminating signal waits until the new file is in the handler's list of files to remove.
+    TerminationHeld held;
     int fd = g_mkstemp_full(tmpl.data(), O_WRONLY | O_CLOEXEC, 0666 & ~0022);
     if (fd < 0) {
         int err = errno;

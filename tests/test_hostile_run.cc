@@ -182,7 +182,8 @@ pid_t start_group(const std::vector<std::string> &args, const std::string &err_p
     return pid;
 }
 
-// Whether pid has a handler for SIGTERM (the SigCgt mask of /proc/PID/status).
+// Whether pid runs mimeuri (exec done: before it, the test's own handlers are inherited)
+// and has a handler for SIGTERM (the SigCgt mask of /proc/PID/status).
 bool catches_sigterm(pid_t pid)
 {
     std::string status;
@@ -191,6 +192,7 @@ bool catches_sigterm(pid_t pid)
     } catch (const std::exception &) {
         return false;
     }
+    if (status.compare(0, 14, "Name:\tmimeuri\n") != 0) return false;
     auto at = status.find("SigCgt:");
     if (at == std::string::npos) return false;
     return (std::stoull(status.substr(at + 7), nullptr, 16) >> (SIGTERM - 1)) & 1;
