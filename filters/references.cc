@@ -135,18 +135,34 @@ bool inline_allowed(const std::string &type, const std::vector<std::string> &all
 }
 
 // A file name that cannot escape its folder: no separators, no "..", no control
-// characters, no leading dot, at most 100 bytes of valid UTF-8.
+// characters, no leading dot, at most 100 bytes of valid UTF-8. Unicode controls (C0, C1),
+// format characters (bidirectional controls such as U+202E, which make "evil\u202Egnp.exe"
+// display as "evilexe.png"; zero-width ones; U+FEFF), line and paragraph separators,
+// surrogates and unassigned code points are each replaced with '_'.
 std::string safe_name(std::string name, const std::string &fallback)
 {
     if (auto slash = name.find_last_of("/\\"); slash != std::string::npos) name = name.substr(slash + 1);
+    if (!g_utf8_validate(name.data(), static_cast<gssize>(name.size()), nullptr)) {
+        GCharPtr v(g_utf8_make_valid(name.data(), static_cast<gssize>(name.size())));
+        name = v.get();
+    }
     std::string out;
-    for (unsigned char c : name) out += (c < 32 || c == 127 || c == ':' || c == '*' || c == '?' || c == '"' || c == '<' || c == '>' || c == '|') ? '_' : static_cast<char>(c);
+    for (const char *p = name.c_str(); *p; p = g_utf8_next_char(p)) {
+        gunichar c = g_utf8_get_char(p);
+        switch (g_unichar_type(c)) {
+        case G_UNICODE_CONTROL:
+        case G_UNICODE_FORMAT:
+        case G_UNICODE_LINE_SEPARATOR:
+        case G_UNICODE_PARAGRAPH_SEPARATOR:
+        case G_UNICODE_SURROGATE:
+        case G_UNICODE_UNASSIGNED: out += '_'; continue;
+        default: break;
+        }
+        if (c == ':' || c == '*' || c == '?' || c == '"' || c == '<' || c == '>' || c == '|') out += '_';
+        else out.append(p, static_cast<std::size_t>(g_utf8_next_char(p) - p));
+    }
     while (!out.empty() && (out[0] == '.' || out[0] == ' ' || out[0] == '-')) out.erase(0, 1);
     while (out.find("..") != std::string::npos) out.replace(out.find(".."), 2, "_");
-    if (!g_utf8_validate(out.data(), static_cast<gssize>(out.size()), nullptr)) {
-        GCharPtr v(g_utf8_make_valid(out.data(), static_cast<gssize>(out.size())));
-        out = v.get();
-    }
     if (out.size() > 100) {
         const char *end = out.data() + 100;
         const char *prev = g_utf8_find_prev_char(out.data(), end + 1);
@@ -779,16 +795,51 @@ Status ReferencesPass::apply(MessageContext &ctx)
     }
 
     // --- extract: the receiving agent of RFC 2387 section 6.
+    // Everything is opened relative to directory descriptors, never by path, and nothing is
+    // followed: a symbolic link planted in a shared extract folder (at DIR/N, or at a file
+    // name inside it) cannot send a file outside DIR. A refusal removes what this message
+    // wrote and is an error (the --on-error policy applies).
     if (!extracts.empty()) {
-        std::string dir = opts_.extract_dir + "/" + std::to_string(++extracted_messages_);
-        if (g_mkdir_with_parents(dir.c_str(), 0755) != 0)
-            return Error{Code::CantCreate, "cannot create " + dir + ": " + g_strerror(errno)};
+        const std::string number = std::to_string(++extracted_messages_);
+        const std::string dir = opts_.extract_dir + "/" + number;
+        auto failure = [](const std::string &what, int err) {
+            return Error{err == ENOSPC || err == EDQUOT ? Code::TempFail : Code::CantCreate, what + ": " + g_strerror(err)};
+        };
+        // Why openat(..., O_DIRECTORY | O_NOFOLLOW) failed on an existing entry, in words.
+        auto refused = [&](int at, const std::string &name, const std::string &path, int err) {
+            struct stat st {};
+            if (::fstatat(at, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+                return Error{Code::CantCreate, "refusing " + path + ": it is a symbolic link"};
+            if (err == ENOTDIR) return Error{Code::CantCreate, "refusing " + path + ": not a directory"};
+            return failure("cannot open " + path, err);
+        };
+        if (g_mkdir_with_parents(opts_.extract_dir.c_str(), 0755) != 0)
+            return failure("cannot create " + opts_.extract_dir, errno);
+        struct Fd {
+            int fd;
+            ~Fd() { if (fd >= 0) ::close(fd); }
+        };
+        Fd top{::open(opts_.extract_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)};
+        if (top.fd < 0) return refused(AT_FDCWD, opts_.extract_dir, opts_.extract_dir, errno);
+        bool made_dir = ::mkdirat(top.fd, number.c_str(), 0755) == 0;
+        if (!made_dir && errno != EEXIST) return failure("cannot create " + dir, errno);
+        Fd at{::openat(top.fd, number.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)};
+        if (at.fd < 0) return refused(top.fd, number, dir, errno);
+        if (struct stat st {}; ::fstat(at.fd, &st) != 0 || st.st_uid != ::geteuid())
+            return Error{Code::CantCreate, "refusing " + dir + ": it belongs to another user"};
+        std::vector<std::string> created; // removed again if the message fails
+        auto undo = [&](Error e) {
+            for (const auto &name : created) ::unlinkat(at.fd, name.c_str(), 0);
+            if (made_dir) ::unlinkat(top.fd, number.c_str(), AT_REMOVEDIR);
+            return e;
+        };
         std::set<std::string> used{"index.html"};
         std::map<int, std::string> file_of;
         auto write_file = [&](const std::string &name, const std::string *bytes, const Node *part) -> Status {
             std::string path = dir + "/" + name;
-            int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-            if (fd < 0) return Error{Code::CantCreate, "cannot create " + path + ": " + g_strerror(errno)};
+            int fd = ::openat(at.fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+            if (fd < 0) return failure("cannot create " + path, errno);
+            created.push_back(name);
             auto out = GPtr<GMimeStream>::adopt(g_mime_stream_fs_new(fd));
             bool okw = true;
             if (bytes) okw = g_mime_stream_write(out.get(), bytes->data(), bytes->size()) == static_cast<ssize_t>(bytes->size());
@@ -819,7 +870,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
                     }
                     for (int k = 2; used.count(name); ++k) name = stem + "-" + std::to_string(k) + ext;
                     used.insert(name);
-                    if (auto s = write_file(name, nullptr, &tn); !s) return s;
+                    if (auto s = write_file(name, nullptr, &tn); !s) return undo(s.error());
                     file_of[node] = name;
                 }
                 GCharPtr rel(g_uri_escape_string(file_of[node].c_str(), nullptr, FALSE));
@@ -829,7 +880,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
             first_html = false;
             used.insert(html_name);
             std::string page = html::rewrite(pe.html, pe.scan, reps).html; // a file of our own: kept as far as it goes
-            if (auto s = write_file(html_name, &page, nullptr); !s) return s;
+            if (auto s = write_file(html_name, &page, nullptr); !s) return undo(s.error());
         }
     }
     return ok();

@@ -3,24 +3,40 @@
 #include "fdio.hh"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <cstdlib>
 #include <fcntl.h>
 #include <memory>
+#include <new>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace mimeuri {
 
 namespace {
 
-// Temporary files not yet committed, readable from a signal handler.
+// What a terminating signal's handler reads. Writers fill an entry, then publish it with a
+// store to its volatile sig_atomic_t flag after a signal fence, so that the handler never
+// sees a flag before what it guards.
 constexpr int max_pending = 64;
-char pending_paths[max_pending][4096];
+char pending_paths[max_pending][4096]; // temporary files not yet committed
 volatile sig_atomic_t pending_used[max_pending];
+constexpr int max_workers = 256;
+volatile sig_atomic_t worker_pids[max_workers]; // 0: a free slot
+volatile sig_atomic_t in_worker = 0;             // this process is a forked worker
+volatile sig_atomic_t in_place_run = 0;          // the final line counts files rewritten
+// Files renamed into place by --in-place, by this process and its workers: a shared page,
+// mapped before any fork. A lock-free atomic may be read in a signal handler.
+std::atomic<unsigned long> *files_rewritten = nullptr;
+static_assert(std::atomic<unsigned long>::is_always_lock_free);
+
+const int terminating_signals[] = {SIGTERM, SIGINT, SIGHUP};
 
 int register_pending(const std::string &path)
 {
@@ -28,6 +44,7 @@ int register_pending(const std::string &path)
     for (int i = 0; i < max_pending; ++i)
         if (!pending_used[i]) {
             std::memcpy(pending_paths[i], path.c_str(), path.size() + 1);
+            std::atomic_signal_fence(std::memory_order_release);
             pending_used[i] = 1;
             return i;
         }
@@ -39,13 +56,49 @@ void unregister_pending(int slot)
     if (slot >= 0) pending_used[slot] = 0;
 }
 
-extern "C" void on_terminate(int)
+// Async-signal-safe: writes "text" and a decimal number to stderr.
+void say(const char *text, unsigned long n = 0, bool number = false)
 {
+    char buf[24];
+    std::size_t len = 0;
+    if (number) {
+        char digits[24];
+        std::size_t k = 0;
+        do digits[k++] = static_cast<char>('0' + n % 10);
+        while ((n /= 10) != 0);
+        while (k > 0) buf[len++] = digits[--k];
+    }
+    (void)write_all(2, text, std::strlen(text));
+    (void)write_all(2, buf, len);
+}
+
+// Only async-signal-safe calls (kill, waitpid, unlink, write, _exit). A worker removes its
+// own temporary file and ends at once, before any rename it has not begun (Sink::commit
+// holds the signals back while it renames). The parent first stops its workers and waits
+// for them, so that the count it prints is final, then removes its own temporary files.
+extern "C" void on_terminate(int sig)
+{
+    if (!in_worker) {
+        for (int i = 0; i < max_workers; ++i)
+            if (pid_t pid = worker_pids[i]; pid > 0) ::kill(pid, SIGTERM);
+        for (int i = 0; i < max_workers; ++i)
+            if (pid_t pid = worker_pids[i]; pid > 0)
+                while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+                }
+    }
     for (int i = 0; i < max_pending; ++i)
-        if (pending_used[i]) ::unlink(pending_paths[i]);
-    static const char msg[] = "mimeuri: terminated by a signal; nothing was written in place of any file\n";
-    ssize_t ignored = ::write(2, msg, sizeof msg - 1);
-    (void)ignored;
+        if (pending_used[i]) {
+            std::atomic_signal_fence(std::memory_order_acquire);
+            ::unlink(pending_paths[i]);
+        }
+    if (in_worker) ::_exit(128 + sig); // the parent reports
+    if (in_place_run) {
+        unsigned long n = files_rewritten ? files_rewritten->load() : 0;
+        say("mimeuri: terminated by a signal: ", n, true);
+        say(n == 1 ? " file rewritten, the rest left as they were\n" : " files rewritten, the rest left as they were\n");
+    } else {
+        say("mimeuri: terminated by a signal; nothing was written in place of any file\n");
+    }
     ::_exit(75);
 }
 
@@ -53,17 +106,57 @@ extern "C" void on_terminate(int)
 
 void install_signal_cleanup()
 {
+    if (!files_rewritten) {
+        void *page = ::mmap(nullptr, sizeof *files_rewritten, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (page != MAP_FAILED) files_rewritten = new (page) std::atomic<unsigned long>(0);
+    }
     struct sigaction sa {};
     sa.sa_handler = on_terminate;
     sigemptyset(&sa.sa_mask);
-    for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+    for (int sig : terminating_signals) sigaddset(&sa.sa_mask, sig); // one handler at a time
+    for (int sig : terminating_signals) ::sigaction(sig, &sa, nullptr);
 }
 
 void reset_signal_cleanup()
 {
-    for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::signal(sig, SIG_DFL);
     for (int i = 0; i < max_pending; ++i) pending_used[i] = 0;
+    for (int i = 0; i < max_workers; ++i) worker_pids[i] = 0;
+    in_worker = 1;
 }
+
+void signal_reports_in_place(bool in_place) { in_place_run = in_place; }
+
+void register_worker(pid_t pid)
+{
+    for (int i = 0; i < max_workers; ++i)
+        if (worker_pids[i] == 0) {
+            worker_pids[i] = pid;
+            return;
+        }
+}
+
+void reap_worker(pid_t pid)
+{
+    // Waited for without reaping it, so that the handler never signals a pid already reused.
+    siginfo_t info{};
+    while (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+    }
+    TerminationHeld held;
+    for (int i = 0; i < max_workers; ++i)
+        if (worker_pids[i] == pid) worker_pids[i] = 0;
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+}
+
+TerminationHeld::TerminationHeld()
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : terminating_signals) sigaddset(&set, sig);
+    ::sigprocmask(SIG_BLOCK, &set, &old_);
+}
+
+TerminationHeld::~TerminationHeld() { ::sigprocmask(SIG_SETMASK, &old_, nullptr); }
 
 Code write_error_code(int err)
 {
@@ -86,6 +179,8 @@ Result<Sink> Sink::atomic(const std::string &path_in, const std::string &mode_fr
     GCharPtr dir(g_path_get_dirname(path.c_str()));
     GCharPtr base(g_path_get_basename(path.c_str()));
     std::string tmpl = (tmp_dir.empty() ? std::string(dir.get()) : tmp_dir) + "/." + base.get() + ".mimeuri-XXXXXX";
+    // A terminating signal waits until the new file is in the handler's list of files to remove.
+    TerminationHeld held;
     int fd = g_mkstemp_full(tmpl.data(), O_WRONLY | O_CLOEXEC, 0666 & ~0022);
     if (fd < 0) {
         int err = errno;
@@ -98,6 +193,7 @@ Result<Sink> Sink::atomic(const std::string &path_in, const std::string &mode_fr
     s.name_ = path;
     s.tmp_path_ = tmpl;
     s.pending_slot_ = register_pending(tmpl);
+    s.in_place_ = !mode_from.empty();
     struct stat st {};
     const std::string &ref = mode_from.empty() ? path : mode_from;
     if (::stat(ref.c_str(), &st) == 0) {
@@ -133,7 +229,8 @@ Result<Sink> Sink::to_path(const std::string &path)
 
 Sink::Sink(Sink &&o) noexcept
     : fd_(std::exchange(o.fd_, -1)), owned_(std::exchange(o.owned_, false)), name_(std::move(o.name_)),
-      tmp_path_(std::move(o.tmp_path_)), committed_(o.committed_), pending_slot_(std::exchange(o.pending_slot_, -1))
+      tmp_path_(std::move(o.tmp_path_)), committed_(o.committed_), pending_slot_(std::exchange(o.pending_slot_, -1)),
+      in_place_(o.in_place_)
 {
 }
 
@@ -213,13 +310,18 @@ Status Sink::commit()
         return Error{write_error_code(err), "cannot write " + name_ + ": " + g_strerror(err)};
     }
     fd_ = -1;
-    if (::rename(tmp_path_.c_str(), name_.c_str()) != 0) {
-        int err = errno;
-        ::unlink(tmp_path_.c_str());
-        return Error{Code::CantCreate, "cannot rename into " + name_ + ": " + g_strerror(err)};
+    {
+        // A terminating signal waits for the rename, so that the count it reports is exact.
+        TerminationHeld held;
+        if (::rename(tmp_path_.c_str(), name_.c_str()) != 0) {
+            int err = errno;
+            ::unlink(tmp_path_.c_str());
+            return Error{Code::CantCreate, "cannot rename into " + name_ + ": " + g_strerror(err)};
+        }
+        committed_ = true;
+        unregister_pending(std::exchange(pending_slot_, -1));
+        if (in_place_ && files_rewritten) files_rewritten->fetch_add(1);
     }
-    committed_ = true;
-    unregister_pending(std::exchange(pending_slot_, -1));
     // Make the rename itself durable.
     GCharPtr dir(g_path_get_dirname(name_.c_str()));
     int dfd = ::open(dir.get(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

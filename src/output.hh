@@ -6,7 +6,9 @@
 #include "result.hh"
 #include "source.hh"
 
+#include <csignal>
 #include <cstdint>
+#include <sys/types.h>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,7 +20,8 @@ public:
     // Writes to fd (not closed). Nothing is buffered beyond one write call.
     static Sink to_fd(int fd, std::string name);
     // Creates a temporary file beside path; commit() renames it over path. If
-    // mode_from is given, the new file takes that file's permissions.
+    // mode_from is given, the new file takes that file's permissions, and the file counts
+    // as rewritten in place (the line a terminating signal prints counts those renamed).
     // tmp_dir: where the temporary file goes (a Maildir's tmp/); default beside path.
     static Result<Sink> atomic(const std::string &path, const std::string &mode_from = {},
                                const std::string &tmp_dir = {});
@@ -51,17 +54,39 @@ private:
     std::string tmp_path_; // for atomic sinks
     bool committed_{false};
     int pending_slot_{-1}; // in the signal handler's list of files to remove
+    bool in_place_{false}; // made with mode_from: a file rewritten in place, counted
 };
 
 // Writes src[begin, end) with the edits applied (each edit's range replaced by its text).
 // Edits must lie inside [begin, end); they may come in any order but must not overlap.
 Status write_spliced(Sink &out, const Source &src, std::int64_t begin, std::int64_t end, std::vector<const Edit *> edits);
 
-// SIGTERM, SIGINT and SIGHUP remove every temporary file not yet committed and exit 75
-// (EX_TEMPFAIL): the targets are left as they were, and an MTA retries later.
+// SIGTERM, SIGINT and SIGHUP stop the workers (and wait for them), remove every temporary
+// file not yet committed, print one line saying what was done and exit 75 (EX_TEMPFAIL):
+// the targets not yet replaced are left as they were, and an MTA retries later.
 void install_signal_cleanup();
-// In a forked worker: back to the default actions (the parent owns the temporary files).
+// In a forked worker: the parent's temporary files and workers are the parent's; a
+// terminating signal removes the worker's own temporary files and ends it (_exit) at once.
 void reset_signal_cleanup();
+// With --in-place, the line a terminating signal prints counts the files rewritten (by
+// every process of the run) instead of saying no file was replaced.
+void signal_reports_in_place(bool in_place);
+// A worker's pid, for the handler to stop and wait for; reap_worker() waits for its end and
+// forgets it (never leaving a reaped, reusable pid in the list).
+void register_worker(pid_t pid);
+void reap_worker(pid_t pid);
+
+// Holds SIGTERM, SIGINT and SIGHUP back while it lives (around a rename, a fork).
+class TerminationHeld {
+public:
+    TerminationHeld();
+    ~TerminationHeld();
+    TerminationHeld(const TerminationHeld &) = delete;
+    TerminationHeld &operator=(const TerminationHeld &) = delete;
+
+private:
+    sigset_t old_;
+};
 
 // Maps a write errno to the exit code: a full disk or quota is temporary (75), others 74.
 Code write_error_code(int err);

@@ -206,6 +206,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
 {
     RunStats local;
     RunStats &st = stats ? *stats : local;
+    signal_reports_in_place(opts.in_place && !opts.check);
     Code worst = Code::Ok;
     bool any_tempfail = false;
     const bool inject_fault = g_strcmp0(g_getenv("MIMEURI_FAULT"), "pass") == 0;
@@ -452,8 +453,10 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
         };
 
         // In message order: logs, statistics, report, output.
+        std::size_t taken = 0; // messages taken so far
         auto take = [&](std::size_t i, Plan &&plan) {
             if (write_failure) return;
+            taken = i + 1;
             ++st.messages;
             std::string id = plan.message_id.empty() ? "" : " <" + plan.message_id + ">";
             if (!plan.cause.empty()) {
@@ -507,12 +510,49 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
         // wait; once the whole input is indexed, those messages are planned again, then all
         // are taken in order. Waiting plans past a few MiB go to a temporary file.
         RecordSpool waiting;
+        bool holding = index_as_we_go;
+        std::size_t arrived = 0; // plans arrive in message order: those from `taken` on wait
+        // Takes the waiting plans (re-planning those with dangling mid: references when the
+        // index is whole). Plans that cannot be read back fail: with --on-error=pass their
+        // messages are written as they came, so the output is still complete.
+        auto release = [&](bool replan) {
+            Status s = waiting.drain([&](std::string &&bytes) {
+                if (write_failure) return false;
+                Record r(std::move(bytes));
+                std::size_t i = r.get_size();
+                Plan plan = deserialize(r.get());
+                take(i, replan && plan.dangling_mid ? plan_one(*src, i, false) : std::move(plan));
+                return true;
+            });
+            if (s || write_failure) return;
+            if (opts.on_error != OnError::Pass) {
+                write_failure = s;
+                return;
+            }
+            while (taken < arrived && !write_failure) {
+                Plan lost;
+                lost.cause = s.error().message;
+                take(taken, std::move(lost));
+            }
+        };
         auto arrive = [&](std::size_t i, Plan &&plan) {
-            if (!index_as_we_go || (waiting.empty() && plan.dangling_mid == 0)) return take(i, std::move(plan));
+            arrived = i + 1;
+            if (!holding || (waiting.empty() && plan.dangling_mid == 0)) return take(i, std::move(plan));
             Record r;
             r.put(i);
             r.put(serialize(plan));
-            if (auto s = waiting.push(r.take()); !s && !write_failure) write_failure = s;
+            Status s = waiting.push(r.take());
+            if (s || write_failure) return;
+            if (opts.on_error != OnError::Pass) {
+                write_failure = s; // 75; with tempfail nothing was written for this input
+                return;
+            }
+            // --on-error=pass promises a whole output: stop holding plans. Those waiting and
+            // those to come are taken as planned, their forward mid: references dangling.
+            g_warning("%s: %s; from message %zu on, mid: references to later messages are reported dangling",
+                      input.c_str(), s.error().message.c_str(), taken + 1);
+            holding = false;
+            release(false);
         };
         if (input_jobs == 1 || (splitter.done() && segs.size() < 2)) {
             for (std::size_t i = 0; i < segs.size() && !write_failure; ++i) arrive(i, plan_one(*src, i, index_as_we_go));
@@ -575,16 +615,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
         // A read error part way through splitting (the file shrank or could not be read): the
         // rest of the input cannot be copied either, so it ends the run as a failed write does.
         if (split_failure && !write_failure) write_failure = Status(*split_failure);
-        if (auto s = waiting.drain([&](std::string &&bytes) {
-                if (write_failure) return false;
-                Record r(std::move(bytes));
-                std::size_t i = r.get_size();
-                Plan plan = deserialize(r.get());
-                take(i, plan.dangling_mid ? plan_one(*src, i, false) : std::move(plan));
-                return true;
-            });
-            !s && !write_failure)
-            write_failure = s;
+        release(true);
         if (report && !report_buffer.empty() && !write_failure) {
             if (auto s = write_report(report_buffer); !s) write_failure = s;
             report_buffer.clear();

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <unistd.h>
 
 namespace mimeuri {
@@ -18,6 +19,24 @@ Error spool_error(int err)
     return Error{Code::TempFail, std::string("cannot hold plans in a temporary file: ") + std::strerror(err)};
 }
 
+// MIMEURI_FAULT=spool[:K] (tests): nothing is held in memory, each record is written to the
+// temporary file at once, and from the (K+1)th write on (the first by default) every write
+// stops half way with ENOSPC, as on a full TMPDIR.
+bool full_tmpdir_fault()
+{
+    static const bool on = g_str_has_prefix(g_getenv("MIMEURI_FAULT") ? g_getenv("MIMEURI_FAULT") : "", "spool");
+    return on;
+}
+
+bool fault_now()
+{
+    const char *fault = g_getenv("MIMEURI_FAULT"); // "spool" or "spool:K"
+    static std::uint64_t writes_left = fault[5] == ':' ? g_ascii_strtoull(fault + 6, nullptr, 10) : 0;
+    if (writes_left == 0) return true;
+    --writes_left;
+    return false;
+}
+
 } // namespace
 
 RecordSpool::~RecordSpool()
@@ -25,10 +44,19 @@ RecordSpool::~RecordSpool()
     if (fd_ >= 0) ::close(fd_);
 }
 
+RecordSpool::RecordSpool(std::size_t memory_budget) : budget_(full_tmpdir_fault() ? 0 : memory_budget) {}
+
 Status RecordSpool::flush()
 {
+    // On a failure the file may hold part of pending_: only the first file_records_ records
+    // of the file are ever read back, and pending_ stays in memory.
+    if (full_tmpdir_fault() && fault_now()) {
+        (void)write_all(fd_, pending_.data(), pending_.size() / 2);
+        return spool_error(ENOSPC);
+    }
     if (!write_all(fd_, pending_.data(), pending_.size())) return spool_error(errno);
     pending_.clear();
+    file_records_ += std::exchange(pending_records_, 0);
     return ok();
 }
 
@@ -44,10 +72,10 @@ Status RecordSpool::push(std::string_view record)
         GError *gerr = nullptr;
         char *name = nullptr;
         fd_ = g_file_open_tmp("mimeuri-plans-XXXXXX", &name, &gerr);
-        if (fd_ < 0) {
-            Error e = Error::from_gerror(Code::TempFail, gerr, "cannot hold plans in a temporary file");
-            --count_;
-            return e;
+        if (fd_ < 0) { // held in memory all the same: nothing pushed is lost
+            memory_.emplace_back(record);
+            memory_bytes_ += record.size();
+            return Error::from_gerror(Code::TempFail, gerr, "cannot hold plans in a temporary file");
         }
         ::unlink(name);
         g_free(name);
@@ -55,7 +83,8 @@ Status RecordSpool::push(std::string_view record)
     std::uint64_t len = record.size();
     pending_.append(reinterpret_cast<const char *>(&len), sizeof len);
     pending_.append(record);
-    if (pending_.size() >= (1u << 16)) return flush();
+    ++pending_records_;
+    if (pending_.size() >= (1u << 16) || full_tmpdir_fault()) return flush();
     return ok();
 }
 
@@ -70,10 +99,11 @@ Status RecordSpool::drain(const std::function<bool(std::string &&)> &f)
     }
     memory_bytes_ = 0;
     if (fd_ < 0) return ok();
-    if (auto s = flush(); !s) return s;
-    if (::lseek(fd_, 0, SEEK_SET) < 0) return spool_error(errno);
+    (void)flush(); // when it fails, the records not in the file are read from pending_
     std::string buf;
     std::size_t pos = 0;
+    Status result = ok();
+    if (file_records_ > 0 && ::lseek(fd_, 0, SEEK_SET) < 0) result = spool_error(errno);
     auto need = [&](std::size_t n) -> Status { // at least n bytes from pos in buf
         while (buf.size() - pos < n) {
             buf.erase(0, pos);
@@ -87,8 +117,12 @@ Status RecordSpool::drain(const std::function<bool(std::string &&)> &f)
         }
         return ok();
     };
-    Status result = ok();
-    while (count_ > 0) {
+    // The file's records, then those that could not be written to it.
+    for (std::size_t k = 0; k < file_records_ + pending_records_ && result; ++k) {
+        if (k == file_records_) {
+            buf = std::move(pending_);
+            pos = 0;
+        }
         std::uint64_t len = 0;
         if (result = need(sizeof len); !result) break;
         std::memcpy(&len, buf.data() + pos, sizeof len);
@@ -96,12 +130,12 @@ Status RecordSpool::drain(const std::function<bool(std::string &&)> &f)
         if (result = need(len); !result) break;
         std::string r = buf.substr(pos, len);
         pos += len;
-        --count_;
         if (go) go = f(std::move(r));
     }
     ::close(fd_);
     fd_ = -1;
-    count_ = 0;
+    count_ = file_records_ = pending_records_ = 0;
+    pending_.clear();
     return result;
 }
 

@@ -15,17 +15,21 @@ namespace mimeuri {
 
 class RecordSpool {
 public:
-    explicit RecordSpool(std::size_t memory_budget = 4u << 20) : budget_(memory_budget) {}
+    explicit RecordSpool(std::size_t memory_budget = 4u << 20);
     RecordSpool(const RecordSpool &) = delete;
     RecordSpool &operator=(const RecordSpool &) = delete;
     ~RecordSpool();
 
+    // An error means the records can no longer be spilled to the temporary file (a full or
+    // unwritable TMPDIR); the record is held all the same, in memory, and drain() still gives
+    // back every record pushed.
     Status push(std::string_view record);
     std::size_t size() const { return count_; }
     bool empty() const { return count_ == 0; }
     bool spilled() const { return fd_ >= 0; }
     // Calls f with each record in the order pushed, until f returns false; the spool is
-    // empty afterwards.
+    // empty afterwards. An error (the temporary file could not be read back) means the
+    // records from the failing one on were not given to f.
     Status drain(const std::function<bool(std::string &&)> &f);
 
 private:
@@ -35,6 +39,8 @@ private:
     std::size_t count_{0};
     int fd_{-1};           // the temporary file, once the budget is spent
     std::string pending_;  // bytes for the file, written in blocks
+    std::size_t pending_records_{0}; // records in pending_
+    std::size_t file_records_{0};    // records wholly written to the file
     Status flush();
 };
 

@@ -122,10 +122,17 @@ void run_forked(int jobs, const Feed &feed, const std::function<std::string(std:
         int t[2], r[2];
         if (::pipe(t) != 0 || ::pipe(r) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
         (void)::fcntl(r[1], F_SETPIPE_SZ, 1 << 20); // best effort; the default is 64 KiB
-        pid_t pid = ::fork();
+        pid_t pid;
+        {
+            // No terminating signal between the fork and the worker's own handling of it (or
+            // the parent knowing the worker's pid): it waits until both are in place.
+            TerminationHeld held;
+            pid = ::fork();
+            if (pid == 0) reset_signal_cleanup(); // the parent's temporary files are the parent's
+            if (pid > 0) register_worker(pid);
+        }
         if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
         if (pid == 0) {
-            reset_signal_cleanup(); // the parent's temporary files are the parent's
             ::close(t[1]);
             ::close(r[0]);
             // Another worker's task pipe held open here would never reach end of file.
@@ -291,9 +298,7 @@ void run_forked(int jobs, const Feed &feed, const std::function<std::string(std:
     for (auto &wk : workers) {
         close_tasks(wk);
         if (alive(wk)) ::close(wk.results); // when stopped: its next write fails and it exits
-        int status = 0;
-        while (::waitpid(wk.pid, &status, 0) < 0 && errno == EINTR) {
-        }
+        reap_worker(wk.pid);
     }
     ::munmap(shared, nworkers * sizeof(std::uint64_t));
 }

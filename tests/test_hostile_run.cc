@@ -3,3 +3,285 @@
 #include "helpers.hh"
 
 #include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <fcntl.h>
+#include <cstdlib>
+#include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+using testing::mimeuri;
+using testing::quote;
+
+namespace {
+
+// A message whose HTML references one image: --cid=extract writes DIR/N/index.html and it.
+const std::string extractable = "Message-ID: <x1@x>\nContent-Type: multipart/related; boundary=r\n\n"
+                                "--r\nContent-Type: text/html\n\n<img src=\"cid:a@b\">\n"
+                                "--r\nContent-Type: image/png\nContent-Disposition: inline; filename=\"pic.png\"\n"
+                                "Content-ID: <a@b>\n\nAAAA\n--r--\n";
+
+std::string listing(const std::string &dir)
+{
+    return testing::sh("cd " + quote(dir) + " && find . | sort").out;
+}
+
+} // namespace
+
+TEST_CASE("extract: a symbolic link planted at DIR/1 is refused, nothing is written outside DIR")
+{
+    testing::TempDir d;
+    std::string f = d.file("m.eml", extractable);
+    std::string dir = d / "shared", outside = d / "outside";
+    REQUIRE(testing::sh("mkdir " + quote(dir) + " " + quote(outside) + " && ln -s " + quote(outside) + " " +
+                        quote(dir + "/1")).status == 0);
+    for (const char *policy : {"pass", "tempfail"}) {
+        auto r = mimeuri("--on-error=" + std::string(policy) + " --cid=extract --extract-dir=" + quote(dir) + " " + quote(f));
+        CAPTURE(policy);
+        CHECK(r.status == (std::string(policy) == "pass" ? 0 : 75));
+        CHECK(r.out == (std::string(policy) == "pass" ? extractable : std::string()));
+        CHECK(r.err.find("symbolic link") != std::string::npos);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        CHECK(listing(outside) == ".\n");
+    }
+    // A per-message folder that is a plain file is refused too.
+    std::string dir2 = d / "shared2";
+    REQUIRE(testing::sh("mkdir " + quote(dir2) + " && echo x > " + quote(dir2 + "/1")).status == 0);
+    auto r = mimeuri("--cid=extract --extract-dir=" + quote(dir2) + " " + quote(f));
+    CHECK(r.status == 0);
+    CHECK(r.err.find("not a directory") != std::string::npos);
+    CHECK(testing::read_file(dir2 + "/1") == "x\n");
+}
+
+TEST_CASE("extract: a symbolic link planted for a file name inside DIR/1 is never followed")
+{
+    testing::TempDir d;
+    std::string f = d.file("m.eml", extractable);
+    std::string dir = d / "shared", outside = d / "outside";
+    for (const char *name : {"index.html", "pic.png"}) {
+        CAPTURE(name);
+        testing::sh("rm -rf " + quote(dir) + " " + quote(outside));
+        REQUIRE(testing::sh("mkdir -p " + quote(dir + "/1") + " " + quote(outside) + " && ln -s " +
+                            quote(outside + "/victim") + " " + quote(dir + "/1/" + name)).status == 0);
+        auto r = mimeuri("--cid=extract --extract-dir=" + quote(dir) + " " + quote(f));
+        CHECK(r.status == 0);
+        CHECK(r.out == extractable);
+        CHECK(r.err.find("cannot create") != std::string::npos);
+        CHECK(listing(outside) == ".\n");
+        // What this message wrote before the refusal is removed: only the planted link stays.
+        CHECK(listing(dir) == ".\n./1\n./1/" + std::string(name) + "\n");
+    }
+    // The extract folder itself given as a symbolic link is refused.
+    testing::sh("rm -rf " + quote(dir) + " && ln -s " + quote(outside) + " " + quote(dir));
+    auto r = mimeuri("--cid=extract --extract-dir=" + quote(dir) + " " + quote(f));
+    CHECK(r.err.find("symbolic link") != std::string::npos);
+    CHECK(listing(outside) == ".\n");
+}
+
+TEST_CASE("extract: bidirectional and other format or control characters in file names are replaced")
+{
+    testing::TempDir d;
+    std::string m = extractable;
+    // evil<U+202E>gnp.exe shows as "evilexe.png"; also U+2066, U+200F, U+061C, U+0085, U+FEFF.
+    m.replace(m.find("pic.png"), 7, "evil\xE2\x80\xAEgnp.exe\xE2\x81\xA6\xE2\x80\x8F\xD8\x9C\xC2\x85\xEF\xBB\xBFx");
+    std::string f = d.file("m.eml", m);
+    auto r = mimeuri("--cid=extract --extract-dir=" + quote(d / "out") + " " + quote(f));
+    CHECK(r.status == 0);
+    CHECK(listing(d / "out") == ".\n./1\n./1/evil_gnp.exe_____x\n./1/index.html\n");
+    CHECK(testing::read_file(d / "out/1/index.html").find("src=\"evil_gnp.exe_____x\"") != std::string::npos);
+}
+
+namespace {
+
+// An mbox whose message 1 links mid: to its last message (a forward reference: its plan
+// waits for the whole mbox to be indexed) and whose every message has a reference to repair.
+std::string forward_mid_mbox(int messages = 3)
+{
+    std::string mb;
+    for (int i = 1; i <= messages; ++i) {
+        std::string n = std::to_string(i);
+        mb += "From a@x Mon Jan  1 00:00:00 2024\nMessage-ID: <m" + n + "@x>\nContent-Type: multipart/related; boundary=r\n\n"
+              "--r\nContent-Type: text/html\n\n<img src=\"cid:<p@x>\">" + (i == 1 ? "<a href=\"mid:m" + std::to_string(messages) + "@x\">last</a>" : "") +
+              "\n--r\nContent-Type: image/png\nContent-ID: <p@x>\n\nAAAA\n--r--\n\n";
+    }
+    return mb;
+}
+
+} // namespace
+
+TEST_CASE("plans that cannot be held (a full TMPDIR): with pass a whole output, with tempfail 75 and nothing written")
+{
+    testing::TempDir d;
+    std::string mb = d.file("in.mbox", forward_mid_mbox());
+    for (const char *jobs : {"1", "2"}) {
+        CAPTURE(jobs);
+        auto good = mimeuri("--jobs=" + std::string(jobs) + " --report=" + quote(d / "good.json") + " " + quote(mb));
+        REQUIRE(good.status == 0);
+        REQUIRE(good.out != testing::read_file(mb)); // every message was repaired
+        REQUIRE(testing::read_file(d / "good.json").find("\"status\":\"resolved\",\"action\":\"none\"") != std::string::npos);
+        // --on-error=pass (the default): the same bytes, exit 0, one line saying what was given up.
+        auto faulty = testing::sh("MIMEURI_FAULT=spool " + testing::bin() + " --jobs=" + jobs + " --report=" +
+                                  quote(d / "pass.json") + " " + quote(mb) + " >" + quote(d / "out") + " 2>" +
+                                  quote(d / "err") + "; echo $?");
+        CHECK(std::stoi(faulty.out) == 0);
+        CHECK(testing::read_file(d / "out") == good.out);
+        std::string err = testing::read_file(d / "err");
+        CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+        CHECK(err.find("No space left on device; from message 1 on, mid: references to later messages are reported dangling") !=
+              std::string::npos);
+        std::string report = testing::read_file(d / "pass.json");
+        CHECK(std::count(report.begin(), report.end(), '\n') == 3);
+        CHECK(report.find("\"kind\":\"mid\",\"status\":\"dangling\"") != std::string::npos);
+        // --on-error=tempfail: 75, nothing on standard output, one line.
+        auto temp = testing::sh("MIMEURI_FAULT=spool " + testing::bin() + " --on-error=tempfail --jobs=" + jobs + " " +
+                                quote(mb) + " >" + quote(d / "out") + " 2>" + quote(d / "err") + "; echo $?");
+        CHECK(std::stoi(temp.out) == 75);
+        CHECK(testing::read_file(d / "out").empty());
+        err = testing::read_file(d / "err");
+        CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+        CHECK(err.find("No space left on device") != std::string::npos);
+    }
+}
+
+TEST_CASE("plans held partly in the temporary file when it fills up: all read back, in order")
+{
+    testing::TempDir d;
+    std::string mb = d.file("in.mbox", forward_mid_mbox(6));
+    auto good = mimeuri(quote(mb));
+    REQUIRE(good.status == 0);
+    // Two plans are written to the file, the third write stops half way.
+    auto r = testing::sh("MIMEURI_FAULT=spool:2 " + testing::bin() + " " + quote(mb) + " >" + quote(d / "out") + " 2>" +
+                         quote(d / "err") + "; echo $?");
+    CHECK(std::stoi(r.out) == 0);
+    CHECK(testing::read_file(d / "out") == good.out);
+    CHECK(testing::read_file(d / "err").find("from message 1 on") != std::string::npos);
+}
+
+namespace {
+
+// Starts mimeuri with args in a process group of its own; returns its pid (the group's id).
+pid_t start_group(const std::vector<std::string> &args, const std::string &err_path)
+{
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        ::setpgid(0, 0);
+        int fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        ::dup2(fd, 2);
+        std::vector<char *> argv{const_cast<char *>(MIMEURI_BIN)};
+        for (const auto &a : args) argv.push_back(const_cast<char *>(a.c_str()));
+        argv.push_back(nullptr);
+        ::execv(MIMEURI_BIN, argv.data());
+        ::_exit(127);
+    }
+    ::setpgid(pid, pid); // both sides, so that the group exists before any kill
+    return pid;
+}
+
+// Whether pid runs mimeuri (exec done: before it, the test's own handlers are inherited)
+// and has a handler for SIGTERM (the SigCgt mask of /proc/PID/status).
+bool catches_sigterm(pid_t pid)
+{
+    std::string status;
+    try {
+        status = testing::read_file("/proc/" + std::to_string(pid) + "/status");
+    } catch (const std::exception &) {
+        return false;
+    }
+    if (status.compare(0, 14, "Name:\tmimeuri\n") != 0) return false;
+    auto at = status.find("SigCgt:");
+    if (at == std::string::npos) return false;
+    return (std::stoull(status.substr(at + 7), nullptr, 16) >> (SIGTERM - 1)) & 1;
+}
+
+std::vector<std::string> files_in(const std::string &dir)
+{
+    std::vector<std::string> out;
+    if (GDir *d = g_dir_open(dir.c_str(), 0, nullptr)) {
+        while (const char *n = g_dir_read_name(d)) out.push_back(dir + "/" + n);
+        g_dir_close(d);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("SIGTERM to --jobs=2 --in-place over a Maildir: every process cleans up, the last line counts what was rewritten")
+{
+    const std::string m = "Message-ID: <m@x>\nContent-Type: multipart/related; boundary=r\n\n"
+                          "--r\nContent-Type: text/html\n\n<img src=\"cid:<a@b>\">\n"
+                          "--r\nContent-Type: image/png\nContent-ID: <a@b>\n\nAAAA\n--r--\n";
+    testing::TempDir d;
+    const std::string rewritten = mimeuri("-", d.file("one.eml", m)).out;
+    REQUIRE(rewritten != m);
+    constexpr std::size_t messages = 2000;
+    // To the whole group (Ctrl-C, systemctl stop), then to the parent alone. With mid: on,
+    // the Maildir is indexed first (about 0.4 s here): --mid=off starts rewriting at once.
+    struct Case {
+        bool group;
+        std::vector<std::string> args;
+        int delay_ms;
+    };
+    // delay_ms from the start, or (negative) from the first file renamed into cur/, so that
+    // the run is stopped part way through the rewriting, however fast the machine.
+    const Case cases[] = {{true, {"--jobs=2"}, 100},
+                          {true, {"--jobs=2"}, -100},
+                          {false, {"--jobs=2", "--mid=off"}, -100},
+                          {true, {"--jobs=1", "--mid=off"}, -50}};
+    int run = 0;
+    for (const Case &c : cases) {
+        const bool group = c.group;
+        CAPTURE(group);
+        CAPTURE(c.args[0]);
+        CAPTURE(c.delay_ms);
+        std::string md = d / ("md" + std::to_string(++run));
+        for (const char *sub : {"/cur", "/new", "/tmp"}) REQUIRE(g_mkdir_with_parents((md + sub).c_str(), 0755) == 0);
+        for (std::size_t i = 0; i < messages; ++i) testing::write_file(md + "/cur/" + std::to_string(100000 + i) + ":2,S", m);
+        std::vector<std::string> args = c.args;
+        args.insert(args.end(), {"--in-place", md});
+        struct stat before {};
+        REQUIRE(::stat((md + "/cur").c_str(), &before) == 0);
+        pid_t pid = start_group(args, d / "err");
+        // A signal before main() installs its handler ends the process with nothing done (a
+        // loaded machine can take over 100 ms to get there): the delay counts from then.
+        for (int waited = 0; waited < 20000 && !catches_sigterm(pid); waited += 2) ::usleep(2000);
+        if (c.delay_ms < 0) { // a rename into cur/ changes its modification time
+            for (int waited = 0; waited < 20000; waited += 2) {
+                struct stat now {};
+                ::stat((md + "/cur").c_str(), &now);
+                if (now.st_mtim.tv_sec != before.st_mtim.tv_sec || now.st_mtim.tv_nsec != before.st_mtim.tv_nsec) break;
+                ::usleep(2000);
+            }
+        }
+        ::usleep(static_cast<useconds_t>(std::abs(c.delay_ms)) * 1000);
+        ::kill(group ? -pid : pid, SIGTERM);
+        int status = 0;
+        REQUIRE(::waitpid(pid, &status, 0) == pid);
+        CHECK(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 75);
+        // The parent waited for its workers: nothing of the group is left.
+        CHECK((::kill(-pid, 0) == -1 && errno == ESRCH));
+        CHECK(files_in(md + "/tmp").empty());
+        std::size_t changed = 0;
+        auto cur = files_in(md + "/cur");
+        CHECK(cur.size() == messages);
+        for (const auto &f : cur) {
+            std::string now = testing::read_file(f);
+            if (now == rewritten) ++changed;
+            else CHECK(now == m);
+        }
+        std::string err = testing::read_file(d / "err");
+        CAPTURE(err);
+        std::string line = "mimeuri: terminated by a signal: " + std::to_string(changed) + (changed == 1 ? " file" : " files") +
+                           " rewritten, the rest left as they were\n";
+        CHECK(err.size() >= line.size());
+        CHECK(err.compare(err.size() - std::min(err.size(), line.size()), line.size(), line) == 0);
+        if (c.delay_ms < 0) CHECK((changed > 0 && changed < messages));
+        MESSAGE(changed << " of " << messages << " files rewritten before SIGTERM");
+    }
+}
