@@ -205,13 +205,21 @@ void check_structure(const std::string &in, const std::string &out, const std::v
         bad_in.erase(it);
     }
     // Insertions into a header block (the first entity in document order whose block holds
-    // the point): the fields they add.
+    // the point): the fields they add. A block with no empty line after it (it runs to the
+    // end of its entity) also holds the point past the line break that follows it: that
+    // break belongs to the next delimiter, and what is inserted after it still lands in the
+    // block, before the delimiter's "--".
+    if (std::getenv("FUZZ_DEBUG")) {
+        for (const Edit &ed : edits) std::fprintf(stderr, "edit [%lld,%lld) %s\n", (long long)ed.begin, (long long)ed.end, show(ed.text, 80).c_str());
+        for (std::size_t k = 0; k < ei.size(); ++k) std::fprintf(stderr, "entity %zu %s header [%zu,%zu] body [%zu,%zu)\n", k, ei[k]->type.c_str(), ei[k]->header_begin, ei[k]->header_end, ei[k]->body_begin, ei[k]->body_end);
+    }
     std::vector<std::size_t> added_to(ei.size(), 0);
     for (const Edit &ed : edits) {
         if (ed.begin != ed.end) continue;
         auto p = static_cast<std::size_t>(ed.begin);
         for (std::size_t k = 0; k < ei.size(); ++k)
-            if (p >= ei[k]->header_begin && p <= ei[k]->header_end) {
+            if (p >= ei[k]->header_begin &&
+                p <= (ei[k]->body_begin == ei[k]->header_end ? past_eol(in, ei[k]->header_end) : ei[k]->header_end)) {
                 added_to[k] += fields_in(ed.text);
                 break;
             }
