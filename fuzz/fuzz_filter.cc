@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -66,7 +67,6 @@ void check_words(const std::string &text)
         }
     }
 }
-
 
 [[noreturn]] void fail(const std::string &what, const std::string &detail = {})
 {
@@ -175,7 +175,7 @@ std::string bad_qp(std::string_view body)
     for (std::size_t i = 0; i < body.size(); ++i) {
         if (body[i] != '=') continue;
         if (i + 1 == body.size() || body[i + 1] == '\n' || (body[i + 1] == '\r' && i + 2 < body.size() && body[i + 2] == '\n')) continue;
-        if (i + 2 < body.size() + 0 && std::isxdigit(static_cast<unsigned char>(body[i + 1])) &&
+        if (i + 2 < body.size() && std::isxdigit(static_cast<unsigned char>(body[i + 1])) &&
             std::isxdigit(static_cast<unsigned char>(body[i + 2])))
             continue;
         return "'=' not followed by two hex digits or a line end";

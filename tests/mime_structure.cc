@@ -39,7 +39,9 @@ struct Reader {
         while (pos < end) {
             std::size_t lf = line_end(pos, end);
             std::size_t ce = lf; // content end: the line without its line end
-            if (lf < end && ce > pos && m[ce - 1] == '\r') --ce;
+            // A CR before the LF, or last in the span, is (part of) the line end: a block that
+            // ends the input with "\r" reads the same once a line end is written after it.
+            if (ce > pos && m[ce - 1] == '\r') --ce;
             if (ce == pos) { // the empty line
                 e.header_end = pos;
                 e.body_begin = lf < end ? lf + 1 : end;

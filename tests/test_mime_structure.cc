@@ -162,6 +162,12 @@ TEST_CASE("mime_structure: header lines")
     CHECK(eof.fields.size() == 2);
     CHECK(eof.body_begin == eof.body_end);
     CHECK(bad_header_lines(eof).empty());
+    // A CR last in the input ends the line as CRLF would; a CR inside a line is bare.
+    Entity cr = read("Subject: x\rDate: y\r");
+    REQUIRE(cr.fields.size() == 1);
+    CHECK(cr.fields[0].end == 18);
+    REQUIRE(cr.bad_lines.size() == 1);
+    CHECK(cr.bad_lines[0].text == "Subject: x\rDate: y");
     CHECK(!read(std::string("Subject: x\nA: \0\n\n", 17)).bad_lines.empty());
 }
 
