@@ -189,13 +189,17 @@ void check_structure(const std::string &in, const std::string &out, const std::v
 {
     using namespace mimestructure;
     Entity ti = read(in), to = read(out);
+    std::vector<const Entity *> ei, eo;
+    flatten(ti, ei);
+    flatten(to, eo);
+    if (std::getenv("FUZZ_DEBUG")) {
+        for (const Edit &ed : edits) std::fprintf(stderr, "edit [%lld,%lld) %s\n", (long long)ed.begin, (long long)ed.end, show(ed.text, 80).c_str());
+        for (std::size_t k = 0; k < ei.size(); ++k) std::fprintf(stderr, "entity %zu %s header [%zu,%zu] body [%zu,%zu)\n", k, ei[k]->type.c_str(), ei[k]->header_begin, ei[k]->header_end, ei[k]->body_begin, ei[k]->body_end);
+    }
     std::string diff = compare(ti, to);
     if (!diff.empty())
         fail("the output's MIME structure differs from the input's: " + diff,
              "input:\n" + outline(ti) + "output:\n" + outline(to));
-    std::vector<const Entity *> ei, eo;
-    flatten(ti, ei);
-    flatten(to, eo);
     if (ei.size() != eo.size()) fail("flattened trees of different sizes");
     std::multimap<std::string, int> bad_in;
     for (const BadLine &b : bad_header_lines(ti)) bad_in.emplace(b.text, 0);
@@ -209,10 +213,6 @@ void check_structure(const std::string &in, const std::string &out, const std::v
     // end of its entity) also holds the point past the line break that follows it: that
     // break belongs to the next delimiter, and what is inserted after it still lands in the
     // block, before the delimiter's "--".
-    if (std::getenv("FUZZ_DEBUG")) {
-        for (const Edit &ed : edits) std::fprintf(stderr, "edit [%lld,%lld) %s\n", (long long)ed.begin, (long long)ed.end, show(ed.text, 80).c_str());
-        for (std::size_t k = 0; k < ei.size(); ++k) std::fprintf(stderr, "entity %zu %s header [%zu,%zu] body [%zu,%zu)\n", k, ei[k]->type.c_str(), ei[k]->header_begin, ei[k]->header_end, ei[k]->body_begin, ei[k]->body_end);
-    }
     std::vector<std::size_t> added_to(ei.size(), 0);
     for (const Edit &ed : edits) {
         if (ed.begin != ed.end) continue;
