@@ -68,9 +68,20 @@ void check_words(const std::string &text)
     }
 }
 
+// The extract folder of the current run, removed also when a check aborts.
+std::string g_extract_base;
+
+void remove_tree(const std::string &base)
+{
+    if (base.empty()) return;
+    ::nftw(base.c_str(), [](const char *p, const struct stat *, int, FTW *) { return ::remove(p); }, 16,
+           FTW_DEPTH | FTW_PHYS);
+}
+
 [[noreturn]] void fail(const std::string &what, const std::string &detail = {})
 {
     std::fprintf(stderr, "fuzz_filter: invariant broken: %s\n%.2000s\n", what.c_str(), detail.c_str());
+    remove_tree(g_extract_base);
     std::abort();
 }
 
@@ -270,6 +281,7 @@ struct ExtractTrap {
         std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/fuzz-extract-XXXXXX";
         if (!mkdtemp(tmpl.data())) return;
         base = tmpl;
+        g_extract_base = base;
         dir = base + "/out";
         trap = base + "/trap";
         if (::mkdir(dir.c_str(), 0755) != 0 || ::mkdir(trap.c_str(), 0755) != 0) return;
@@ -302,9 +314,8 @@ struct ExtractTrap {
     }
     ~ExtractTrap()
     {
-        if (base.empty()) return;
-        ::nftw(base.c_str(), [](const char *p, const struct stat *, int, FTW *) { return ::remove(p); }, 16,
-               FTW_DEPTH | FTW_PHYS);
+        remove_tree(base);
+        g_extract_base.clear();
     }
 };
 
