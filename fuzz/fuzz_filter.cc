@@ -2,18 +2,35 @@
 // Invariants: with the passes off the output is the input; every message that parsed still
 // parses; no edit touches the body of a leaf that is not text/html; every URL-word written
 // is at most 40 characters.
+// Structure (read by tests/mime_structure, which does not use GMime): every message that
+// parsed has the same tree after the edits (types, boundaries, number and nesting of parts,
+// close delimiters); every leaf whose body no edit touches is byte-identical; every header
+// field no edit touches is still there byte for byte, and each added field is a field of its
+// own; no header line is invalid that was not invalid in the input; a rewritten base64 or
+// quoted-printable body is well-formed. In extract mode (cid mode 3) files land only inside
+// the extract folder: a symlink planted at DIR/1 (or at DIR/1/index.html) points to a trap
+// folder that must stay empty.
 #include "external_body.hh"
 #include "labels.hh"
 #include "mbox.hh"
 #include "message.hh"
+#include "mime_structure.hh"
 #include "references.hh"
 
 #include <gmime/gmime.h>
 
+#include <dirent.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <map>
 #include <string>
 
 using namespace mimeuri;
@@ -51,6 +68,257 @@ void check_words(const std::string &text)
     }
 }
 
+// The extract folder of the current run, removed also when a check aborts.
+std::string g_extract_base;
+
+void remove_tree(const std::string &base)
+{
+    if (base.empty()) return;
+    ::nftw(base.c_str(), [](const char *p, const struct stat *, int, FTW *) { return ::remove(p); }, 16,
+           FTW_DEPTH | FTW_PHYS);
+}
+
+[[noreturn]] void fail(const std::string &what, const std::string &detail = {})
+{
+    std::fprintf(stderr, "fuzz_filter: invariant broken: %s\n%.2000s\n", what.c_str(), detail.c_str());
+    remove_tree(g_extract_base);
+    std::abort();
+}
+
+std::string show(std::string_view s, std::size_t max = 300)
+{
+    std::string out;
+    for (char c : s.substr(0, max)) {
+        if (c == '\n') out += "\\n";
+        else if (c == '\r') out += "\\r";
+        else if (c == '\t') out += "\\t";
+        else if (static_cast<unsigned char>(c) < 32 || c == 127) {
+            char b[8];
+            std::snprintf(b, sizeof b, "\\x%02x", static_cast<unsigned char>(c));
+            out += b;
+        } else out += c;
+    }
+    if (s.size() > max) out += "...";
+    return out;
+}
+
+// Does an edit touch [b, e)? Conservative for bodies: an edit meeting either end counts.
+bool touches_body(const std::vector<Edit> &edits, std::size_t b, std::size_t e)
+{
+    for (const Edit &ed : edits) {
+        auto eb = static_cast<std::size_t>(ed.begin), ee = static_cast<std::size_t>(ed.end);
+        if (eb <= e && ee >= b) return true;
+    }
+    return false;
+}
+
+// A header field [b, e) (line end excluded; eol_end past it): touched when an edit replaces
+// any of it, or inserts strictly inside it. An insertion right after its last character when
+// it has no line end (the end of the input) is not "inside": what lands there is glued on.
+bool touches_field(const std::vector<Edit> &edits, std::size_t b, std::size_t eol_end)
+{
+    for (const Edit &ed : edits) {
+        auto eb = static_cast<std::size_t>(ed.begin), ee = static_cast<std::size_t>(ed.end);
+        if (eb == ee ? (b < eb && eb < eol_end) : (eb < eol_end && ee > b)) return true;
+    }
+    return false;
+}
+
+std::size_t past_eol(const std::string &m, std::size_t e)
+{
+    if (e < m.size() && m[e] == '\r' && e + 1 < m.size() && m[e + 1] == '\n') return e + 2;
+    if (e < m.size() && m[e] == '\n') return e + 1;
+    return e;
+}
+
+// Header fields in an inserted text: lines that are not empty and do not start with SP/HT.
+std::size_t fields_in(const std::string &text)
+{
+    std::size_t n = 0, pos = 0;
+    while (pos < text.size()) {
+        std::size_t lf = text.find('\n', pos);
+        std::size_t end = lf == std::string::npos ? text.size() : lf;
+        std::string_view line(text.data() + pos, end - pos);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (!line.empty() && line[0] != ' ' && line[0] != '\t') ++n;
+        pos = end + 1;
+    }
+    return n;
+}
+
+std::string lower(std::string s)
+{
+    for (char &c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// The transfer encoding named by an entity's last Content-Transfer-Encoding field.
+std::string cte_of(const std::string &m, const mimestructure::Entity &e)
+{
+    std::string v;
+    for (const auto &f : e.fields)
+        if (f.valid && lower(f.name) == "content-transfer-encoding") v = m.substr(f.begin + f.name.size() + 1, f.end - f.begin - f.name.size() - 1);
+    std::string t;
+    for (char c : v)
+        if (!std::isspace(static_cast<unsigned char>(c))) t += c;
+    return lower(t);
+}
+
+// A body mimeuri wrote as base64: alphabet and line ends only, a multiple of 4, '=' at the end.
+std::string bad_base64(std::string_view body)
+{
+    std::size_t n = 0, pad = 0;
+    for (char c : body) {
+        if (c == '\r' || c == '\n') continue;
+        if (c == '=') { ++pad; ++n; continue; }
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/')) return "a byte outside the base64 alphabet";
+        if (pad) return "base64 data after '='";
+        ++n;
+    }
+    if (n % 4) return "base64 length " + std::to_string(n) + " is not a multiple of 4";
+    if (pad > 2) return "more than two '=' of base64 padding";
+    return {};
+}
+
+// A body mimeuri wrote as quoted-printable: '=' is followed by two hex digits or a line end.
+std::string bad_qp(std::string_view body)
+{
+    for (std::size_t i = 0; i < body.size(); ++i) {
+        if (body[i] != '=') continue;
+        if (i + 1 == body.size() || body[i + 1] == '\n' || (body[i + 1] == '\r' && i + 2 < body.size() && body[i + 2] == '\n')) continue;
+        if (i + 2 < body.size() && std::isxdigit(static_cast<unsigned char>(body[i + 1])) &&
+            std::isxdigit(static_cast<unsigned char>(body[i + 2])))
+            continue;
+        return "'=' not followed by two hex digits or a line end";
+    }
+    return {};
+}
+
+// The structure of one message: in (the input bytes) against out (after the edits, which
+// are given relative to in).
+void check_structure(const std::string &in, const std::string &out, const std::vector<Edit> &edits)
+{
+    using namespace mimestructure;
+    Entity ti = read(in), to = read(out);
+    std::vector<const Entity *> ei, eo;
+    flatten(ti, ei);
+    flatten(to, eo);
+    if (std::getenv("FUZZ_DEBUG")) {
+        for (const Edit &ed : edits) std::fprintf(stderr, "edit [%lld,%lld) %s\n", (long long)ed.begin, (long long)ed.end, show(ed.text, 80).c_str());
+        for (std::size_t k = 0; k < ei.size(); ++k) std::fprintf(stderr, "entity %zu %s header [%zu,%zu] body [%zu,%zu)\n", k, ei[k]->type.c_str(), ei[k]->header_begin, ei[k]->header_end, ei[k]->body_begin, ei[k]->body_end);
+    }
+    std::string diff = compare(ti, to);
+    if (!diff.empty())
+        fail("the output's MIME structure differs from the input's: " + diff,
+             "input:\n" + outline(ti) + "output:\n" + outline(to));
+    if (ei.size() != eo.size()) fail("flattened trees of different sizes");
+    std::multimap<std::string, int> bad_in;
+    for (const BadLine &b : bad_header_lines(ti)) bad_in.emplace(b.text, 0);
+    for (const BadLine &b : bad_header_lines(to)) {
+        auto it = bad_in.find(b.text);
+        if (it == bad_in.end()) fail(std::string("invalid header line in the output (") + b.why + ")", "\"" + show(b.text) + "\"");
+        bad_in.erase(it);
+    }
+    // Insertions into a header block (the first entity in document order whose block holds
+    // the point): the fields they add. A block with no empty line after it (it runs to the
+    // end of its entity) also holds the point past the line break that follows it: that
+    // break belongs to the next delimiter, and what is inserted after it still lands in the
+    // block, before the delimiter's "--".
+    std::vector<std::size_t> added_to(ei.size(), 0);
+    for (const Edit &ed : edits) {
+        if (ed.begin != ed.end) continue;
+        auto p = static_cast<std::size_t>(ed.begin);
+        for (std::size_t k = 0; k < ei.size(); ++k)
+            if (p >= ei[k]->header_begin &&
+                p <= (ei[k]->body_begin == ei[k]->header_end ? past_eol(in, ei[k]->header_end) : ei[k]->header_end)) {
+                added_to[k] += fields_in(ed.text);
+                break;
+            }
+    }
+    for (std::size_t k = 0; k < ei.size(); ++k) {
+        const Entity &a = *ei[k], &b = *eo[k];
+        // Untouched leaves, byte for byte.
+        bool body_touched = touches_body(edits, a.body_begin, a.body_end);
+        if (a.leaf() && !a.truncated && !body_touched) {
+            std::string_view x(in.data() + a.body_begin, a.body_end - a.body_begin);
+            std::string_view y(out.data() + b.body_begin, b.body_end - b.body_begin);
+            if (x != y) fail("a leaf no edit touches changed (" + a.type + ", entity " + std::to_string(k) + ")",
+                             "was: " + show(x) + "\nnow: " + show(y));
+        }
+        // A rewritten body is well-formed in its encoding.
+        if (a.leaf() && body_touched && b.body_end > b.body_begin) {
+            std::string_view y(out.data() + b.body_begin, b.body_end - b.body_begin);
+            std::string cte = cte_of(out, b), why;
+            if (cte == "base64") why = bad_base64(y);
+            else if (cte == "quoted-printable") why = bad_qp(y);
+            if (!why.empty()) fail("a rewritten " + cte + " body is malformed: " + why, show(y, 2000));
+        }
+        // Header fields: the untouched ones unchanged, added ones each a field of its own.
+        std::multimap<std::string, int> have;
+        for (const auto &f : b.fields) have.emplace(out.substr(f.begin, f.end - f.begin), 0);
+        std::size_t added = added_to[k];
+        for (const auto &f : a.fields) {
+            if (touches_field(edits, f.begin, past_eol(in, f.end))) continue;
+            auto it = have.find(in.substr(f.begin, f.end - f.begin));
+            if (it == have.end())
+                fail("a header field no edit touches changed or went missing", "\"" + show(in.substr(f.begin, f.end - f.begin)) + "\"");
+            have.erase(it);
+        }
+        if (b.fields.size() != a.fields.size() + added)
+            fail("the output has " + std::to_string(b.fields.size()) + " header fields in entity " + std::to_string(k) +
+                     ", expected " + std::to_string(a.fields.size()) + " + " + std::to_string(added) + " added",
+                 "output header block: " + show(std::string_view(out).substr(b.header_begin, b.header_end - b.header_begin), 2000));
+    }
+}
+
+// --- Extract mode: a fresh folder per run, with a symlink planted where mimeuri writes.
+struct ExtractTrap {
+    std::string base, dir, trap;
+    bool ok{false};
+    explicit ExtractTrap(bool at_file)
+    {
+        const char *tmp = std::getenv("TMPDIR");
+        std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/fuzz-extract-XXXXXX";
+        if (!mkdtemp(tmpl.data())) return;
+        base = tmpl;
+        g_extract_base = base;
+        dir = base + "/out";
+        trap = base + "/trap";
+        if (::mkdir(dir.c_str(), 0755) != 0 || ::mkdir(trap.c_str(), 0755) != 0) return;
+        if (at_file) {
+            if (::mkdir((dir + "/1").c_str(), 0755) != 0) return;
+            if (::symlink((trap + "/index.html").c_str(), (dir + "/1/index.html").c_str()) != 0) return;
+        } else if (::symlink(trap.c_str(), (dir + "/1").c_str()) != 0) {
+            return;
+        }
+        ok = true;
+    }
+    static std::vector<std::string> entries(const std::string &d)
+    {
+        std::vector<std::string> out;
+        if (DIR *h = ::opendir(d.c_str())) {
+            while (dirent *e = ::readdir(h))
+                if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) out.push_back(e->d_name);
+            ::closedir(h);
+        }
+        std::sort(out.begin(), out.end());
+        return out;
+    }
+    void check() const
+    {
+        if (!ok) return;
+        auto t = entries(trap);
+        if (!t.empty()) fail("extract wrote outside its folder: through a planted symlink into " + trap, "found: " + t[0]);
+        auto b = entries(base);
+        if (b != std::vector<std::string>{"out", "trap"}) fail("extract wrote outside its folder, beside it in " + base);
+    }
+    ~ExtractTrap()
+    {
+        remove_tree(base);
+        g_extract_base.clear();
+    }
+};
+
 } // namespace
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***)
@@ -71,7 +339,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!segs) return 0;
 
     RefOptions ro;
-    ro.cid = static_cast<RefOptions::Cid>(1 + mode % 3); // check, repair, inline
+    ro.cid = static_cast<RefOptions::Cid>(1 + mode % 4); // check, repair, inline, extract
+    std::unique_ptr<ExtractTrap> trap;
+    if (ro.cid == RefOptions::Cid::Extract) {
+        trap = std::make_unique<ExtractTrap>(mode & 4); // the symlink at DIR/1/index.html, or at DIR/1
+        if (!trap->ok) return 0;
+        ro.extract_dir = trap->dir;
+    }
     ro.mid = RefOptions::Mid::Repair;
     ro.summary_header = mode & 8;
     ExternalBodyOptions eo;
@@ -110,7 +384,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 GMimeDataWrapper *w = g_mime_part_get_content(GMIME_PART(n.object));
                 GMimeStream *s = w ? g_mime_data_wrapper_get_stream(w) : nullptr;
                 if (!s || s->bound_end < 0) continue;
-                if (e.begin < s->bound_end && e.end > s->bound_start && e.begin != e.end) std::abort();
+                if (e.begin < s->bound_end && e.end > s->bound_start && e.begin != e.end)
+                    fail("an edit touches the body of a leaf that is not text/html");
             }
             if (std::find(ext_headers.begin(), ext_headers.end(), e.begin) != ext_headers.end()) check_words(e.text);
             all.push_back(e);
@@ -124,13 +399,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         GMimeStream *ms = g_mime_stream_mem_new_with_buffer(msg_out.data(), msg_out.size());
         GMimeParser *parser = g_mime_parser_new_with_stream(ms);
         GMimeMessage *m = g_mime_parser_construct_message(parser, nullptr);
-        if (!m) std::abort();
+        if (!m) fail("a message that parsed no longer parses after the edits");
         g_object_unref(m);
         g_object_unref(parser);
         g_object_unref(ms);
+        check_structure(msg_in, msg_out, local);
     }
+    if (trap) trap->check();
     // Passes off: the input itself.
-    if (splice(input, {}) != input) std::abort();
+    if (splice(input, {}) != input) fail("with no edits the output is not the input");
     (void)splice(input, all);
     return 0;
 }

@@ -1,8 +1,12 @@
 // The HTML reference finder and rewriter: no crash, replacements land where the finder said,
-// and the rewritten HTML reads back with the new URLs.
+// and the rewritten HTML reads back with the new URLs. Rewriting adds no line break: a CR or
+// LF the rewriter decoded (&#10;, &NewLine;, ...) and wrote back raw could start a delimiter
+// or header line in the message around the HTML.
 #include "html_refs.hh"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -25,6 +29,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (std::size_t i = 0; i < scan->refs.size(); ++i) reps.push_back({i, "cid:fuzz@example.org"});
     std::string out = rewrite(html, *scan, reps);
     if (!reps.empty() && out.find("cid:fuzz@example.org") == std::string::npos) std::abort();
+    for (char c : {'\n', '\r'})
+        if (std::count(out.begin(), out.end(), c) > std::count(html.begin(), html.end(), c)) {
+            std::fprintf(stderr, "fuzz_html: the rewrite added a %s\n", c == '\n' ? "LF" : "CR");
+            std::abort();
+        }
     auto again = find_refs(out, 10000);
     if (!again) std::abort();
     return 0;

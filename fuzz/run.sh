@@ -9,7 +9,10 @@ cd "$(dirname "$0")/.."
 secs=${1:-60}
 build=${2:-build-fuzz}
 seeds=$build/fuzz-seeds
-[ -d "$seeds/filter" ] || bash fuzz/seeds.sh "$seeds"
+# (Re)built when missing or older than the seed script or the crafted messages.
+if [ ! -d "$seeds/filter" ] || [ -n "$(find fuzz/seeds.sh fuzz/crafted -newer "$seeds/filter" 2>/dev/null | head -1)" ]; then
+  rm -rf "$seeds"; bash fuzz/seeds.sh "$seeds"
+fi
 mkdir -p "$build/fuzz-findings" "$build/fuzz-work"
 declare -A ci_runs=([fuzz_filter]=4000 [fuzz_html]=3000 [fuzz_cturi]=300000 [fuzz_rfc2017]=300000)
 run() { # name, seed folder, max_len
@@ -26,7 +29,11 @@ run() { # name, seed folder, max_len
     -artifact_prefix="$build/fuzz-findings/$name-" -print_final_stats=1 "$work" "$2" > "$build/fuzz-work/$name.log" 2>&1
   local rc=$?
   local execs; execs=$(grep -m1 'stat::number_of_executed_units' "$build/fuzz-work/$name.log" | awk '{ print $2 }')
-  if [ $rc -eq 0 ]; then echo "ok - $name: ${secs}$([ "$secs" = ci ] || echo s), ${execs:-?} runs, no finding"; else echo "FAIL - $name: see $build/fuzz-work/$name.log"; fi
+  if [ $rc -eq 0 ]; then echo "ok - $name: ${secs}$([ "$secs" = ci ] || echo s), ${execs:-?} runs, no finding"; else
+    echo "FAIL - $name: see $build/fuzz-work/$name.log"
+    grep -m1 -E 'invariant broken|the rewrite added|ERROR: (Address|Undefined|libFuzzer)' "$build/fuzz-work/$name.log" | sed 's/^/  /'
+    grep -m1 'Test unit written to' "$build/fuzz-work/$name.log" | sed 's/^/  /'
+  fi
   return $rc
 }
 status=0

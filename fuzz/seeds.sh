@@ -19,6 +19,16 @@ if [ -d "$corpus" ]; then
   grep -rhai '^content-type:' "$corpus" | sort -u | head -3000 | split -l 1 - "$out/cturi/ct-"
 fi
 for f in testdata/cases/*/input.eml testdata/sample/*.eml; do add_message "$f"; done
+# Crafted near the defects the structure checks were written for (see fuzz/README.md):
+# MODE-name.eml, MODE the decimal mode byte the message is meant for; each goes in with it and
+# with two neighbours (labels on every part; the next cid mode).
+for f in fuzz/crafted/*.eml; do
+  name=$(basename "$f" .eml); mode=${name%%-*}
+  for m in "$mode" $(((mode | 32) % 256)) $(((mode & ~3) | ((mode + 1) & 3))); do
+    { printf "\\x$(printf %02x "$m")"; cat "$f"; } > "$out/filter/crafted-$name-$m"
+  done
+  cp "$f" "$out/html/crafted-$name"
+done
 printf '%s\n' 'text/plain; charset="us-ascii"; x-mac-type="54455854"' 'application/uri.http%3A%2F%2Fx.test; foo="123"' \
   'mailto:joe@blow.test?MIME-type="message%2Frfc822"#123' 'ContentType:text/plain?charset="US-ASCII"' \
   'application/x-stuff; title*0*=us-ascii'"''"'This%20is; title*1="x"' '/text/plain/charset:us-ascii' |
