@@ -286,24 +286,36 @@ Result<std::int64_t> MessageContext::header_block_end(const Node &n) const
         if (auto s = scan(g_mime_object_get_header_list(GMIME_OBJECT(message_.get()))); !s) return s.error();
     if (end >= 0) return end;
     if (n.top_level()) return seg_.msg_begin; // a message with an empty header block
-    if (n.kind == Node::Kind::Leaf) {
-        // A part with no headers: its (empty) header block ends where the blank line
-        // before the content starts.
-        GMimeDataWrapper *w = g_mime_part_get_content(GMIME_PART(n.object));
-        GMimeStream *s = w ? g_mime_data_wrapper_get_stream(w) : nullptr;
-        if (s) {
-            std::int64_t p = s->bound_start;
-            char c[2];
-            if (p >= seg_.msg_begin + 2) {
-                auto r = src_.read_at(p - 2, c, 2);
-                if (!r) return r.error();
-                if (c[1] == '\n') return c[0] == '\r' ? p - 2 : p - 1;
-            } else if (p >= seg_.msg_begin + 1) {
-                auto r = src_.read_at(p - 1, c, 1);
-                if (!r) return r.error();
-                if (c[0] == '\n') return p - 1;
+    if (n.kind == Node::Kind::Leaf && n.parent >= 0) {
+        // A part with no headers: its (empty) header block ends where the empty line before
+        // its content starts. That line is its own only after a delimiter line (a part of a
+        // multipart) or after the empty line that ends the enclosing part's headers (an
+        // embedded message with an empty header block). An embedded message with no empty
+        // line at all has no header block to add to: its first line is content.
+        auto span = content_span(n);
+        if (!span) return span.error();
+        const std::int64_t p = span->first, base = std::max(seg_.msg_begin, p - 1024);
+        auto before = src_.slice(base, p);
+        if (!before) return before.error();
+        const std::string &w = *before;
+        std::size_t i = w.size();
+        if (i > 0 && w[i - 1] == '\n') {
+            --i;
+            if (i > 0 && w[i - 1] == '\r') --i;
+            if (i > 0 && w[i - 1] == '\n') { // the empty line starts a line: look at the one before
+                std::size_t prev_end = i - 1;
+                if (prev_end > 0 && w[prev_end - 1] == '\r') --prev_end;
+                auto nl = w.rfind('\n', i >= 2 ? i - 2 : 0);
+                std::size_t prev_begin = (nl == std::string::npos || nl >= i - 1) ? 0 : nl + 1;
+                if (prev_begin > 0 || base == seg_.msg_begin) {
+                    std::string_view prev(w.data() + prev_begin, prev_end - prev_begin);
+                    const Node &parent = nodes_[static_cast<std::size_t>(n.parent)];
+                    bool own = parent.kind == Node::Kind::Multipart ? prev.substr(0, 2) == "--" : prev.empty();
+                    if (own) return base + static_cast<std::int64_t>(i);
+                }
             }
         }
+        return Error{Code::DataErr, "part " + n.section + " has no header block of its own; nothing added there"};
     }
     return Error{Code::Software, "cannot locate the header block of part " + n.section};
 }
