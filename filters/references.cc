@@ -218,8 +218,19 @@ std::string canonical_cid_url(const std::string &content_id)
     return std::string("cid:") + e.get();
 }
 
+std::string ReferencesPass::ci_key(const std::string &id)
+{
+    auto at = id.rfind('@');
+    return at == std::string::npos ? std::string() : id.substr(0, at) + lower(id.substr(at));
+}
+
 void ReferencesPass::add_indexed(const std::string &id, Indexed e)
 {
+    if (auto key = ci_key(id); !key.empty()) {
+        // Of several ids differing only in the domain's case, the first in order answers.
+        auto [ci, fresh] = ci_index_.try_emplace(key, id);
+        if (!fresh && id < ci->second) ci->second = id;
+    }
     auto [it, inserted] = run_index_.try_emplace(id, e);
     if (inserted) return;
     // The message first in run order keeps the place; the others count as duplicates.
@@ -422,10 +433,16 @@ Status ReferencesPass::apply(MessageContext &ctx)
                 t.mid_cid = cid;
                 return t;
             }
-            // Then the other messages of the run.
-            for (auto &[mid, e] : run_index_) {
-                bool same = pass == 0 ? id == mid : same_id_ci_domain(id, mid);
-                if (!same) continue;
+            // Then the other messages of the run: a lookup, not a scan (exact, then with the
+            // domain compared case-insensitively).
+            auto found = run_index_.end();
+            if (pass == 0) {
+                found = run_index_.find(id);
+            } else if (auto key = ci_key(id); !key.empty()) {
+                if (auto ci = ci_index_.find(key); ci != ci_index_.end()) found = run_index_.find(ci->second);
+            }
+            if (found != run_index_.end()) {
+                const auto &[mid, e] = *found;
                 if (pass == 1) t.broken = true;
                 t.message_id = mid;
                 t.mid = mid;

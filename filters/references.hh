@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <map>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ public:
 private:
     RefOptions opts_;
     std::map<std::string, Indexed> run_index_; // by cleaned Message-ID
+    // local part + lower-case domain -> the run_index_ key it stands for (RFC 5322 msg-id:
+    // the domain compares case-insensitively)
+    std::unordered_map<std::string, std::string> ci_index_;
+    static std::string ci_key(const std::string &id);
     void add_indexed(const std::string &id, Indexed e);
     std::size_t extracted_messages_{0};
 };

@@ -367,6 +367,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)refs.index(*ctx);
         for (Pass *p : std::initializer_list<Pass *>{&refs, &ext, &labels})
             if (!p->apply(*ctx)) break;
+        if (!ctx->finish()) ctx->drop_edits(); // as the run does (an mboxcl2 Content-Length)
         // Where the Content-Type headers of external-body parts start.
         std::vector<std::int64_t> ext_headers;
         for (const Node &n : ctx->nodes()) {
