@@ -35,8 +35,9 @@ public:
     BodyHash(const BodyHash &) = delete;
     BodyHash &operator=(const BodyHash &) = delete;
     void update(std::string_view bytes);
-    // The digest; nullopt when l= is longer than the canonical body (RFC 6376 3.5: no match).
-    std::optional<std::string> finish();
+    // The digests the body may have been signed with: the RFC's reading, then any other that
+    // signers are known to use; none when l= is longer than the canonical body (3.5).
+    std::vector<std::string> finish();
 
 private:
     void byte(char c);   // after ">From " unquoting
@@ -45,6 +46,7 @@ private:
     void content(char c); // RFC 6376 3.4.3 / 3.4.4
     void out(std::string_view s);
     void flush();
+    static std::string digest(GChecksum *sum);
     GChecksum *sum_;
     Canon canon_;
     std::optional<std::uint64_t> limit_;
