@@ -297,7 +297,7 @@ std::pair<std::string, std::string> check_body_hash(const MessageContext &ctx, c
     if (std::find(got.begin(), got.end(), wanted) != got.end()) return {"intact", ""};
     if (unquoted) {
         const auto u = unquoted->finish();
-        if (std::find(u.begin(), u.end(), wanted) != u.end()) return {"intact", "\">From \" quoting added by the mbox"};
+        if (std::find(u.begin(), u.end(), wanted) != u.end()) return {"intact", "\">From\" quoting added by the mbox"};
     }
     if (got.empty()) return {"broken", "l= is longer than the body"};
     return {"broken", "body hash does not match"};
