@@ -315,16 +315,21 @@ Signatures Signatures::analyse(MessageContext &ctx, SignedMode mode)
     const std::int64_t msg_end = ctx.segment().msg_end;
 
     // DKIM-Signature and ARC-Message-Signature fields of one message.
-    auto message_signatures = [&](GMimeMessage *msg, const std::string &part, std::int64_t body_end) {
+    // body_at: the node whose entity the message is (its end found only when needed), -1 for the top.
+    auto message_signatures = [&](GMimeMessage *msg, const std::string &part, int body_at) {
         GMimeHeaderList *hl = g_mime_object_get_header_list(GMIME_OBJECT(msg));
         Block block;
+        std::int64_t body_end = msg_end;
         for (int i = 0; hl && i < g_mime_header_list_get_count(hl); ++i) {
             GMimeHeader *h = g_mime_header_list_get_header_at(hl, i);
             const char *name = g_mime_header_get_name(h);
             const bool is_dkim = name && g_ascii_strcasecmp(name, "DKIM-Signature") == 0;
             const bool is_arc = name && g_ascii_strcasecmp(name, "ARC-Message-Signature") == 0;
             if (!is_dkim && !is_arc) continue;
-            if (block.end < 0) block = header_block(ctx, msg);
+            if (block.end < 0) {
+                block = header_block(ctx, msg);
+                body_end = body_at < 0 ? msg_end : entity_end(ctx, static_cast<std::size_t>(body_at));
+            }
             Found f;
             f.kind = is_dkim ? "dkim" : "arc";
             f.part = part;
@@ -355,13 +360,13 @@ Signatures Signatures::analyse(MessageContext &ctx, SignedMode mode)
             if (std::find(crypto.begin(), crypto.end(), static_cast<std::size_t>(p)) != crypto.end()) return true;
         return false;
     };
-    message_signatures(ctx.message(), "", msg_end);
+    message_signatures(ctx.message(), "", -1);
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const Node &n = nodes[i];
         if (inside_crypto(i)) continue;
         if (n.kind == Node::Kind::MessagePart) {
             GMimeMessage *inner = g_mime_message_part_get_message(GMIME_MESSAGE_PART(n.object));
-            if (inner) message_signatures(inner, n.section, entity_end(ctx, i));
+            if (inner) message_signatures(inner, n.section, static_cast<int>(i));
             continue;
         }
         GMimeContentType *ct = g_mime_object_get_content_type(n.object);
