@@ -387,6 +387,11 @@ Status ExternalBodyPass::apply(MessageContext &ctx)
             std::size_t at = insert_after->begin - shift, len = insert_after->end - insert_after->begin;
             out.replace(at, len, "; access-type=URL" + url_param);
         }
+        if (auto why = ctx.kept(n, "Content-Type")) { // signed content: reported, not changed
+            json_set_string(entry, "kept", *why);
+            finish("kept");
+            continue;
+        }
         Status s = ctx.replace_header(h, out);
         if (!s) {
             if (s.error().code == Code::Software) return s;

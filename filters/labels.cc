@@ -93,6 +93,10 @@ Status LabelsPass::apply(MessageContext &ctx)
             ctx.report().add_error(n.section, "label", folded.error().message + "; not written");
             continue;
         }
+        if (auto why = ctx.kept(n, opts_.header)) { // signed content: reported, not written
+            json_set_string(entry, "kept", *why);
+            continue;
+        }
         // Idempotent, and ours alone: an equal label is left as it is, another replaced, and
         // any copy a sender planted beside it removed.
         Status s = ctx.set_sole_header(n, opts_.header, *folded);

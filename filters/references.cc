@@ -540,6 +540,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
             if (!b.empty()) base = b;
         }
 
+        const auto html_kept = ctx.kept(hn); // signed content: references found and reported, not changed
         std::vector<html::Replacement> reps;
         std::vector<std::pair<guint, int>> rep_refs; // per replacement: its report entry, its target
         PendingExtract pending{static_cast<int>(hi), {}, {}, {}};
@@ -645,6 +646,11 @@ Status ReferencesPass::apply(MessageContext &ctx)
                     }
                 }
             }
+            if (html_kept && action != "none" && action != "extracted") {
+                action = "kept";
+                new_url.clear();
+                if (t.node >= 0) kept_targets.insert(t.node);
+            }
             if (!new_url.empty()) {
                 reps.push_back({ri, new_url});
                 rep_refs.push_back({json_array_get_length(ctx.report().refs.get()), t.node});
@@ -666,6 +672,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
             json_set_string(o, "status", status);
             if (t.via_location) json_set_string(o, "matched", "content-location");
             json_set_string(o, "action", action);
+            if (action == "kept") json_set_string(o, "kept", *html_kept);
             if (t.node >= 0 && t.message_id.empty()) json_set_string(o, "target", nodes[static_cast<std::size_t>(t.node)].section);
             else if (!t.message_id.empty() && t.status == "resolved") json_set_string(o, "target", t.section);
             else json_object_set_null_member(o, "target");
@@ -748,6 +755,10 @@ Status ReferencesPass::apply(MessageContext &ctx)
 
     // Generated Content-IDs for location targets that had none.
     for (auto &[node, id] : new_content_ids) {
+        if (auto why = ctx.kept(nodes[static_cast<std::size_t>(node)], "Content-ID")) {
+            ctx.report().add_kept(nodes[static_cast<std::size_t>(node)].section, "content-id", *why);
+            continue;
+        }
         Status s = ctx.add_header(nodes[static_cast<std::size_t>(node)], "Content-ID", " <" + id + ">\n");
         if (!s) {
             if (s.error().code == Code::Software) return s;
@@ -766,6 +777,10 @@ Status ReferencesPass::apply(MessageContext &ctx)
             auto children = std::count_if(nodes.begin(), nodes.end(), [&](const Node &c) { return c.parent == parent; });
             if (static_cast<std::ptrdiff_t>(drops.size()) >= children) drops.erase(drops.begin());
             for (int node : drops) {
+                if (auto why = ctx.kept(nodes[static_cast<std::size_t>(node)])) {
+                    ctx.report().add_kept(nodes[static_cast<std::size_t>(node)].section, "drop", *why);
+                    continue;
+                }
                 Status s = ctx.remove_part(nodes[static_cast<std::size_t>(node)]);
                 if (!s) {
                     if (s.error().code == Code::Software) return s;
@@ -807,8 +822,12 @@ Status ReferencesPass::apply(MessageContext &ctx)
         std::string value = " resolved=" + std::to_string(resolved) + " dangling=" + std::to_string(dangling) +
                             " ambiguous=" + std::to_string(ambiguous) + "\n";
         // The only Mimeuri-Refs of the message: a copy a sender planted is removed.
-        Status s = ctx.set_sole_header(nodes.front(), "Mimeuri-Refs", value);
-        if (!s && s.error().code == Code::Software) return s;
+        if (auto why = ctx.kept(nodes.front(), "Mimeuri-Refs")) {
+            ctx.report().add_kept("", "summary-header", *why);
+        } else {
+            Status s = ctx.set_sole_header(nodes.front(), "Mimeuri-Refs", value);
+            if (!s && s.error().code == Code::Software) return s;
+        }
     }
 
     // --- extract: the receiving agent of RFC 2387 section 6.

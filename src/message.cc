@@ -16,6 +16,14 @@ std::string join(const std::string &prefix, const std::string &part)
 
 constexpr std::size_t max_line = 998; // RFC 5322 2.1.1
 
+// Whether an edit of [b, e) meets [pb, pe); an insertion (b == e) meets what it lands inside.
+bool overlaps(std::int64_t b, std::int64_t e, std::int64_t pb, std::int64_t pe)
+{
+    if (b == e) return pb < b && b < pe;
+    if (pb == pe) return b < pb && pb < e;
+    return b < pe && pb < e;
+}
+
 } // namespace
 
 std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const Segment &seg, std::size_t index,
@@ -371,12 +379,11 @@ Status MessageContext::add_edit(std::int64_t begin, std::int64_t end, std::strin
         return Error{Code::DataErr, "CR-only line endings: GMime cannot parse this message reliably; not rewritten"};
     if (begin < seg_.msg_begin || end > seg_.msg_end || end < begin)
         return Error{Code::Software, "edit outside its message"};
-    for (const Edit &e : edits_) {
-        bool overlap = begin == end ? (e.begin < begin && begin < e.end)
-                                    : (e.begin == e.end ? (begin < e.begin && e.begin < end)
-                                                        : (begin < e.end && e.begin < end));
-        if (overlap) return Error{Code::Software, "overlapping edits"};
-    }
+    for (const Edit &e : edits_)
+        if (overlaps(begin, end, e.begin, e.end)) return Error{Code::Software, "overlapping edits"};
+    // The safety net under the passes' own questions (kept()): signed content is never changed.
+    if (const Protection *p = protection_for(begin, end, edited_field(begin, text), true))
+        return Error{Code::DataErr, "refused: the edit would break a " + p->reason + " signature"};
     edits_.push_back({begin, end, std::move(text)});
     report_.changed = true;
     return ok();
@@ -652,6 +659,85 @@ Status MessageContext::remove_part(const Node &n)
     auto span = content_span(n);
     if (!span) return span.error();
     return add_edit(begin, span->second, "");
+}
+
+// The name of the field an edit in a header block adds or replaces (its text starts with
+// it, after a line break for a block that ended the input) or removes (read from the input).
+std::string MessageContext::edited_field(std::int64_t begin, std::string_view text) const
+{
+    std::string head(text.substr(0, 256));
+    if (head.empty()) {
+        auto r = src_.slice(begin, std::min(seg_.msg_end, begin + 256));
+        if (r) head = std::move(*r);
+    }
+    std::size_t b = head.find_first_not_of("\r\n");
+    std::size_t colon = head.find(':', b == std::string::npos ? 0 : b);
+    if (b == std::string::npos || colon == std::string::npos) return {};
+    return text::ascii_lower(std::string_view(head).substr(b, colon - b));
+}
+
+std::size_t MessageContext::protect(Protection p)
+{
+    for (auto &n : p.names) n = text::ascii_lower(n);
+    protections_.push_back(std::move(p));
+    return protections_.size() - 1;
+}
+
+const MessageContext::Protection *MessageContext::protection_for(std::int64_t begin, std::int64_t end,
+                                                                 const std::string &field, bool enforced_only) const
+{
+    for (const Protection &p : protections_) {
+        if (enforced_only && !p.enforce) continue;
+        if (p.names.empty() ? overlaps(begin, end, p.begin, p.end)
+                            : (begin >= p.begin && end <= p.end && !field.empty() &&
+                               std::find(p.names.begin(), p.names.end(), field) != p.names.end()))
+            return &p;
+    }
+    return nullptr;
+}
+
+bool MessageContext::touched(std::size_t i) const
+{
+    const Protection &p = protections_.at(i);
+    for (const Edit &e : edits_) {
+        if (p.names.empty() ? overlaps(e.begin, e.end, p.begin, p.end)
+                            : (e.begin >= p.begin && e.end <= p.end &&
+                               std::find(p.names.begin(), p.names.end(), edited_field(e.begin, e.text)) != p.names.end()))
+            return true;
+    }
+    return false;
+}
+
+std::optional<std::string> MessageContext::kept(const Node &n, std::string_view header) const
+{
+    if (protections_.empty()) return std::nullopt;
+    const Protection *p = nullptr;
+    if (header.empty()) {
+        // A leaf's content, and its header block (a part removed takes both).
+        auto span = content_span(n);
+        if (!span) return std::nullopt; // the edit itself will fail, and say why
+        std::int64_t begin = span->first;
+        GMimeHeaderList *hl = headers_of(n);
+        for (int i = 0; hl && i < g_mime_header_list_get_count(hl); ++i) {
+            std::int64_t off = g_mime_header_get_offset(g_mime_header_list_get_header_at(hl, i));
+            if (off >= seg_.msg_begin) begin = std::min(begin, off);
+        }
+        p = protection_for(begin, std::max(span->second, begin + 1), {}, true);
+    } else {
+        const std::string field = text::ascii_lower(header);
+        if (auto at = header_block_end(n)) p = protection_for(*at, *at, field, true);
+        for (GMimeHeaderList *hl : {headers_of(n), n.top_level() && message_ ? g_mime_object_get_header_list(GMIME_OBJECT(message_.get())) : nullptr}) {
+            for (int i = 0; !p && hl && i < g_mime_header_list_get_count(hl); ++i) {
+                GMimeHeader *h = g_mime_header_list_get_header_at(hl, i);
+                const char *hn = g_mime_header_get_name(h);
+                if (!hn || g_ascii_strcasecmp(hn, field.c_str()) != 0) continue;
+                std::int64_t off = g_mime_header_get_offset(h);
+                if (auto raw = raw_header(h)) p = protection_for(off, off + static_cast<std::int64_t>(raw->size()), field, true);
+            }
+        }
+    }
+    if (!p) return std::nullopt;
+    return p->reason;
 }
 
 } // namespace mimeuri

@@ -129,6 +129,26 @@ public:
     bool changed() const { return !edits_.empty(); }
     void drop_edits() { edits_.clear(); replaced_.clear(); report_.changed = false; }
 
+    // --- Protection: signed content is evidence (src/signatures.cc). A protection is a byte
+    // range no edit may touch, or (names) the header block [begin, end] (end inclusive: fields
+    // are added there) of which no field with one of these lower-case names may be added,
+    // replaced or removed. add_edit refuses an edit that breaks an enforced one; one that is
+    // not enforced (--signed=rewrite) is only checked afterwards, by touched().
+    struct Protection {
+        std::int64_t begin{0}, end{0};
+        std::vector<std::string> names;
+        std::string reason; // what it keeps: "dkim", "arc", "smime", "pgp", "encrypted"
+        bool enforce{true};
+    };
+    std::size_t protect(Protection p);
+    // Whether the edits made so far touch protection i.
+    bool touched(std::size_t i) const;
+    // What passes ask before they edit: the reason a leaf's content, or with a name the
+    // field of that name in the node's header block, is kept; nullopt when it may change.
+    std::optional<std::string> kept(const Node &n, std::string_view header = {}) const;
+    // In an mbox that quotes "From " lines (not mboxcl2), the bytes as read may hold quoting.
+    bool from_quoted() const { return in_mbox_ && !length_split_; }
+
     // The time limit: passes ask between units of work and stop with a "time-limit" error.
     void start_clock() { deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(limits_.max_seconds)); }
     bool out_of_time() const { return std::chrono::steady_clock::now() > deadline_; }
@@ -145,6 +165,8 @@ private:
     Result<std::int64_t> header_block_end(const Node &n) const;
     Status add_edit(std::int64_t begin, std::int64_t end, std::string text);
     std::string to_eol(std::string_view lf_text) const;
+    const Protection *protection_for(std::int64_t begin, std::int64_t end, const std::string &field, bool enforced_only) const;
+    std::string edited_field(std::int64_t begin, std::string_view text) const;
 
     const Source &src_;
     Segment seg_;
@@ -157,6 +179,7 @@ private:
     MessageReport report_;
     std::vector<Edit> edits_;
     std::vector<std::pair<GMimeHeader *, std::string>> replaced_;
+    std::vector<Protection> protections_;
     std::chrono::steady_clock::time_point deadline_{std::chrono::steady_clock::time_point::max()};
 };
 

@@ -45,6 +45,11 @@ Status set_on_error(Options &o, const std::string &v)
     return set_choice(o.on_error, v, "--on-error", {{"pass", OnError::Pass}, {"tempfail", OnError::TempFail}});
 }
 
+Status set_signed(Options &o, const std::string &v)
+{
+    return set_choice(o.signed_mode, v, "--signed", {{"keep", SignedMode::Keep}, {"rewrite", SignedMode::Rewrite}});
+}
+
 Status set_format(Options &o, const std::string &v)
 {
     return set_choice(o.format, v, "--format", {{"auto", Format::Auto}, {"message", Format::Message}, {"mbox", Format::Mbox}});
@@ -208,6 +213,7 @@ Status load_config(Options &o, const std::string &path)
                 else if (key == "format") s = set_label_format(o, str());
                 else return usage(path + ": unknown key '" + key + "' in [" + group + "]");
             } else if (key == "on-error") s = set_on_error(o, str());
+            else if (key == "signed") s = set_signed(o, str());
             else if (key == "format") s = set_format(o, str());
             else if (key == "report") o.report_path = str();
             else if (key == "passes") s = set_passes(o, str());
@@ -255,7 +261,7 @@ Result<Options> parse_options(int argc, char **argv)
     gchar *on_error = nullptr, *format = nullptr, *output = nullptr, *report = nullptr, *passes = nullptr,
           *config = nullptr, *labels = nullptr, *label_header = nullptr, *label_format = nullptr,
           *external_body = nullptr, *schemes = nullptr, *cid = nullptr, *mid = nullptr, *mid_url = nullptr,
-          *inline_types = nullptr, *extract_dir = nullptr;
+          *inline_types = nullptr, *extract_dir = nullptr, *signed_mode = nullptr;
     gint64 inline_max = -1, html_max = -1, max_refs = -1, jobs = -1, max_parts = -1, max_header = -1;
     gdouble max_time = -1;
     gboolean use_syslog = FALSE;
@@ -282,6 +288,11 @@ Result<Options> parse_options(int argc, char **argv)
          "On an internal error: pass (write the message's original bytes) or tempfail (exit 75, write nothing "
          "for that input) (default: pass)",
          "pass|tempfail"},
+        {"signed", 0, 0, G_OPTION_ARG_STRING, &signed_mode,
+         "Signed content (multipart/signed, S/MIME, multipart/encrypted, and what an intact DKIM or ARC body "
+         "hash covers): keep it unchanged, or rewrite it for a re-signing downstream, the report naming every "
+         "signature broken (default: keep)",
+         "keep|rewrite"},
         {"strict", 0, 0, G_OPTION_ARG_NONE, &strict,
          "Exit 65 when a message could not be parsed or was left partly unprocessed (default: off)", nullptr},
         {"passes", 'p', 0, G_OPTION_ARG_STRING, &passes,
@@ -383,6 +394,7 @@ Result<Options> parse_options(int argc, char **argv)
     bool parsed = g_option_context_parse(ctx.get(), &argc, &argv, &err);
     auto cleanup = [&]() {
         g_free(on_error);
+        g_free(signed_mode);
         g_free(format);
         g_free(output);
         g_free(report);
@@ -412,6 +424,7 @@ Result<Options> parse_options(int argc, char **argv)
     Status s = ok();
     if (on_error && s) s = set_on_error(o, on_error);
     if (format && s) s = set_format(o, format);
+    if (signed_mode && s) s = set_signed(o, signed_mode);
     if (passes && s) s = set_passes(o, passes);
     if (max_depth != -1 && s) s = set_max_depth(o, max_depth);
     if (max_parts != -1 && s) s = set_size(o.limits.max_parts, max_parts, "--max-parts");

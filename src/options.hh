@@ -8,6 +8,7 @@
 #include "mbox.hh"
 #include "message.hh"
 #include "result.hh"
+#include "signatures.hh"
 
 #include <cstddef>
 #include <string>
@@ -33,6 +34,7 @@ struct Options {
     int jobs{1};          // messages processed in parallel
     bool syslog{false};   // one line per message to syslog/journald (LOG_MAIL)
     bool progress{false}; // progress line and summary on stderr (set when it is a terminal)
+    SignedMode signed_mode{SignedMode::Keep}; // --signed: signed content kept, or rewritten
     LabelOptions labels;
     ExternalBodyOptions external_body;
     RefOptions refs;

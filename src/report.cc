@@ -21,6 +21,22 @@ void MessageReport::add_error(const std::string &part, const std::string &code,
     json_array_add_object_element(errors.get(), o);
 }
 
+void MessageReport::add_kept(const std::string &part, const std::string &edit, const std::string &reason)
+{
+    JsonArray *kept = nullptr;
+    for (auto &[n, a] : extra)
+        if (n == "kept") kept = a.get();
+    if (!kept) {
+        kept = json_array_new();
+        extra.emplace_back("kept", JsonArrayPtr(kept));
+    }
+    JsonObject *o = json_object_new();
+    json_set_string(o, "part", part);
+    json_set_string(o, "edit", edit);
+    json_set_string(o, "kept", reason);
+    json_array_add_object_element(kept, o);
+}
+
 void MessageReport::set_extra(const std::string &name, JsonArray *array)
 {
     for (auto &[n, a] : extra)

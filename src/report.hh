@@ -32,6 +32,10 @@ struct MessageReport {
 
     // Appends {"part", "code", "message"} to errors.
     void add_error(const std::string &part, const std::string &code, const std::string &message);
+    // An edit a pass left out because signed content is kept (src/signatures.cc): appends
+    // {"part", "edit", "kept": reason} to the "kept" member. Refs, labels and external
+    // bodies say so in their own entries instead.
+    void add_kept(const std::string &part, const std::string &edit, const std::string &reason);
     // Further members, after the standard ones (takes the array).
     void set_extra(const std::string &name, JsonArray *array);
     std::vector<std::pair<std::string, JsonArrayPtr>> extra;

@@ -1,4 +1,5 @@
 #include "run.hh"
+#include "signatures.hh"
 
 #include "output.hh"
 #include "spool.hh"
@@ -402,6 +403,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
                 if (index_first && ctx->message())
                     for (auto &p : passes)
                         if (p->wants_index()) (void)p->index(*ctx);
+                const Signatures signatures = Signatures::analyse(*ctx, opts.signed_mode); // before any pass
                 if (ctx->message()) {
                     for (auto &p : passes) {
                         try {
@@ -429,6 +431,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
                             rep.add_error("", "content-length", f.error().message + "; message left untouched");
                         }
                 }
+                signatures.report(*ctx);
                 plan.message_id = rep.message_id;
                 if (!plan.cause.empty()) {
                     rep.add_error("", "internal", plan.cause);

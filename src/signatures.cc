@@ -1,0 +1,433 @@
+#include "signatures.hh"
+
+#include "gobj.hh"
+#include "text.hh"
+
+#include <algorithm>
+#include <cstring>
+
+namespace mimeuri {
+
+namespace dkim {
+
+BodyHash::BodyHash(GChecksumType type, Canon canon, std::optional<std::uint64_t> limit, bool unquote_from)
+    : sum_(g_checksum_new(type)), canon_(canon), limit_(limit), unquote_(unquote_from)
+{
+}
+
+BodyHash::~BodyHash() { g_checksum_free(sum_); }
+
+void BodyHash::update(std::string_view bytes)
+{
+    for (char c : bytes) byte(c);
+}
+
+// mboxrd: a line ">From ", ">>From ", ... lost one ">" on its way out of the mailbox.
+void BodyHash::byte(char c)
+{
+    if (!unquote_ || !line_start_) {
+        canon(c);
+        line_start_ = c == '\n';
+        return;
+    }
+    prefix_ += c;
+    std::size_t gt = prefix_.find_first_not_of('>');
+    if (gt == std::string::npos) return; // ">>>" so far
+    if (gt > 0) {
+        std::string_view rest = std::string_view(prefix_).substr(gt);
+        if (std::string_view("From ").substr(0, rest.size()) == rest) {
+            if (rest.size() < 5) return; // may still be
+            for (char p : std::string_view(prefix_).substr(1)) canon(p);
+            prefix_.clear();
+            line_start_ = false;
+            return;
+        }
+    }
+    std::string pending = std::move(prefix_);
+    prefix_.clear();
+    for (char p : pending) canon(p);
+    line_start_ = pending.back() == '\n';
+}
+
+// Line ends: CRLF, or a bare LF read as one (RFC 6376 3.4.3 / 3.4.4 work on CRLF lines).
+void BodyHash::canon(char c)
+{
+    if (cr_) {
+        cr_ = false;
+        if (c == '\n') return newline();
+        content('\r'); // a bare CR is content
+    }
+    if (c == '\r') cr_ = true;
+    else if (c == '\n') newline();
+    else content(c);
+}
+
+void BodyHash::newline()
+{
+    wsp_ = false; // relaxed: white space at the end of a line is ignored
+    ++crlfs_;     // both: empty lines at the end of the body are ignored
+}
+
+void BodyHash::content(char c)
+{
+    if (canon_ == Canon::Relaxed && (c == ' ' || c == '\t')) { // relaxed: a run of WSP is one SP
+        wsp_ = true;
+        return;
+    }
+    for (; crlfs_ > 0; --crlfs_) out("\r\n");
+    if (wsp_) out(" ");
+    wsp_ = false;
+    out(std::string_view(&c, 1));
+    any_ = true;
+}
+
+void BodyHash::out(std::string_view s)
+{
+    buf_.append(s);
+    total_ += s.size();
+    if (buf_.size() >= 65536) flush();
+}
+
+// Hands the canonical bytes to the checksum, the first l= of them only.
+void BodyHash::flush()
+{
+    std::uint64_t flushed = total_ - buf_.size(); // canonical bytes before buf_
+    std::size_t take = buf_.size();
+    if (limit_) take = flushed >= *limit_ ? 0 : static_cast<std::size_t>(std::min<std::uint64_t>(take, *limit_ - flushed));
+    if (take) g_checksum_update(sum_, reinterpret_cast<const guchar *>(buf_.data()), static_cast<gssize>(take));
+    buf_.clear();
+}
+
+std::string BodyHash::digest(GChecksum *sum)
+{
+    guint8 d[64];
+    gsize len = sizeof d;
+    g_checksum_get_digest(sum, d, &len);
+    return std::string(reinterpret_cast<const char *>(d), len);
+}
+
+std::vector<std::string> BodyHash::finish()
+{
+    std::string pending = std::move(prefix_);
+    prefix_.clear();
+    unquote_ = false;
+    for (char p : pending) byte(p);
+    if (cr_) {
+        cr_ = false;
+        content('\r');
+    }
+    std::vector<std::string> digests;
+    // Relaxed, a last line with no line break that ends in white space: RFC 6376 3.4.4
+    // ignores that white space, some signers (python3-dkim) keep one SP. Both are readings.
+    std::optional<std::string> kept_space;
+    if (canon_ == Canon::Relaxed && wsp_) {
+        flush();
+        GChecksum *before = g_checksum_copy(sum_);
+        const std::uint64_t total = total_;
+        for (; crlfs_ > 0; --crlfs_) out("\r\n");
+        out(" \r\n");
+        flush();
+        if (!limit_ || *limit_ <= total_) kept_space = digest(sum_);
+        g_checksum_free(sum_);
+        sum_ = before;
+        total_ = total;
+    }
+    // The last non-empty line keeps (or gets) its CRLF; an empty body is CRLF in simple and
+    // nothing in relaxed (RFC 6376 3.4.3, 3.4.4).
+    if (any_ || canon_ == Canon::Simple) out("\r\n");
+    flush();
+    if (!limit_ || *limit_ <= total_) digests.push_back(digest(sum_)); // l= past the end: no match (3.5)
+    if (kept_space) digests.push_back(*kept_space);
+    return digests;
+}
+
+std::optional<Signature> parse(std::string_view value)
+{
+    Signature sig;
+    std::vector<std::string> seen;
+    bool have_b = false;
+    std::size_t pos = 0;
+    while (pos <= value.size()) {
+        std::size_t semi = value.find(';', pos);
+        if (semi == std::string_view::npos) semi = value.size();
+        std::string_view spec = value.substr(pos, semi - pos);
+        pos = semi + 1;
+        std::size_t eq = spec.find('=');
+        std::string name = text::ascii_lower(text::without_space(spec.substr(0, eq == std::string_view::npos ? spec.size() : eq)));
+        if (name.empty() && eq == std::string_view::npos) continue; // a trailing ";"
+        if (eq == std::string_view::npos) return std::nullopt;
+        if (std::find(seen.begin(), seen.end(), name) != seen.end()) return std::nullopt; // RFC 6376 3.2
+        seen.push_back(name);
+        std::string v;
+        for (char c : spec.substr(eq + 1))
+            if (c != ' ' && c != '\t' && c != '\r' && c != '\n') v += c;
+        if (name == "a") sig.a = text::ascii_lower(v);
+        else if (name == "bh") sig.bh = v;
+        else if (name == "b") have_b = !v.empty();
+        else if (name == "d") sig.d = v;
+        else if (name == "s") sig.s = v;
+        else if (name == "c") sig.c = text::ascii_lower(v);
+        else if (name == "l") {
+            if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+            sig.l = std::stoull(v);
+        } else if (name == "h") {
+            for (std::size_t b = 0; b <= v.size();) {
+                std::size_t colon = std::min(v.find(':', b), v.size());
+                if (colon > b) sig.h.push_back(text::ascii_lower(std::string_view(v).substr(b, colon - b)));
+                b = colon + 1;
+            }
+        }
+    }
+    if (!have_b || sig.bh.empty() || sig.h.empty() || sig.a.empty()) return std::nullopt;
+    return sig;
+}
+
+} // namespace dkim
+
+namespace {
+
+constexpr std::int64_t kChunk = 65536;
+
+// Where the fields of a message's header block start and end, and its body starts.
+struct Block {
+    std::int64_t begin{-1}, end{-1}, body{-1};
+};
+
+Block header_block(const MessageContext &ctx, GMimeMessage *msg)
+{
+    Block b;
+    GMimeObject *body = g_mime_message_get_mime_part(msg);
+    for (GMimeObject *o : {GMIME_OBJECT(msg), body}) {
+        GMimeHeaderList *hl = o ? g_mime_object_get_header_list(o) : nullptr;
+        for (int i = 0; hl && i < g_mime_header_list_get_count(hl); ++i) {
+            GMimeHeader *h = g_mime_header_list_get_header_at(hl, i);
+            auto raw = ctx.raw_header(h);
+            if (!raw) continue;
+            std::int64_t off = g_mime_header_get_offset(h);
+            b.begin = b.begin < 0 ? off : std::min(b.begin, off);
+            b.end = std::max(b.end, off + static_cast<std::int64_t>(raw->size()));
+        }
+    }
+    if (b.end < 0) return b;
+    auto blank = ctx.source().slice(b.end, std::min(ctx.segment().msg_end, b.end + 2));
+    b.body = b.end;
+    if (blank && blank->compare(0, 2, "\r\n") == 0) b.body += 2;
+    else if (blank && !blank->empty() && (*blank)[0] == '\n') b.body += 1;
+    return b;
+}
+
+// Where an entity starts: its first field, or its content when it has none.
+std::int64_t entity_begin(const MessageContext &ctx, std::size_t idx)
+{
+    const Node &n = ctx.nodes()[idx];
+    if (n.parent >= 0 && ctx.nodes()[static_cast<std::size_t>(n.parent)].kind == Node::Kind::MessagePart)
+        return header_block(ctx, n.message).begin;
+    std::int64_t begin = -1;
+    GMimeHeaderList *hl = MessageContext::headers_of(n);
+    for (int i = 0; hl && i < g_mime_header_list_get_count(hl); ++i) {
+        std::int64_t off = g_mime_header_get_offset(g_mime_header_list_get_header_at(hl, i));
+        if (off >= ctx.segment().msg_begin) begin = begin < 0 ? off : std::min(begin, off);
+    }
+    if (begin >= 0) return begin;
+    if (n.kind == Node::Kind::Leaf)
+        if (auto span = ctx.content_span(n)) return span->first;
+    for (std::size_t c = idx + 1; c < ctx.nodes().size(); ++c) // a multipart with no fields
+        if (ctx.nodes()[c].parent == static_cast<int>(idx)) return entity_begin(ctx, c);
+    return -1;
+}
+
+// Where an entity ends: the line break before the next delimiter of its multipart (RFC 2046
+// 5.1.1: that break belongs to the delimiter), or its enclosing message's end.
+std::int64_t entity_end(const MessageContext &ctx, std::size_t idx)
+{
+    const Node &n = ctx.nodes()[idx];
+    if (n.kind == Node::Kind::Leaf)
+        if (auto span = ctx.content_span(n)) return span->second;
+    if (n.parent < 0) return ctx.segment().msg_end;
+    const Node &p = ctx.nodes()[static_cast<std::size_t>(n.parent)];
+    if (p.kind != Node::Kind::Multipart) return entity_end(ctx, static_cast<std::size_t>(n.parent));
+    const char *boundary = g_mime_multipart_get_boundary(GMIME_MULTIPART(p.object));
+    std::int64_t from = entity_begin(ctx, idx);
+    if (!boundary || from < 0) return entity_end(ctx, static_cast<std::size_t>(n.parent));
+    const std::string delim = std::string("\n--") + boundary;
+    const std::int64_t stop = ctx.segment().msg_end;
+    for (std::int64_t pos = from; pos < stop;) {
+        auto chunk = ctx.source().slice(pos, std::min(stop, pos + kChunk + static_cast<std::int64_t>(delim.size())));
+        if (!chunk || chunk->empty()) break;
+        std::size_t at = chunk->find(delim);
+        if (at != std::string::npos) {
+            std::int64_t end = pos + static_cast<std::int64_t>(at);
+            if (at > 0 && (*chunk)[at - 1] == '\r') --end;
+            return end;
+        }
+        pos += kChunk;
+    }
+    return entity_end(ctx, static_cast<std::size_t>(n.parent));
+}
+
+// The body hash state of one signature: "intact", "broken" or "unverifiable", and why.
+std::pair<std::string, std::string> check_body_hash(const MessageContext &ctx, const dkim::Signature &sig,
+                                                    std::int64_t begin, std::int64_t end)
+{
+    GChecksumType type;
+    if (sig.a == "rsa-sha256" || sig.a == "ed25519-sha256") type = G_CHECKSUM_SHA256;
+    else if (sig.a == "rsa-sha1") type = G_CHECKSUM_SHA1;
+    else return {"unverifiable", "algorithm " + sig.a + " not known"};
+    std::string body_canon = sig.c.substr(sig.c.find('/') == std::string::npos ? sig.c.size() : sig.c.find('/') + 1);
+    dkim::Canon canon;
+    if (body_canon.empty() || body_canon == "simple") canon = dkim::Canon::Simple;
+    else if (body_canon == "relaxed") canon = dkim::Canon::Relaxed;
+    else return {"unverifiable", "canonicalization " + sig.c + " not known"};
+    gsize want_len = 0;
+    guchar *want = g_base64_decode(sig.bh.c_str(), &want_len);
+    std::string wanted(reinterpret_cast<const char *>(want), want_len);
+    g_free(want);
+    // In an mbox that quotes "From " lines, a ">From " line may be the mailbox's doing or the
+    // sender's: both readings are hashed, and the signature tells which one it signed.
+    dkim::BodyHash as_read(type, canon, sig.l);
+    std::optional<dkim::BodyHash> unquoted;
+    if (ctx.from_quoted()) unquoted.emplace(type, canon, sig.l, true);
+    for (std::int64_t pos = begin; pos < end; pos += kChunk) {
+        auto chunk = ctx.source().slice(pos, std::min(end, pos + kChunk));
+        if (!chunk) return {"unverifiable", "body unreadable: " + chunk.error().message};
+        as_read.update(*chunk);
+        if (unquoted) unquoted->update(*chunk);
+    }
+    const auto got = as_read.finish();
+    if (std::find(got.begin(), got.end(), wanted) != got.end()) return {"intact", ""};
+    if (unquoted) {
+        const auto u = unquoted->finish();
+        if (std::find(u.begin(), u.end(), wanted) != u.end()) return {"intact", "\">From\" quoting added by the mbox"};
+    }
+    if (got.empty()) return {"broken", "l= is longer than the body"};
+    return {"broken", "body hash does not match"};
+}
+
+} // namespace
+
+Signatures Signatures::analyse(MessageContext &ctx, SignedMode mode)
+{
+    Signatures out;
+    out.mode_ = mode;
+    if (!ctx.message()) return out;
+    const bool enforce = mode == SignedMode::Keep;
+    const auto &nodes = ctx.nodes();
+    const std::int64_t msg_end = ctx.segment().msg_end;
+
+    // DKIM-Signature and ARC-Message-Signature fields of one message.
+    // body_at: the node whose entity the message is (its end found only when needed), -1 for the top.
+    auto message_signatures = [&](GMimeMessage *msg, const std::string &part, int body_at) {
+        GMimeHeaderList *hl = g_mime_object_get_header_list(GMIME_OBJECT(msg));
+        Block block;
+        std::int64_t body_end = msg_end;
+        for (int i = 0; hl && i < g_mime_header_list_get_count(hl); ++i) {
+            GMimeHeader *h = g_mime_header_list_get_header_at(hl, i);
+            const char *name = g_mime_header_get_name(h);
+            const bool is_dkim = name && g_ascii_strcasecmp(name, "DKIM-Signature") == 0;
+            const bool is_arc = name && g_ascii_strcasecmp(name, "ARC-Message-Signature") == 0;
+            if (!is_dkim && !is_arc) continue;
+            if (block.end < 0) {
+                block = header_block(ctx, msg);
+                body_end = body_at < 0 ? msg_end : entity_end(ctx, static_cast<std::size_t>(body_at));
+            }
+            Found f;
+            f.kind = is_dkim ? "dkim" : "arc";
+            f.part = part;
+            const char *raw = g_mime_header_get_raw_value(h);
+            auto sig = dkim::parse(raw ? raw : "");
+            if (!sig) {
+                f.state = "broken";
+                f.detail = "not a valid signature field (RFC 6376 3.5)";
+            } else {
+                f.domain = sig->d;
+                f.selector = sig->s;
+                std::tie(f.state, f.detail) = check_body_hash(ctx, *sig, block.body, body_end);
+                // An unverifiable one may verify for someone who knows its algorithm: kept too.
+                if (f.state != "broken" && block.body >= 0) {
+                    f.protections.push_back(ctx.protect({block.body, body_end, {}, f.kind, enforce}));
+                    std::vector<std::string> names = sig->h;
+                    names.push_back(text::ascii_lower(name));
+                    f.protections.push_back(ctx.protect({block.begin, block.end, std::move(names), f.kind, enforce}));
+                }
+            }
+            out.found_.push_back(std::move(f));
+        }
+    };
+
+    std::vector<std::size_t> crypto; // entities kept whole: nothing inside is looked at again
+    auto inside_crypto = [&](std::size_t idx) {
+        for (int p = static_cast<int>(idx); p >= 0; p = nodes[static_cast<std::size_t>(p)].parent)
+            if (std::find(crypto.begin(), crypto.end(), static_cast<std::size_t>(p)) != crypto.end()) return true;
+        return false;
+    };
+    message_signatures(ctx.message(), "", -1);
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const Node &n = nodes[i];
+        if (inside_crypto(i)) continue;
+        if (n.kind == Node::Kind::MessagePart) {
+            GMimeMessage *inner = g_mime_message_part_get_message(GMIME_MESSAGE_PART(n.object));
+            if (inner) message_signatures(inner, n.section, static_cast<int>(i));
+            continue;
+        }
+        GMimeContentType *ct = g_mime_object_get_content_type(n.object);
+        if (!ct) continue;
+        std::string kind;
+        if (g_mime_content_type_is_type(ct, "multipart", "signed")) {
+            const char *proto = g_mime_content_type_get_parameter(ct, "protocol");
+            std::string p = text::ascii_lower(proto ? proto : "");
+            kind = p == "application/pgp-signature" ? "pgp" : p.find("pkcs7-signature") != std::string::npos ? "smime" : "signed";
+        } else if (g_mime_content_type_is_type(ct, "multipart", "encrypted")) {
+            kind = "encrypted";
+        } else if (g_mime_content_type_is_type(ct, "application", "pkcs7-mime") ||
+                   g_mime_content_type_is_type(ct, "application", "x-pkcs7-mime")) {
+            const char *st = g_mime_content_type_get_parameter(ct, "smime-type");
+            std::string t = text::ascii_lower(st ? st : "");
+            kind = t == "enveloped-data" || t == "authenveloped-data" ? "encrypted" : "smime";
+        } else {
+            continue;
+        }
+        crypto.push_back(i);
+        Found f;
+        f.kind = kind;
+        f.part = n.section;
+        f.state = "unverifiable";
+        f.detail = "mimeuri does not check cryptographic signatures; the entity is kept whole";
+        if (n.top_level()) {
+            // The message's own fields are outside what RFC 1847 signs: fields may be added
+            // there, but the body and the fields that describe it stay as they are.
+            Block b = header_block(ctx, ctx.message());
+            if (b.body >= 0) {
+                f.protections.push_back(ctx.protect({b.body, msg_end, {}, kind, enforce}));
+                f.protections.push_back(ctx.protect(
+                    {b.begin, b.end, {"content-type", "content-transfer-encoding", "mime-version"}, kind, enforce}));
+            }
+        } else {
+            std::int64_t begin = entity_begin(ctx, i);
+            if (begin >= 0) f.protections.push_back(ctx.protect({begin, entity_end(ctx, i), {}, kind, enforce}));
+        }
+        out.found_.push_back(std::move(f));
+    }
+    return out;
+}
+
+void Signatures::report(MessageContext &ctx) const
+{
+    JsonArray *list = json_array_new();
+    for (const Found &f : found_) {
+        bool broken_now = false;
+        for (std::size_t p : f.protections) broken_now = broken_now || ctx.touched(p);
+        JsonObject *o = json_object_new();
+        json_set_string(o, "kind", f.kind);
+        json_set_string(o, "part", f.part);
+        json_set_string(o, "state", broken_now ? "broken" : f.state);
+        json_object_set_boolean_member(o, "kept", mode_ == SignedMode::Keep && !f.protections.empty());
+        if (!f.domain.empty()) json_set_string(o, "domain", f.domain);
+        if (!f.selector.empty()) json_set_string(o, "selector", f.selector);
+        std::string detail = broken_now ? "broken by this run's edits (--signed=rewrite)" : f.detail;
+        if (!detail.empty()) json_set_string(o, "detail", detail);
+        json_array_add_object_element(list, o);
+    }
+    ctx.report().set_extra("signatures", list);
+}
+
+} // namespace mimeuri

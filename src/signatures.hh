@@ -1,0 +1,90 @@
+// Signed content is evidence. Before any pass runs, each signature a message carries is found
+// and, unless the user asked for rewriting, protected in the message context, so that no pass
+// can change what it covers:
+// - RFC 1847 multipart/signed (S/MIME, RFC 8551; PGP/MIME, RFC 3156), S/MIME's
+//   application/pkcs7-mime, and multipart/encrypted: the whole entity, headers and body;
+// - DKIM-Signature (RFC 6376) and ARC-Message-Signature (RFC 8617 4.1.2) of the message and of
+//   every embedded message/rfc822, while the body hash still matches (bh=): that message's
+//   body, and every field whose name the signature lists in h=.
+#pragma once
+
+#include "message.hh"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mimeuri {
+
+enum class SignedMode { Keep, Rewrite };
+
+namespace dkim {
+
+enum class Canon { Simple, Relaxed };
+
+// The body hash of RFC 6376 3.7 over a body given in pieces: bare LF ends a line as CRLF does
+// (3.4.3/3.4.4 work on CRLF lines), the body canonicalised, at most `limit` octets (l=) hashed.
+// With unquote_from, one ">" is taken off each line that starts with ">+From " first (the
+// quoting an mbox adds, mboxrd).
+class BodyHash {
+public:
+    BodyHash(GChecksumType type, Canon canon, std::optional<std::uint64_t> limit, bool unquote_from = false);
+    ~BodyHash();
+    BodyHash(const BodyHash &) = delete;
+    BodyHash &operator=(const BodyHash &) = delete;
+    void update(std::string_view bytes);
+    // The digests the body may have been signed with: the RFC's reading, then any other that
+    // signers are known to use; none when l= is longer than the canonical body (3.5).
+    std::vector<std::string> finish();
+
+private:
+    void byte(char c);   // after ">From " unquoting
+    void canon(char c);  // line ends
+    void newline();
+    void content(char c); // RFC 6376 3.4.3 / 3.4.4
+    void out(std::string_view s);
+    void flush();
+    static std::string digest(GChecksum *sum);
+    GChecksum *sum_;
+    Canon canon_;
+    std::optional<std::uint64_t> limit_;
+    bool unquote_;
+    std::uint64_t total_{0};
+    std::uint64_t crlfs_{0}; // line ends after the last content, not yet written
+    bool wsp_{false};        // relaxed: white space not yet written
+    bool cr_{false};         // a CR not yet known to end a line
+    bool any_{false};        // content written
+    std::string buf_;        // canonical bytes not yet hashed
+    std::string prefix_;     // start of a line while it may still be ">+From "
+    bool line_start_{true};
+};
+
+// The tags of a DKIM-Signature or ARC-Message-Signature field value (RFC 6376 3.2).
+struct Signature {
+    std::string a, bh, d, s, c;
+    std::vector<std::string> h; // lower-case field names, in order
+    std::optional<std::uint64_t> l;
+};
+std::optional<Signature> parse(std::string_view value);
+
+} // namespace dkim
+
+// What analyse() found in one message: its signatures and the protections that keep them.
+class Signatures {
+public:
+    static Signatures analyse(MessageContext &ctx, SignedMode mode);
+    // The report's "signatures" member: each signature's state once the passes have run.
+    void report(MessageContext &ctx) const;
+
+private:
+    struct Found {
+        std::string kind, part, state, detail, domain, selector;
+        std::vector<std::size_t> protections;
+    };
+    std::vector<Found> found_;
+    SignedMode mode_{SignedMode::Keep};
+};
+
+} // namespace mimeuri
