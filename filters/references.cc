@@ -771,7 +771,9 @@ Status ReferencesPass::apply(MessageContext &ctx)
         std::map<int, std::vector<int>> by_parent;
         for (int node : inlined_targets)
             if (!kept_targets.count(node)) by_parent[nodes[static_cast<std::size_t>(node)].parent].push_back(node);
-        for (auto &[parent, drops] : by_parent) {
+        for (auto &group : by_parent) {
+            const int parent = group.first; // not a structured binding: clang 14 cannot capture one
+            auto &drops = group.second;
             // RFC 2046 5.1.1: a multipart has at least one body part. One that would lose
             // every part keeps its first (readers report a multipart with none as broken).
             auto children = std::count_if(nodes.begin(), nodes.end(), [&](const Node &c) { return c.parent == parent; });

@@ -245,12 +245,15 @@ void check_structure(const std::string &in, const std::string &out, const std::v
             if (x != y) fail("a leaf no edit touches changed (" + a.type + ", entity " + std::to_string(k) + ")",
                              "was: " + show(x) + "\nnow: " + show(y));
         }
-        // A rewritten body is well-formed in its encoding.
+        // A rewritten body is well-formed in its encoding where the input's was (a part that
+        // GMime reads as a multipart and this reader as a leaf, under a garbled Content-Type,
+        // was never that encoding to begin with).
         if (a.leaf() && body_touched && b.body_end > b.body_begin) {
+            std::string_view x(in.data() + a.body_begin, a.body_end - a.body_begin);
             std::string_view y(out.data() + b.body_begin, b.body_end - b.body_begin);
             std::string cte = cte_of(out, b), why;
-            if (cte == "base64") why = bad_base64(y);
-            else if (cte == "quoted-printable") why = bad_qp(y);
+            if (cte == "base64" && bad_base64(x).empty()) why = bad_base64(y);
+            else if (cte == "quoted-printable" && bad_qp(x).empty()) why = bad_qp(y);
             if (!why.empty()) fail("a rewritten " + cte + " body is malformed: " + why, show(y, 2000));
         }
         // Header fields: the untouched ones unchanged, added ones each a field of its own.

@@ -672,7 +672,10 @@ Rewritten rewrite(std::string_view html, const Scan &scan, const std::vector<Rep
         std::string text;
     };
     std::vector<Splice> splices;
-    for (auto &[hi, reps] : by_holder) {
+    for (auto &entry : by_holder) {
+        // Named, not a structured binding: clang 14 cannot capture one in a lambda.
+        const std::size_t hi = entry.first;
+        auto &reps = entry.second;
         const Holder &h = scan.holders[hi];
         std::sort(reps.begin(), reps.end(), [&](std::size_t a, std::size_t b) {
             return scan.refs[replacements[a].ref].begin < scan.refs[replacements[b].ref].begin;
