@@ -428,6 +428,10 @@ Status MessageContext::add_header(const Node &n, std::string_view name, std::str
         char before;
         auto r = src_.read_at(*at - 1, &before, 1);
         if (!r) return r.error();
+        // A bare CR there: the block is not in any line-ending convention an insertion could
+        // follow (readers differ on whether a CR ends a line). Nothing is added.
+        if (before == '\r')
+            return Error{Code::DataErr, "the header block ends in a bare CR; " + std::string(name) + " not added"};
         if (before != '\n') {
             value.pop_back();
             return add_edit(*at, *at, to_eol("\n" + std::string(name) + ":" + value));

@@ -274,6 +274,26 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
         return *m ? Format::Mbox : Format::Message;
     };
 
+    // Several inputs to one output: mboxes may follow each other, but single messages would
+    // run together into one that no reader could split. Refused before anything is written.
+    if (out && inputs.size() > 1) {
+        std::size_t readable = 0;
+        const std::string *single = nullptr;
+        for (const auto &in : inputs) {
+            auto src = open_input(in);
+            if (!src || src->size() == 0) continue; // reported when it is processed
+            ++readable;
+            auto format = format_of(*src);
+            if (format && *format == Format::Message && !single) single = &in;
+        }
+        if (single && readable > 1) {
+            g_warning("%s is a single message: several inputs go to one output only as mboxes "
+                      "(--format=mbox); use --in-place, or one run per message",
+                      single->c_str());
+            return exit_status(Code::Usage);
+        }
+    }
+
     // Passes that resolve references across messages (mid:) index the whole run first, so
     // that forward references resolve too. Inputs that cannot be read are reported below.
     bool wants_index = false;
@@ -403,6 +423,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
                 if (index_first && ctx->message())
                     for (auto &p : passes)
                         if (p->wants_index()) (void)p->index(*ctx);
+                protect_conflicting_types(*ctx); // before any pass, as signatures
                 const Signatures signatures = Signatures::analyse(*ctx, opts.signed_mode); // before any pass
                 if (ctx->message()) {
                     for (auto &p : passes) {

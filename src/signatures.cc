@@ -305,6 +305,37 @@ std::pair<std::string, std::string> check_body_hash(const MessageContext &ctx, c
 
 } // namespace
 
+void protect_conflicting_types(MessageContext &ctx)
+{
+    const auto &nodes = ctx.nodes();
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        GMimeHeaderList *hl = MessageContext::headers_of(nodes[i]);
+        std::vector<std::string> seen; // "type/subtype;boundary" of each Content-Type field
+        for (int k = 0; hl && k < g_mime_header_list_get_count(hl); ++k) {
+            GMimeHeader *h = g_mime_header_list_get_header_at(hl, k);
+            if (g_ascii_strcasecmp(g_mime_header_get_name(h), "Content-Type") != 0) continue;
+            const char *raw = g_mime_header_get_raw_value(h);
+            GMimeContentType *ct = g_mime_content_type_parse(nullptr, raw ? raw : "");
+            std::string key;
+            if (ct) {
+                char *type = g_mime_content_type_get_mime_type(ct);
+                const char *b = g_mime_content_type_get_parameter(ct, "boundary");
+                key = text::ascii_lower(type ? type : "") + ";" + (b ? b : "");
+                g_free(type);
+                g_object_unref(ct);
+            }
+            seen.push_back(std::move(key));
+        }
+        if (std::all_of(seen.begin(), seen.end(), [&](const std::string &k) { return k == seen.front(); })) continue;
+        std::int64_t begin = entity_begin(ctx, i);
+        if (begin < 0) continue;
+        ctx.protect({begin, entity_end(ctx, i), {}, "content-type-conflict", true});
+        ctx.report().add_error(nodes[i].section, "content-type-conflict",
+                               "Content-Type fields that disagree (GMime reads the last, Python and Thunderbird the "
+                               "first): the part is left as it is");
+    }
+}
+
 Signatures Signatures::analyse(MessageContext &ctx, SignedMode mode)
 {
     Signatures out;

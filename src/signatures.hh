@@ -71,6 +71,12 @@ std::optional<Signature> parse(std::string_view value);
 
 } // namespace dkim
 
+// A part with two or more Content-Type fields that disagree is read one way by GMime (the
+// last field) and another by Python's email and Thunderbird (the first): no rule can make
+// every reader see the same structure after an edit. Such a part is kept whole (protection
+// reason "content-type-conflict") and reported, for every pass alike.
+void protect_conflicting_types(MessageContext &ctx);
+
 // What analyse() found in one message: its signatures and the protections that keep them.
 class Signatures {
 public:

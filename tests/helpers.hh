@@ -109,6 +109,15 @@ inline std::string quote(const std::string &s)
 
 inline std::string bin() { return quote(MIMEURI_BIN); }
 
+// AddressSanitizer maps terabytes of shadow memory: a sanitized build cannot run under an
+// address-space limit, so there the limit is left out (and tests that need it skip it).
+#ifdef MIMEURI_SANITIZED
+constexpr bool sanitized = true;
+#else
+constexpr bool sanitized = false;
+#endif
+inline std::string address_limit(const std::string &kb) { return sanitized ? std::string() : "ulimit -v " + kb + "; "; }
+
 // Runs mimeuri with args, its standard output captured byte-exactly through a file.
 // stdin_path: a file to pipe in through cat (a real pipe), or empty for none.
 inline Proc mimeuri(const std::string &args, const std::string &stdin_path = {}, bool pipe = true)

@@ -153,14 +153,20 @@ TEST_CASE("--check writes only the report to standard output")
     CHECK_FALSE(json_object_get_boolean_member(lines[0], "changed"));
 }
 
-TEST_CASE("-o writes atomically and several inputs are concatenated")
+TEST_CASE("-o writes atomically; several single messages are refused, never run together; mboxes follow each other")
 {
     testing::TempDir d;
     std::string a = d.file("a.eml", "Subject: a\n\nA\n"), b = d.file("b.eml", "Subject: b\r\n\r\nB\r\n");
     auto r = mimeuri("-o " + quote(d / "out") + " " + quote(a) + " " + quote(b));
-    CHECK(r.status == 0);
-    CHECK(r.out.empty());
-    CHECK(testing::read_file(d / "out") == "Subject: a\n\nA\nSubject: b\r\n\r\nB\r\n");
+    CHECK(r.status == 64);
+    CHECK(r.err.find("single message") != std::string::npos);
+    CHECK_FALSE(g_file_test((d / "out").c_str(), G_FILE_TEST_EXISTS));
+    CHECK(mimeuri(quote(a) + " " + quote(b)).out.empty()); // nothing on standard output either
+    std::string m1 = d.file("1.mbox", "From x Mon Jan  1 00:00:00 2024\nSubject: a\n\nA\n\n"),
+                m2 = d.file("2.mbox", "From y Mon Jan  1 00:00:00 2024\nSubject: b\n\nB\n\n");
+    auto both = mimeuri("-o " + quote(d / "out") + " " + quote(m1) + " " + quote(m2));
+    CHECK(both.status == 0);
+    CHECK(testing::read_file(d / "out") == testing::read_file(m1) + testing::read_file(m2));
     auto bad = mimeuri("-o /nonexistent/dir/out " + quote(a));
     CHECK(bad.status == 73);
 }

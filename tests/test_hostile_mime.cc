@@ -325,7 +325,7 @@ TEST_CASE("limits hold while parsing: a million parts or a 300 MB part header ar
         m += "--b--\n";
         std::string f = d.file("many.eml", m);
         gint64 t0 = g_get_monotonic_time();
-        auto r = testing::sh("ulimit -v 400000; " + testing::bin() + " --report=" + quote(d / "r") + " " + quote(f) +
+        auto r = testing::sh(testing::address_limit("400000") + testing::bin() + " --report=" + quote(d / "r") + " " + quote(f) +
                              " > " + quote(d / "out") + "; echo $?");
         double secs = static_cast<double>(g_get_monotonic_time() - t0) / 1e6;
         CHECK(r.out == "0\n");
@@ -341,7 +341,7 @@ TEST_CASE("limits hold while parsing: a million parts or a 300 MB part header ar
                     "printf '\\nbody\\n--b--\\n'; } > " +
                     quote(f));
         gint64 t0 = g_get_monotonic_time();
-        auto r = testing::sh("ulimit -v 400000; " + testing::bin() + " --report=" + quote(d / "r2") + " " + quote(f) +
+        auto r = testing::sh(testing::address_limit("400000") + testing::bin() + " --report=" + quote(d / "r2") + " " + quote(f) +
                              " | cmp -s - " + quote(f) + "; echo $?");
         double secs = static_cast<double>(g_get_monotonic_time() - t0) / 1e6;
         CHECK(r.out == "0\n");
@@ -444,4 +444,24 @@ TEST_CASE("deep nesting: no part lies past the walk's reach unreported; --max-de
     std::string small = d.file("s.eml", "Subject: s\n\nhi\n");
     CHECK(run("--max-depth=501 " + quote(small)).status == 64);
     CHECK(run("--max-depth=500 " + quote(small)).status == 0);
+}
+
+TEST_CASE("a part with two Content-Type fields that disagree is left as it is, by every pass, and reported")
+{
+    testing::TempDir d;
+    // GMime reads the last field (text/plain), Python and Thunderbird the first (text/html).
+    const std::string m = "Message-ID: <2ct@x>\nContent-Type: multipart/related; boundary=b\n\n--b\n"
+                          "Content-Type: text/html\nContent-Type: text/plain\n\n<img src=\"CID:<img@x>\">\n--b\n"
+                          "Content-Type: image/png\nContent-ID: <img@x>\n\nAAAA\n--b--\n";
+    auto r = run("--labels=all --report=" + quote(d / "r"), d.file("m.eml", m));
+    CHECK(r.status == 0);
+    std::string rep = testing::read_file(d / "r");
+    CHECK(rep.find("\"code\":\"content-type-conflict\"") != std::string::npos);
+    // The part's bytes are as they came: no label inside it, no reference rewritten.
+    auto part = r.out.find("--b\nContent-Type: text/html\nContent-Type: text/plain\n\n<img src=\"CID:<img@x>\">\n--b\n");
+    CHECK(part != std::string::npos);
+    // Fields that agree are no conflict.
+    const std::string same = "Message-ID: <s@x>\nContent-Type: text/plain\nContent-Type: TEXT/plain\n\nhi\n";
+    auto s = run("--check", d.file("s.eml", same));
+    CHECK(s.out.find("content-type-conflict") == std::string::npos);
 }

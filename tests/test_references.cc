@@ -130,9 +130,10 @@ TEST_CASE("mid: resolves in the message, its embedded messages, and other files 
     CHECK(s(r.ref(1, 0), "status") == "resolved");
     CHECK(s(r.ref(1, 0), "target_message") == "a@x");
     // --mid=repair fixes the domain case only.
-    auto fixed = mimeuri("--mid=repair " + quote(a) + " " + quote(b));
-    CHECK(fixed.out.find("<a href=\"mid:b@x\">b, domain case</a>") != std::string::npos);
-    CHECK(fixed.out.find("mid:c@x") != std::string::npos);
+    REQUIRE(mimeuri("--mid=repair --in-place " + quote(a) + " " + quote(b)).status == 0);
+    std::string fixed = testing::read_file(a);
+    CHECK(fixed.find("<a href=\"mid:b@x\">b, domain case</a>") != std::string::npos);
+    CHECK(fixed.find("mid:c@x") != std::string::npos);
 }
 
 TEST_CASE("extract: safe, unique names; nothing outside the folder; nothing overwritten")
