@@ -180,8 +180,10 @@ Result<Sink> Sink::atomic(const std::string &path_in, const std::string &mode_fr
     GCharPtr base(g_path_get_basename(path.c_str()));
     std::string tmpl = (tmp_dir.empty() ? std::string(dir.get()) : tmp_dir) + "/." + base.get() + ".mimeuri-XXXXXX";
     // A terminating signal waits until the new file is in the handler's list of files to remove.
+    // The file is born 0600 (whatever the umask), then given the final owner and mode before
+    // any byte is written: in a spool others can search, nobody else ever reads it early.
     TerminationHeld held;
-    int fd = g_mkstemp_full(tmpl.data(), O_WRONLY | O_CLOEXEC, 0666 & ~0022);
+    int fd = g_mkstemp_full(tmpl.data(), O_WRONLY | O_CLOEXEC, 0600);
     if (fd < 0) {
         int err = errno;
         return Error{err == ENOSPC || err == EDQUOT ? Code::TempFail : Code::CantCreate,
@@ -197,7 +199,23 @@ Result<Sink> Sink::atomic(const std::string &path_in, const std::string &mode_fr
     struct stat st {};
     const std::string &ref = mode_from.empty() ? path : mode_from;
     if (::stat(ref.c_str(), &st) == 0) {
-        (void)::fchmod(fd, st.st_mode & 07777);
+        // Owner and group first (fchown clears set-id bits), then the mode. A file rewritten
+        // in place whose owner or group cannot be kept is left alone: its owner could lose
+        // access to their own mail. For -o, ownership is kept where possible.
+        if (st.st_uid != ::geteuid() || st.st_gid != ::getegid()) {
+            int rc = ::fchown(fd, st.st_uid, st.st_gid);
+            if (rc != 0 && st.st_uid == ::geteuid()) rc = ::fchown(fd, static_cast<uid_t>(-1), st.st_gid);
+            if (rc != 0 && s.in_place_) {
+                int err = errno;
+                return Error{Code::CantCreate, "cannot keep the owner " + std::to_string(st.st_uid) + ":" +
+                                                   std::to_string(st.st_gid) + " of " + ref + " (" + g_strerror(err) +
+                                                   "); left as it was"};
+            }
+        }
+        if (::fchmod(fd, st.st_mode & 07777) != 0 && s.in_place_) {
+            int err = errno;
+            return Error{Code::CantCreate, "cannot keep the mode of " + ref + " (" + g_strerror(err) + "); left as it was"};
+        }
     } else {
         mode_t mask = ::umask(0);
         ::umask(mask);

@@ -349,6 +349,9 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
             worsen(worst, c);
             return;
         }
+        // What was read, for --in-place: the checks before the rename compare with it.
+        struct stat read_st {};
+        if (opts.in_place && src->fd() >= 0 && ::fstat(src->fd(), &read_st) == 0) read_st.st_size = src->size();
         if (src->size() == 0) {
             // An empty output would be stored as an empty message by procmail, Dovecot or Exim.
             g_warning("%s: empty input, nothing to filter", input.c_str());
@@ -646,6 +649,24 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
                 worsen(worst, Code::CantCreate);
                 return;
             }
+            // A file that cannot be rewritten safely is left as it was, which is what
+            // --on-error=pass asks for; tempfail makes the run end in 75.
+            auto refuse = [&](const std::string &why) {
+                g_warning("%s: %s; left as it was", input.c_str(), why.c_str());
+                ++st.failed;
+                if (opts.on_error == OnError::TempFail) {
+                    any_tempfail = true;
+                    worsen(worst, Code::TempFail);
+                }
+            };
+            // Postfix's safe_open: a second name would keep the old bytes (or, for a
+            // mailbox, get the next deliveries while this name holds the rewrite).
+            if (read_st.st_nlink > 1)
+                return refuse("has " + std::to_string(read_st.st_nlink) + " hard links, and a rewrite would split them");
+            if (!(read_st.st_mode & S_IWUSR) && !opts.force_read_only)
+                return refuse("is read-only (mode " + std::to_string((read_st.st_mode >> 6) & 7) +
+                              std::to_string((read_st.st_mode >> 3) & 7) + std::to_string(read_st.st_mode & 7) +
+                              "); --force-read-only rewrites it");
             auto sink = Sink::atomic(input, input, maildir_tmp(input));
             if (!sink) {
                 g_warning("%s", sink.error().message.c_str());
