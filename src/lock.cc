@@ -1,5 +1,7 @@
 #include "lock.hh"
 
+#include "output.hh"
+
 #include <glib.h>
 #include <lockfile.h>
 
@@ -53,6 +55,7 @@ Result<MboxLock> MboxLock::acquire(const std::string &path_in, double timeout)
     }
     lock.dotlock_ = dotlock;
     lock.touched_ = std::time(nullptr);
+    lock.signal_slot_ = remove_on_signal(dotlock);
     for (;;) {
         int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOCTTY);
         if (fd < 0) {
@@ -85,7 +88,8 @@ Result<MboxLock> MboxLock::acquire(const std::string &path_in, double timeout)
 }
 
 MboxLock::MboxLock(MboxLock &&o) noexcept
-    : dotlock_(std::move(o.dotlock_)), fd_(std::exchange(o.fd_, -1)), owner_(o.owner_), touched_(o.touched_)
+    : dotlock_(std::move(o.dotlock_)), fd_(std::exchange(o.fd_, -1)), owner_(o.owner_), touched_(o.touched_),
+      signal_slot_(std::exchange(o.signal_slot_, -1))
 {
     o.dotlock_.clear();
 }
@@ -94,7 +98,11 @@ MboxLock::~MboxLock()
 {
     if (owner_ != ::getpid()) return; // a forked worker's copy: the parent holds the locks
     if (fd_ >= 0) ::close(fd_);
-    if (!dotlock_.empty()) (void)lockfile_remove(dotlock_.c_str());
+    if (!dotlock_.empty()) {
+        TerminationHeld held; // removed once, by the handler or here
+        (void)lockfile_remove(dotlock_.c_str());
+        forget_on_signal(signal_slot_);
+    }
 }
 
 void MboxLock::keep_alive()

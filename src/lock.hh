@@ -35,6 +35,7 @@ private:
     int fd_{-1};
     pid_t owner_{0};
     std::time_t touched_{0};
+    int signal_slot_{-1}; // a terminating signal removes the dotlock too
 };
 
 } // namespace mimeuri

@@ -124,6 +124,10 @@ void reset_signal_cleanup()
     in_worker = 1;
 }
 
+int remove_on_signal(const std::string &path) { return register_pending(path); }
+
+void forget_on_signal(int slot) { unregister_pending(slot); }
+
 void signal_reports_in_place(bool in_place) { in_place_run = in_place; }
 
 void register_worker(pid_t pid)

@@ -87,6 +87,11 @@ void signal_reports_in_place(bool in_place);
 void register_worker(pid_t pid);
 void reap_worker(pid_t pid);
 
+// A file a terminating signal removes too (an mbox's dotlock): a slot to give back to
+// forget_on_signal() once the file is removed in the ordinary way.
+int remove_on_signal(const std::string &path);
+void forget_on_signal(int slot);
+
 // Holds SIGTERM, SIGINT and SIGHUP back while it lives (around a rename, a fork).
 class TerminationHeld {
 public:

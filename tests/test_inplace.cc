@@ -336,3 +336,15 @@ TEST_CASE("--changed-list: the paths rewritten, one a line, also from workers")
     auto u = mimeuri("--changed-list=x " + quote(mbox));
     CHECK(u.status == 64);
 }
+
+TEST_CASE("SIGTERM during --in-place on an mbox: the dotlock is removed with the temporary file, the mbox as it was")
+{
+    testing::TempDir d;
+    std::string mbox = d.file("mbox", mbox_of(20000));
+    auto r = testing::sh(testing::bin() + " --in-place --cid=repair " + quote(mbox) + " 2>" + quote(d / "err") +
+                         " & until test -e " + quote(mbox + ".lock") + "; do sleep 0.01; done; sleep 0.3; kill -TERM $!; wait $!; echo $?");
+    CHECK(r.out == "75\n");
+    CHECK(testing::read_file(d / "err").find("terminated by a signal") != std::string::npos);
+    CHECK(testing::sh("ls -A " + quote(d.path)).out == "err\nmbox\n");
+    CHECK(testing::read_file(mbox) == mbox_of(20000));
+}
