@@ -348,3 +348,20 @@ TEST_CASE("SIGTERM during --in-place on an mbox: the dotlock is removed with the
     CHECK(testing::sh("ls -A " + quote(d.path)).out == "err\nmbox\n");
     CHECK(testing::read_file(mbox) == mbox_of(20000));
 }
+
+TEST_CASE("--in-place not as root: a file whose owner cannot be kept is left as it was")
+{
+    if (::geteuid() != 0 || testing::sh("command -v setpriv").status != 0) return;
+    testing::TempDir d;
+    REQUIRE(testing::sh("chmod 0755 " + quote(d.path) + " && mkdir " + quote(d / "box") + " && chown 1234:1234 " +
+                        quote(d / "box")).status == 0);
+    std::string f = d.file("box/m.eml", fixme); // root's file in the user's folder
+    REQUIRE(testing::sh("chmod 0666 " + quote(f)).status == 0);
+    auto r = testing::sh("setpriv --reuid=1234 --regid=1234 --clear-groups " + testing::bin() + " --in-place --cid=repair " +
+                         quote(f) + " 2>&1; echo $?");
+    CHECK(r.out.find("cannot keep the owner 0:0") != std::string::npos);
+    CHECK(r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1) == "73\n");
+    CHECK(testing::read_file(f) == fixme);
+    CHECK(stat_of(f) == "0:0:666:1\n");
+    CHECK(testing::sh("ls -A " + quote(d / "box")).out == "m.eml\n");
+}
