@@ -231,6 +231,12 @@ Status load_config(Options &o, const std::string &path)
                 o.limits.max_seconds = g_key_file_get_double(kf.get(), groups[g], keys[k], &e);
                 if (!e && !(o.limits.max_seconds > 0)) return usage(path + ": max-time must be positive");
             }
+            else if (key == "force-read-only")
+                o.force_read_only = g_key_file_get_boolean(kf.get(), groups[g], keys[k], &e);
+            else if (key == "lock-timeout") {
+                o.lock_timeout = g_key_file_get_double(kf.get(), groups[g], keys[k], &e);
+                if (!e && !(o.lock_timeout >= 0)) return usage(path + ": lock-timeout must not be negative");
+            } else if (key == "changed-list") o.changed_list = str();
             else if (key == "spool-threshold")
                 s = set_spool(o, g_key_file_get_int64(kf.get(), groups[g], keys[k], &e));
             else return usage(path + ": unknown key '" + key + "' in [" + group + "]");
@@ -261,9 +267,10 @@ Result<Options> parse_options(int argc, char **argv)
     gchar *on_error = nullptr, *format = nullptr, *output = nullptr, *report = nullptr, *passes = nullptr,
           *config = nullptr, *labels = nullptr, *label_header = nullptr, *label_format = nullptr,
           *external_body = nullptr, *schemes = nullptr, *cid = nullptr, *mid = nullptr, *mid_url = nullptr,
-          *inline_types = nullptr, *extract_dir = nullptr, *signed_mode = nullptr;
+          *inline_types = nullptr, *extract_dir = nullptr, *signed_mode = nullptr, *changed_list = nullptr;
     gint64 inline_max = -1, html_max = -1, max_refs = -1, jobs = -1, max_parts = -1, max_header = -1;
-    gdouble max_time = -1;
+    gdouble max_time = -1, lock_timeout = -1;
+    gboolean force_read_only = FALSE;
     gboolean use_syslog = FALSE;
     gboolean drop_inlined = FALSE, summary_header = FALSE, location_to_cid = FALSE;
     gchar **url_maps = nullptr;
@@ -277,6 +284,18 @@ Result<Options> parse_options(int argc, char **argv)
          "Write the result to PATH (atomically: temporary file, fsync, rename) (default: standard output)", "PATH"},
         {"in-place", 'i', 0, G_OPTION_ARG_NONE, &in_place,
          "Rewrite each FILE atomically; files with nothing to change are not touched (default: off)", nullptr},
+        {"force-read-only", 0, 0, G_OPTION_ARG_NONE, &force_read_only,
+         "With --in-place, also rewrite files whose owner has no write permission (0444) (default: off: left "
+         "as they were)",
+         nullptr},
+        {"lock-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &lock_timeout,
+         "With --in-place, seconds to wait for an mbox's locks (FILE.lock and fcntl, as procmail, Postfix and "
+         "Dovecot take them); then exit 75, the file untouched (default: 30)",
+         "SECONDS"},
+        {"changed-list", 0, 0, G_OPTION_ARG_FILENAME, &changed_list,
+         "With --in-place, write the paths rewritten to FILE, one a line (for notmuch reindex, mu index) "
+         "(default: none)",
+         "FILE"},
         {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
          "Input format: auto (mbox when the input starts with a \"From \" line), message or mbox (default: auto)",
          "auto|message|mbox"},
@@ -409,6 +428,7 @@ Result<Options> parse_options(int argc, char **argv)
         g_free(mid_url);
         g_free(inline_types);
         g_free(extract_dir);
+        g_free(changed_list);
         g_free(schemes);
         g_strfreev(url_maps);
         g_strfreev(rest);
@@ -434,6 +454,12 @@ Result<Options> parse_options(int argc, char **argv)
         else o.limits.max_seconds = max_time;
     }
     if (spool != -1 && s) s = set_spool(o, spool);
+    if (lock_timeout != -1 && s) {
+        if (!(lock_timeout >= 0)) s = usage("--lock-timeout must not be negative");
+        else o.lock_timeout = lock_timeout;
+    }
+    if (force_read_only) o.force_read_only = true;
+    if (changed_list) o.changed_list = changed_list;
     if (labels && s) s = set_labels(o, labels);
     if (label_header && s) s = set_label_header(o, label_header);
     if (label_format && s) s = set_label_format(o, label_format);
@@ -477,6 +503,7 @@ Result<Options> parse_options(int argc, char **argv)
     if (o.in_place && o.inputs.empty()) return usage("--in-place needs FILE arguments");
     for (const auto &in : o.inputs)
         if (o.in_place && in == "-") return usage("--in-place cannot rewrite standard input");
+    if (!o.changed_list.empty() && !o.in_place) return usage("--changed-list needs --in-place");
     if (o.check && (o.in_place || !o.output.empty())) return usage("--check writes no messages; drop -o/--in-place");
     if (o.refs.cid == RefOptions::Cid::Extract && o.refs.extract_dir.empty())
         return usage("--cid=extract needs --extract-dir=DIR");

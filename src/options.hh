@@ -23,6 +23,9 @@ struct Options {
     Format format{Format::Auto};
     std::string output;              // -o PATH; empty: standard output
     bool in_place{false};
+    bool force_read_only{false};     // --in-place also rewrites files with no owner write bit
+    double lock_timeout{30};         // --lock-timeout: seconds to wait for an mbox's locks
+    std::string changed_list;        // --changed-list=FILE: the paths rewritten, one a line
     std::string report_path;         // --report=PATH
     bool check{false};
     bool strict{false};

@@ -124,6 +124,10 @@ void reset_signal_cleanup()
     in_worker = 1;
 }
 
+int remove_on_signal(const std::string &path) { return register_pending(path); }
+
+void forget_on_signal(int slot) { unregister_pending(slot); }
+
 void signal_reports_in_place(bool in_place) { in_place_run = in_place; }
 
 void register_worker(pid_t pid)
@@ -180,8 +184,10 @@ Result<Sink> Sink::atomic(const std::string &path_in, const std::string &mode_fr
     GCharPtr base(g_path_get_basename(path.c_str()));
     std::string tmpl = (tmp_dir.empty() ? std::string(dir.get()) : tmp_dir) + "/." + base.get() + ".mimeuri-XXXXXX";
     // A terminating signal waits until the new file is in the handler's list of files to remove.
+    // The file is born 0600 (whatever the umask), then given the final owner and mode before
+    // any byte is written: in a spool others can search, nobody else ever reads it early.
     TerminationHeld held;
-    int fd = g_mkstemp_full(tmpl.data(), O_WRONLY | O_CLOEXEC, 0666 & ~0022);
+    int fd = g_mkstemp_full(tmpl.data(), O_WRONLY | O_CLOEXEC, 0600);
     if (fd < 0) {
         int err = errno;
         return Error{err == ENOSPC || err == EDQUOT ? Code::TempFail : Code::CantCreate,
@@ -197,7 +203,23 @@ Result<Sink> Sink::atomic(const std::string &path_in, const std::string &mode_fr
     struct stat st {};
     const std::string &ref = mode_from.empty() ? path : mode_from;
     if (::stat(ref.c_str(), &st) == 0) {
-        (void)::fchmod(fd, st.st_mode & 07777);
+        // Owner and group first (fchown clears set-id bits), then the mode. A file rewritten
+        // in place whose owner or group cannot be kept is left alone: its owner could lose
+        // access to their own mail. For -o, ownership is kept where possible.
+        if (st.st_uid != ::geteuid() || st.st_gid != ::getegid()) {
+            int rc = ::fchown(fd, st.st_uid, st.st_gid);
+            if (rc != 0 && st.st_uid == ::geteuid()) rc = ::fchown(fd, static_cast<uid_t>(-1), st.st_gid);
+            if (rc != 0 && s.in_place_) {
+                int err = errno;
+                return Error{Code::CantCreate, "cannot keep the owner " + std::to_string(st.st_uid) + ":" +
+                                                   std::to_string(st.st_gid) + " of " + ref + " (" + g_strerror(err) +
+                                                   "); left as it was"};
+            }
+        }
+        if (::fchmod(fd, st.st_mode & 07777) != 0 && s.in_place_) {
+            int err = errno;
+            return Error{Code::CantCreate, "cannot keep the mode of " + ref + " (" + g_strerror(err) + "); left as it was"};
+        }
     } else {
         mode_t mask = ::umask(0);
         ::umask(mask);
@@ -230,7 +252,7 @@ Result<Sink> Sink::to_path(const std::string &path)
 Sink::Sink(Sink &&o) noexcept
     : fd_(std::exchange(o.fd_, -1)), owned_(std::exchange(o.owned_, false)), name_(std::move(o.name_)),
       tmp_path_(std::move(o.tmp_path_)), committed_(o.committed_), pending_slot_(std::exchange(o.pending_slot_, -1)),
-      in_place_(o.in_place_)
+      in_place_(o.in_place_), synced_(std::exchange(o.synced_, false))
 {
 }
 
@@ -238,10 +260,11 @@ Sink::~Sink() { discard(); }
 
 void Sink::discard()
 {
-    if (owned_ && fd_ >= 0) {
-        ::close(fd_);
+    if (owned_ && (fd_ >= 0 || synced_)) {
+        if (fd_ >= 0) ::close(fd_);
         fd_ = -1;
         if (!committed_ && !tmp_path_.empty()) ::unlink(tmp_path_.c_str());
+        synced_ = false;
     }
     unregister_pending(std::exchange(pending_slot_, -1));
 }
@@ -329,6 +352,107 @@ Status Sink::commit()
         (void)::fsync(dfd);
         ::close(dfd);
     }
+    return ok();
+}
+
+namespace {
+
+bool same_file(const struct stat &a, const struct stat &b)
+{
+    return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_size == b.st_size &&
+           a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
+}
+
+void fsync_dir_of(const std::string &path)
+{
+    GCharPtr dir(g_path_get_dirname(path.c_str()));
+    int dfd = ::open(dir.get(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        (void)::fsync(dfd);
+        ::close(dfd);
+    }
+}
+
+} // namespace
+
+Status Sink::commit_replacing(const struct stat &read, const std::string &current, const std::string &final_name)
+{
+    if (!owned_ || tmp_path_.empty() || committed_) return Error{Code::Software, "not a file being rewritten"};
+    if (!synced_) {
+        if (::fsync(fd_) != 0 || ::close(std::exchange(fd_, -1)) != 0) {
+            int err = errno;
+            if (fd_ >= 0) ::close(std::exchange(fd_, -1));
+            ::unlink(tmp_path_.c_str());
+            committed_ = true; // nothing left to remove
+            return Error{write_error_code(err), "cannot write " + name_ + ": " + g_strerror(err)};
+        }
+        synced_ = true;
+    }
+    const std::string changed = current + " was changed by another program while being rewritten (a writer that "
+                                          "does not take the locks?); left as it was";
+    TerminationHeld held; // the count a terminating signal reports stays exact
+    auto done = [&]() {
+        ::unlink(tmp_path_.c_str());
+        committed_ = true;
+        unregister_pending(std::exchange(pending_slot_, -1));
+        if (in_place_ && files_rewritten) files_rewritten->fetch_add(1);
+    };
+    if (::renameat2(AT_FDCWD, tmp_path_.c_str(), AT_FDCWD, current.c_str(), RENAME_EXCHANGE) == 0) {
+        // tmp_path_ now names the file that was there: it must be the one that was read.
+        struct stat old {};
+        if (::lstat(tmp_path_.c_str(), &old) != 0 || !same_file(old, read)) {
+            if (::renameat2(AT_FDCWD, tmp_path_.c_str(), AT_FDCWD, current.c_str(), RENAME_EXCHANGE) != 0) {
+                // Never lose it: the other program's file stays where it is now, named.
+                int err = errno;
+                committed_ = true;
+                unregister_pending(std::exchange(pending_slot_, -1));
+                return Error{Code::TempFail, current + " was changed while being rewritten and could not be put back (" +
+                                                 g_strerror(err) + "): its bytes are in " + tmp_path_};
+            }
+            ::unlink(tmp_path_.c_str());
+            committed_ = true;
+            return Error{Code::TempFail, changed};
+        }
+        if (final_name != current && ::rename(current.c_str(), final_name.c_str()) != 0) {
+            int err = errno;
+            g_warning("%s: rewritten, but not renamed to %s: %s", current.c_str(), final_name.c_str(), g_strerror(err));
+        }
+        done();
+    } else if (int err = errno; err == ENOENT) {
+        return Error{Code::NoInput, current + " is gone (renamed or removed) while being rewritten"};
+    } else if (err != EINVAL && err != ENOSYS && err != EOPNOTSUPP) {
+        ::unlink(tmp_path_.c_str());
+        committed_ = true;
+        return Error{Code::CantCreate, "cannot rename into " + current + ": " + g_strerror(err)};
+    } else {
+        // No exchange on this file system (NFS, some FUSE): checked, then renamed; a
+        // change in between is possible, which the locks rule out for cooperating writers.
+        struct stat now {};
+        if (::lstat(current.c_str(), &now) != 0) {
+            int e = errno;
+            if (e == ENOENT) return Error{Code::NoInput, current + " is gone (renamed or removed) while being rewritten"};
+            ::unlink(tmp_path_.c_str());
+            committed_ = true;
+            return Error{Code::CantCreate, "cannot stat " + current + ": " + g_strerror(e)};
+        }
+        if (!same_file(now, read)) {
+            ::unlink(tmp_path_.c_str());
+            committed_ = true;
+            return Error{Code::TempFail, changed};
+        }
+        if (::rename(tmp_path_.c_str(), final_name.c_str()) != 0) {
+            int e = errno;
+            ::unlink(tmp_path_.c_str());
+            committed_ = true;
+            return Error{Code::CantCreate, "cannot rename into " + final_name + ": " + g_strerror(e)};
+        }
+        if (final_name != current) ::unlink(current.c_str());
+        committed_ = true;
+        unregister_pending(std::exchange(pending_slot_, -1));
+        if (in_place_ && files_rewritten) files_rewritten->fetch_add(1);
+    }
+    fsync_dir_of(final_name);
+    fsync_dir_of(tmp_path_);
     return ok();
 }
 

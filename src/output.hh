@@ -8,6 +8,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <string>
 #include <string_view>
@@ -41,6 +42,15 @@ public:
     Status copy(const Source &src, std::int64_t begin, std::int64_t end);
     // Atomic sinks: fsync and rename into place. fd sinks: nothing to do.
     Status commit();
+    // --in-place: replaces `current`, which must still be the file that was read (`read`:
+    // same inode, size and modification time), with the new bytes, under `final_name`
+    // (current's own name, or a Maildir name with new S=/W= fields). Where the file system
+    // can, the two are exchanged atomically (renameat2 RENAME_EXCHANGE) and the old one is
+    // checked after the exchange, so that no append or rename landing at the last moment is
+    // lost: a changed file is swapped back (TempFail). NoInput: current is gone (renamed
+    // away); nothing was replaced, the temporary file is kept for another try.
+    Status commit_replacing(const struct stat &read, const std::string &current, const std::string &final_name);
+    const std::string &temp_path() const { return tmp_path_; }
     // Atomic sinks: remove the temporary file; the target is left as it was.
     void discard();
 
@@ -55,6 +65,7 @@ private:
     bool committed_{false};
     int pending_slot_{-1}; // in the signal handler's list of files to remove
     bool in_place_{false}; // made with mode_from: a file rewritten in place, counted
+    bool synced_{false}; // commit_replacing: fsynced and closed, ready to be renamed
 };
 
 // Writes src[begin, end) with the edits applied (each edit's range replaced by its text).
@@ -75,6 +86,11 @@ void signal_reports_in_place(bool in_place);
 // forgets it (never leaving a reaped, reusable pid in the list).
 void register_worker(pid_t pid);
 void reap_worker(pid_t pid);
+
+// A file a terminating signal removes too (an mbox's dotlock): a slot to give back to
+// forget_on_signal() once the file is removed in the ordinary way.
+int remove_on_signal(const std::string &path);
+void forget_on_signal(int slot);
 
 // Holds SIGTERM, SIGINT and SIGHUP back while it lives (around a rename, a fork).
 class TerminationHeld {

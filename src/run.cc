@@ -1,6 +1,8 @@
 #include "run.hh"
 #include "signatures.hh"
 
+#include "lock.hh"
+#include "maildir.hh"
 #include "output.hh"
 #include "spool.hh"
 #include "syslog.hh"
@@ -17,6 +19,7 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <type_traits>
 #include <unistd.h>
@@ -249,6 +252,26 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
     }
     const bool want_report = report.has_value();
 
+    // --changed-list: one line per file renamed into place, written by the process that
+    // renamed it (O_APPEND: whole lines, also from workers), so that it is right even when
+    // the run is stopped part way.
+    int changed_list_fd = -1;
+    if (!opts.changed_list.empty()) {
+        changed_list_fd = ::open(opts.changed_list.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+        if (changed_list_fd < 0) {
+            int err = errno;
+            g_warning("cannot write %s: %s", opts.changed_list.c_str(), g_strerror(err));
+            return exit_status(Code::CantCreate);
+        }
+    }
+    struct CloseList {
+        int &fd;
+        ~CloseList()
+        {
+            if (fd >= 0) ::close(fd);
+        }
+    } close_list{changed_list_fd};
+
     std::vector<std::string> inputs = expand_inputs(opts.inputs);
     if (inputs.empty()) inputs.emplace_back("-");
     std::int64_t total_bytes = 0;
@@ -361,6 +384,20 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
     // One input, its messages planned by `input_jobs` processes.
     auto process = [&](std::size_t input_no, int input_jobs) {
         const std::string &input = inputs[input_no];
+        // An mbox rewritten in place is locked as MDAs lock it, from before it is read until
+        // after the rename, so that no delivery lands in the old file. A Maildir needs no lock.
+        std::optional<MboxLock> lock;
+        if (struct stat lst {}; opts.in_place && maildir_tmp(input).empty() && ::stat(input.c_str(), &lst) == 0 &&
+                                S_ISREG(lst.st_mode)) {
+            auto l = MboxLock::acquire(input, opts.lock_timeout);
+            if (!l) {
+                g_warning("%s", l.error().message.c_str());
+                if (l.error().code == Code::TempFail) any_tempfail = true;
+                worsen(worst, l.error().code);
+                return;
+            }
+            lock.emplace(std::move(*l));
+        }
         auto src = open_input(input);
         if (!src) {
             g_warning("%s", src.error().message.c_str());
@@ -369,6 +406,9 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
             worsen(worst, c);
             return;
         }
+        // What was read, for --in-place: the checks before the rename compare with it.
+        struct stat read_st {};
+        if (opts.in_place && src->fd() >= 0 && ::fstat(src->fd(), &read_st) == 0) read_st.st_size = src->size();
         if (src->size() == 0) {
             // An empty output would be stored as an empty message by procmail, Dovecot or Exim.
             g_warning("%s: empty input, nothing to filter", input.c_str());
@@ -480,6 +520,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
         std::size_t taken = 0; // messages taken so far
         auto take = [&](std::size_t i, Plan &&plan) {
             if (write_failure) return;
+            if (lock) lock->keep_alive();
             taken = i + 1;
             ++st.messages;
             std::string id = plan.message_id.empty() ? "" : " <" + plan.message_id + ">";
@@ -667,17 +708,74 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
                 worsen(worst, Code::CantCreate);
                 return;
             }
-            auto sink = Sink::atomic(input, input, maildir_tmp(input));
+            // A file that cannot be rewritten safely is left as it was, which is what
+            // --on-error=pass asks for; tempfail makes the run end in 75.
+            auto refuse = [&](const std::string &why) {
+                g_warning("%s: %s; left as it was", input.c_str(), why.c_str());
+                ++st.failed;
+                if (opts.on_error == OnError::TempFail) {
+                    any_tempfail = true;
+                    worsen(worst, Code::TempFail);
+                }
+            };
+            // Postfix's safe_open: a second name would keep the old bytes (or, for a
+            // mailbox, get the next deliveries while this name holds the rewrite).
+            if (read_st.st_nlink > 1)
+                return refuse("has " + std::to_string(read_st.st_nlink) + " hard links, and a rewrite would split them");
+            if (!(read_st.st_mode & S_IWUSR) && !opts.force_read_only)
+                return refuse("is read-only (mode " + std::to_string((read_st.st_mode >> 6) & 7) +
+                              std::to_string((read_st.st_mode >> 3) & 7) + std::to_string(read_st.st_mode & 7) +
+                              "); --force-read-only rewrites it");
+            const std::string md_tmp = maildir_tmp(input);
+            auto sink = Sink::atomic(input, input, md_tmp);
             if (!sink) {
                 g_warning("%s", sink.error().message.c_str());
                 worsen(worst, sink.error().code);
                 return;
             }
             Status s = write_spliced(*sink, *src, 0, src->size(), edits);
-            if (s) s = sink->commit();
             if (!s) {
                 g_warning("%s", s.error().message.c_str());
                 worsen(worst, s.error().code);
+                return;
+            }
+            if (lock) lock->keep_alive();
+            std::string landed = sink->name();
+            if (md_tmp.empty()) {
+                s = sink->commit_replacing(read_st, sink->name(), sink->name());
+            } else {
+                // A Maildir file: its S= and W= made right; if an IMAP server renamed it
+                // meanwhile (flags, new/ -> cur/), it is found again by inode and unique part.
+                auto sizes = maildir::sizes_of(sink->temp_path());
+                if (!sizes) {
+                    g_warning("%s", sizes.error().message.c_str());
+                    worsen(worst, sizes.error().code);
+                    return;
+                }
+                std::string current = sink->name();
+                for (int attempt = 0;; ++attempt) {
+                    if (struct stat now {}; ::lstat(current.c_str(), &now) != 0 || now.st_ino != read_st.st_ino ||
+                                            now.st_dev != read_st.st_dev)
+                        current = maildir::locate(sink->name(), read_st.st_dev, read_st.st_ino);
+                    if (current.empty())
+                        return refuse("was renamed or removed while being rewritten, and no file in cur/ or new/ "
+                                      "has its unique name and inode any more");
+                    landed = maildir::with_sizes(current, sizes->size, sizes->vsize);
+                    s = sink->commit_replacing(read_st, current, landed);
+                    if (s || s.error().code != Code::NoInput || attempt == 2) break;
+                    current.clear(); // renamed between the look and the exchange: look again
+                }
+            }
+            if (!s) {
+                g_warning("%s", s.error().message.c_str());
+                if (s.error().code == Code::TempFail) any_tempfail = true;
+                worsen(worst, s.error().code == Code::NoInput ? Code::TempFail : s.error().code);
+                return;
+            }
+            if (changed_list_fd >= 0) {
+                std::string line = landed + "\n";
+                if (::write(changed_list_fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+                    g_warning("%s: cannot write to %s: %s", landed.c_str(), opts.changed_list.c_str(), g_strerror(errno));
             }
         } else if (out) {
             if (auto s = write_spliced(*out, *src, 0, src->size(), edits); !s) {

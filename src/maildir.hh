@@ -1,0 +1,33 @@
+// Maildir file names (issue 12): a rewritten message keeps its unique name and flags, with
+// the S= (size) and W= (size with CRLF line ends) fields Dovecot trusts made right, and is
+// found again when an IMAP server renamed it (flags changed, new/ -> cur/) meanwhile.
+#pragma once
+
+#include "result.hh"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <sys/types.h>
+
+namespace mimeuri::maildir {
+
+// The unique part of a Maildir file name: what comes before the first ',' (fields such as
+// S= and W=, Maildir++) and ':' (the info, ":2,FLAGS").
+std::string_view unique_part(std::string_view name);
+
+// The file now holding inode (dev, ino), looked for in cur/ and new/ of the Maildir `path`
+// is in, under the same unique part (a rename keeps both); empty when there is none.
+std::string locate(const std::string &path, dev_t dev, ino_t ino);
+
+// path with the S= and W= fields of its name, where it has them, set to size and vsize.
+std::string with_sizes(const std::string &path, std::uint64_t size, std::uint64_t vsize);
+
+// A file's size, and its size with every bare LF counted as CRLF (Dovecot's W=).
+struct Sizes {
+    std::uint64_t size{0};
+    std::uint64_t vsize{0};
+};
+Result<Sizes> sizes_of(const std::string &path);
+
+} // namespace mimeuri::maildir
