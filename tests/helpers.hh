@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include <gmime/gmime.h>
 #include <glib/gstdio.h>
 
 #include <fstream>
@@ -135,6 +136,53 @@ inline Proc mimeuri(const std::string &args, const std::string &stdin_path = {},
     p.out = read_file(outp);
     p.err = read_file(errp);
     return p;
+}
+
+// lf with every LF made CRLF.
+inline std::string crlf(const std::string &lf)
+{
+    std::string out;
+    for (char c : lf) {
+        if (c == '\n') out += '\r';
+        out += c;
+    }
+    return out;
+}
+
+// The MIME structure GMime reads: every entity's content type in order, and each leaf's
+// content decoded.
+struct MimeTree {
+    std::vector<std::string> types;
+    std::vector<std::string> leaves;
+};
+
+inline MimeTree mime_tree(const std::string &bytes)
+{
+    MimeTree t;
+    GMimeStream *s = g_mime_stream_mem_new_with_buffer(bytes.data(), bytes.size());
+    GMimeParser *p = g_mime_parser_new_with_stream(s);
+    GMimeMessage *m = g_mime_parser_construct_message(p, nullptr);
+    g_object_unref(p);
+    g_object_unref(s);
+    if (!m) throw std::runtime_error("GMime cannot parse the message");
+    GMimePartIter *it = g_mime_part_iter_new(GMIME_OBJECT(m));
+    do {
+        GMimeObject *o = g_mime_part_iter_get_current(it);
+        if (!o) break;
+        gchar *ct = g_mime_content_type_get_mime_type(g_mime_object_get_content_type(o));
+        t.types.push_back(ct);
+        g_free(ct);
+        if (GMIME_IS_PART(o)) {
+            GMimeStream *out = g_mime_stream_mem_new();
+            if (GMimeDataWrapper *w = g_mime_part_get_content(GMIME_PART(o))) g_mime_data_wrapper_write_to_stream(w, out);
+            GByteArray *a = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(out));
+            t.leaves.emplace_back(reinterpret_cast<const char *>(a->data), a->len);
+            g_object_unref(out);
+        }
+    } while (g_mime_part_iter_next(it));
+    g_mime_part_iter_free(it);
+    g_object_unref(m);
+    return t;
 }
 
 } // namespace testing

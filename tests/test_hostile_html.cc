@@ -56,41 +56,6 @@ std::string related(const std::string &html, const std::string &cte = "7bit")
            "iVBORw0KGgo=\n--BOUNDARY--\n";
 }
 
-// The output's MIME structure: its parts' content types in order, and each leaf decoded.
-struct Tree {
-    std::vector<std::string> types;
-    std::vector<std::string> bodies;
-};
-
-Tree tree(const std::string &bytes)
-{
-    Tree t;
-    GMimeStream *s = g_mime_stream_mem_new_with_buffer(bytes.data(), bytes.size());
-    GMimeParser *p = g_mime_parser_new_with_stream(s);
-    GMimeMessage *m = g_mime_parser_construct_message(p, nullptr);
-    REQUIRE(m);
-    GMimePartIter *it = g_mime_part_iter_new(GMIME_OBJECT(m));
-    do {
-        GMimeObject *o = g_mime_part_iter_get_current(it);
-        if (!o) break;
-        gchar *ct = g_mime_content_type_get_mime_type(g_mime_object_get_content_type(o));
-        t.types.push_back(ct);
-        g_free(ct);
-        if (GMIME_IS_PART(o)) {
-            GMimeStream *out = g_mime_stream_mem_new();
-            g_mime_data_wrapper_write_to_stream(g_mime_part_get_content(GMIME_PART(o)), out);
-            GByteArray *a = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(out));
-            t.bodies.emplace_back(reinterpret_cast<const char *>(a->data), a->len);
-            g_object_unref(out);
-        }
-    } while (g_mime_part_iter_next(it));
-    g_mime_part_iter_free(it);
-    g_object_unref(m);
-    g_object_unref(p);
-    g_object_unref(s);
-    return t;
-}
-
 int delimiters(const std::string &bytes)
 {
     int n = 0;
@@ -126,14 +91,14 @@ TEST_CASE("issue 11: character references in a rewritten attribute never change 
                 CHECK(r.status == 0);
                 CHECK(delimiters(r.out) == delimiters(in));
                 if (cte == "7bit") CHECK(r.out.find("\nX-Injected") == std::string::npos);
-                Tree t = tree(r.out), t0 = tree(in);
+                testing::MimeTree t = testing::mime_tree(r.out), t0 = testing::mime_tree(in);
                 CHECK(t.types == t0.types);
-                REQUIRE(t.bodies.size() == 2);
+                REQUIRE(t.leaves.size() == 2);
                 // The HTML: the attribute's bytes as they were, but for the reference's.
                 std::string want = html + "\n";
                 want.replace(want.find(raw_ref), raw_ref.size(), mode == "repair" ? "cid:img@x" : kPng);
-                CHECK(t.bodies[0] == want);
-                CHECK(t.bodies[1] == t0.bodies[1]);
+                CHECK(t.leaves[0] == want);
+                CHECK(t.leaves[1] == t0.leaves[1]);
             }
 }
 

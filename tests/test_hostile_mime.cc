@@ -49,44 +49,6 @@ bool has_line_starting(const std::string &msg, const std::string &prefix)
     return false;
 }
 
-// The MIME parts GMime finds (every entity, depth first) and each leaf's decoded content.
-struct Tree {
-    std::vector<std::string> types;
-    std::vector<std::string> leaves;
-};
-
-Tree tree_of(const std::string &msg)
-{
-    Tree t;
-    auto *stream = g_mime_stream_mem_new_with_buffer(msg.data(), msg.size());
-    auto *parser = g_mime_parser_new_with_stream(stream);
-    GMimeMessage *m = g_mime_parser_construct_message(parser, nullptr);
-    g_object_unref(parser);
-    g_object_unref(stream);
-    REQUIRE(m != nullptr);
-    std::vector<GMimeObject *> stack{g_mime_message_get_mime_part(m)};
-    while (!stack.empty()) {
-        GMimeObject *o = stack.back();
-        stack.pop_back();
-        if (!o) continue;
-        char *ct = g_mime_content_type_get_mime_type(g_mime_object_get_content_type(o));
-        t.types.emplace_back(ct);
-        g_free(ct);
-        if (GMIME_IS_MULTIPART(o)) {
-            for (int i = g_mime_multipart_get_count(GMIME_MULTIPART(o)) - 1; i >= 0; --i)
-                stack.push_back(g_mime_multipart_get_part(GMIME_MULTIPART(o), i));
-        } else if (GMIME_IS_PART(o)) {
-            auto *mem = g_mime_stream_mem_new();
-            if (GMimeDataWrapper *w = g_mime_part_get_content(GMIME_PART(o))) g_mime_data_wrapper_write_to_stream(w, mem);
-            GByteArray *a = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(mem));
-            t.leaves.emplace_back(reinterpret_cast<const char *>(a->data), a->len);
-            g_object_unref(mem);
-        }
-    }
-    g_object_unref(m);
-    return t;
-}
-
 std::string qp_html_message(const std::string &qp_html)
 {
     return "Message-ID: <qp@x>\nMIME-Version: 1.0\nContent-Type: multipart/related; boundary=b\n\n"
@@ -150,7 +112,7 @@ TEST_CASE("structure injection through quoted-printable HTML: a decoded LF and a
         CHECK(r.status == 0);
         CHECK(r.out != m); // the reference was repaired or inlined
         CHECK(delimiter_lines(r.out, "b") == delimiter_lines(m, "b"));
-        Tree before = tree_of(m), after = tree_of(r.out);
+        testing::MimeTree before = testing::mime_tree(m), after = testing::mime_tree(r.out);
         CHECK(after.types == before.types);
         REQUIRE(after.leaves.size() == before.leaves.size());
         // The HTML decodes to what it was, but for the reference itself.

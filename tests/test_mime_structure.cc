@@ -1,4 +1,5 @@
 // The independent MIME structure reader the fuzzers check mimeuri's output with.
+#include "helpers.hh"
 #include "mime_structure.hh"
 
 #include <doctest/doctest.h>
@@ -9,15 +10,7 @@ using namespace mimestructure;
 
 namespace {
 
-std::string crlf(const std::string &lf)
-{
-    std::string out;
-    for (char c : lf) {
-        if (c == '\n') out += '\r';
-        out += c;
-    }
-    return out;
-}
+using testing::crlf;
 
 std::string body(const std::string &msg, const Entity &e) { return msg.substr(e.body_begin, e.body_end - e.body_begin); }
 

@@ -132,15 +132,7 @@ const std::string kEntity = "Content-Type: multipart/related; boundary=\"rel\"\n
                             "Content-Type: image/png\nContent-ID: <x@y>\nContent-Transfer-Encoding: base64\n\n"
                             "iVBORw0KGgo=\n--rel--\n";
 
-std::string crlf(const std::string &lf)
-{
-    std::string out;
-    for (char c : lf) {
-        if (c == '\n') out += '\r';
-        out += c;
-    }
-    return out;
-}
+using testing::crlf;
 
 bool contains(const std::string &hay, const std::string &needle) { return hay.find(needle) != std::string::npos; }
 
