@@ -118,6 +118,9 @@ constexpr bool sanitized = true;
 constexpr bool sanitized = false;
 #endif
 inline std::string address_limit(const std::string &kb) { return sanitized ? std::string() : "ulimit -v " + kb + "; "; }
+// LeakSanitizer cannot run in a process that strace traces (it stops the world with ptrace
+// itself): a command under strace leaves leak checking out in a sanitized build.
+inline std::string ptrace_env() { return sanitized ? "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 " : ""; }
 
 // Runs mimeuri with args, its standard output captured byte-exactly through a file.
 // stdin_path: a file to pipe in through cat (a real pipe), or empty for none.

@@ -43,7 +43,7 @@ TEST_CASE("the temporary file is born 0600 and given the final owner and mode be
     std::string trace = d / "trace";
     for (const std::string &args : {"--in-place " + quote(f), "-o " + quote(d / "out.eml") + " " + quote(f)}) {
         CAPTURE(args);
-        auto r = testing::sh("umask 022; strace -f -o " + quote(trace) + " -e trace=openat,fchmod,fchown,write,sendfile " +
+        auto r = testing::sh("umask 022; " + testing::ptrace_env() + "strace -f -o " + quote(trace) + " -e trace=openat,fchmod,fchown,write,sendfile " +
                              testing::bin() + " --cid=repair " + args + " 2>&1");
         REQUIRE(r.status == 0);
         std::string t = testing::read_file(trace);
@@ -233,7 +233,7 @@ TEST_CASE("--in-place: a file changed behind the locks (a writer that takes none
     testing::TempDir d;
     std::string mbox = d.file("mbox", mbox_of(2));
     // The fsync of the new file is held back 2 s; meanwhile a message is appended without locks.
-    auto r = testing::sh("strace -f -o /dev/null -e inject=fsync:delay_enter=2000000:when=1 " + testing::bin() +
+    auto r = testing::sh(testing::ptrace_env() + "strace -f -o /dev/null -e inject=fsync:delay_enter=2000000:when=1 " + testing::bin() +
                          " --in-place --cid=repair " + quote(mbox) + " 2>" + quote(d / "err") + " & until ls -A " + quote(d.path) +
                          " | grep -q mimeuri-; do sleep 0.01; done; echo 'From x@y Sat Jan  1 00:00:00 2000\nappended\n' >> " +
                          quote(mbox) + "; wait $!; echo $?");
@@ -274,7 +274,7 @@ TEST_CASE("Maildir: a file an IMAP server renames while it is rewritten is found
     testing::TempDir d;
     // The fsync of the new file is held back 2 s; meanwhile the file is renamed (or removed).
     auto during = [&](const std::string &what, const std::string &args = {}) {
-        return testing::sh("cd " + quote(d.path) + "; strace -f -o /dev/null -e inject=fsync:delay_enter=2000000:when=1 " +
+        return testing::sh("cd " + quote(d.path) + "; " + testing::ptrace_env() + "strace -f -o /dev/null -e inject=fsync:delay_enter=2000000:when=1 " +
                            testing::bin() + " --in-place --cid=repair --changed-list=list " + args + " Maildir 2>err & until ls -A Maildir/tmp | grep -q mimeuri-; do sleep 0.01; done; " +
                            what + "; wait $!; echo $?");
     };
