@@ -455,26 +455,17 @@ Result<std::pair<std::int64_t, std::int64_t>> MessageContext::content_span(const
     // The content ends at the line break before a delimiter line ("--"). GMime drops two
     // bytes when the delimiter line ends in CRLF, even where the line break before it is a
     // bare LF: then the last content byte is cut off. Find the real line break.
-    auto after = src_.slice(end, std::min(seg_.msg_end, end + 4));
+    // One read covers every case: a line break within the next three bytes, and the two
+    // dashes after it.
+    auto after = src_.slice(end, std::min(seg_.msg_end, end + 5));
     if (!after) return after.error();
     const std::string &a = *after;
     if (a.compare(0, 3, "\n--") == 0 || a.compare(0, 4, "\r\n--") == 0) return std::make_pair(begin, end);
-    auto nl = src_.slice(end, std::min(seg_.msg_end, end + 3));
-    if (!nl) return nl.error();
-    for (std::size_t i = 0; i < nl->size(); ++i) {
-        if ((*nl)[i] != '\n') continue;
-        std::int64_t at = end + static_cast<std::int64_t>(i);
-        auto dash = src_.slice(at + 1, std::min(seg_.msg_end, at + 3));
-        if (!dash) return dash.error();
-        if (*dash != "--") break;
-        std::int64_t real = at;
-        char cr;
-        if (real - 1 >= end) {
-            auto r = src_.read_at(real - 1, &cr, 1);
-            if (!r) return r.error();
-            if (cr == '\r') --real;
-        }
-        return std::make_pair(begin, real);
+    for (std::size_t i = 0; i < std::min<std::size_t>(a.size(), 3); ++i) {
+        if (a[i] != '\n') continue;
+        if (a.compare(i + 1, 2, "--") != 0) break;
+        std::size_t real = i > 0 && a[i - 1] == '\r' ? i - 1 : i;
+        return std::make_pair(begin, end + static_cast<std::int64_t>(real));
     }
     return Error{Code::DataErr, "part " + n.section + ": cannot find where its content ends"};
 }
