@@ -1,18 +1,51 @@
 // Corpus identity: every file of ../shared/corpus goes through mimeuri with all passes off
-// and comes out byte-identical, read from a file and from a pipe.
+// and comes out byte-identical, read from a file and from a pipe, with exit status 0 (65 for
+// an empty file).
+//
+// One shell per input mode loops over the files (a process tree per file was most of this
+// suite's time). Under the sanitizers, where each start of the binary costs about ten times
+// as much, every 8th file runs through the binary (a fixed, spread-out sample); the whole
+// corpus runs through the same code in-process there by the other corpus cases.
 #include "helpers.hh"
 
 #include <doctest/doctest.h>
 
-#include <fstream>
+#include <sstream>
 
 namespace {
+
+constexpr std::size_t stride = testing::sanitized ? 8 : 1;
 
 std::vector<std::string> corpus_files()
 {
     std::vector<std::string> out;
-    for (const auto &row : testing::corpus_index()) out.push_back(row.at(0));
+    std::size_t i = 0;
+    for (const auto &row : testing::corpus_index())
+        if (i++ % stride == 0) out.push_back(std::string(MIMEURI_CORPUS) + "/" + row.at(0));
     return out;
+}
+
+// Runs the binary over every file listed in `list`, reading each from the file itself or
+// through `cat |`, and prints one line per file that does not come out identical.
+std::vector<std::string> differing(const std::string &list, bool pipe, const testing::TempDir &d)
+{
+    std::string run = pipe ? "cat \"$f\" | " + testing::bin() + " --passes=none"
+                           : testing::bin() + " --passes=none \"$f\"";
+    std::string script = "while IFS= read -r f; do\n"
+                         "  " + run + " >" + testing::quote(d / "out") + " 2>" + testing::quote(d / "err") +
+                         "; s=$?\n"
+                         "  want=0; [ -s \"$f\" ] || want=65\n"
+                         "  if [ $s -ne $want ] || ! cmp -s " + testing::quote(d / "out") + " \"$f\"; then\n"
+                         "    printf '%s status %s: %s\\n' \"$f\" $s \"$(head -c 300 " + testing::quote(d / "err") +
+                         " | tr '\\n' ' ')\"\n"
+                         "  fi\n"
+                         "done <" + testing::quote(list);
+    testing::Proc r = testing::sh(script);
+    REQUIRE(r.status == 0);
+    std::vector<std::string> lines;
+    std::istringstream ss(r.out);
+    for (std::string l; std::getline(ss, l);) lines.push_back(l);
+    return lines;
 }
 
 } // namespace
@@ -24,29 +57,19 @@ TEST_CASE("corpus identity, file and pipe")
         MESSAGE("corpus not found at " MIMEURI_CORPUS "; corpus suite skipped");
         return;
     }
-    // One shell loop per input mode keeps this to two process trees per file.
     testing::TempDir d;
-    std::size_t same_file = 0, same_pipe = 0;
-    std::vector<std::string> failures;
-    for (const auto &rel : files) {
-        std::string path = std::string(MIMEURI_CORPUS) + "/" + rel;
-        std::string bytes = testing::read_file(path);
-        for (bool pipe : {false, true}) {
-            auto r = pipe ? testing::mimeuri("--passes=none", path, true)
-                          : testing::mimeuri("--passes=none " + testing::quote(path));
-            bool empty_input = bytes.empty();
-            bool status_ok = empty_input ? r.status == 65 : r.status == 0;
-            if (r.out == bytes && status_ok) {
-                ++(pipe ? same_pipe : same_file);
-            } else {
-                failures.push_back(rel + (pipe ? " (pipe)" : " (file)") + " status " + std::to_string(r.status) +
-                                   " " + r.err);
-            }
-        }
+    std::string list;
+    for (const auto &f : files) {
+        REQUIRE(f.find('\n') == std::string::npos);
+        list += f + "\n";
     }
-    for (std::size_t i = 0; i < failures.size() && i < 20; ++i) MESSAGE(failures[i]);
-    MESSAGE("corpus identity: file " << same_file << "/" << files.size() << ", pipe " << same_pipe << "/"
-                                     << files.size());
-    CHECK(same_file == files.size());
-    CHECK(same_pipe == files.size());
+    std::string list_path = d.file("files", list);
+    for (bool pipe : {false, true}) {
+        auto bad = differing(list_path, pipe, d);
+        for (std::size_t i = 0; i < bad.size() && i < 20; ++i) MESSAGE(bad[i]);
+        MESSAGE("corpus identity (" << (pipe ? "pipe" : "file") << "): " << files.size() - bad.size() << "/"
+                                    << files.size() << " identical"
+                                    << (stride > 1 ? " (every " + std::to_string(stride) + "th file)" : ""));
+        CHECK(bad.empty());
+    }
 }
