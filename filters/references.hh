@@ -31,6 +31,7 @@ public:
     explicit ReferencesPass(RefOptions opts) : opts_(std::move(opts)) {}
     std::string_view name() const override { return "references"; }
     bool wants_index() const override { return opts_.mid != RefOptions::Mid::Off; }
+    bool ordered() const override { return opts_.cid == RefOptions::Cid::Extract; }
     Status index(const MessageContext &ctx) override;
     std::string save_index() const override;
     void merge_index(const std::string &bytes) override;

@@ -221,8 +221,9 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
     const std::optional<std::size_t> crash_on = g_str_has_prefix(fault ? fault : "", "worker:")
                                                     ? std::optional<std::size_t>(g_ascii_strtoull(fault + 7, nullptr, 10))
                                                     : std::nullopt;
-    // extract numbers its folders in message order: one worker.
-    const int jobs = opts.refs.cid == RefOptions::Cid::Extract ? 1 : std::max(1, opts.jobs);
+    // A pass that depends on message order (extract numbers its folders): one process.
+    const bool ordered = std::any_of(passes.begin(), passes.end(), [](const auto &p) { return p->ordered(); });
+    const int jobs = ordered ? 1 : std::max(1, opts.jobs);
     std::optional<Syslog> syslog;
     if (opts.syslog) syslog.emplace();
 

@@ -18,6 +18,9 @@ public:
     // Passes that resolve references across messages (mid:) see every message of the run
     // once before any is rewritten.
     virtual bool wants_index() const { return false; }
+    // A pass whose results depend on the order messages are planned in (--cid=extract
+    // numbers its folders so): the run plans its messages in one process.
+    virtual bool ordered() const { return false; }
     virtual Status index(const MessageContext &) { return ok(); }
     // With --jobs, workers index their share: the index travels to the parent as bytes.
     virtual std::string save_index() const { return {}; }
