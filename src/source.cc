@@ -2,6 +2,7 @@
 
 #include "fdio.hh"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -24,7 +25,7 @@ Error errno_error(Code code, const std::string &what, int err)
 
 Source::Source(Source &&o) noexcept
     : name_(std::move(o.name_)), size_(o.size_), fd_(std::exchange(o.fd_, -1)),
-      mem_(std::exchange(o.mem_, nullptr)), spooled_(o.spooled_), stream_(std::move(o.stream_))
+      mem_(std::exchange(o.mem_, nullptr)), spooled_(o.spooled_), stream_(std::move(o.stream_)), keep_(std::move(o.keep_))
 {
 }
 
@@ -38,6 +39,7 @@ Source &Source::operator=(Source &&o) noexcept
         mem_ = std::exchange(o.mem_, nullptr);
         spooled_ = o.spooled_;
         stream_ = std::move(o.stream_);
+        keep_ = std::move(o.keep_);
     }
     return *this;
 }
@@ -88,6 +90,9 @@ Result<Source> Source::read_fd(int fd, const std::string &name, std::size_t spoo
     std::vector<char> chunk(64 * 1024);
     int tmp = -1;
     std::int64_t total = 0;
+    // A GByteArray's length is a guint: past 4 GiB it would wrap (or GLib abort), so a
+    // larger --spool-threshold spools from there on.
+    const std::size_t memory_max = std::min<std::size_t>(spool_threshold, G_MAXUINT - chunk.size());
     auto fail = [&](Error e) -> Result<Source> {
         g_byte_array_unref(buf);
         if (tmp >= 0) ::close(tmp);
@@ -101,7 +106,7 @@ Result<Source> Source::read_fd(int fd, const std::string &name, std::size_t spoo
         }
         if (n == 0) break;
         total += n;
-        if (tmp < 0 && buf->len + static_cast<std::size_t>(n) <= spool_threshold) {
+        if (tmp < 0 && buf->len + static_cast<std::size_t>(n) <= memory_max) {
             g_byte_array_append(buf, reinterpret_cast<guint8 *>(chunk.data()), static_cast<guint>(n));
             continue;
         }
@@ -164,8 +169,9 @@ Result<Source> Source::reopen() const
     if (mem_) {
         s.mem_ = mem_;
         GMimeStream *ms = g_mime_stream_mem_new_with_byte_array(mem_);
-        g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(ms), FALSE); // the original keeps it
+        g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(ms), FALSE); // the original's stream owns it
         s.stream_ = GPtr<GMimeStream>::adopt(ms);
+        s.keep_ = GPtr<GMimeStream>::borrow(keep_ ? keep_.get() : stream_.get());
         return s;
     }
     std::string self = "/proc/self/fd/" + std::to_string(fd_);

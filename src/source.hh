@@ -59,6 +59,9 @@ private:
     GByteArray *mem_{nullptr};      // owned by stream_ when in memory (unless borrowed)
     bool spooled_{false};
     GPtr<GMimeStream> stream_;
+    // A reopened in-memory source reads its original's buffer, which the original's
+    // stream owns: it keeps that stream (and so the buffer) alive as long as it lives.
+    GPtr<GMimeStream> keep_;
 };
 
 } // namespace mimeuri

@@ -36,6 +36,19 @@ void run_forked(int jobs, const Feed &feed, const std::function<std::string(std:
                 const std::function<std::string()> &finish = {},
                 const std::function<void(std::string &&)> &at_end = {});
 
+// The same, with every hook named; share_lost(i) is called in the parent for each item i
+// whose results arrived from a worker that ended without sending finish()'s bytes (it died
+// in its final step, or later on another item): what finish() would have carried of item i
+// (its share of the mid: index) is lost, and the parent does it again.
+struct Hooks {
+    std::function<std::string(std::size_t)> produce;
+    std::function<bool(std::size_t, std::string &&, bool)> consume;
+    std::function<std::string()> finish;
+    std::function<void(std::string &&)> at_end;
+    std::function<void(std::size_t)> share_lost;
+};
+void run_forked(int jobs, const Feed &feed, const Hooks &hooks);
+
 // Length-prefixed fields for the records workers send.
 class Record {
 public:

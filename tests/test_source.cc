@@ -1,8 +1,11 @@
 #include "helpers.hh"
+#include "fdio.hh"
 #include "source.hh"
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <optional>
+#include <thread>
 #include <unistd.h>
 
 using namespace mimeuri;
@@ -71,4 +74,54 @@ TEST_CASE("a pipe is held in memory below the threshold and spooled above it")
         REQUIRE(n.ok());
         CHECK(*n == 3);
     }
+}
+
+TEST_CASE("a reopened in-memory source stays readable after its original is gone")
+{
+    // Issue 13, defect 8: reopen() borrowed the original's buffer without a reference.
+    std::string text(1 << 20, 'm');
+    int p[2];
+    REQUIRE(::pipe(p) == 0);
+    std::thread writer([&] {
+        (void)write_all(p[1], text.data(), text.size());
+        ::close(p[1]);
+    });
+    auto original = std::make_optional(Source::read_fd(p[0], "-", 8u << 20));
+    writer.join();
+    ::close(p[0]);
+    REQUIRE((*original)->in_memory());
+    auto again = (*original)->reopen();
+    REQUIRE(again.ok());
+    original.reset();
+    std::string reuse(1 << 20, 'X'); // the freed block, if it were freed, is likely reused here
+    CHECK(all_bytes(*again) == text);
+    CHECK(std::string_view(again->memory(), 16) == std::string_view(text.data(), 16));
+    CHECK(reuse.size() == text.size());
+}
+
+TEST_CASE("a --spool-threshold of 4 GiB or more spools a piped input past 4 GiB instead of overflowing")
+{
+    // Issue 13, defect 6: GByteArray's guint length wrapped past 4 GiB.
+    if (testing::sanitized) {
+        MESSAGE("skipped under the sanitizers: 4 GiB through a pipe");
+        return;
+    }
+    const std::uint64_t size = (std::uint64_t{4} << 30) + (1 << 20);
+    int p[2];
+    REQUIRE(::pipe(p) == 0);
+    std::thread writer([&] {
+        std::string block(1 << 20, 'a');
+        for (std::uint64_t done = 0; done < size; done += block.size())
+            if (!write_all(p[1], block.data(), block.size())) break;
+        ::close(p[1]);
+    });
+    auto s = Source::read_fd(p[0], "-", std::size_t{5} << 30);
+    writer.join();
+    ::close(p[0]);
+    REQUIRE(s.ok());
+    CHECK(s->size() == static_cast<std::int64_t>(size));
+    CHECK(s->spooled());
+    auto tail = s->slice(s->size() - 3, s->size());
+    REQUIRE(tail.ok());
+    CHECK(*tail == "aaa");
 }

@@ -1,0 +1,89 @@
+// The per-message engine: one message's bytes in, a Plan out. It parses the message, runs
+// the passes over it and keeps what the run needs of the result (the edits, the report
+// entry, the log line, the cause of a failure). It knows nothing of inputs, outputs,
+// workers or exit codes: the command line, the forked workers and a service all call it.
+#pragma once
+
+#include "message.hh"
+#include "pass.hh"
+#include "signatures.hh"
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mimeuri {
+
+// What the run keeps of one message once its passes are done.
+struct Plan {
+    std::vector<Edit> edits;
+    std::string report_line; // one JSON line with its "\n", when the engine makes reports
+    std::string log_line;    // a one-line summary (--syslog), when the engine makes them
+    std::string cause;       // a pass failed (an internal error): handled per --on-error
+    std::string message_id;
+    bool unprocessed{false}; // the report names a problem of the input (a part left as read)
+    std::size_t dangling{0};
+    std::size_t dangling_mid{0}; // of them mid: (which a later message may still resolve)
+    bool failed() const { return !cause.empty(); }
+};
+
+// The wire format plans travel in between processes (workers) and through a spool.
+std::string serialize(const Plan &p);
+Plan deserialize(std::string bytes); // throws std::exception on bytes it cannot read
+
+struct EngineConfig {
+    Limits limits;
+    SignedMode signed_mode{SignedMode::Keep};
+    bool report{false};       // fill Plan::report_line
+    bool summary{false};      // fill Plan::log_line
+    bool inject_fault{false}; // every pass fails (MIMEURI_FAULT=pass, docs/testing.md)
+};
+
+// Where one message is: a segment of a source, its number there (1-based), whether the
+// source is an mbox, and which of the run's inputs it is (run order, for mid: duplicates).
+struct MessageAt {
+    const Source &src;
+    const Segment &seg;
+    std::size_t number{1};
+    bool in_mbox{false};
+    std::size_t input_no{0};
+};
+
+class Engine {
+public:
+    // The passes are borrowed and run in this order.
+    Engine(std::vector<std::unique_ptr<Pass>> &passes, EngineConfig cfg);
+
+    // Whether some pass resolves references across messages (mid:): the run then shows it
+    // every message (index) before the messages that may refer to it are planned.
+    bool wants_index() const;
+    // Whether some pass needs the messages planned in order, by one process.
+    bool ordered() const;
+    void index(const MessageAt &m);
+    // The index as bytes (a worker's share) and back; merge throws on unreadable bytes.
+    std::string save_index() const;
+    void merge_index(std::string bytes);
+
+    // Plans one message. Never throws: a failure is the plan's cause. index_first: the
+    // message is added to the index before it is planned (indexing as the run goes).
+    Plan plan(const MessageAt &m, bool index_first = false);
+
+    const EngineConfig &config() const { return cfg_; }
+    void set_fault(bool every_pass_fails) { cfg_.inject_fault = every_pass_fails; }
+
+private:
+    Plan plan_parsed(MessageContext &ctx);
+    std::vector<std::unique_ptr<Pass>> &passes_;
+    EngineConfig cfg_;
+};
+
+// A whole message held in memory, as a service receives it: planned as one message.
+Plan plan_message(Engine &engine, std::string_view bytes, const std::string &name = "message");
+
+// bytes with the edits applied (each edit's range replaced by its text); edits must not
+// overlap and must lie inside bytes.
+std::string apply_edits(std::string_view bytes, const std::vector<Edit> &edits);
+
+} // namespace mimeuri

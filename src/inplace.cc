@@ -1,0 +1,146 @@
+// --in-place: a file rewritten through a temporary file and renamed over the one read, after
+// the checks that keep mail where it lives safe (hard links, read-only files, a Maildir file
+// an IMAP server renamed meanwhile); and --jobs over many files, a file per worker.
+#include "maildir.hh"
+#include "run_state.hh"
+#include "workers.hh"
+
+#include <csignal>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace mimeuri {
+
+namespace {
+
+// A file that cannot be rewritten safely is left as it was, which is what --on-error=pass
+// asks for; tempfail makes the run end in 75.
+void refuse(RunState &rs, const std::string &input, const std::string &why)
+{
+    g_warning("%s: %s; left as it was", input.c_str(), why.c_str());
+    ++rs.st.failed;
+    if (rs.opts.on_error == OnError::TempFail) rs.outcome.worsen(Code::TempFail);
+}
+
+// Postfix's safe_open: a second name would keep the old bytes (or, for a mailbox, get the
+// next deliveries while this name holds the rewrite). The reason to refuse, or "".
+std::string unsafe(const RunState &rs, const struct stat &read)
+{
+    if (read.st_nlink > 1)
+        return "has " + std::to_string(read.st_nlink) + " hard links, and a rewrite would split them";
+    if (!(read.st_mode & S_IWUSR) && !rs.opts.force_read_only)
+        return "is read-only (mode " + std::to_string((read.st_mode >> 6) & 7) + std::to_string((read.st_mode >> 3) & 7) +
+               std::to_string(read.st_mode & 7) + "); --force-read-only rewrites it";
+    return {};
+}
+
+// A Maildir file: its S= and W= made right; if an IMAP server renamed it meanwhile (flags,
+// new/ -> cur/), it is found again by inode and unique part. Returns where it landed.
+Result<std::string> commit_maildir(RunState &rs, Sink &sink, const std::string &input, const struct stat &read)
+{
+    auto sizes = maildir::sizes_of(sink.temp_path());
+    if (!sizes) return sizes.error();
+    std::string current = sink.name();
+    for (int attempt = 0;; ++attempt) {
+        if (struct stat now {}; ::lstat(current.c_str(), &now) != 0 || now.st_ino != read.st_ino || now.st_dev != read.st_dev)
+            current = maildir::locate(sink.name(), read.st_dev, read.st_ino);
+        if (current.empty()) {
+            refuse(rs, input, "was renamed or removed while being rewritten, and no file in cur/ or new/ has its unique "
+                              "name and inode any more");
+            return std::string();
+        }
+        std::string landed = maildir::with_sizes(current, sizes->size, sizes->vsize);
+        Status s = sink.commit_replacing(read, current, landed);
+        if (s) return landed;
+        if (s.error().code != Code::NoInput || attempt == 2) return s.error();
+        current.clear(); // renamed between the look and the exchange: look again
+    }
+}
+
+void note_changed(RunState &rs, const std::string &landed)
+{
+    if (rs.changed_list_fd < 0) return;
+    std::string line = landed + "\n";
+    if (::write(rs.changed_list_fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+        g_warning("%s: cannot write to %s: %s", landed.c_str(), rs.opts.changed_list.c_str(), g_strerror(errno));
+}
+
+} // namespace
+
+void commit_in_place(RunState &rs, const std::string &input, const Source &src, const struct stat &read,
+                     const std::vector<const Edit *> &edits)
+{
+    struct stat sb {};
+    if (::stat(input.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        g_warning("%s: --in-place rewrites regular files only; left as it was", input.c_str());
+        return rs.outcome.worsen(Code::CantCreate);
+    }
+    if (std::string why = unsafe(rs, read); !why.empty()) return refuse(rs, input, why);
+    const std::string md_tmp = maildir_tmp(input);
+    auto sink = Sink::atomic(input, input, md_tmp);
+    if (!sink) return rs.outcome.fail(sink.error());
+    if (Status s = write_spliced(*sink, src, 0, src.size(), edits); !s) return rs.outcome.fail(s.error());
+    Result<std::string> landed = sink->name();
+    if (md_tmp.empty()) {
+        if (Status s = sink->commit_replacing(read, sink->name(), sink->name()); !s) landed = s.error();
+    } else {
+        landed = commit_maildir(rs, *sink, input, read);
+    }
+    if (!landed) {
+        // NoInput: the file went away (renamed) before it could be replaced: retry later.
+        Error e = landed.error();
+        if (e.code == Code::NoInput) e.code = Code::TempFail;
+        return rs.outcome.fail(e);
+    }
+    if (!landed->empty()) note_changed(rs, *landed);
+}
+
+// Each file is independent, so the workers take whole files; the parent writes the report
+// and counts, in input order.
+void run_files_forked(RunState &rs)
+{
+    auto produce = [&](std::size_t k) { // in a worker: this process's copies of the totals
+        rs.captured_report.emplace();
+        rs.progress.mute();
+        rs.st = RunStats{};
+        rs.done_bytes = 0;
+        rs.outcome = Outcome{};
+        if (rs.faults.worker_on == k) ::raise(SIGKILL);
+        run_input(rs, k, 1);
+        Record r;
+        r.put(*rs.captured_report);
+        for (std::size_t v : {rs.st.messages, rs.st.changed, rs.st.failed, rs.st.unprocessed, rs.st.dangling}) r.put(v);
+        r.put(static_cast<std::size_t>(rs.outcome.worst));
+        r.put(static_cast<std::size_t>(rs.outcome.tempfail));
+        r.put(static_cast<std::size_t>(rs.outcome.ended.value_or(0)));
+        r.put(static_cast<std::size_t>(rs.done_bytes));
+        return r.take();
+    };
+    auto consume = [&](std::size_t k, std::string &&bytes, bool alive) {
+        if (!alive) {
+            // Nothing was renamed into place: the file is as it was.
+            refuse(rs, rs.inputs[k], "the worker process handling this file died");
+            return true;
+        }
+        try {
+            Record r(std::move(bytes));
+            std::string lines = r.get();
+            for (std::size_t *v : {&rs.st.messages, &rs.st.changed, &rs.st.failed, &rs.st.unprocessed, &rs.st.dangling})
+                *v += r.get_size();
+            rs.outcome.worsen(static_cast<Code>(r.get_size()));
+            if (r.get_size() != 0) rs.outcome.worsen(Code::TempFail);
+            if (std::size_t e = r.get_size(); e != 0 && !rs.outcome.ended) rs.outcome.ended = static_cast<int>(e);
+            rs.done_bytes += static_cast<std::int64_t>(r.get_size());
+            if (rs.report && !lines.empty())
+                if (auto s = rs.report->write(lines); !s) rs.outcome.end(s.error());
+        } catch (const std::exception &ex) {
+            g_warning("%s: unreadable worker result: %s", rs.inputs[k].c_str(), ex.what());
+            rs.outcome.worsen(Code::Software);
+        }
+        rs.progress.update(rs.st.messages, rs.done_bytes);
+        return true; // files are independent: the others are still worth doing
+    };
+    run_forked(rs.jobs(), Feed::fixed(rs.inputs.size()), produce, consume);
+}
+
+} // namespace mimeuri

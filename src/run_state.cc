@@ -1,0 +1,169 @@
+#include "run_state.hh"
+
+#include <algorithm>
+#include <filesystem>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace mimeuri {
+
+namespace {
+
+// Lower rank wins when several outcomes compete for the exit status.
+int rank(Code c)
+{
+    switch (c) {
+    case Code::IoErr: return 1;
+    case Code::CantCreate: return 2;
+    case Code::TempFail: return 3;
+    case Code::Software: return 4;
+    case Code::NoInput: return 5;
+    case Code::DataErr: return 6;
+    case Code::Usage: return 7;
+    case Code::Ok: return 100;
+    }
+    return 99;
+}
+
+// FILE arguments: a Maildir (a folder with cur/ or new/) stands for the files in them.
+std::vector<std::string> expand_inputs(const std::vector<std::string> &in)
+{
+    namespace fs = std::filesystem;
+    std::vector<std::string> out;
+    for (const auto &path : in) {
+        std::error_code ec;
+        bool maildir = path != "-" && fs::is_directory(path, ec) &&
+                       (fs::is_directory(fs::path(path) / "cur", ec) || fs::is_directory(fs::path(path) / "new", ec));
+        if (!maildir) {
+            out.push_back(path);
+            continue;
+        }
+        std::vector<std::string> files;
+        for (const char *sub : {"cur", "new"}) {
+            fs::path d = fs::path(path) / sub;
+            if (!fs::is_directory(d, ec)) continue;
+            for (const auto &e : fs::directory_iterator(d, ec))
+                if (e.is_regular_file(ec) && e.path().filename().string()[0] != '.') files.push_back(e.path().string());
+        }
+        std::sort(files.begin(), files.end());
+        out.insert(out.end(), files.begin(), files.end());
+    }
+    if (out.empty()) out.emplace_back("-");
+    return out;
+}
+
+} // namespace
+
+void Outcome::worsen(Code c)
+{
+    if (c == Code::TempFail) tempfail = true;
+    if (rank(c) < rank(worst)) worst = c;
+}
+
+void Outcome::fail(const Error &e)
+{
+    g_warning("%s", e.message.c_str());
+    worsen(e.code);
+}
+
+void Outcome::end(const Error &e)
+{
+    g_warning("%s", e.message.c_str());
+    if (!ended) ended = exit_status(e.code);
+}
+
+Faults Faults::from_env()
+{
+    Faults f;
+    const char *v = g_getenv("MIMEURI_FAULT");
+    if (!v) return f;
+    f.pass = g_strcmp0(v, "pass") == 0;
+    f.worker_second = g_strcmp0(v, "worker") == 0;
+    if (g_str_has_prefix(v, "worker:")) f.worker_on = g_ascii_strtoull(v + 7, nullptr, 10);
+    if (g_str_has_prefix(v, "throw:")) f.throw_on = g_ascii_strtoull(v + 6, nullptr, 10);
+    f.worker_final = g_strcmp0(v, "worker-final") == 0;
+    return f;
+}
+
+Inputs::Inputs(const Options &opts, int in_fd) : opts_(opts), in_fd_(in_fd), names_(expand_inputs(opts.inputs)) {}
+
+Result<Source> Inputs::open(std::size_t k)
+{
+    const std::string &input = names_[k];
+    if (input != "-") return Source::open_path(input, opts_.spool_threshold);
+    if (!stdin_) stdin_.emplace(Source::read_fd(in_fd_, "-", opts_.spool_threshold));
+    if (!*stdin_) return stdin_->error();
+    return (*stdin_)->reopen();
+}
+
+Result<Format> Inputs::format_of(const Source &src) const
+{
+    if (opts_.format != Format::Auto) return opts_.format;
+    auto m = looks_like_mbox(src);
+    if (!m) return m.error();
+    return *m ? Format::Mbox : Format::Message;
+}
+
+std::int64_t Inputs::total_bytes() const
+{
+    std::int64_t total = 0;
+    for (const auto &in : names_) {
+        struct stat sb {};
+        if (in != "-" && ::stat(in.c_str(), &sb) == 0) total += sb.st_size;
+    }
+    return total;
+}
+
+// Single messages would run together into one that no reader could split. Refused before
+// anything is written.
+Status Inputs::check_one_output()
+{
+    if (names_.size() < 2) return ok();
+    std::size_t readable = 0;
+    const std::string *single = nullptr;
+    for (std::size_t k = 0; k < names_.size(); ++k) {
+        auto src = open(k);
+        if (!src || src->size() == 0) continue; // reported when it is processed
+        ++readable;
+        auto format = format_of(*src);
+        if (format && *format == Format::Message && !single) single = &names_[k];
+    }
+    if (single && readable > 1)
+        return Error{Code::Usage, *single + " is a single message: several inputs go to one output only as mboxes "
+                                            "(--format=mbox); use --in-place, or one run per message"};
+    return ok();
+}
+
+std::string maildir_tmp(const std::string &path)
+{
+    namespace fs = std::filesystem;
+    fs::path p(path), dir = p.parent_path();
+    std::error_code ec;
+    if ((dir.filename() == "cur" || dir.filename() == "new") && fs::is_directory(dir.parent_path() / "tmp", ec))
+        return (dir.parent_path() / "tmp").string();
+    return {};
+}
+
+RunState::RunState(const Options &o, Engine &e, Inputs &in, RunStats &s)
+    : opts(o), engine(e), inputs(in), st(s), faults(Faults::from_env()), progress(o.progress, in.total_bytes())
+{
+}
+
+RunState::~RunState()
+{
+    if (changed_list_fd >= 0) ::close(changed_list_fd);
+}
+
+Status RunState::write_report(const std::string &lines)
+{
+    if (captured_report) {
+        *captured_report += lines;
+        return ok();
+    }
+    return report->write(lines);
+}
+
+int RunState::jobs() const { return engine.ordered() ? 1 : std::max(1, opts.jobs); }
+
+} // namespace mimeuri

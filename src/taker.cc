@@ -1,0 +1,132 @@
+#include "taker.hh"
+
+#include "workers.hh"
+
+namespace mimeuri {
+
+Taker::Taker(RunState &rs, std::size_t input_no, const Source &src, const std::vector<Segment> &segs, MboxLock *lock,
+             bool stream)
+    : rs_(rs), input_(rs.inputs[input_no]), src_(src), segs_(segs), lock_(lock), stream_(stream)
+{
+}
+
+// Logs and totals.
+void Taker::log(std::size_t i, const Plan &plan)
+{
+    RunStats &st = rs_.st;
+    const Options &opts = rs_.opts;
+    ++st.messages;
+    std::string where = input_ + ": message " + std::to_string(i + 1) +
+                        (plan.message_id.empty() ? "" : " <" + plan.message_id + ">") + ": ";
+    if (plan.failed()) {
+        ++st.failed;
+        log_message_error(input_, i + 1, plan.message_id, plan.cause);
+        if (opts.on_error == OnError::TempFail) input_failed_ = true;
+    }
+    if (plan.unprocessed) {
+        ++st.unprocessed;
+        if (opts.verbose) log_message_error(input_, i + 1, plan.message_id, "left partly unprocessed (see report)");
+    }
+    if (!plan.edits.empty()) {
+        ++st.changed;
+        changed_ = true;
+    }
+    st.dangling += plan.dangling;
+    if (rs_.syslog) {
+        if (plan.failed()) rs_.syslog->warning(where + plan.cause);
+        else rs_.syslog->info(where + plan.log_line);
+    }
+}
+
+// The report (written in blocks, not a call per message), then the output.
+void Taker::write(std::size_t i, Plan &&plan)
+{
+    if (rs_.report) {
+        report_buffer_ += plan.report_line;
+        if (report_buffer_.size() >= (1u << 16)) {
+            if (auto s = rs_.write_report(report_buffer_); !s) return fail(s.error());
+            report_buffer_.clear();
+        }
+    }
+    const std::int64_t until = segs_[i].next;
+    if (stream_) {
+        // Untouched messages are copied in runs of up to 4 MiB, not one call each.
+        if (!plan.edits.empty() || until - written_ >= (4 << 20) || until == src_.size()) {
+            std::vector<const Edit *> edits;
+            for (const Edit &ed : plan.edits) edits.push_back(&ed);
+            if (auto s = write_spliced(*rs_.out, src_, written_, until, edits); !s) return fail(s.error());
+            written_ = until;
+        }
+    } else {
+        for (Edit &ed : plan.edits) held_.push_back(std::move(ed));
+    }
+    rs_.done_bytes += until - segs_[i].begin;
+    rs_.progress.update(rs_.st.messages, rs_.done_bytes);
+}
+
+void Taker::take(std::size_t i, Plan &&plan)
+{
+    if (error_) return;
+    if (lock_) lock_->keep_alive();
+    taken_ = i + 1;
+    log(i, plan);
+    write(i, std::move(plan));
+}
+
+Status Taker::finish()
+{
+    if (!error_ && rs_.report && !report_buffer_.empty()) {
+        if (auto s = rs_.write_report(report_buffer_); !s) fail(s.error());
+        report_buffer_.clear();
+    }
+    if (error_) return *error_;
+    return ok();
+}
+
+std::vector<const Edit *> Taker::held() const
+{
+    std::vector<const Edit *> edits;
+    for (const Edit &ed : held_) edits.push_back(&ed);
+    return edits;
+}
+
+void ForwardHold::arrive(std::size_t i, Plan &&plan)
+{
+    arrived_ = i + 1;
+    if (!holding_ || (waiting_.empty() && plan.dangling_mid == 0)) return taker_.take(i, std::move(plan));
+    Record r;
+    r.put(i);
+    r.put(serialize(plan));
+    Status s = waiting_.push(r.take());
+    if (s || taker_.failed()) return;
+    if (rs_.opts.on_error != OnError::Pass) return taker_.fail(s.error()); // 75: nothing written for this input
+    // --on-error=pass promises a whole output: stop holding plans. Those waiting and those
+    // to come are taken as planned, their forward mid: references dangling.
+    g_warning("%s: %s; from message %zu on, mid: references to later messages are reported dangling", input_.c_str(),
+              s.error().message.c_str(), taker_.taken() + 1);
+    holding_ = false;
+    release(false);
+}
+
+// Plans that cannot be read back fail: with --on-error=pass their messages are written as
+// they came, so the output is still complete.
+void ForwardHold::release(bool replan)
+{
+    Status s = waiting_.drain([&](std::string &&bytes) {
+        if (taker_.failed()) return false;
+        Record r(std::move(bytes));
+        std::size_t i = r.get_size();
+        Plan plan = deserialize(r.get());
+        taker_.take(i, replan && plan.dangling_mid ? replan_(i) : std::move(plan));
+        return true;
+    });
+    if (s || taker_.failed()) return;
+    if (rs_.opts.on_error != OnError::Pass) return taker_.fail(s.error());
+    while (taker_.taken() < arrived_ && !taker_.failed()) {
+        Plan lost;
+        lost.cause = s.error().message;
+        taker_.take(taker_.taken(), std::move(lost));
+    }
+}
+
+} // namespace mimeuri

@@ -1,0 +1,166 @@
+// The per-message engine on its own: a message's bytes through the passes, no run loop, no
+// inputs or outputs, as a service calls it.
+#include "engine.hh"
+#include "references.hh"
+
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+
+using namespace mimeuri;
+
+namespace {
+
+// A related message whose HTML names its image "cid:<img@x>": RFC 2392 wants "cid:img@x"
+// (the brackets are not part of the URL), which the references pass repairs.
+const std::string broken_cid = "Message-ID: <m1@example.org>\n"
+                               "MIME-Version: 1.0\n"
+                               "Content-Type: multipart/related; boundary=b\n"
+                               "\n"
+                               "--b\n"
+                               "Content-Type: text/html\n"
+                               "\n"
+                               "<p><img src=\"cid:&lt;img@x&gt;\"></p>\n"
+                               "--b\n"
+                               "Content-Type: image/png\n"
+                               "Content-ID: <img@x>\n"
+                               "Content-Transfer-Encoding: base64\n"
+                               "\n"
+                               "iVBORw0KGgo=\n"
+                               "--b--\n";
+
+std::vector<std::unique_ptr<Pass>> references(RefOptions o = {})
+{
+    std::vector<std::unique_ptr<Pass>> passes;
+    passes.push_back(std::make_unique<ReferencesPass>(o));
+    return passes;
+}
+
+struct Throws final : Pass {
+    std::string_view name() const override { return "throws"; }
+    Status apply(MessageContext &) override { throw std::runtime_error("boom"); }
+};
+
+// Edits a header, then hits a limit: the edit must not survive.
+struct EditsThenLimit final : Pass {
+    std::string_view name() const override { return "limit"; }
+    Status apply(MessageContext &ctx) override
+    {
+        (void)ctx.add_header(ctx.nodes().front(), "X-Edited", " yes\n");
+        return Error{Code::DataErr, "time limit"};
+    }
+};
+
+} // namespace
+
+TEST_CASE("engine: a broken cid: reference is repaired, and only its bytes change")
+{
+    auto passes = references();
+    EngineConfig cfg;
+    cfg.report = true;
+    cfg.summary = true;
+    Engine engine(passes, cfg);
+    Plan plan = plan_message(engine, broken_cid);
+    CHECK_FALSE(plan.failed());
+    REQUIRE(plan.edits.size() == 1);
+    std::string out = apply_edits(broken_cid, plan.edits);
+    std::string want = broken_cid;
+    want.replace(want.find("cid:&lt;img@x&gt;"), 17, "cid:img@x");
+    CHECK(out == want);
+    CHECK(plan.message_id == "m1@example.org");
+    CHECK(plan.report_line.find("\"action\":\"repaired\"") != std::string::npos);
+    CHECK(plan.report_line.back() == '\n');
+    CHECK(plan.log_line == "changed, references rewritten=1");
+    CHECK(plan.dangling == 0);
+}
+
+TEST_CASE("engine: a message with nothing to change has no edit; reports only when asked")
+{
+    auto passes = references();
+    Engine engine(passes, {});
+    std::string m = "Message-ID: <plain@x>\nContent-Type: text/plain\n\nhello\n";
+    Plan plan = plan_message(engine, m);
+    CHECK(plan.edits.empty());
+    CHECK(apply_edits(m, plan.edits) == m);
+    CHECK(plan.report_line.empty());
+    CHECK(plan.log_line.empty());
+}
+
+TEST_CASE("engine: a pass that throws fails the message with a cause and no edit")
+{
+    std::vector<std::unique_ptr<Pass>> passes;
+    passes.push_back(std::make_unique<ReferencesPass>(RefOptions{}));
+    passes.push_back(std::make_unique<Throws>());
+    EngineConfig cfg;
+    cfg.report = true;
+    Engine engine(passes, cfg);
+    Plan plan = plan_message(engine, broken_cid);
+    CHECK(plan.failed());
+    CHECK(plan.cause == "throws: internal error: boom");
+    CHECK(plan.edits.empty()); // the references pass's repair is not kept either
+    CHECK(plan.report_line.find("\"changed\":false") != std::string::npos);
+}
+
+TEST_CASE("engine: a limit leaves the message as it came, reported, and is not a failure")
+{
+    std::vector<std::unique_ptr<Pass>> passes;
+    passes.push_back(std::make_unique<EditsThenLimit>());
+    EngineConfig cfg;
+    cfg.report = true;
+    Engine engine(passes, cfg);
+    Plan plan = plan_message(engine, broken_cid);
+    CHECK_FALSE(plan.failed());
+    CHECK(plan.edits.empty());
+    CHECK(plan.unprocessed);
+    CHECK(plan.report_line.find("\"code\":\"limit\"") != std::string::npos);
+}
+
+TEST_CASE("engine: mid: resolves against a message indexed before, in the same engine")
+{
+    RefOptions o;
+    o.mid = RefOptions::Mid::Check;
+    auto passes = references(o);
+    Engine engine(passes, {});
+    REQUIRE(engine.wants_index());
+    std::string later = "Message-ID: <b@x>\nContent-Type: text/html\n\n<a href=\"mid:a@x\">earlier</a>\n";
+    Plan before = plan_message(engine, later);
+    CHECK(before.dangling == 1);
+    CHECK(before.dangling_mid == 1);
+    (void)plan_message(engine, "Message-ID: <a@x>\nContent-Type: text/plain\n\nfirst\n");
+    Plan after = plan_message(engine, later);
+    CHECK(after.dangling == 0);
+}
+
+TEST_CASE("engine: a plan travels between processes unchanged")
+{
+    Plan p;
+    p.cause = "a cause";
+    p.message_id = "id@x";
+    p.unprocessed = true;
+    p.dangling = 3;
+    p.dangling_mid = 2;
+    p.report_line = "{\"x\":1}\n";
+    p.log_line = "changed";
+    p.edits = {{10, 20, "text\r\nwith a line break"}, {0, 0, ""}};
+    Plan q = deserialize(serialize(p));
+    CHECK(q.cause == p.cause);
+    CHECK(q.message_id == p.message_id);
+    CHECK(q.unprocessed);
+    CHECK(q.dangling == 3);
+    CHECK(q.dangling_mid == 2);
+    CHECK(q.report_line == p.report_line);
+    CHECK(q.log_line == p.log_line);
+    REQUIRE(q.edits.size() == 2);
+    CHECK(q.edits[0].begin == 10);
+    CHECK(q.edits[0].end == 20);
+    CHECK(q.edits[0].text == p.edits[0].text);
+    CHECK_THROWS(deserialize(serialize(p).substr(0, 5)));
+}
+
+TEST_CASE("apply_edits: edits in any order; overlapping ones are refused")
+{
+    CHECK(apply_edits("abcdef", {{4, 5, "E"}, {0, 1, "A"}}) == "AbcdEf");
+    CHECK(apply_edits("abc", {{3, 3, "!"}}) == "abc!");
+    CHECK_THROWS_AS(apply_edits("abcdef", {{0, 3, "x"}, {2, 4, "y"}}), std::invalid_argument);
+    CHECK_THROWS_AS(apply_edits("abc", {{2, 9, "x"}}), std::invalid_argument);
+}
