@@ -165,8 +165,11 @@ TEST_CASE("--jobs: a dead worker's unfinished messages go to the workers still a
         for (std::size_t i = 0; i < 600; ++i) same += (i != 100 && got[i] == repaired[i]);
         CHECK(same == 599); // every other message was done by a live worker
         std::string err = testing::read_file(d / "err");
-        CHECK(std::count(err.begin(), err.end(), '\n') == 1); // one line: message 101 and its cause
+        // Two lines: message 101 and its cause; and that the dead worker's share of the mid:
+        // index was lost and done again by the parent (issue 13, defect 3).
+        CHECK(std::count(err.begin(), err.end(), '\n') == 2);
         CHECK(err.find("worker process handling this message died") != std::string::npos);
+        CHECK(err.find("messages indexed again") != std::string::npos);
     }
 }
 
