@@ -1,17 +1,27 @@
 #include "helpers.hh"
 #include "options.hh"
+#include "registry.hh"
 
 #include <doctest/doctest.h>
 
 using namespace mimeuri;
 
-static Result<Options> parse(std::vector<std::string> args)
+// Parses args with the core's and the passes' tables; the passes' settings go to *passes.
+static Result<ParsedOptions> parse_all(std::vector<std::string> args, PassOptions *passes)
 {
     args.insert(args.begin(), "mimeuri");
     std::vector<char *> argv;
     for (auto &a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    return parse_options(static_cast<int>(args.size()), argv.data());
+    return parse_options(static_cast<int>(args.size()), argv.data(), pass_option_table(*passes));
+}
+
+static Result<Options> parse(std::vector<std::string> args)
+{
+    PassOptions passes;
+    auto r = parse_all(std::move(args), &passes);
+    if (!r) return r.error();
+    return r->options;
 }
 
 TEST_CASE("defaults")
