@@ -1,12 +1,16 @@
 #include "registry.hh"
 
-#include "external_body.hh"
-#include "labels.hh"
-#include "references.hh"
-
 #include <algorithm>
 
 namespace mimeuri {
+
+OptionTable pass_option_table(PassOptions &o)
+{
+    OptionTable t = references_option_table(o.refs);
+    t += external_body_option_table(o.external_body);
+    t += labels_option_table(o.labels);
+    return t;
+}
 
 const std::vector<std::string> &pass_names()
 {
@@ -14,7 +18,7 @@ const std::vector<std::string> &pass_names()
     return names;
 }
 
-Result<std::vector<std::unique_ptr<Pass>>> make_passes(const Options &opts)
+Result<std::vector<std::unique_ptr<Pass>>> make_passes(const Options &opts, const PassOptions &pass_opts)
 {
     const auto &known = pass_names();
     bool all = false, none = false;
@@ -30,12 +34,12 @@ Result<std::vector<std::unique_ptr<Pass>>> make_passes(const Options &opts)
     auto wanted = [&](const std::string &n) {
         return all || std::find(opts.passes.begin(), opts.passes.end(), n) != opts.passes.end();
     };
-    if (wanted("references") && (opts.refs.cid != RefOptions::Cid::Off || opts.refs.mid != RefOptions::Mid::Off))
-        passes.push_back(std::make_unique<ReferencesPass>(opts.refs));
-    if (wanted("external-body") && opts.external_body.mode != ExternalBodyOptions::Mode::Off)
-        passes.push_back(std::make_unique<ExternalBodyPass>(opts.external_body));
-    if (wanted("labels") && opts.labels.mode != LabelOptions::Mode::Off)
-        passes.push_back(std::make_unique<LabelsPass>(opts.labels));
+    if (wanted("references") && (pass_opts.refs.cid != RefOptions::Cid::Off || pass_opts.refs.mid != RefOptions::Mid::Off))
+        passes.push_back(std::make_unique<ReferencesPass>(pass_opts.refs));
+    if (wanted("external-body") && pass_opts.external_body.mode != ExternalBodyOptions::Mode::Off)
+        passes.push_back(std::make_unique<ExternalBodyPass>(pass_opts.external_body));
+    if (wanted("labels") && pass_opts.labels.mode != LabelOptions::Mode::Off)
+        passes.push_back(std::make_unique<LabelsPass>(pass_opts.labels));
     return passes;
 }
 

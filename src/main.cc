@@ -39,27 +39,32 @@ int main(int argc, char **argv)
 
     int status = 0;
     try {
-        auto opts = mimeuri::parse_options(argc, argv);
-        if (!opts) {
-            const auto &e = opts.error();
-            if (e.code == mimeuri::Code::Ok) {
-                std::printf("%s\n", e.message.c_str());
-                return 0;
-            }
-            g_warning("%s", e.message.c_str());
-            return mimeuri::exit_status(e.code);
+        mimeuri::PassOptions pass_opts;
+        auto parsed = mimeuri::parse_options(argc, argv, mimeuri::pass_option_table(pass_opts));
+        if (!parsed) {
+            g_warning("%s", parsed.error().message.c_str());
+            return mimeuri::exit_status(parsed.error().code);
         }
-        auto passes = mimeuri::make_passes(*opts);
+        if (parsed->print_and_exit) {
+            std::fputs(parsed->print_and_exit->c_str(), stdout);
+            return std::fflush(stdout) == 0 ? 0 : mimeuri::exit_status(mimeuri::Code::IoErr);
+        }
+        mimeuri::Options &opts = parsed->options;
+        auto passes = mimeuri::make_passes(opts, pass_opts);
         if (!passes) {
             g_warning("%s", passes.error().message.c_str());
             return mimeuri::exit_status(passes.error().code);
         }
-        opts->progress = isatty(2) && !opts->check;
-        status = mimeuri::run(*opts, *passes);
+        opts.progress = isatty(2) && !opts.check;
+        status = mimeuri::run(opts, *passes);
     } catch (const std::exception &e) {
-        // Nothing may escape: an unexpected failure is a temporary failure, so the MTA
-        // keeps the message and retries rather than losing or bouncing it.
+        // Nothing may escape, from the option parsing and the passes' construction as from
+        // the run: an unexpected failure is a temporary failure, so the MTA keeps the
+        // message and retries rather than losing or bouncing it.
         g_warning("internal error: %s", e.what());
+        status = 75;
+    } catch (...) {
+        g_warning("internal error: unknown exception");
         status = 75;
     }
     g_mime_shutdown();

@@ -1,16 +1,17 @@
 // Run options: built from the configuration file (GKeyFile) and then the command line
-// (GOption), the command line winning.
+// (GOption), the command line winning, both read through one option table
+// (option_table.hh). The core declares its own options here; each pass declares its own
+// in filters/ and hands its table to parse_options.
 #pragma once
 
-#include "external_body.hh"
-#include "labels.hh"
-#include "references.hh"
 #include "mbox.hh"
 #include "message.hh"
+#include "option_table.hh"
 #include "result.hh"
 #include "signatures.hh"
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,13 +39,20 @@ struct Options {
     bool syslog{false};   // one line per message to syslog/journald (LOG_MAIL)
     bool progress{false}; // progress line and summary on stderr (set when it is a terminal)
     SignedMode signed_mode{SignedMode::Keep}; // --signed: signed content kept, or rewritten
-    LabelOptions labels;
-    ExternalBodyOptions external_body;
-    RefOptions refs;
 };
 
-// Parses argv (after any subcommand). --help and --version print and return an Error
-// with Code::Ok.
-Result<Options> parse_options(int argc, char **argv);
+// The core's options, writing into `o` (which must outlive the table).
+OptionTable core_option_table(Options &o);
+
+// What parse_options found: either options to run with, or a text to print on standard
+// output before exiting with status 0 (--help, --version).
+struct ParsedOptions {
+    Options options;
+    std::optional<std::string> print_and_exit;
+};
+
+// Parses argv (after any subcommand) with the core's table and `extra` (the passes'
+// tables, bound to the caller's structs). Errors are usage errors (Code::Usage).
+Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra = {});
 
 } // namespace mimeuri

@@ -1,0 +1,36 @@
+// The type-label pass's options; configuration group [labels].
+#include "registry.hh"
+
+namespace mimeuri {
+
+OptionTable labels_option_table(LabelOptions &o)
+{
+    using K = OptionKind;
+    using M = LabelOptions::Mode;
+    using F = LabelOptions::Format;
+    const std::string g = "labels";
+    OptionTable t;
+    t.options = {
+        {.long_name = "labels", .group = g, .key = "mode", .kind = K::Choice, .choices = {"off", "top", "all"},
+         .default_text = "off",
+         .help = "Type labels: off, top (the top-level entity only; adding a header there keeps a DKIM body hash "
+                 "valid) or all (every part: this changes the body)",
+         .access = bind_choice(o.mode, {M::Off, M::Top, M::All})},
+        {.long_name = "label-header", .group = g, .key = "header", .kind = K::String,
+         .default_text = "Content-Type-URI", .help = "Header that carries the label", .arg_name = "NAME",
+         .access = {[&o](const OptionValue &v) -> Status {
+                        if (auto s = check_header_value(v.text, " x\n"); !s)
+                            return usage_error(v.name + " '" + v.text + "' is not a header name");
+                        o.header = v.text;
+                        return ok();
+                    },
+                    [&o] { return o.header; }}},
+        {.long_name = "label-format", .group = g, .key = "format", .kind = K::Choice, .choices = {"uri", "urc"},
+         .default_text = "uri",
+         .help = "Label form: a ContentType: URI (draft-eastlake-cturi) or a URC tag /type/subtype/attr:value",
+         .access = bind_choice(o.format, {F::Uri, F::Urc})},
+    };
+    return t;
+}
+
+} // namespace mimeuri

@@ -1,0 +1,62 @@
+// The reference pass's options: --cid, --mid and their limits; configuration group
+// [references].
+#include "registry.hh"
+
+namespace mimeuri {
+
+OptionTable references_option_table(RefOptions &o)
+{
+    using K = OptionKind;
+    using C = RefOptions::Cid;
+    using M = RefOptions::Mid;
+    const std::string g = "references";
+    OptionTable t;
+    t.options = {
+        {.long_name = "cid", .group = g, .key = "cid", .kind = K::Choice,
+         .choices = {"off", "check", "repair", "inline", "extract"}, .default_text = "repair",
+         .help = "cid: and Content-Location references in HTML: off, check (report), repair (fix malformed ones, "
+                 "turn location references into cid:), inline (data: URIs), extract (to --extract-dir)",
+         .access = bind_choice(o.cid, {C::Off, C::Check, C::Repair, C::Inline, C::Extract})},
+        {.long_name = "mid", .group = g, .key = "mid", .kind = K::Choice, .choices = {"off", "check", "repair"},
+         .default_text = "check; repair with --mid-url", .help = "mid: references: off, check or repair",
+         .access = bind_choice(o.mid, {M::Off, M::Check, M::Repair})},
+        {.long_name = "mid-url", .group = g, .key = "mid-url", .kind = K::String, .default_text = "none",
+         .help = "Rewrite mid: links to a web archive; {id} is the %-encoded Message-ID; implies --mid=repair",
+         .arg_name = "TEMPLATE", .access = bind_text(o.mid_url), .implies = OptionImplies{"mid", "repair"}},
+        {.long_name = "inline-types", .group = g, .key = "inline-types", .kind = K::List,
+         .default_text = "image/*,font/*,audio/*,video/*,text/css",
+         .help = "Types --cid=inline may turn into data: URIs; text/html, SVG and scripts never", .arg_name = "LIST",
+         .access = bind_lower_list(o.inline_types)},
+        {.long_name = "inline-max", .group = g, .key = "inline-max", .kind = K::Size, .default_text = "1048576",
+         .help = "Largest part (decoded bytes) --cid=inline inlines", .arg_name = "BYTES",
+         .access = bind_size(o.inline_max)},
+        {.long_name = "drop-inlined", .group = g, .key = "drop-inlined", .kind = K::Flag, .default_text = "off",
+         .help = "Remove parts whose every reference was inlined", .access = bind_flag(o.drop_inlined)},
+        {.long_name = "location-to-cid", .group = g, .key = "location-to-cid", .kind = K::Flag,
+         .default_text = "off: repair leaves them as written",
+         .help = "Also rewrite valid Content-Location references (RFC 2557) to cid: URLs",
+         .access = bind_flag(o.location_to_cid)},
+        {.long_name = "extract-dir", .group = g, .key = "extract-dir", .kind = K::Path, .default_text = "none",
+         .help = "With --cid=extract: write each message's HTML as DIR/N/index.html and its referenced parts "
+                 "beside it",
+         .arg_name = "DIR", .access = bind_text(o.extract_dir)},
+        {.long_name = "summary-header", .group = g, .key = "summary-header", .kind = K::Flag, .default_text = "off",
+         .help = "Add a Mimeuri-Refs: resolved=N dangling=N ambiguous=N header to each message",
+         .access = bind_flag(o.summary_header)},
+        {.long_name = "html-max", .group = g, .key = "html-max", .kind = K::Size, .default_text = "33554432",
+         .help = "Largest HTML part (decoded bytes) searched for references; larger ones are reported",
+         .arg_name = "BYTES", .access = bind_size(o.html_max)},
+        {.long_name = "max-refs", .group = g, .key = "max-refs", .kind = K::Size, .default_text = "1000000",
+         .help = "References looked at per HTML part; beyond, reported", .arg_name = "N",
+         .access = bind_size(o.max_refs)},
+    };
+    t.checks.push_back([&o]() -> Status {
+        if (o.cid == C::Extract && o.extract_dir.empty()) return usage_error("--cid=extract needs --extract-dir=DIR");
+        if (!o.mid_url.empty() && o.mid_url.find("{id}") == std::string::npos)
+            return usage_error("--mid-url needs {id} in its template");
+        return ok();
+    });
+    return t;
+}
+
+} // namespace mimeuri
