@@ -227,3 +227,24 @@ TEST_CASE("references spelled with character references or CSS escapes are still
         CHECK(s(r.ref(0, 0), "status") == "resolved");
     }
 }
+
+TEST_CASE("defect 7: in a Turkish locale, @IMPORT and URL( are still CSS references")
+{
+    // main() calls setlocale(LC_ALL, ""): tolower('I') is then not 'i' in tr_TR.
+    if (testing::sh("locale -a | grep -qix 'tr_TR.utf8' && echo y").out != "y\n") {
+        MESSAGE("skipped: the tr_TR.UTF-8 locale is not installed (localedef -i tr_TR -f UTF-8 tr_TR.UTF-8 makes it)");
+        return;
+    }
+    testing::TempDir d;
+    std::string f = d.file("m.eml", "Message-ID: <t@x>\nContent-Type: multipart/related; boundary=r\n\n"
+                                    "--r\nContent-Type: text/html\n\n<STYLE>@IMPORT \"cid:css@x\";</STYLE>"
+                                    "<DIV STYLE=\"background: URL(cid:css@x)\"></DIV>\n"
+                                    "--r\nContent-Type: text/css\nContent-ID: <css@x>\n\np{}\n--r--\n");
+    auto p = testing::sh("LC_ALL=tr_TR.UTF-8 " + testing::bin() + " --check " + quote(f));
+    REQUIRE(p.status == 0);
+    Report r;
+    r.load(p.out);
+    REQUIRE(r.refs(0) == 2);
+    CHECK(s(r.ref(0, 0), "status") == "resolved");
+    CHECK(s(r.ref(0, 1), "status") == "resolved");
+}
