@@ -1,6 +1,7 @@
 #include "run.hh"
 #include "signatures.hh"
 
+#include "extract.hh"
 #include "lock.hh"
 #include "maildir.hh"
 #include "output.hh"
@@ -59,6 +60,8 @@ struct Plan {
     bool unprocessed{false};
     std::size_t dangling{0};
     std::size_t dangling_mid{0};
+    std::string output_dir;               // --cid=extract: the top folder, and the files
+    std::vector<OutputFile> output_files; // written into a folder of their own when taken
 };
 
 std::string serialize(const Plan &p)
@@ -76,6 +79,12 @@ std::string serialize(const Plan &p)
         r.put(static_cast<std::size_t>(e.begin));
         r.put(static_cast<std::size_t>(e.end));
         r.put(e.text);
+    }
+    r.put(p.output_dir);
+    r.put(p.output_files.size());
+    for (const OutputFile &f : p.output_files) {
+        r.put(f.name);
+        r.put(f.bytes);
     }
     return r.take();
 }
@@ -98,6 +107,14 @@ Plan deserialize(std::string bytes)
         e.end = static_cast<std::int64_t>(r.get_size());
         e.text = r.get();
         p.edits.push_back(std::move(e));
+    }
+    p.output_dir = r.get();
+    n = r.get_size();
+    for (std::size_t i = 0; i < n; ++i) {
+        OutputFile f;
+        f.name = r.get();
+        f.bytes = r.get();
+        p.output_files.push_back(std::move(f));
     }
     return p;
 }
@@ -381,6 +398,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
         return report->write(lines);
     };
     std::optional<int> ended; // set when a failed write to the shared output ends the run
+    std::size_t extract_folders = 0; // --cid=extract: the run numbers its folders as it takes messages
 
     // One input, its messages planned by `input_jobs` processes.
     auto process = [&](std::size_t input_no, int input_jobs) {
@@ -501,6 +519,8 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
                 } else {
                     plan.edits = ctx->edits();
                     plan.unprocessed = rep.error_count() > 0;
+                    plan.output_dir = ctx->output_dir;
+                    plan.output_files = ctx->output_files();
                 }
                 for (guint k = 0; k < json_array_get_length(rep.refs.get()); ++k) {
                     JsonObject *ref = json_array_get_object_element(rep.refs.get(), k);
@@ -523,6 +543,16 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
             if (write_failure) return;
             if (lock) lock->keep_alive();
             taken = i + 1;
+            if (!opts.check && !plan.output_files.empty()) {
+                // Written once, in message order. A failure fails the message as a pass error
+                // does (its report no longer claims "extracted"); --strict makes it count.
+                if (auto wrote = write_extraction(plan.output_dir, ++extract_folders, plan.output_files); !wrote) {
+                    plan.cause = "references: " + wrote.error().message;
+                    plan.edits.clear();
+                    plan.unprocessed = true;
+                    plan.report_line = report_extraction_failed(plan.report_line, wrote.error().message);
+                }
+            }
             ++st.messages;
             std::string id = plan.message_id.empty() ? "" : " <" + plan.message_id + ">";
             if (!plan.cause.empty()) {
