@@ -1,12 +1,18 @@
 // The reference pass: resolves cid:, mid: and Content-Location references in HTML parts
 // (RFC 2392, RFC 2387, RFC 2557) and checks, repairs, inlines or extracts them.
+//
+// In steps, each in a file of its own: the message's index (ref_index.hh), the resolver
+// (ref_resolver.hh), one HTML part's rewrite (ref_part.hh, re-encoding in
+// src/transfer.hh), the extraction plan (ref_extract.hh; the run writes the files,
+// src/extract.hh). This file runs them over a message and does what is left for the
+// whole message: Content-IDs to add, inlined parts to drop, unreferenced parts, the
+// Mimeuri-Refs summary.
 #pragma once
 
 #include "pass.hh"
+#include "ref_index.hh"
 
 #include <cstddef>
-#include <map>
-#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -31,30 +37,17 @@ public:
     explicit ReferencesPass(RefOptions opts) : opts_(std::move(opts)) {}
     std::string_view name() const override { return "references"; }
     bool wants_index() const override { return opts_.mid != RefOptions::Mid::Off; }
+    // --cid=extract: the run numbers the folders as it takes messages, in one process (a
+    // worker taking whole files with --in-place --jobs would keep a count of its own).
     bool ordered() const override { return opts_.cid == RefOptions::Cid::Extract; }
     Status index(const MessageContext &ctx) override;
     std::string save_index() const override;
     void merge_index(const std::string &bytes) override;
     Status apply(MessageContext &ctx) override;
 
-    // One message of the run, as mid: sees it.
-    struct Indexed {
-        std::size_t index{0};                  // the message's number in its input
-        std::string section;                   // "" for a top-level message, else its part
-        std::map<std::string, std::string> cids; // cleaned Content-ID -> section
-        int count{0};                          // how many messages carry this Message-ID
-        std::size_t input_no{0};               // run order, so that the first one wins
-    };
-
 private:
     RefOptions opts_;
-    std::map<std::string, Indexed> run_index_; // by cleaned Message-ID
-    // local part + lower-case domain -> the run_index_ key it stands for (RFC 5322 msg-id:
-    // the domain compares case-insensitively)
-    std::unordered_map<std::string, std::string> ci_index_;
-    static std::string ci_key(const std::string &id);
-    void add_indexed(const std::string &id, Indexed e);
-    std::size_t extracted_messages_{0};
+    refs::RunIndex run_index_; // the run's messages, as mid: sees them
 };
 
 // "cid:" + the Content-ID %-encoded as RFC 2392 wants (an existing "%" becomes "%25").

@@ -25,6 +25,12 @@ std::string serialize(const Plan &p)
         r.put(static_cast<std::size_t>(e.end));
         r.put(e.text);
     }
+    r.put(p.output_dir);
+    r.put(p.output_files.size());
+    for (const OutputFile &f : p.output_files) {
+        r.put(f.name);
+        r.put(f.bytes);
+    }
     return r.take();
 }
 
@@ -46,6 +52,14 @@ Plan deserialize(std::string bytes)
         e.end = static_cast<std::int64_t>(r.get_size());
         e.text = r.get();
         p.edits.push_back(std::move(e));
+    }
+    p.output_dir = r.get();
+    n = r.get_size();
+    for (std::size_t i = 0; i < n; ++i) {
+        OutputFile f;
+        f.name = r.get();
+        f.bytes = r.get();
+        p.output_files.push_back(std::move(f));
     }
     return p;
 }
@@ -182,6 +196,8 @@ Plan Engine::plan_parsed(MessageContext &ctx)
     } else {
         plan.edits = ctx.edits();
         plan.unprocessed = rep.error_count() > 0;
+        plan.output_dir = ctx.output_dir;
+        plan.output_files = ctx.output_files();
     }
     for (guint k = 0; k < json_array_get_length(rep.refs.get()); ++k) {
         JsonObject *ref = json_array_get_object_element(rep.refs.get(), k);

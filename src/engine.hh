@@ -26,6 +26,8 @@ struct Plan {
     bool unprocessed{false}; // the report names a problem of the input (a part left as read)
     std::size_t dangling{0};
     std::size_t dangling_mid{0}; // of them mid: (which a later message may still resolve)
+    std::string output_dir;               // --cid=extract: the top folder, and the files
+    std::vector<OutputFile> output_files; // written into a folder of their own when taken
     bool failed() const { return !cause.empty(); }
 };
 

@@ -20,7 +20,7 @@ bool iequal(std::string_view a, std::string_view b)
 {
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i)
-        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+        if (g_ascii_tolower(a[i]) != g_ascii_tolower(b[i])) // never the locale's (Turkish I)
             return false;
     return true;
 }
@@ -217,7 +217,7 @@ struct Walker {
                     GumboStringPiece t = el.original_tag;
                     gumbo_tag_from_original_text(&t);
                     tag.assign(t.data, t.length);
-                    for (char &c : tag) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+                    for (char &c : tag) c = static_cast<char>(g_ascii_tolower(c));
                 }
                 for (unsigned i = 0; i < el.attributes.length; ++i)
                     attribute(tag, static_cast<const GumboAttribute *>(el.attributes.data[i]));
@@ -347,7 +347,7 @@ std::vector<CssUrl> css_urls(std::string_view t)
             continue;
         }
         if ((c == 'u' || c == 'U') && i + 4 <= t.size() && iequal(t.substr(i, 4), "url(") &&
-            (i == 0 || !(std::isalnum(static_cast<unsigned char>(t[i - 1])) || t[i - 1] == '-' || t[i - 1] == '_'))) {
+            (i == 0 || !(g_ascii_isalnum(t[i - 1]) || t[i - 1] == '-' || t[i - 1] == '_'))) {
             std::size_t j = i + 4;
             while (j < t.size() && is_space(t[j])) ++j;
             if (quoted_url(j)) {
@@ -563,10 +563,10 @@ std::size_t ref_extent(std::string_view run)
         bool hex = j < run.size() && (run[j] == 'x' || run[j] == 'X');
         if (hex) ++j;
         std::size_t d = j;
-        while (j < run.size() && (hex ? hexval(run[j]) >= 0 : std::isdigit(static_cast<unsigned char>(run[j])))) ++j;
+        while (j < run.size() && (hex ? hexval(run[j]) >= 0 : g_ascii_isdigit(run[j]))) ++j;
         if (j == d) return 1;
     } else {
-        while (j < run.size() && std::isalnum(static_cast<unsigned char>(run[j]))) ++j;
+        while (j < run.size() && g_ascii_isalnum(run[j])) ++j;
         if (j == 1) return 1;
     }
     if (j < run.size() && run[j] == ';') ++j;

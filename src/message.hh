@@ -49,6 +49,12 @@ struct Node {
     bool top_level() const { return parent < 0; }
 };
 
+// A file a pass asks the run to write for the message when its plan is taken (--cid=extract).
+struct OutputFile {
+    std::string name; // relative to the message's extract folder
+    std::string bytes;
+};
+
 struct Edit {
     std::int64_t begin{0};
     std::int64_t end{0};
@@ -127,7 +133,13 @@ public:
         report_.changed = !edits_.empty();
     }
     bool changed() const { return !edits_.empty(); }
-    void drop_edits() { edits_.clear(); replaced_.clear(); report_.changed = false; }
+    void drop_edits() { edits_.clear(); replaced_.clear(); output_files_.clear(); report_.changed = false; }
+
+    // Files to write beside the message, into a folder of their own under output_dir; a
+    // pass records them, and the run writes them when it takes the message, never before.
+    void add_output_file(OutputFile f);
+    const std::vector<OutputFile> &output_files() const { return output_files_; }
+    std::string output_dir; // the top extract folder
 
     // --- Protection: signed content is evidence (src/signatures.cc). A protection is a byte
     // range no edit may touch, or (names) the header block [begin, end] (end inclusive: fields
@@ -179,6 +191,7 @@ private:
     MessageReport report_;
     std::vector<Edit> edits_;
     std::vector<std::pair<GMimeHeader *, std::string>> replaced_;
+    std::vector<OutputFile> output_files_;
     std::vector<Protection> protections_;
     std::chrono::steady_clock::time_point deadline_{std::chrono::steady_clock::time_point::max()};
 };

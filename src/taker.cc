@@ -1,5 +1,6 @@
 #include "taker.hh"
 
+#include "extract.hh"
 #include "workers.hh"
 
 namespace mimeuri {
@@ -8,6 +9,19 @@ Taker::Taker(RunState &rs, std::size_t input_no, const Source &src, const std::v
              bool stream)
     : rs_(rs), input_(rs.inputs[input_no]), src_(src), segs_(segs), lock_(lock), stream_(stream)
 {
+}
+
+// --cid=extract: the files written once, in message order, never with --check. A failure
+// fails the message as a pass error does (its report no longer claims "extracted").
+void Taker::extract(Plan &plan)
+{
+    if (rs_.opts.check || plan.output_files.empty()) return;
+    auto wrote = write_extraction(plan.output_dir, ++rs_.extract_folders, plan.output_files);
+    if (wrote) return;
+    plan.cause = "references: " + wrote.error().message;
+    plan.edits.clear();
+    plan.unprocessed = true;
+    plan.report_line = report_extraction_failed(plan.report_line, wrote.error().message);
 }
 
 // Logs and totals.
@@ -69,6 +83,7 @@ void Taker::take(std::size_t i, Plan &&plan)
     if (error_) return;
     if (lock_) lock_->keep_alive();
     taken_ = i + 1;
+    extract(plan);
     log(i, plan);
     write(i, std::move(plan));
 }

@@ -66,4 +66,62 @@ std::string quoted_printable(std::string_view text, bool crlf)
     return out;
 }
 
+bool longest_line_over(std::string_view s, std::size_t limit)
+{
+    std::size_t len = 0;
+    for (char c : s) {
+        if (c == '\n') len = 0;
+        else if (++len > limit) return true;
+    }
+    return false;
+}
+
+bool can_write_back(GMimeContentEncoding enc)
+{
+    switch (enc) {
+    case GMIME_CONTENT_ENCODING_BASE64:
+    case GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE:
+    case GMIME_CONTENT_ENCODING_BINARY:
+    case GMIME_CONTENT_ENCODING_DEFAULT:
+    case GMIME_CONTENT_ENCODING_7BIT:
+    case GMIME_CONTENT_ENCODING_8BIT: return true;
+    default: return false;
+    }
+}
+
+Status write_back(MessageContext &ctx, const Node &n, std::string_view content)
+{
+    const bool crlf = ctx.eol() == Eol::CRLF;
+    const auto mark = ctx.edit_mark();
+    Status s = ok();
+    switch (g_mime_part_get_content_encoding(GMIME_PART(n.object))) {
+    case GMIME_CONTENT_ENCODING_BASE64:
+        s = ctx.replace_body(n, base64_lines(content));
+        break;
+    case GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE:
+        s = ctx.replace_body(n, quoted_printable(content, crlf));
+        break;
+    case GMIME_CONTENT_ENCODING_BINARY: // no line limit: spliced as it is
+        s = ctx.replace_body(n, content, false);
+        break;
+    case GMIME_CONTENT_ENCODING_DEFAULT:
+    case GMIME_CONTENT_ENCODING_7BIT:
+    case GMIME_CONTENT_ENCODING_8BIT:
+        if (longest_line_over(content, 998)) {
+            GMimeHeader *cte = g_mime_header_list_get_header(MessageContext::headers_of(n), "Content-Transfer-Encoding");
+            s = ctx.replace_body(n, quoted_printable(content, crlf));
+            if (s)
+                s = cte ? ctx.replace_header(cte, " quoted-printable\n")
+                        : ctx.add_header(n, "Content-Transfer-Encoding", " quoted-printable\n");
+        } else {
+            s = ctx.replace_body(n, content, false);
+        }
+        break;
+    default:
+        return Error{Code::Software, "write_back: transfer encoding not rewritable"};
+    }
+    if (!s) ctx.rollback(mark);
+    return s;
+}
+
 } // namespace mimeuri::transfer

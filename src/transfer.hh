@@ -1,6 +1,12 @@
 // Content-Transfer-Encodings written by passes (RFC 2045 6.7, 6.8), in LF line ends: the
-// message's own line ends are restored when the body is spliced in.
+// message's own line ends are restored when the body is spliced in. And writing a leaf's
+// new content back in the transfer encoding it had (or the one it needs).
 #pragma once
+
+#include "message.hh"
+#include "result.hh"
+
+#include <gmime/gmime.h>
 
 #include <string>
 #include <string_view>
@@ -17,5 +23,20 @@ std::string base64_lines(std::string_view bytes);
 // so nothing, whatever it decodes to, can read as a MIME delimiter line or an mbox From_
 // line: the structure around the part stays the same.
 std::string quoted_printable(std::string_view text, bool crlf);
+
+// Whether some line of s is longer than limit octets (LF ends a line).
+bool longest_line_over(std::string_view s, std::size_t limit);
+
+// Whether write_back() can write content in this encoding: identity encodings, base64 and
+// quoted-printable; not one GMime does not know (x-uuencode and the like).
+bool can_write_back(GMimeContentEncoding enc);
+
+// Replaces leaf n's body with decoded content, encoded in the part's own transfer encoding:
+// base64 and quoted-printable are encoded again; 7bit, 8bit and binary text is spliced as it
+// is, unless (7bit, 8bit) a line would pass 998 octets (RFC 5322 2.1.1), which only
+// quoted-printable can carry: then the part becomes quoted-printable, its
+// Content-Transfer-Encoding replaced or added. The part's edits stand or fall together: on
+// an error none of them is kept. Needs can_write_back() of the part's encoding.
+Status write_back(MessageContext &ctx, const Node &n, std::string_view content);
 
 } // namespace mimeuri::transfer

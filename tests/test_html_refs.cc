@@ -2,7 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <chrono>
+#include <clocale>
 
 using namespace mimeuri::html;
 
@@ -214,4 +216,35 @@ TEST_CASE("may_hold_reference agrees with find_refs: false only where the full s
         }
     }
     CHECK(agreed_no > 1000); // the generator does reach the "no" side
+}
+
+namespace {
+
+// Sets LC_ALL (as main() does with setlocale(LC_ALL, "")) for a scope; "C" again after.
+struct ScopedLocale {
+    bool ok;
+    explicit ScopedLocale(const char *name) : ok(std::setlocale(LC_ALL, name) != nullptr) {}
+    ~ScopedLocale() { std::setlocale(LC_ALL, "C"); }
+};
+
+} // namespace
+
+TEST_CASE("defect 7: CSS url( and @import match in ASCII whatever the locale (Turkish dotless i)")
+{
+    // In tr_TR, tolower('I') is not 'i' (it is U+0131 or left as 'I'): a locale-dependent
+    // fold misses @IMPORT. CSS keywords are ASCII case-insensitive (CSS Syntax 3, 4.3).
+    ScopedLocale tr("tr_TR.UTF-8");
+    if (!tr.ok) {
+        MESSAGE("skipped: the tr_TR.UTF-8 locale is not installed (localedef -i tr_TR -f UTF-8 tr_TR.UTF-8 makes it)");
+        return;
+    }
+    REQUIRE(std::tolower('I') != 'i'); // the locale really folds I otherwise
+    auto found = css_urls("@IMPORT \"cid:a@x\"; p { background: URL(cid:b@x) } q { background: uRl( cid:c@x ) }");
+    REQUIRE(found.size() == 3);
+    CHECK(found[0].url == "cid:a@x");
+    CHECK(found[1].url == "cid:b@x");
+    CHECK(found[2].url == "cid:c@x");
+    CHECK(urls("<STYLE>@IMPORT 'cid:d@x';</STYLE><DIV STYLE=\"background:URL(cid:e@x)\"></DIV>") ==
+          std::vector<std::string>{"cid:d@x", "cid:e@x"});
+    CHECK(urls("<X-IMG SRC=\"cid:f@x\"></X-IMG>") == std::vector<std::string>{"cid:f@x"});
 }

@@ -158,7 +158,8 @@ TEST_CASE("extract: safe, unique names; nothing outside the folder; nothing over
     CHECK(index.find("<img src=\"passwd\"><img src=\"x.png\"><img src=\"x-2.png\"><img src=\"part-5.png\">") !=
           std::string::npos);
     CHECK(testing::read_file(dir + "/1/x-2.png") == "C");
-    // Running again into the same folder does not overwrite: the next message number.
+    // Running again into the same folder does not overwrite (the run numbers its folders
+    // from 1 again): the message fails, and passes as it came (see the defect 9 case below).
     auto again = mimeuri("--cid=extract --extract-dir=" + quote(dir) + " " + quote(f));
     CHECK(again.status == 0);
     CHECK(testing::sh("test -f " + quote(dir + "/1/index.html") + " && echo y").out == "y\n");
@@ -226,4 +227,111 @@ TEST_CASE("references spelled with character references or CSS escapes are still
         REQUIRE(r.refs(0) == 1);
         CHECK(s(r.ref(0, 0), "status") == "resolved");
     }
+}
+
+namespace {
+
+// A message whose HTML references one image, extracted as DIR/N/index.html and DIR/N/pic.png.
+std::string extractable(const std::string &id, const std::string &more_html = "")
+{
+    return "Message-ID: <" + id + ">\nContent-Type: multipart/related; boundary=r\n\n"
+           "--r\nContent-Type: text/html\n\n<img src=\"cid:a@b\">" + more_html + "\n"
+           "--r\nContent-Type: image/png\nContent-Disposition: inline; filename=\"pic.png\"\n"
+           "Content-ID: <a@b>\n\nAAAA\n--r--\n";
+}
+
+std::string files_under(const std::string &dir)
+{
+    return testing::sh("cd " + quote(dir) + " 2>/dev/null && find . -type f | sort").out;
+}
+
+} // namespace
+
+TEST_CASE("defect 9: extracting into a folder that already holds the files is a failure, not \"extracted\"")
+{
+    testing::TempDir d;
+    std::string m = extractable("x@x");
+    std::string f = d.file("m.eml", m), dir = d / "out";
+    REQUIRE(mimeuri("--cid=extract --extract-dir=" + quote(dir) + " " + quote(f)).status == 0);
+    REQUIRE(files_under(dir) == "./1/index.html\n./1/pic.png\n");
+    const std::string first_page = testing::read_file(dir + "/1/index.html");
+
+    // Again into the same folder: DIR/1/pic.png exists and is never overwritten.
+    std::string report = d / "report.json";
+    auto again = mimeuri("--strict --cid=extract --extract-dir=" + quote(dir) + " --report=" + quote(report) + " " + quote(f));
+    CHECK(again.status == 65); // --strict: the message was not processed
+    CHECK(again.out == m);     // --on-error=pass: it passes as it came
+    CHECK(again.err.find("cannot create") != std::string::npos);
+    Report r;
+    r.load(testing::read_file(report));
+    REQUIRE(r.refs(0) == 1);
+    CHECK(s(r.ref(0, 0), "action") == "none"); // not "extracted": nothing was
+    CHECK(json_object_get_boolean_member(r.messages[0], "changed") == FALSE);
+    JsonArray *errors = json_object_get_array_member(r.messages[0], "errors");
+    bool extract_error = false;
+    for (guint i = 0; i < json_array_get_length(errors); ++i)
+        extract_error = extract_error || s(json_array_get_object_element(errors, i), "code") == "extract";
+    CHECK(extract_error);
+    // The first run's files are as they were; nothing of the second is left.
+    CHECK(files_under(dir) == "./1/index.html\n./1/pic.png\n");
+    CHECK(testing::read_file(dir + "/1/index.html") == first_page);
+    CHECK(testing::read_file(dir + "/1/pic.png") == "AAAA");
+
+    // Without --strict the policy is --on-error's: 0 with pass, 75 with tempfail.
+    CHECK(mimeuri("--cid=extract --extract-dir=" + quote(dir) + " " + quote(f)).status == 0);
+    auto temp = mimeuri("--on-error=tempfail --cid=extract --extract-dir=" + quote(dir) + " " + quote(f));
+    CHECK(temp.status == 75);
+    CHECK(temp.out.empty());
+}
+
+TEST_CASE("extract: --check writes no file; the report says what would be extracted")
+{
+    testing::TempDir d;
+    std::string f = d.file("m.eml", extractable("x@x")), dir = d / "out";
+    auto r = mimeuri("--check --cid=extract --extract-dir=" + quote(dir) + " " + quote(f));
+    CHECK(r.status == 0);
+    CHECK(files_under(dir).empty());
+    Report rep;
+    rep.load(r.out);
+    REQUIRE(rep.refs(0) == 1);
+    CHECK(s(rep.ref(0, 0), "action") == "extracted");
+}
+
+TEST_CASE("extract: a message planned twice (a forward mid: reference) is extracted once, in message order")
+{
+    testing::TempDir d;
+    // Message 1 links forward to message 3 (its plan waits, and it is planned again once the
+    // whole mbox is indexed); messages 2 and 3 are extracted too: folders 1, 2, 3 in order.
+    std::string mbox;
+    for (int i = 1; i <= 3; ++i) {
+        std::string more = i == 1 ? "<a href=\"mid:m3@x\">last</a>" : "";
+        mbox += "From a@x Mon Jan  1 00:00:00 2024\n" + extractable("m" + std::to_string(i) + "@x", more) + "\n";
+    }
+    std::string f = d.file("in.mbox", mbox), dir = d / "out";
+    auto r = mimeuri("--cid=extract --extract-dir=" + quote(dir) + " " + quote(f));
+    CHECK(r.status == 0);
+    CHECK(files_under(dir) == "./1/index.html\n./1/pic.png\n./2/index.html\n./2/pic.png\n./3/index.html\n./3/pic.png\n");
+    CHECK(testing::read_file(dir + "/1/index.html").find("mid:m3@x") != std::string::npos);
+    CHECK(testing::read_file(dir + "/2/index.html").find("mid:") == std::string::npos);
+}
+
+TEST_CASE("defect 7: in a Turkish locale, @IMPORT and URL( are still CSS references")
+{
+    // main() calls setlocale(LC_ALL, ""): tolower('I') is then not 'i' in tr_TR.
+    if (testing::sh("locale -a | grep -qix 'tr_TR.utf8' && echo y").out != "y\n") {
+        MESSAGE("skipped: the tr_TR.UTF-8 locale is not installed (localedef -i tr_TR -f UTF-8 tr_TR.UTF-8 makes it)");
+        return;
+    }
+    testing::TempDir d;
+    std::string f = d.file("m.eml", "Message-ID: <t@x>\nContent-Type: multipart/related; boundary=r\n\n"
+                                    "--r\nContent-Type: text/html\n\n<STYLE>@IMPORT \"cid:css@x\";</STYLE>"
+                                    "<DIV STYLE=\"background: URL(cid:css@x)\"></DIV>\n"
+                                    "--r\nContent-Type: text/css\nContent-ID: <css@x>\n\np{}\n--r--\n");
+    auto p = testing::sh("LC_ALL=tr_TR.UTF-8 " + testing::bin() + " --check " + quote(f));
+    REQUIRE(p.status == 0);
+    Report r;
+    r.load(p.out);
+    REQUIRE(r.refs(0) == 2);
+    CHECK(s(r.ref(0, 0), "status") == "resolved");
+    CHECK(s(r.ref(0, 1), "status") == "resolved");
 }

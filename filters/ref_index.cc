@@ -1,0 +1,235 @@
+// The reference pass, step 1: the message's index and the run's (see ref_index.hh).
+#include "ref_index.hh"
+
+#include "cturi.hh"
+#include "text.hh"
+#include "workers.hh"
+
+#include <gmime/gmime.h>
+
+#include <tuple>
+
+namespace mimeuri::refs {
+
+std::string trim(std::string_view s)
+{
+    std::size_t b = 0, e = s.size();
+    while (b < e && g_ascii_isspace(s[b])) ++b;
+    while (e > b && g_ascii_isspace(s[e - 1])) --e;
+    return std::string(s.substr(b, e - b));
+}
+
+std::string strip_brackets(std::string s)
+{
+    s = trim(s);
+    if (s.size() >= 2 && s.front() == '<' && s.back() == '>') s = trim(s.substr(1, s.size() - 2));
+    return s;
+}
+
+std::string unescape(const std::string &s)
+{
+    GCharPtr u(g_uri_unescape_string(s.c_str(), nullptr));
+    return u ? std::string(u.get()) : s;
+}
+
+std::string resolve(const std::string &base, const std::string &ref)
+{
+    GError *err = nullptr;
+    GCharPtr r(g_uri_resolve_relative(base.c_str(), ref.c_str(), G_URI_FLAGS_ENCODED, &err));
+    if (err) g_error_free(err);
+    return r ? std::string(r.get()) : std::string();
+}
+
+bool same_id_ci_domain(const std::string &a, const std::string &b)
+{
+    auto at_a = a.rfind('@'), at_b = b.rfind('@');
+    if (at_a == std::string::npos || at_b == std::string::npos) return false;
+    return a.compare(0, at_a, b, 0, at_b) == 0 && cturi::iequals(a.substr(at_a), b.substr(at_b));
+}
+
+std::string ci_key(const std::string &id)
+{
+    auto at = id.rfind('@');
+    return at == std::string::npos ? std::string() : id.substr(0, at) + text::ascii_lower(id.substr(at));
+}
+
+std::string mime_type(const Node &n)
+{
+    GMimeContentType *ct = g_mime_object_get_content_type(n.object);
+    if (!ct) return "text/plain";
+    const char *type = g_mime_content_type_get_media_type(ct), *sub = g_mime_content_type_get_media_subtype(ct);
+    return text::ascii_lower(std::string(type ? type : "") + "/" + (sub ? sub : ""));
+}
+
+bool MessageIndex::is_descendant(int node, int ancestor) const
+{
+    for (int p = node; p >= 0; p = parts[static_cast<std::size_t>(p)].parent)
+        if (p == ancestor) return true;
+    return false;
+}
+
+namespace {
+
+// The unfolded, trimmed raw value of a node's header, or "".
+std::string header_raw(const Node &n, const char *name)
+{
+    GMimeHeader *h = g_mime_header_list_get_header(MessageContext::headers_of(n), name);
+    const char *raw = h ? g_mime_header_get_raw_value(h) : nullptr;
+    if (!raw) return {};
+    std::string out;
+    for (const char *p = raw; *p; ++p)
+        if (*p != '\r' && *p != '\n') out += *p;
+    return trim(out);
+}
+
+bool is_type(const Node &n, const char *type, const char *subtype)
+{
+    GMimeContentType *ct = g_mime_object_get_content_type(n.object);
+    return ct && g_mime_content_type_is_type(ct, type, subtype);
+}
+
+IndexedMessage indexed_message(GMimeMessage *m, const std::string &section, const std::vector<Node> &nodes)
+{
+    IndexedMessage im;
+    const char *id = g_mime_message_get_message_id(m);
+    im.has_id = id != nullptr;
+    if (id) im.message_id = id;
+    im.section = section;
+    // The entity mid:ID names: the last one with the message's section (0 for the top).
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i].section == section && !section.empty()) im.node = static_cast<int>(i);
+    return im;
+}
+
+} // namespace
+
+MessageIndex index_message(const MessageContext &ctx)
+{
+    const auto &nodes = ctx.nodes();
+    MessageIndex ix;
+    std::vector<GMimeMessage *> owners{ctx.message()};
+    ix.messages.push_back(indexed_message(ctx.message(), "", nodes));
+    for (const Node &n : nodes)
+        if (n.kind == Node::Kind::MessagePart)
+            if (GMimeMessage *m = g_mime_message_part_get_message(GMIME_MESSAGE_PART(n.object))) {
+                owners.push_back(m);
+                ix.messages.push_back(indexed_message(m, n.section, nodes));
+            }
+    ix.parts.resize(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const Node &n = nodes[i];
+        IndexedPart &p = ix.parts[i];
+        p.parent = n.parent;
+        p.section = n.section;
+        p.related = is_type(n, "multipart", "related");
+        p.alternative = is_type(n, "multipart", "alternative");
+        p.message = -1;
+        for (std::size_t k = 0; k < owners.size() && p.message < 0; ++k)
+            if (owners[k] == n.message) p.message = static_cast<int>(k);
+        if (const char *c = g_mime_object_get_content_id(n.object)) p.cid_clean = c;
+        p.cid_raw = strip_brackets(header_raw(n, "Content-ID"));
+        // RFC 2557 5: Content-Base, else the enclosing entity's base; a Content-Location is
+        // resolved against it and is the base for what it contains.
+        std::string parent_base = n.parent >= 0 ? ix.parts[static_cast<std::size_t>(n.parent)].base : "thismessage:/";
+        std::string cb = header_raw(n, "Content-Base");
+        p.base = cb.empty() ? parent_base : resolve(parent_base, cb);
+        if (p.base.empty()) p.base = parent_base;
+        std::string cl = header_raw(n, "Content-Location");
+        if (!cl.empty()) {
+            std::string loc = resolve(p.base, cl);
+            p.location = loc.empty() ? cl : loc;
+            p.base = p.location;
+            ix.any_location = true;
+        }
+    }
+    return ix;
+}
+
+void RunIndex::add(const std::string &id, Entry e)
+{
+    if (auto key = ci_key(id); !key.empty()) {
+        // Of several ids differing only in the domain's case, the first in order answers.
+        auto [ci, fresh] = ci_.try_emplace(key, id);
+        if (!fresh && id < ci->second) ci->second = id;
+    }
+    auto [it, inserted] = by_id_.try_emplace(id, e);
+    if (inserted) return;
+    // The message first in run order keeps the place; the others count as duplicates.
+    int count = it->second.count + e.count;
+    if (std::tie(e.input_no, e.index) < std::tie(it->second.input_no, it->second.index)) it->second = std::move(e);
+    it->second.count = count;
+}
+
+void RunIndex::add_message(const MessageContext &ctx)
+{
+    auto add_one = [&](GMimeMessage *m, const std::string &section) {
+        const char *id = g_mime_message_get_message_id(m);
+        if (!id || !*id) return;
+        Entry e;
+        e.count = 1;
+        e.index = ctx.report().index;
+        e.input_no = ctx.report().input_no;
+        e.section = section;
+        for (const Node &n : ctx.nodes()) {
+            if (n.message != m) continue;
+            if (const char *cid = g_mime_object_get_content_id(n.object)) e.cids.emplace(cid, n.section);
+        }
+        add(id, std::move(e));
+    };
+    add_one(ctx.message(), "");
+    for (const Node &n : ctx.nodes())
+        if (n.kind == Node::Kind::MessagePart)
+            if (GMimeMessage *inner = g_mime_message_part_get_message(GMIME_MESSAGE_PART(n.object))) add_one(inner, n.section);
+}
+
+RunIndex::Found RunIndex::find(const std::string &id, bool ci) const
+{
+    auto found = by_id_.end();
+    if (!ci) {
+        found = by_id_.find(id);
+    } else if (auto key = ci_key(id); !key.empty()) {
+        if (auto c = ci_.find(key); c != ci_.end()) found = by_id_.find(c->second);
+    }
+    return found == by_id_.end() ? nullptr : &*found;
+}
+
+std::string RunIndex::save() const
+{
+    Record r;
+    r.put(by_id_.size());
+    for (const auto &[id, e] : by_id_) {
+        r.put(id);
+        r.put(e.index);
+        r.put(e.section);
+        r.put(static_cast<std::size_t>(e.count));
+        r.put(e.input_no);
+        r.put(e.cids.size());
+        for (const auto &[cid, section] : e.cids) {
+            r.put(cid);
+            r.put(section);
+        }
+    }
+    return r.take();
+}
+
+void RunIndex::merge(const std::string &bytes)
+{
+    Record r(bytes);
+    std::size_t n = r.get_size();
+    for (std::size_t i = 0; i < n; ++i) {
+        std::string id = r.get();
+        Entry e;
+        e.index = r.get_size();
+        e.section = r.get();
+        e.count = static_cast<int>(r.get_size());
+        e.input_no = r.get_size();
+        std::size_t cids = r.get_size();
+        for (std::size_t k = 0; k < cids; ++k) {
+            std::string cid = r.get();
+            e.cids.emplace(cid, r.get());
+        }
+        add(id, std::move(e));
+    }
+}
+
+} // namespace mimeuri::refs

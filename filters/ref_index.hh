@@ -1,0 +1,92 @@
+// The reference pass, step 1: what a message offers to be referenced. Per entity, its
+// Content-ID (as GMime cleaned it, and as written), its Content-Location resolved against
+// its base (RFC 2557 4, 5), and per message (the top one and each embedded one) its
+// Message-ID. Also the run's index of Message-IDs that mid: looks up (RFC 2392).
+// Plain data: the resolver (ref_resolver.hh) reads it without GMime.
+#pragma once
+
+#include "message.hh"
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace mimeuri::refs {
+
+// --- Text of ids and URLs.
+std::string trim(std::string_view s);
+// A msg-id without its angle brackets and surrounding white space.
+std::string strip_brackets(std::string s);
+// %XX undone; s itself when that gives no valid string.
+std::string unescape(const std::string &s);
+// ref resolved against base (RFC 3986), or "" when it cannot be.
+std::string resolve(const std::string &base, const std::string &ref);
+// local@domain with the domain compared case-insensitively (RFC 5322 msg-id).
+bool same_id_ci_domain(const std::string &a, const std::string &b);
+// The local part as written and the domain in lower case; "" for an id without "@".
+std::string ci_key(const std::string &id);
+
+// A node's media type, "type/subtype" in lower case ("text/plain" without a Content-Type).
+std::string mime_type(const Node &n);
+
+struct IndexedPart {
+    int parent{-1};          // index into MessageIndex::parts, -1 for the top-level entity
+    std::string section;     // IMAP section
+    bool related{false};     // a multipart/related
+    bool alternative{false}; // a multipart/alternative
+    int message{0};          // index into MessageIndex::messages
+    std::string cid_clean;   // the Content-ID as GMime decodes it
+    std::string cid_raw;     // the Content-ID as written, without brackets
+    std::string location;    // Content-Location, absolute where it resolves (RFC 2557 4.4)
+    std::string base;        // what relative URLs in this entity resolve against
+};
+
+struct IndexedMessage {
+    bool has_id{false};
+    std::string message_id; // as GMime decodes it
+    std::string section;    // "" for the top-level message, else its message/rfc822 part
+    int node{0};            // the entity mid:ID (without a content-id) names
+};
+
+struct MessageIndex {
+    std::vector<IndexedPart> parts; // one per node, in document order
+    std::vector<IndexedMessage> messages; // the top-level message first, then embedded ones
+    bool any_location{false};
+
+    // Whether node is ancestor or inside it.
+    bool is_descendant(int node, int ancestor) const;
+};
+
+// The index of one parsed message; parts[i] describes ctx.nodes()[i].
+MessageIndex index_message(const MessageContext &ctx);
+
+// The run's messages by Message-ID, as mid: sees them (RFC 2392: mid:message-id[/content-id]).
+class RunIndex {
+public:
+    struct Entry {
+        std::size_t index{0};                    // the message's number in its input
+        std::string section;                     // "" for a top-level message, else its part
+        std::map<std::string, std::string> cids; // cleaned Content-ID -> section
+        int count{0};                            // how many messages carry this Message-ID
+        std::size_t input_no{0};                 // run order, so that the first one wins
+    };
+    using Found = const std::pair<const std::string, Entry> *;
+
+    // Indexes the message and the messages embedded in it.
+    void add_message(const MessageContext &ctx);
+    void add(const std::string &id, Entry e);
+    // The entry of exactly id; with ci, of id with its domain compared case-insensitively.
+    Found find(const std::string &id, bool ci) const;
+    std::string save() const;
+    void merge(const std::string &bytes);
+
+private:
+    std::map<std::string, Entry> by_id_; // by cleaned Message-ID
+    // local part + lower-case domain -> the by_id_ key it stands for (RFC 5322 msg-id: the
+    // domain compares case-insensitively)
+    std::unordered_map<std::string, std::string> ci_;
+};
+
+} // namespace mimeuri::refs

@@ -1,0 +1,407 @@
+// The reference pass, step 3: one HTML part (see ref_part.hh).
+#include "ref_part.hh"
+
+#include "text.hh"
+#include "transfer.hh"
+
+#include <gmime/gmime.h>
+
+#include <cstring>
+#include <optional>
+
+namespace mimeuri::refs {
+
+namespace {
+
+bool starts_ci(std::string_view s, std::string_view p)
+{
+    return s.size() >= p.size() && g_ascii_strncasecmp(s.data(), p.data(), p.size()) == 0;
+}
+
+bool is_type(const Node &n, const char *type, const char *subtype)
+{
+    GMimeContentType *ct = g_mime_object_get_content_type(n.object);
+    return ct && g_mime_content_type_is_type(ct, type, subtype);
+}
+
+// Charsets whose bytes do not keep ASCII's meaning: references are checked after a
+// conversion, never rewritten in place.
+bool ascii_compatible(const std::string &charset)
+{
+    std::string c = text::ascii_lower(charset);
+    for (const char *bad : {"utf-16", "utf-32", "ucs-2", "ucs-4", "utf-7", "iso-2022", "hz-gb", "ebcdic", "cp037",
+                            "ibm037", "cp500", "ibm500", "cp1026", "cp875"})
+        if (c.rfind(bad, 0) == 0) return false;
+    return true;
+}
+
+bool inline_allowed(const std::string &type, const std::vector<std::string> &allow)
+{
+    // Never markup or scripts, whatever the allow-list says (SVG can carry scripts).
+    if (type == "text/html" || type == "application/xhtml+xml" || type == "image/svg+xml" ||
+        type.find("javascript") != std::string::npos || type.find("ecmascript") != std::string::npos)
+        return false;
+    for (const auto &a : allow) {
+        if (a == type) return true;
+        if (a.size() > 2 && a.compare(a.size() - 2, 2, "/*") == 0 && type.compare(0, a.size() - 1, a, 0, a.size() - 1) == 0)
+            return true;
+    }
+    return false;
+}
+
+// Whether an id can stand between the brackets of a Content-ID header as it is: printable
+// ASCII, no white space, no brackets or quotes (RFC 5322 3.6.4 msg-id), so that nothing a
+// URL decodes to can fold or end the header. Other ids get a generated Content-ID instead.
+bool msg_id_text(std::string_view id)
+{
+    if (id.empty()) return false;
+    for (char c : id) {
+        auto u = static_cast<unsigned char>(c);
+        if (u <= 32 || u >= 127 || c == '<' || c == '>' || c == '"' || c == '\\') return false;
+    }
+    return true;
+}
+
+// RFC 2392: mid:message-id[/content-id], each %-encoded, "/" inside an id encoded.
+std::string canonical_mid_url(const Target &t)
+{
+    GCharPtr e1(g_uri_escape_string(t.mid.c_str(), "!$&'()*+,;=:@", FALSE));
+    std::string url = std::string("mid:") + e1.get();
+    if (!t.mid_cid.empty()) {
+        GCharPtr e2(g_uri_escape_string(t.mid_cid.c_str(), "!$&'()*+,;=:@", FALSE));
+        url += std::string("/") + e2.get();
+    }
+    return url;
+}
+
+// --mid-url: the template with every "{id}" replaced by the reference's %-encoded Message-ID.
+std::string mid_url_for(const std::string &tmpl, const std::string &url)
+{
+    auto slash = url.find('/', 4);
+    std::string id = strip_brackets(unescape(url.substr(4, slash == std::string::npos ? std::string::npos : slash - 4)));
+    GCharPtr enc(g_uri_escape_string(id.c_str(), nullptr, FALSE));
+    std::string out = tmpl;
+    for (auto at = out.find("{id}"); at != std::string::npos; at = out.find("{id}", at + std::strlen(enc.get())))
+        out.replace(at, 4, enc.get());
+    return out;
+}
+
+struct Decision {
+    std::string kind;            // cid | mid | location
+    Target target;
+    std::string action{"none"};  // none | repaired | inlined | extracted | rewritten | kept
+    std::string new_url;
+};
+
+class PartRewriter {
+public:
+    PartRewriter(MessageContext &ctx, const RefOptions &opts, const MessageIndex &ix, const Resolver &resolver, int node,
+                 Tally &tally)
+        : ctx_(ctx), opts_(opts), ix_(ix), resolver_(resolver), node_(node), hn_(ctx.nodes()[static_cast<std::size_t>(node)]),
+          tally_(tally)
+    {
+    }
+    Status run();
+
+private:
+    std::optional<std::string> load(bool &rewritable, std::string &charset);
+    Status find(const std::string &html, std::optional<html::Scan> &out);
+    std::optional<Decision> resolve_ref(const html::Ref &ref, const std::string &base);
+    void decide_local(std::size_t ri, Decision &d);
+    void decide(const html::Ref &ref, std::size_t ri, Decision &d);
+    std::string canonical(int target);
+    void report(const html::Ref &ref, const html::Holder &holder, const Decision &d);
+    Status write(const std::string &html, const html::Scan &scan, bool rewritable, const std::string &charset);
+    void unclaim(std::size_t k);
+
+    MessageContext &ctx_;
+    const RefOptions &opts_;
+    const MessageIndex &ix_;
+    const Resolver &resolver_;
+    const int node_;
+    const Node &hn_;
+    Tally &tally_;
+    std::optional<std::string> html_kept_; // signed content: references found and reported, not changed
+    std::vector<html::Replacement> reps_;
+    std::vector<std::pair<guint, int>> rep_refs_; // per replacement: its report entry, its target
+    PendingExtract pending_;
+};
+
+// The part's text: decoded, and in UTF-8 when its charset is not ASCII-compatible.
+std::optional<std::string> PartRewriter::load(bool &rewritable, std::string &charset)
+{
+    auto bytes = ctx_.decoded_content(hn_, opts_.html_max);
+    if (!bytes) {
+        ctx_.report().add_error(hn_.section, "html-limit",
+                                bytes.error().message + " (--html-max " + std::to_string(opts_.html_max) +
+                                    "); references not looked at");
+        return std::nullopt;
+    }
+    if (const char *cs = g_mime_object_get_content_type_parameter(hn_.object, "charset")) charset = cs;
+    rewritable = ascii_compatible(charset);
+    std::string html = std::move(*bytes);
+    if (!rewritable) {
+        gsize written = 0;
+        GCharPtr conv(g_convert(html.data(), static_cast<gssize>(html.size()), "UTF-8", charset.c_str(), nullptr,
+                                &written, nullptr));
+        if (conv) html.assign(conv.get(), written);
+    }
+    return html;
+}
+
+// Finds the references; out stays empty when there are none to look at (or the part is
+// reported and left).
+Status PartRewriter::find(const std::string &html, std::optional<html::Scan> &out)
+{
+    // No reference can be in a part without "id:" (cid:, mid:, any case), a numeric
+    // character reference for c, i, d, m or ':', &colon;, or a backslash (a CSS escape):
+    // skip the HTML5 parse then, unless locations are in play.
+    if (!ix_.any_location && !html::may_hold_reference(html)) return ok();
+    html::ParseLimits limits;
+    limits.max_refs = opts_.max_refs;
+    limits.max_bytes = html::memory_cap(html.size(), opts_.html_max);
+    limits.out_of_time = [this] { return ctx_.out_of_time(); };
+    auto scan = html::find_refs(html, limits);
+    if (!scan) {
+        if (scan.error().code == Code::TempFail) return scan.error(); // out of memory: --on-error decides
+        ctx_.report().add_error(hn_.section, "html", scan.error().message);
+        return ok();
+    }
+    if (scan->stop != html::Stop::None) { // a limit: the message passes as it came
+        ctx_.report().add_error(hn_.section, html::stop_kind(scan->stop), scan->stop_message);
+        return Error{Code::DataErr, scan->stop_message};
+    }
+    if (scan->truncated)
+        ctx_.report().add_error(hn_.section, "ref-limit",
+                                "more than " + std::to_string(opts_.max_refs) + " references; the rest not looked at");
+    out = std::move(*scan);
+    return ok();
+}
+
+// What the reference is and what it points at; nullopt for a reference the options leave
+// alone, and for an ordinary link that is no reference into the message.
+std::optional<Decision> PartRewriter::resolve_ref(const html::Ref &ref, const std::string &base)
+{
+    Decision d;
+    if (starts_ci(ref.url, "cid:")) {
+        if (opts_.cid == RefOptions::Cid::Off) return std::nullopt;
+        d.kind = "cid";
+        d.target = resolver_.cid(ref.url, node_, ref.padded);
+    } else if (starts_ci(ref.url, "mid:")) {
+        if (opts_.mid == RefOptions::Mid::Off) return std::nullopt;
+        d.kind = "mid";
+        d.target = resolver_.mid(ref.url, node_);
+    } else {
+        if (!ix_.any_location || opts_.cid == RefOptions::Cid::Off) return std::nullopt;
+        if (starts_ci(ref.url, "data:") || starts_ci(ref.url, "javascript:") || starts_ci(ref.url, "mailto:") ||
+            ref.url[0] == '#')
+            return std::nullopt;
+        d.target = resolver_.location(ref.url, base, node_);
+        if (d.target.status == RefStatus::Dangling) return std::nullopt;
+        d.kind = "location";
+    }
+    return d;
+}
+
+// A stable cid: URL for a target: its Content-ID as written, else one given to it.
+std::string PartRewriter::canonical(int target)
+{
+    const IndexedPart &tp = ix_.parts[static_cast<std::size_t>(target)];
+    std::string id = !tp.cid_raw.empty() ? tp.cid_raw : tp.cid_clean;
+    if (id.empty())
+        for (auto &[node, gen] : tally_.new_content_ids)
+            if (node == target) id = gen;
+    if (id.empty()) {
+        // A unique, stable Content-ID for a part that has none (RFC 2392 needs one).
+        std::string seed = ctx_.report().message_id + "|" + tp.section + "|" + tp.location;
+        GCharPtr sum(g_compute_checksum_for_string(G_CHECKSUM_SHA1, seed.c_str(), -1));
+        id = std::string("mimeuri.") + std::string(sum.get()).substr(0, 16) + "@mimeuri.invalid";
+        tally_.new_content_ids.emplace_back(target, id);
+    }
+    return canonical_cid_url(id);
+}
+
+// The action for a cid: or location reference resolved to an entity of this message.
+void PartRewriter::decide_local(std::size_t ri, Decision &d)
+{
+    const Target &t = d.target;
+    const Node &target = ctx_.nodes()[static_cast<std::size_t>(t.node)];
+    const IndexedPart &tp = ix_.parts[static_cast<std::size_t>(t.node)];
+    const std::string ttype = mime_type(target);
+    if (opts_.cid == RefOptions::Cid::Inline && inline_allowed(ttype, opts_.inline_types)) {
+        if (auto bytes = ctx_.decoded_content(target, opts_.inline_max)) {
+            GCharPtr b64(g_base64_encode(reinterpret_cast<const guchar *>(bytes->data()), bytes->size()));
+            d.new_url = "data:" + ttype + ";base64," + b64.get();
+            d.action = "inlined";
+            tally_.inlined_targets.insert(t.node);
+        } else {
+            tally_.kept_targets.insert(t.node);
+        }
+    } else if (opts_.cid == RefOptions::Cid::Extract && !opts_.extract_dir.empty()) {
+        pending_.refs.emplace_back(ri, t.node);
+        d.action = "extracted";
+    } else {
+        tally_.kept_targets.insert(t.node);
+    }
+    const bool checking = opts_.cid == RefOptions::Cid::Check;
+    if (d.action == "none" && !checking && d.kind == "cid" && t.via_location && tp.cid_clean.empty() &&
+        tp.cid_raw.empty() && msg_id_text(t.location_id)) {
+        // The reference is well-formed; the target lacks the Content-ID it names.
+        bool known = false;
+        for (auto &[node, gen] : tally_.new_content_ids) known = known || node == t.node;
+        if (!known) tally_.new_content_ids.emplace_back(t.node, t.location_id);
+        d.action = "repaired";
+    }
+    if (d.action == "none" && !checking) {
+        if (d.kind == "cid" && t.broken) {
+            d.new_url = canonical(t.node);
+            d.action = "repaired";
+        } else if (d.kind == "location" && opts_.location_to_cid) {
+            // Valid as written (RFC 2557): rewritten only when asked.
+            d.new_url = canonical(t.node);
+            d.action = "rewritten";
+        }
+    }
+}
+
+void PartRewriter::decide(const html::Ref &ref, std::size_t ri, Decision &d)
+{
+    const Target &t = d.target;
+    if (t.node >= 0 && t.message_id.empty()) tally_.referenced.insert(t.node);
+    if (d.kind == "mid") {
+        if (opts_.mid == RefOptions::Mid::Repair) {
+            if (!opts_.mid_url.empty()) {
+                d.new_url = mid_url_for(opts_.mid_url, ref.url);
+                d.action = "rewritten";
+            } else if (t.status == RefStatus::Resolved && t.broken) {
+                d.new_url = canonical_mid_url(t);
+                d.action = "repaired";
+            }
+        }
+    } else if (t.status == RefStatus::Resolved && t.node >= 0 && t.message_id.empty()) {
+        decide_local(ri, d);
+    }
+    if (html_kept_ && d.action != "none" && d.action != "extracted") {
+        d.action = "kept";
+        d.new_url.clear();
+        if (t.node >= 0) tally_.kept_targets.insert(t.node);
+    }
+    if (!d.new_url.empty()) {
+        reps_.push_back({ri, d.new_url});
+        rep_refs_.push_back({json_array_get_length(ctx_.report().refs.get()), t.node});
+    }
+}
+
+void PartRewriter::report(const html::Ref &ref, const html::Holder &holder, const Decision &d)
+{
+    const Target &t = d.target;
+    JsonObject *o = json_object_new();
+    json_set_string(o, "part", hn_.section);
+    json_set_string(o, "attr", holder.attribute ? holder.element + "@" + holder.attr : "style");
+    json_set_string(o, "url", ref.url);
+    json_set_string(o, "kind", d.kind);
+    // RFC 2557 8.3: a cid: URL never matches a Content-Location. Such a reference (Blink's
+    // MHTML names parts "Content-Location: cid:...") is dangling as written; repair gives
+    // the part the Content-ID it names, after which it resolves.
+    const RefStatus status = t.via_location ? RefStatus::Dangling : t.status;
+    const bool resolves_now = status == RefStatus::Resolved || (t.via_location && d.action == "repaired");
+    if (resolves_now) ++tally_.resolved;
+    else if (status == RefStatus::Dangling) ++tally_.dangling;
+    else ++tally_.ambiguous;
+    json_set_string(o, "status", status_name(status));
+    if (t.via_location) json_set_string(o, "matched", "content-location");
+    json_set_string(o, "action", d.action);
+    if (d.action == "kept") json_set_string(o, "kept", *html_kept_);
+    if (t.node >= 0 && t.message_id.empty()) json_set_string(o, "target", ix_.parts[static_cast<std::size_t>(t.node)].section);
+    else if (!t.message_id.empty() && t.status == RefStatus::Resolved) json_set_string(o, "target", t.section);
+    else json_object_set_null_member(o, "target");
+    if (t.message_id.empty()) json_object_set_null_member(o, "target_message");
+    else json_set_string(o, "target_message", t.message_id);
+    json_array_add_object_element(ctx_.report().refs.get(), o);
+}
+
+// The report claims no change that is not in the output: a replacement that is not made
+// goes back to "none", and its target stays (--drop-inlined keeps it).
+void PartRewriter::unclaim(std::size_t k)
+{
+    auto [entry, target] = rep_refs_[k];
+    json_set_string(json_array_get_object_element(ctx_.report().refs.get(), entry), "action", "none");
+    if (target >= 0) tally_.kept_targets.insert(target);
+}
+
+// Makes the replacements and writes the part back in its transfer encoding.
+Status PartRewriter::write(const std::string &html, const html::Scan &scan, bool rewritable, const std::string &charset)
+{
+    auto unclaim_all = [&] {
+        for (std::size_t k = 0; k < reps_.size(); ++k) unclaim(k);
+    };
+    if (!rewritable) {
+        unclaim_all();
+        ctx_.report().add_error(hn_.section, "charset",
+                                "charset " + charset + " is not ASCII-compatible: references checked, not rewritten");
+        return ok();
+    }
+    auto rewritten = html::rewrite(html, scan, reps_);
+    for (std::size_t k : rewritten.skipped) {
+        unclaim(k);
+        ctx_.report().add_error(hn_.section, "html-rewrite",
+                                "reference " + scan.refs[reps_[k].ref].url + " not rewritten: its bytes cannot be replaced alone");
+    }
+    if (rewritten.html == html) return ok(); // nothing actually changed: no edit
+    if (!transfer::can_write_back(g_mime_part_get_content_encoding(GMIME_PART(hn_.object)))) {
+        unclaim_all();
+        ctx_.report().add_error(hn_.section, "encoding", "transfer encoding not rewritable: references checked only");
+        return ok();
+    }
+    if (Status s = transfer::write_back(ctx_, hn_, rewritten.html); !s) {
+        if (s.error().code == Code::Software) return s;
+        unclaim_all();
+        ctx_.report().add_error(hn_.section, "rewrite", s.error().message + "; references not rewritten");
+    }
+    return ok();
+}
+
+Status PartRewriter::run()
+{
+    bool rewritable = true;
+    std::string charset;
+    auto html = load(rewritable, charset);
+    if (!html) return ok();
+    std::optional<html::Scan> scan;
+    if (Status s = find(*html, scan); !s || !scan) return s;
+    std::string base = ix_.parts[static_cast<std::size_t>(node_)].base;
+    if (scan->base_href)
+        if (std::string b = resolve(base, *scan->base_href); !b.empty()) base = b;
+    html_kept_ = ctx_.kept(hn_);
+    pending_.html_node = node_;
+    for (std::size_t ri = 0; ri < scan->refs.size(); ++ri) {
+        if (ri % 1024 == 1023)
+            if (auto t = ctx_.check_time(); !t) return t;
+        const html::Ref &ref = scan->refs[ri];
+        auto d = resolve_ref(ref, base);
+        if (!d) continue;
+        decide(ref, ri, *d);
+        report(ref, scan->holders[ref.holder], *d);
+    }
+    if (!pending_.refs.empty()) {
+        pending_.html = std::move(*html);
+        pending_.scan = std::move(*scan);
+        tally_.extracts.push_back(std::move(pending_));
+        return ok();
+    }
+    if (reps_.empty()) return ok();
+    return write(*html, *scan, rewritable, charset);
+}
+
+} // namespace
+
+Status rewrite_html_part(MessageContext &ctx, const RefOptions &opts, const MessageIndex &ix, const Resolver &resolver,
+                         int node, Tally &tally)
+{
+    const Node &hn = ctx.nodes()[static_cast<std::size_t>(node)];
+    if (hn.kind != Node::Kind::Leaf || !is_type(hn, "text", "html")) return ok();
+    if (auto t = ctx.check_time(); !t) return t;
+    return PartRewriter(ctx, opts, ix, resolver, node, tally).run();
+}
+
+} // namespace mimeuri::refs

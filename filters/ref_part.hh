@@ -1,0 +1,43 @@
+// The reference pass, step 3: one HTML part. Its references are found (html_refs.hh),
+// resolved (ref_resolver.hh), each given an action by the options (check, repair, inline,
+// extract, rewrite a location to cid:, or kept for signed content), reported, and the
+// replacements written back in the part's transfer encoding (transfer.hh). What the whole
+// message needs afterwards (generated Content-IDs, parts inlined, files to extract, the
+// counts for Mimeuri-Refs) is gathered in a Tally.
+#pragma once
+
+#include "html_refs.hh"
+#include "ref_resolver.hh"
+#include "references.hh"
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mimeuri::refs {
+
+// An HTML part whose references go to extracted files: written by ref_extract.hh.
+struct PendingExtract {
+    int html_node{-1};
+    std::string html;                                // its text as scanned
+    html::Scan scan;
+    std::vector<std::pair<std::size_t, int>> refs;   // ref index -> target node
+};
+
+struct Tally {
+    std::size_t resolved{0}, dangling{0}, ambiguous{0};
+    std::set<int> referenced;      // targets in this message
+    std::set<int> inlined_targets; // inlined at least once
+    std::set<int> kept_targets;    // still referenced as they are (--drop-inlined keeps them)
+    std::vector<std::pair<int, std::string>> new_content_ids; // node -> the Content-ID it gets
+    std::vector<PendingExtract> extracts;
+};
+
+// Does the above for the leaf text/html node `node`. Problems with the part are reported
+// on ctx and the part left as it is; an Error is a limit (DataErr: the message passes as
+// it came) or a failure of the machine (TempFail, Software).
+Status rewrite_html_part(MessageContext &ctx, const RefOptions &opts, const MessageIndex &ix, const Resolver &resolver,
+                         int node, Tally &tally);
+
+} // namespace mimeuri::refs

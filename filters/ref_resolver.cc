@@ -1,0 +1,168 @@
+// The reference pass, step 2: matching references to their targets (see ref_resolver.hh).
+#include "ref_resolver.hh"
+
+#include "cturi.hh"
+
+#include <algorithm>
+#include <optional>
+
+namespace mimeuri::refs {
+
+const char *status_name(RefStatus s)
+{
+    switch (s) {
+    case RefStatus::Resolved: return "resolved";
+    case RefStatus::Ambiguous: return "ambiguous";
+    case RefStatus::Dangling: break;
+    }
+    return "dangling";
+}
+
+void Resolver::choose(std::vector<int> matches, int from, Target &t) const
+{
+    const auto &parts = ix_.parts;
+    auto at = [&](int i) -> const IndexedPart & { return parts[static_cast<std::size_t>(i)]; };
+    if (matches.empty()) {
+        t.status = RefStatus::Dangling;
+        return;
+    }
+    int related = -1;
+    for (int p = at(from).parent; p >= 0; p = at(p).parent)
+        if (at(p).related) {
+            related = p;
+            break;
+        }
+    if (related >= 0) {
+        std::vector<int> inside;
+        for (int m : matches)
+            if (ix_.is_descendant(m, related)) inside.push_back(m);
+        if (!inside.empty()) matches = inside;
+    }
+    if (matches.size() > 1) {
+        int parent = at(matches[0]).parent;
+        bool same_alt = parent >= 0 && at(parent).alternative;
+        for (int m : matches) same_alt = same_alt && at(m).parent == parent;
+        if (!same_alt) {
+            t.status = RefStatus::Ambiguous;
+            return;
+        }
+    }
+    t.status = RefStatus::Resolved;
+    t.node = *std::max_element(matches.begin(), matches.end());
+}
+
+Target Resolver::cid(const std::string &url, int from, bool padded) const
+{
+    Target t;
+    std::string addr = unescape(url.substr(4)); // RFC 2392: the addr-spec, %-encoded
+    std::string clean = strip_brackets(addr);
+    // Common broken forms: cid:<x>, surrounding spaces, an escape that does not decode.
+    t.broken = padded || clean != addr || addr.find(' ') != std::string::npos;
+    std::vector<int> exact, ci;
+    for (std::size_t i = 0; i < ix_.parts.size(); ++i) {
+        const IndexedPart &p = ix_.parts[i];
+        if (p.cid_clean.empty() && p.cid_raw.empty()) continue;
+        if (clean == p.cid_clean || clean == p.cid_raw) exact.push_back(static_cast<int>(i));
+        else if (same_id_ci_domain(clean, p.cid_clean) || same_id_ci_domain(clean, p.cid_raw))
+            ci.push_back(static_cast<int>(i));
+    }
+    if (exact.empty() && !ci.empty()) t.broken = true; // a differently-cased domain
+    if (exact.empty() && ci.empty()) {
+        // Chrome's MHTML names parts "Content-Location: cid:...", without a Content-ID.
+        // Found, but RFC 2557 8.3 says a cid: URL never matches a Content-Location: the
+        // caller reports it dangling as written (via_location), and repair can add the id.
+        std::vector<int> by_location;
+        for (std::size_t i = 0; i < ix_.parts.size(); ++i)
+            if (!ix_.parts[i].location.empty() && cturi::iequals(ix_.parts[i].location, url))
+                by_location.push_back(static_cast<int>(i));
+        choose(by_location, from, t);
+        t.via_location = t.status == RefStatus::Resolved;
+        if (t.via_location) t.location_id = clean;
+        return t;
+    }
+    choose(exact.empty() ? ci : exact, from, t);
+    return t;
+}
+
+// mid: in this message and its embedded messages, exactly or (ci) with the domain in any case.
+std::optional<Target> Resolver::mid_here(const std::string &id, const std::string &content_id, int from, bool ci) const
+{
+    Target t;
+    for (std::size_t k = 0; k < ix_.messages.size(); ++k) {
+        const IndexedMessage &m = ix_.messages[k];
+        if (!m.has_id || !(ci ? same_id_ci_domain(id, m.message_id) : id == m.message_id)) continue;
+        t.mid = m.message_id;
+        if (content_id.empty()) {
+            t.status = RefStatus::Resolved;
+            t.node = m.node;
+            return t;
+        }
+        std::vector<int> matches;
+        for (std::size_t i = 0; i < ix_.parts.size(); ++i)
+            if (ix_.parts[i].message == static_cast<int>(k) && (ix_.parts[i].cid_clean == content_id || ix_.parts[i].cid_raw == content_id))
+                matches.push_back(static_cast<int>(i));
+        choose(matches, from, t);
+        t.mid_cid = content_id;
+        return t;
+    }
+    return std::nullopt;
+}
+
+Target Resolver::mid(const std::string &url, int from) const
+{
+    std::string rest = url.substr(4);
+    std::string id_part = rest, cid_part;
+    if (auto slash = rest.find('/'); slash != std::string::npos) { // RFC 2392: mid:message-id/content-id
+        id_part = rest.substr(0, slash);
+        cid_part = rest.substr(slash + 1);
+    }
+    std::string id_raw = unescape(id_part), id = strip_brackets(id_raw);
+    std::string content_id = strip_brackets(unescape(cid_part));
+    const bool broken = id != id_raw || id.find(' ') != std::string::npos;
+    // Exactly first, then with the domain compared case-insensitively; each time this
+    // message and its embedded messages first, then the other messages of the run.
+    for (bool ci : {false, true}) {
+        if (auto here = mid_here(id, content_id, from, ci)) {
+            here->broken = broken || ci;
+            return *here;
+        }
+        RunIndex::Found found = run_.find(id, ci);
+        if (!found) continue;
+        const auto &[found_id, e] = *found;
+        Target t;
+        t.broken = broken || ci;
+        t.message_id = found_id;
+        t.mid = found_id;
+        if (e.count > 1) {
+            t.status = RefStatus::Ambiguous;
+            return t;
+        }
+        if (content_id.empty()) {
+            t.status = RefStatus::Resolved;
+            t.section = e.section;
+            return t;
+        }
+        auto it = e.cids.find(content_id);
+        t.mid_cid = content_id;
+        t.status = it == e.cids.end() ? RefStatus::Dangling : RefStatus::Resolved;
+        if (it != e.cids.end()) t.section = it->second;
+        return t;
+    }
+    return Target{};
+}
+
+Target Resolver::location(const std::string &url, const std::string &base, int from) const
+{
+    Target t;
+    std::string abs = resolve(base, url); // RFC 2557 5: both sides absolute
+    std::vector<int> matches;
+    for (std::size_t i = 0; i < ix_.parts.size(); ++i) {
+        const std::string &loc = ix_.parts[i].location;
+        if (loc.empty() || static_cast<int>(i) == from) continue;
+        if (loc == abs || loc == url || (!abs.empty() && unescape(loc) == unescape(abs))) matches.push_back(static_cast<int>(i));
+    }
+    choose(matches, from, t);
+    return t;
+}
+
+} // namespace mimeuri::refs

@@ -1,0 +1,57 @@
+// The reference pass, step 2: what a cid:, mid: or location reference points at, given the
+// message's index and the run's (ref_index.hh). Pure: no GMime, no edits, no report.
+//
+// cid: (RFC 2392) matches a Content-ID, exactly or with the domain in another case (then
+// the reference is "broken": repair can rewrite it); mid: matches a Message-ID in this
+// message, its embedded messages, then the rest of the run, and with "/content-id" a part
+// of that message; any other URL matches a Content-Location after both are resolved
+// (RFC 2557 5). Of several matches, choose() decides.
+#pragma once
+
+#include "ref_index.hh"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mimeuri::refs {
+
+enum class RefStatus { Resolved, Dangling, Ambiguous };
+const char *status_name(RefStatus s); // "resolved", "dangling", "ambiguous"
+
+struct Target {
+    RefStatus status{RefStatus::Dangling};
+    int node{-1};             // the target entity in this message
+    bool broken{false};       // matches, but not as RFC 2392 writes it: repair rewrites it
+    std::string message_id;   // when the target is another message of the run
+    std::string section;      // target section in that message
+    std::string mid;          // mid: the Message-ID matched, as the message has it
+    std::string mid_cid;      // mid: the Content-ID matched inside it
+    bool via_location{false}; // a cid: matched through a Content-Location (RFC 2557 8.3: not a match as written)
+    std::string location_id;  // ... and the Content-ID it names
+};
+
+class Resolver {
+public:
+    Resolver(const MessageIndex &message, const RunIndex &run) : ix_(message), run_(run) {}
+
+    // url starts with "cid:" (any case); padded: white space around it in its slot.
+    Target cid(const std::string &url, int from, bool padded) const;
+    // url starts with "mid:" (any case).
+    Target mid(const std::string &url, int from) const;
+    // Any other URL, resolved against base, compared with every Content-Location but from's own.
+    Target location(const std::string &url, const std::string &base, int from) const;
+
+    // Picks among the entities that match a reference made in entity `from`: those inside
+    // the nearest enclosing multipart/related first, then the whole message; several in one
+    // multipart/alternative resolve to the last (RFC 2046 5.1.4); several anywhere else are
+    // ambiguous; none is dangling.
+    void choose(std::vector<int> matches, int from, Target &t) const;
+
+private:
+    std::optional<Target> mid_here(const std::string &id, const std::string &content_id, int from, bool ci) const;
+    const MessageIndex &ix_;
+    const RunIndex &run_;
+};
+
+} // namespace mimeuri::refs

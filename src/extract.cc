@@ -1,0 +1,125 @@
+// --cid=extract, the writing half (see extract.hh).
+#include "extract.hh"
+
+#include "gobj.hh"
+#include "report.hh"
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace mimeuri {
+
+namespace {
+
+Error failure(const std::string &what, int err)
+{
+    return Error{err == ENOSPC || err == EDQUOT ? Code::TempFail : Code::CantCreate, what + ": " + g_strerror(err)};
+}
+
+// Why openat(..., O_DIRECTORY | O_NOFOLLOW) failed on an existing entry, in words.
+Error refused(int at, const std::string &name, const std::string &path, int err)
+{
+    struct stat st {};
+    if (::fstatat(at, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+        return Error{Code::CantCreate, "refusing " + path + ": it is a symbolic link"};
+    if (err == ENOTDIR) return Error{Code::CantCreate, "refusing " + path + ": not a directory"};
+    return failure("cannot open " + path, err);
+}
+
+struct Fd {
+    int fd;
+    ~Fd()
+    {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+Error write_failure(const std::string &path, int err)
+{
+    return Error{err == ENOSPC || err == EDQUOT ? Code::TempFail : Code::IoErr, "cannot write " + path + ": " + g_strerror(err)};
+}
+
+Status write_all(int fd, const std::string &bytes, const std::string &path)
+{
+    for (std::size_t done = 0; done < bytes.size();) {
+        ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return write_failure(path, n < 0 ? errno : EIO);
+        done += static_cast<std::size_t>(n);
+    }
+    return ok();
+}
+
+} // namespace
+
+Result<std::string> write_extraction(const std::string &top, std::size_t number, const std::vector<OutputFile> &files)
+{
+    const std::string name = std::to_string(number);
+    const std::string dir = top + "/" + name;
+    if (g_mkdir_with_parents(top.c_str(), 0755) != 0) return failure("cannot create " + top, errno);
+    Fd top_fd{::open(top.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)};
+    if (top_fd.fd < 0) return refused(AT_FDCWD, top, top, errno);
+    bool made_dir = ::mkdirat(top_fd.fd, name.c_str(), 0755) == 0;
+    if (!made_dir && errno != EEXIST) return failure("cannot create " + dir, errno);
+    Fd at{::openat(top_fd.fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)};
+    if (at.fd < 0) return refused(top_fd.fd, name, dir, errno);
+    if (struct stat st {}; ::fstat(at.fd, &st) != 0 || st.st_uid != ::geteuid())
+        return Error{Code::CantCreate, "refusing " + dir + ": it belongs to another user"};
+    std::vector<std::string> created; // removed again if the message fails
+    auto undo = [&](Error e) {
+        for (const auto &f : created) ::unlinkat(at.fd, f.c_str(), 0);
+        if (made_dir) ::unlinkat(top_fd.fd, name.c_str(), AT_REMOVEDIR);
+        return e;
+    };
+    for (const OutputFile &f : files) {
+        const std::string path = dir + "/" + f.name;
+        Fd fd{::openat(at.fd, f.name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)};
+        if (fd.fd < 0) return undo(failure("cannot create " + path, errno));
+        created.push_back(f.name);
+        if (auto s = write_all(fd.fd, f.bytes, path); !s) return undo(s.error());
+        int closed = ::close(fd.fd);
+        fd.fd = -1;
+        if (closed != 0) return undo(write_failure(path, errno));
+    }
+    return dir;
+}
+
+std::string report_extraction_failed(const std::string &report_line, const std::string &cause)
+{
+    GError *err = nullptr;
+    JsonNode *root = json_from_string(report_line.c_str(), &err);
+    if (!root) {
+        if (err) g_error_free(err);
+        return report_line;
+    }
+    std::string out = report_line;
+    if (JSON_NODE_HOLDS_OBJECT(root)) {
+        JsonObject *o = json_node_get_object(root);
+        json_object_set_boolean_member(o, "changed", FALSE);
+        if (JsonArray *refs = json_object_get_array_member(o, "refs"))
+            for (guint i = 0; i < json_array_get_length(refs); ++i) {
+                JsonObject *r = json_array_get_object_element(refs, i);
+                if (r && g_strcmp0(json_object_get_string_member_with_default(r, "action", ""), "extracted") == 0)
+                    json_set_string(r, "action", "none");
+            }
+        if (JsonArray *errors = json_object_get_array_member(o, "errors")) {
+            JsonObject *e = json_object_new();
+            json_set_string(e, "part", "");
+            json_set_string(e, "code", "extract");
+            json_set_string(e, "message", cause);
+            json_array_add_object_element(errors, e);
+        }
+        GCharPtr text(json_to_string(root, FALSE));
+        out = text.get();
+        if (!report_line.empty() && report_line.back() == '\n') out += '\n';
+    }
+    json_node_unref(root);
+    return out;
+}
+
+} // namespace mimeuri

@@ -1,0 +1,29 @@
+// --cid=extract, the writing half (RFC 2387 section 6, the receiving agent): the files a
+// pass recorded for one message go into a folder of their own, TOP/NUMBER, written when
+// the run takes the message (in message order, once), never while it is planned.
+#pragma once
+
+#include "message.hh"
+#include "result.hh"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace mimeuri {
+
+// Writes files into top/number (creating top and top/number as needed) and returns that
+// folder. Everything is opened relative to directory descriptors and nothing is followed:
+// a symbolic link planted at top, at top/number or at a file name inside it is refused, as
+// is a top/number that is not a directory or belongs to another user, and no existing
+// file is overwritten (O_EXCL). On an error, what this call created is removed again.
+// Errors: CantCreate, or TempFail for a full disk or quota, or IoErr for a failed write.
+Result<std::string> write_extraction(const std::string &top, std::size_t number, const std::vector<OutputFile> &files);
+
+// A report line (one JSON object, as MessageReport::to_json writes it, with or without its
+// newline) for a message whose extraction failed at `cause`: its "extracted" references
+// say "none", it is not "changed", and its errors end with {"part": "", "code": "extract",
+// "message": cause}. The line as it was when it cannot be read.
+std::string report_extraction_failed(const std::string &report_line, const std::string &cause);
+
+} // namespace mimeuri

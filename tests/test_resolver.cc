@@ -1,0 +1,249 @@
+// The reference resolver alone (filters/ref_resolver.hh) over the index of a parsed message
+// (filters/ref_index.hh): table-driven cases from RFC 2392 (cid:, mid:) and RFC 2557
+// (Content-Location, Content-Base), with the vectors of the specs in ../shared/specs.
+#include "ref_resolver.hh"
+
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace mimeuri;
+using namespace mimeuri::refs;
+
+namespace {
+
+struct Parsed {
+    std::unique_ptr<Source> src; // the context refers to it
+    std::unique_ptr<MessageContext> ctx;
+    MessageIndex ix;
+
+    explicit Parsed(const std::string &bytes)
+    {
+        src = std::make_unique<Source>(Source::from_bytes(bytes, "t.eml"));
+        Segment seg{0, 0, src->size(), src->size()};
+        ctx = MessageContext::parse(*src, seg, 1, false, Limits{});
+        REQUIRE(ctx->message());
+        ix = index_message(*ctx);
+    }
+    int node(const std::string &section) const
+    {
+        for (std::size_t i = 0; i < ix.parts.size(); ++i)
+            if (ix.parts[i].section == section) return static_cast<int>(i);
+        FAIL("no part " << section);
+        return -1;
+    }
+    std::string section(int node) const { return node < 0 ? "-" : ix.parts[static_cast<std::size_t>(node)].section; }
+};
+
+// A multipart/related (with extra headers `related`) whose first part (1) is the HTML that
+// refers, followed by `parts` ("Content-...: ...\n" header blocks, numbered 2, 3, ...).
+std::string related(const std::vector<std::string> &parts, const std::string &related_headers = "",
+                    const std::string &message_id = "<m@example.org>")
+{
+    std::string m = "Message-ID: " + message_id + "\nContent-Type: multipart/related; boundary=r\n" + related_headers +
+                    "\n--r\nContent-Type: text/html\n\n<p>x</p>\n";
+    for (const auto &p : parts) m += "--r\nContent-Type: image/png\n" + p + "\nAAAA\n";
+    return m + "--r--\n";
+}
+
+struct Case {
+    const char *what;
+    std::string message;
+    std::string url;
+    RefStatus status;
+    std::string target; // section, "-" for none
+    bool broken;
+};
+
+Target resolve_one(const Parsed &p, const RunIndex &run, const std::string &url, int from)
+{
+    Resolver r(p.ix, run);
+    std::string scheme = url.substr(0, 4);
+    for (char &c : scheme) c = static_cast<char>(g_ascii_tolower(c));
+    if (scheme == "cid:") return r.cid(url, from, false);
+    if (scheme == "mid:") return r.mid(url, from);
+    return r.location(url, p.ix.parts[static_cast<std::size_t>(from)].base, from);
+}
+
+void run_cases(const std::vector<Case> &cases, const RunIndex &run = {})
+{
+    for (const auto &c : cases) {
+        CAPTURE(c.what);
+        CAPTURE(c.url);
+        Parsed p(c.message);
+        Target t = resolve_one(p, run, c.url, p.node("1"));
+        CHECK(status_name(t.status) == std::string(status_name(c.status)));
+        CHECK(p.section(t.node) == c.target);
+        CHECK(t.broken == c.broken);
+    }
+}
+
+} // namespace
+
+TEST_CASE("resolver: cid: as RFC 2392 writes it (the addr-spec %-encoded, no brackets)")
+{
+    const auto R = RefStatus::Resolved, D = RefStatus::Dangling;
+    run_cases({
+        // RFC 2392 section 2: cid:foo4%25foo1@bar.net is Content-ID: <foo4%foo1@bar.net>.
+        {"%25 is a %", related({"Content-ID: <foo4%foo1@bar.net>\n"}), "cid:foo4%25foo1@bar.net", R, "2", false},
+        // RFC 2392's HTML example: <IMG SRC="cid:foo4*foo1@bar.net">.
+        {"* as it is", related({"Content-ID: <foo4*foo1@bar.net>\n"}), "cid:foo4*foo1@bar.net", R, "2", false},
+        {"other escapes", related({"Content-ID: <a b/c@bar.net>\n"}), "cid:a%20b%2Fc@bar.net", R, "2", true},
+        {"the scheme in any case", related({"Content-ID: <x@bar.net>\n"}), "CID:x@bar.net", R, "2", false},
+        {"brackets in the URL: broken", related({"Content-ID: <x@bar.net>\n"}), "cid:<x@bar.net>", R, "2", true},
+        {"%-encoded brackets: broken", related({"Content-ID: <x@bar.net>\n"}), "cid:%3Cx@bar.net%3E", R, "2", true},
+        // RFC 5322 msg-id: the domain is case-insensitive, the local part is not.
+        {"domain in another case: broken", related({"Content-ID: <x@bar.net>\n"}), "cid:x@BAR.Net", R, "2", true},
+        {"local part in another case", related({"Content-ID: <x@bar.net>\n"}), "cid:X@bar.net", D, "-", false},
+        {"never a prefix (img1)", related({"Content-ID: <img10>\n"}), "cid:img1", D, "-", false},
+        {"never a prefix (img100)", related({"Content-ID: <img10>\n"}), "cid:img100", D, "-", false},
+        {"the id as written, not only as GMime cleans it", related({"Content-ID: < sp@bar.net >\n"}), "cid:sp@bar.net",
+         R, "2", false},
+        {"no part has it", related({"Content-ID: <x@bar.net>\n"}), "cid:y@bar.net", D, "-", false},
+    });
+}
+
+TEST_CASE("resolver: a cid: URL never matches a Content-Location (RFC 2557 8.3)")
+{
+    Parsed p(related({"Content-Location: cid:css-1@mhtml.blink\n", "Content-Location: http://example.org/pic.png\n"}));
+    RunIndex run;
+    // Blink's MHTML: found through the location, flagged so that the report says dangling
+    // (as written) and repair can give the part the Content-ID the URL names.
+    Target t = resolve_one(p, run, "cid:css-1@mhtml.blink", p.node("1"));
+    CHECK(t.via_location);
+    CHECK(t.location_id == "css-1@mhtml.blink");
+    CHECK(p.section(t.node) == "2");
+    // A cid: URL that is not the Content-Location itself matches nothing.
+    Target u = resolve_one(p, run, "cid:pic.png", p.node("1"));
+    CHECK(u.status == RefStatus::Dangling);
+    CHECK_FALSE(u.via_location);
+    // A Content-ID always wins over a Content-Location.
+    Parsed q(related({"Content-Location: cid:a@x\n", "Content-ID: <a@x>\n"}));
+    Target v = resolve_one(q, run, "cid:a@x", q.node("1"));
+    CHECK_FALSE(v.via_location);
+    CHECK(q.section(v.node) == "3");
+}
+
+TEST_CASE("resolver: Content-Location resolved against its base (RFC 2557 4, 5)")
+{
+    const auto R = RefStatus::Resolved, D = RefStatus::Dangling;
+    const std::string base = "Content-Base: http://www.ietf.cnri.reston.va.us/\n";
+    run_cases({
+        // RFC 2557's example: an absolute Content-Location, the reference written absolutely.
+        {"absolute", related({"Content-Location: http://www.ietf.cnri.reston.va.us/images/ietflogo.gif\n"}),
+         "http://www.ietf.cnri.reston.va.us/images/ietflogo.gif", R, "2", false},
+        {"relative reference, absolute location",
+         related({"Content-Location: http://www.ietf.cnri.reston.va.us/images/ietflogo.gif\n"}, base),
+         "images/ietflogo.gif", R, "2", false},
+        {"relative location, relative reference", related({"Content-Location: images/ietflogo.gif\n"}, base),
+         "images/ietflogo.gif", R, "2", false},
+        {"dot segments", related({"Content-Location: images/ietflogo.gif\n"}, base), "./x/../images/ietflogo.gif", R,
+         "2", false},
+        {"%-encoded octets compare decoded", related({"Content-Location: images/ietf logo.gif\n"}, base),
+         "images/ietf%20logo.gif", R, "2", false},
+        {"no base: thismessage:/", related({"Content-Location: logo.gif\n"}), "logo.gif", R, "2", false},
+        {"another folder", related({"Content-Location: images/ietflogo.gif\n"}, base), "ietflogo.gif", D, "-", false},
+        {"a part's own Content-Base", related({"Content-Base: http://a.example/x/\nContent-Location: y.png\n"}, base),
+         "http://a.example/x/y.png", R, "2", false},
+    });
+}
+
+TEST_CASE("resolver: duplicates (RFC 2046 5.1.4; RFC 2387: the nearest multipart/related first)")
+{
+    auto png = [](const char *cid) { return std::string("Content-Type: image/png\nContent-ID: ") + cid + "\n\nAAAA\n"; };
+    std::string m = "Message-ID: <d@x>\nContent-Type: multipart/mixed; boundary=o\n\n"
+                    "--o\nContent-Type: multipart/related; boundary=r\n\n"
+                    "--r\nContent-Type: text/html\n\n<p>x</p>\n"
+                    "--r\nContent-Type: multipart/alternative; boundary=a\n\n"
+                    "--a\n" + png("<alt@x>") + "--a\n" + png("<alt@x>") + "--a--\n"
+                    "--r\n" + png("<dup@x>") + "--r\n" + png("<dup@x>") + "--r\n" + png("<near@x>") + "--r--\n"
+                    "--o\n" + png("<near@x>") + "--o\n" + png("<far@x>") + "--o\n" + png("<far@x>") + "--o--\n";
+    Parsed p(m);
+    RunIndex run;
+    const int html = p.node("1.1");
+    struct Row {
+        const char *url;
+        RefStatus status;
+        const char *target;
+    } rows[] = {
+        {"cid:alt@x", RefStatus::Resolved, "1.2.2"},  // the last alternative
+        {"cid:dup@x", RefStatus::Ambiguous, "-"},     // two in the related part, not alternatives
+        {"cid:near@x", RefStatus::Resolved, "1.5"},   // inside the nearest related part first
+        {"cid:far@x", RefStatus::Ambiguous, "-"},     // outside it: two in a multipart/mixed
+    };
+    for (const auto &row : rows) {
+        CAPTURE(row.url);
+        Target t = resolve_one(p, run, row.url, html);
+        CHECK(t.status == row.status);
+        CHECK(p.section(t.node) == row.target);
+    }
+}
+
+TEST_CASE("resolver: mid: in the message, its embedded messages, and the run (RFC 2392)")
+{
+    // RFC 2392's example: mid:960830.1639@XIson.com/partA.960830.1639@XIson.com
+    std::string m = related({"Content-ID: <partA.960830.1639@XIson.com>\n"}, "", "<960830.1639@XIson.com>");
+    const auto R = RefStatus::Resolved, D = RefStatus::Dangling;
+    run_cases({
+        {"the RFC's example", m, "mid:960830.1639@XIson.com/partA.960830.1639@XIson.com", R, "2", false},
+        {"the message itself", m, "mid:960830.1639@XIson.com", R, "TEXT", false},
+        {"the message's domain in another case", m, "MID:960830.1639@xison.COM/partA.960830.1639@XIson.com", R, "2",
+         true},
+        {"the content-id's local part in another case", m, "mid:960830.1639@XIson.com/PARTA.960830.1639@XIson.com", D,
+         "-", false},
+        {"a content-id the message lacks", m, "mid:960830.1639@XIson.com/partB@XIson.com", D, "-", false},
+        {"/ inside an id is %2F", related({}, "", "<a/b@x>"), "mid:a%2Fb@x", R, "TEXT", false},
+    });
+    // The top-level entity of the message is node 0 (its section is TEXT for a multipart).
+    Parsed p(m);
+    CHECK(p.section(0) == "TEXT");
+
+    // Other messages of the run: a lookup in the run's index.
+    RunIndex run;
+    RunIndex::Entry e;
+    e.count = 1;
+    e.section = "";
+    e.cids["pic@x"] = "2";
+    run.add("other@x", e);
+    RunIndex::Entry twice;
+    twice.count = 1;
+    run.add("dup@x", twice);
+    twice.index = 2;
+    run.add("dup@x", twice);
+    Parsed q(related({}));
+    Target t = resolve_one(q, run, "mid:other@x/pic@x", q.node("1"));
+    CHECK(t.status == RefStatus::Resolved);
+    CHECK(t.message_id == "other@x");
+    CHECK(t.section == "2");
+    CHECK(t.node == -1);
+    t = resolve_one(q, run, "mid:other@X", q.node("1"));
+    CHECK(t.status == RefStatus::Resolved);
+    CHECK(t.broken);
+    CHECK(resolve_one(q, run, "mid:other@x/nope@x", q.node("1")).status == RefStatus::Dangling);
+    CHECK(resolve_one(q, run, "mid:dup@x", q.node("1")).status == RefStatus::Ambiguous);
+    CHECK(resolve_one(q, run, "mid:nobody@x", q.node("1")).status == RefStatus::Dangling);
+}
+
+TEST_CASE("resolver: mid: into an embedded message/rfc822")
+{
+    std::string m = "Message-ID: <outer@x>\nContent-Type: multipart/mixed; boundary=o\n\n"
+                    "--o\nContent-Type: text/html\n\n<p>x</p>\n"
+                    "--o\nContent-Type: message/rfc822\n\n"
+                    "Message-ID: <inner@x>\nContent-Type: multipart/related; boundary=i\n\n"
+                    "--i\nContent-Type: text/html\n\n<p>y</p>\n"
+                    "--i\nContent-Type: image/png\nContent-ID: <pic@x>\n\nAAAA\n--i--\n"
+                    "--o--\n";
+    Parsed p(m);
+    RunIndex run;
+    Target t = resolve_one(p, run, "mid:inner@x/pic@x", p.node("1"));
+    CHECK(t.status == RefStatus::Resolved);
+    CHECK(p.section(t.node) == "2.2");
+    CHECK(t.message_id.empty()); // in this message, not another of the run
+    Target whole = resolve_one(p, run, "mid:inner@x", p.node("1"));
+    CHECK(whole.status == RefStatus::Resolved);
+    CHECK(p.section(whole.node) == "2");
+    // A Content-ID of the outer message is not one of the inner message's.
+    CHECK(resolve_one(p, run, "mid:outer@x/pic@x", p.node("1")).status == RefStatus::Dangling);
+}
