@@ -148,7 +148,9 @@ Target Resolver::mid(const std::string &url, int from) const
         if (it != e.cids.end()) t.section = it->second;
         return t;
     }
-    return Target{};
+    Target none;
+    none.unknown_id = id;
+    return none;
 }
 
 Target Resolver::location(const std::string &url, const std::string &base, int from) const

@@ -29,6 +29,7 @@ struct Target {
     std::string mid_cid;      // mid: the Content-ID matched inside it
     bool via_location{false}; // a cid: matched through a Content-Location (RFC 2557 8.3: not a match as written)
     std::string location_id;  // ... and the Content-ID it names
+    std::string unknown_id;   // mid: the Message-ID looked for and not (yet) in the run
 };
 
 class Resolver {

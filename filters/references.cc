@@ -152,4 +152,9 @@ Status ReferencesPass::apply(MessageContext &ctx)
     return ok();
 }
 
+bool ReferencesPass::now_known(const std::string &key) const
+{
+    return key.empty() || run_index_.find(key, false) || run_index_.find(key, true);
+}
+
 } // namespace mimeuri

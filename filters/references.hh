@@ -44,6 +44,7 @@ public:
     std::string save_index() const override;
     void merge_index(const std::string &bytes) override;
     Status apply(MessageContext &ctx) override;
+    bool now_known(const std::string &key) const override;
 
 private:
     RefOptions opts_;

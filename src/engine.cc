@@ -25,6 +25,8 @@ std::string serialize(const Plan &p)
         r.put(static_cast<std::size_t>(e.end));
         r.put(e.text);
     }
+    r.put(p.waits.size());
+    for (const std::string &w : p.waits) r.put(w);
     r.put(p.output_dir);
     r.put(p.output_files.size());
     for (const OutputFile &f : p.output_files) {
@@ -53,6 +55,8 @@ Plan deserialize(std::string bytes)
         e.text = r.get();
         p.edits.push_back(std::move(e));
     }
+    n = r.get_size();
+    for (std::size_t i = 0; i < n; ++i) p.waits.push_back(r.get());
     p.output_dir = r.get();
     n = r.get_size();
     for (std::size_t i = 0; i < n; ++i) {
@@ -148,6 +152,7 @@ std::string Engine::save_index() const
 
 void Engine::merge_index(std::string bytes)
 {
+    if (bytes.empty()) return; // a worker with nothing to share
     Record r(std::move(bytes));
     for (auto &p : passes_)
         if (std::string part = r.get(); !part.empty()) p->merge_index(part);
@@ -198,6 +203,7 @@ Plan Engine::plan_parsed(MessageContext &ctx)
         plan.unprocessed = rep.error_count() > 0;
         plan.output_dir = ctx.output_dir;
         plan.output_files = ctx.output_files();
+        plan.waits = ctx.waits();
     }
     for (guint k = 0; k < json_array_get_length(rep.refs.get()); ++k) {
         JsonObject *ref = json_array_get_object_element(rep.refs.get(), k);
@@ -208,6 +214,16 @@ Plan Engine::plan_parsed(MessageContext &ctx)
     if (cfg_.report) plan.report_line = rep.to_json() + "\n";
     if (cfg_.summary) plan.log_line = describe(rep);
     return plan;
+}
+
+bool Engine::worth_replanning(const Plan &p) const
+{
+    if (p.dangling_mid == 0) return false;
+    if (p.waits.empty()) return true; // nothing said what it waits for
+    for (const std::string &key : p.waits)
+        for (auto &pass : passes_)
+            if (pass->wants_index() && pass->now_known(key)) return true;
+    return false;
 }
 
 Plan plan_message(Engine &engine, std::string_view bytes, const std::string &name)

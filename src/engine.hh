@@ -28,6 +28,7 @@ struct Plan {
     std::size_t dangling_mid{0}; // of them mid: (which a later message may still resolve)
     std::string output_dir;               // --cid=extract: the top folder, and the files
     std::vector<OutputFile> output_files; // written into a folder of their own when taken
+    std::vector<std::string> waits;       // what a dangling mid: reference waits for
     bool failed() const { return !cause.empty(); }
 };
 
@@ -64,13 +65,17 @@ public:
     // Whether some pass needs the messages planned in order, by one process.
     bool ordered() const;
     void index(const MessageAt &m);
-    // The index as bytes (a worker's share) and back; merge throws on unreadable bytes.
+    // The index as bytes (a worker's share) and back; merge throws on unreadable bytes,
+    // and takes no bytes as nothing to merge.
     std::string save_index() const;
     void merge_index(std::string bytes);
 
     // Plans one message. Never throws: a failure is the plan's cause. index_first: the
     // message is added to the index before it is planned (indexing as the run goes).
     Plan plan(const MessageAt &m, bool index_first = false);
+    // Whether planning a message again could change its plan: the index now knows
+    // something it waited for.
+    bool worth_replanning(const Plan &p) const;
 
     const EngineConfig &config() const { return cfg_; }
     void set_fault(bool every_pass_fails) { cfg_.inject_fault = every_pass_fails; }

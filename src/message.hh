@@ -141,6 +141,12 @@ public:
     const std::vector<OutputFile> &output_files() const { return output_files_; }
     std::string output_dir; // the top extract folder
 
+    // Keys (a mid: Message-ID not in the run's index yet) this message's plan depends on:
+    // it is planned again, once the whole input is indexed, only if a pass knows one of
+    // them then (Pass::now_known). An empty key: planned again whatever.
+    void wait_for(std::string key) { waits_.push_back(std::move(key)); }
+    const std::vector<std::string> &waits() const { return waits_; }
+
     // --- Protection: signed content is evidence (src/signatures.cc). A protection is a byte
     // range no edit may touch, or (names) the header block [begin, end] (end inclusive: fields
     // are added there) of which no field with one of these lower-case names may be added,
@@ -192,6 +198,7 @@ private:
     std::vector<Edit> edits_;
     std::vector<std::pair<GMimeHeader *, std::string>> replaced_;
     std::vector<OutputFile> output_files_;
+    std::vector<std::string> waits_;
     std::vector<Protection> protections_;
     std::chrono::steady_clock::time_point deadline_{std::chrono::steady_clock::time_point::max()};
 };

@@ -25,6 +25,8 @@ public:
     // With --jobs, workers index their share: the index travels to the parent as bytes.
     virtual std::string save_index() const { return {}; }
     virtual void merge_index(const std::string &) {}
+    // Whether the index now knows a key a message waited for (MessageContext::wait_for).
+    virtual bool now_known(const std::string &) const { return true; }
 
     // Records this pass's edits and report entries for one message. An Error means the
     // pass failed on this message; the run then applies the --on-error policy.

@@ -132,7 +132,7 @@ void ForwardHold::release(bool replan)
         Record r(std::move(bytes));
         std::size_t i = r.get_size();
         Plan plan = deserialize(r.get());
-        taker_.take(i, replan && plan.dangling_mid ? replan_(i) : std::move(plan));
+        taker_.take(i, replan && rs_.engine.worth_replanning(plan) ? replan_(i) : std::move(plan));
         return true;
     });
     if (s || taker_.failed()) return;

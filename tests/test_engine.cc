@@ -126,6 +126,10 @@ TEST_CASE("engine: mid: resolves against a message indexed before, in the same e
     Plan before = plan_message(engine, later);
     CHECK(before.dangling == 1);
     CHECK(before.dangling_mid == 1);
+    CHECK(before.waits == std::vector<std::string>{"a@x"});
+    CHECK_FALSE(engine.worth_replanning(before)); // nothing new in the index: the plan stands
+    (void)plan_message(engine, "Message-ID: <a@X>\nContent-Type: text/plain\n\nfirst\n");
+    CHECK(engine.worth_replanning(before)); // the domain compares case-insensitively (RFC 5322)
     (void)plan_message(engine, "Message-ID: <a@x>\nContent-Type: text/plain\n\nfirst\n");
     Plan after = plan_message(engine, later);
     CHECK(after.dangling == 0);
@@ -142,6 +146,9 @@ TEST_CASE("engine: a plan travels between processes unchanged")
     p.report_line = "{\"x\":1}\n";
     p.log_line = "changed";
     p.edits = {{10, 20, "text\r\nwith a line break"}, {0, 0, ""}};
+    p.waits = {"a@x", ""};
+    p.output_dir = "/tmp/x";
+    p.output_files = {{"index.html", "<p>"}};
     Plan q = deserialize(serialize(p));
     CHECK(q.cause == p.cause);
     CHECK(q.message_id == p.message_id);
@@ -154,6 +161,10 @@ TEST_CASE("engine: a plan travels between processes unchanged")
     CHECK(q.edits[0].begin == 10);
     CHECK(q.edits[0].end == 20);
     CHECK(q.edits[0].text == p.edits[0].text);
+    CHECK(q.waits == p.waits);
+    CHECK(q.output_dir == p.output_dir);
+    REQUIRE(q.output_files.size() == 1);
+    CHECK(q.output_files[0].bytes == "<p>");
     CHECK_THROWS(deserialize(serialize(p).substr(0, 5)));
 }
 

@@ -41,7 +41,12 @@ TEST_CASE("--jobs gives the same output and report as one job, forward mid: incl
     REQUIRE(one.status == 0);
     REQUIRE(three.status == 0);
     CHECK(three.out == one.out);
+    CHECK(three.err.empty());
     CHECK(testing::read_file(d / "r3") == testing::read_file(d / "r1"));
+    // With mid: off the workers share no index: nothing to say either.
+    auto off = mimeuri("--jobs=2 --mid=off " + quote(mb));
+    CHECK(off.status == 0);
+    CHECK(off.err.empty());
     CHECK(one.out != testing::read_file(mb)); // something was repaired
     std::string r = testing::read_file(d / "r1");
     // Message 1 links forward to m5, which resolves across the mbox.
