@@ -169,7 +169,7 @@ Status PartRewriter::find(const std::string &html, std::optional<html::Scan> &ou
     }
     if (scan->stop != html::Stop::None) { // a limit: the message passes as it came
         ctx_.report().add_error(hn_.section, html::stop_kind(scan->stop), scan->stop_message);
-        return Error{Code::DataErr, scan->stop_message};
+        return Error::limit(scan->stop_message);
     }
     if (scan->truncated)
         ctx_.report().add_error(hn_.section, "ref-limit",

@@ -98,16 +98,18 @@ std::string describe(const MessageReport &rep)
     return out;
 }
 
-// Runs one pass; returns the cause when it failed. A limit (time) is not a failure: the
-// message stays as it came, reported (a retry would hit the same limit); `stop` is set.
+// Runs one pass; returns the cause when it failed. A limit (time) or input the pass finds
+// invalid is not a failure: the message stays as it came, reported (a retry would meet the
+// same input); `stop` is set. Other errors (I/O, a bug) are, handled per --on-error.
 std::string apply_pass(Pass &p, MessageContext &ctx, bool inject_fault, bool &stop)
 {
     try {
         if (inject_fault) throw std::runtime_error("injected fault (MIMEURI_FAULT=pass)");
         Status r = p.apply(ctx);
-        if (!r && r.error().code == Code::DataErr) {
+        if (!r && (r.error().kind == Kind::Limit || r.error().kind == Kind::Invalid)) {
             ctx.drop_edits();
-            ctx.report().add_error("", "limit", std::string(p.name()) + ": " + r.error().message);
+            ctx.report().add_error("", r.error().kind == Kind::Limit ? "limit" : "invalid",
+                                   std::string(p.name()) + ": " + r.error().message);
             stop = true;
             return {};
         }

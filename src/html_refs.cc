@@ -427,7 +427,7 @@ struct Guarded {
 
 Result<Scan> find_refs(std::string_view html, const ParseLimits &limits)
 {
-    if (html.size() >= 0xFFFFFFFFu) return Error{Code::DataErr, "HTML part too large for the tokenizer"};
+    if (html.size() >= 0xFFFFFFFFu) return Error::limit("HTML part too large for the tokenizer");
     const std::size_t cap = limits.max_bytes ? limits.max_bytes : memory_cap(html.size(), kDefaultHtmlMax);
     Guarded g(html, cap, &limits.out_of_time);
     Scan stopped;

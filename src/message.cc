@@ -228,8 +228,8 @@ Result<std::optional<MessageContext::LimitHit>> MessageContext::prescan() const
 Status MessageContext::check_time() const
 {
     if (!out_of_time()) return ok();
-    return Error{Code::DataErr, "time limit: more than --max-time seconds (" + std::to_string(limits_.max_seconds) +
-                                    ") on this message"};
+    return Error::limit("time limit: more than --max-time seconds (" + std::to_string(limits_.max_seconds) +
+                                    ") on this message");
 }
 
 Result<std::int64_t> MessageContext::header_end(std::int64_t offset) const
@@ -482,17 +482,17 @@ Result<std::string> MessageContext::decoded_content(const Node &n, std::size_t c
     if (enc == GMIME_CONTENT_ENCODING_UUENCODE) {
         // Its "begin" line is GMime's to find: decode through the part's own wrapper.
         GMimeDataWrapper *w = g_mime_part_get_content(GMIME_PART(n.object));
-        if (raw_size > cap * 2 + 65536) return Error{Code::DataErr, "part larger than the limit"};
+        if (raw_size > cap * 2 + 65536) return Error::limit("part larger than the limit");
         auto mem = GPtr<GMimeStream>::adopt(g_mime_stream_mem_new());
         if (g_mime_data_wrapper_write_to_stream(w, mem.get()) < 0) return Error{Code::DataErr, "cannot decode the part"};
         GByteArray *a = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(mem.get()));
-        if (a->len > cap) return Error{Code::DataErr, "part larger than the limit"};
+        if (a->len > cap) return Error::limit("part larger than the limit");
         return std::string(reinterpret_cast<const char *>(a->data), a->len);
     }
     const bool encoded = enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE;
     // Decoding never makes content larger (base64 3/4, QP at most 1:1), but padding and
     // white space may: read at most twice the cap.
-    if (raw_size > (encoded ? cap * 2 + 65536 : cap)) return Error{Code::DataErr, "part larger than the limit"};
+    if (raw_size > (encoded ? cap * 2 + 65536 : cap)) return Error::limit("part larger than the limit");
     auto raw = src_.slice(begin, end);
     if (!raw) return raw.error();
     if (!encoded) return raw;
@@ -501,7 +501,7 @@ Result<std::string> MessageContext::decoded_content(const Node &n, std::size_t c
     std::string out(g_mime_encoding_outlen(&st, raw->size()) + 16, '\0');
     std::size_t len = g_mime_encoding_flush(&st, raw->data(), raw->size(), out.data());
     out.resize(len);
-    if (out.size() > cap) return Error{Code::DataErr, "part larger than the limit"};
+    if (out.size() > cap) return Error::limit("part larger than the limit");
     return out;
 }
 

@@ -21,9 +21,34 @@ enum class Code {
     TempFail = 75,     // EX_TEMPFAIL
 };
 
+// What kind of failure an error is, apart from the exit status it maps to: a limit (the
+// message passes as it came, reported; a retry would hit the same limit), input that is
+// invalid, a failure of the system (I/O) or one that may pass (temporary), a bug, or a
+// usage error. By default it follows from the code; limits say so (Error::limit).
+enum class Kind { Usage, Invalid, Limit, Io, Temporary, Bug };
+
+constexpr Kind kind_of(Code c)
+{
+    switch (c) {
+    case Code::Usage: return Kind::Usage;
+    case Code::DataErr:
+    case Code::NoInput: return Kind::Invalid;
+    case Code::CantCreate:
+    case Code::IoErr: return Kind::Io;
+    case Code::TempFail: return Kind::Temporary;
+    case Code::Ok: // not an error: an Error made with it is a bug
+    case Code::Software: return Kind::Bug;
+    }
+    return Kind::Bug;
+}
+
 struct Error {
     Code code{Code::Software};
     std::string message;
+    Kind kind{kind_of(code)};
+
+    // A limit (time, size, references): exit status 65 where it decides one.
+    static Error limit(std::string message) { return Error{Code::DataErr, std::move(message), Kind::Limit}; }
 
     // Consumes a GError (frees it) and keeps its message.
     static Error from_gerror(Code code, GError *err, const std::string &context = {})

@@ -41,13 +41,15 @@ struct Throws final : Pass {
     Status apply(MessageContext &) override { throw std::runtime_error("boom"); }
 };
 
-// Edits a header, then hits a limit: the edit must not survive.
-struct EditsThenLimit final : Pass {
-    std::string_view name() const override { return "limit"; }
+// Edits a header, then fails with the error given: the edit must not survive.
+struct EditsThenFails final : Pass {
+    Error error;
+    explicit EditsThenFails(Error e) : error(std::move(e)) {}
+    std::string_view name() const override { return "edits"; }
     Status apply(MessageContext &ctx) override
     {
         (void)ctx.add_header(ctx.nodes().front(), "X-Edited", " yes\n");
-        return Error{Code::DataErr, "time limit"};
+        return error;
     }
 };
 
@@ -101,18 +103,35 @@ TEST_CASE("engine: a pass that throws fails the message with a cause and no edit
     CHECK(plan.report_line.find("\"changed\":false") != std::string::npos);
 }
 
-TEST_CASE("engine: a limit leaves the message as it came, reported, and is not a failure")
+TEST_CASE("engine: a limit or invalid input leaves the message as it came, reported; other errors fail it")
 {
-    std::vector<std::unique_ptr<Pass>> passes;
-    passes.push_back(std::make_unique<EditsThenLimit>());
-    EngineConfig cfg;
-    cfg.report = true;
-    Engine engine(passes, cfg);
-    Plan plan = plan_message(engine, broken_cid);
-    CHECK_FALSE(plan.failed());
-    CHECK(plan.edits.empty());
-    CHECK(plan.unprocessed);
-    CHECK(plan.report_line.find("\"code\":\"limit\"") != std::string::npos);
+    struct Case {
+        Error error;
+        bool failed;
+        const char *reported; // the report's error code, or the cause's start
+    };
+    const Case cases[] = {
+        {Error::limit("time limit"), false, "\"code\":\"limit\""},
+        {Error{Code::DataErr, "a label piece too long"}, false, "\"code\":\"invalid\""},
+        {Error{Code::IoErr, "disk gone"}, true, "edits: disk gone"},
+        {Error{Code::Software, "a bug"}, true, "edits: a bug"},
+    };
+    for (const Case &c : cases) {
+        CAPTURE(c.error.message);
+        std::vector<std::unique_ptr<Pass>> passes;
+        passes.push_back(std::make_unique<EditsThenFails>(c.error));
+        EngineConfig cfg;
+        cfg.report = true;
+        Engine engine(passes, cfg);
+        Plan plan = plan_message(engine, broken_cid);
+        CHECK(plan.failed() == c.failed);
+        CHECK(plan.edits.empty());
+        CHECK(plan.unprocessed == !c.failed);
+        if (c.failed) CHECK(plan.cause == c.reported);
+        else CHECK(plan.report_line.find(c.reported) != std::string::npos);
+    }
+    CHECK(Error{Code::DataErr, "x"}.kind == Kind::Invalid); // DataErr alone does not mean a limit
+    CHECK(Error::limit("x").code == Code::DataErr);
 }
 
 TEST_CASE("engine: mid: resolves against a message indexed before, in the same engine")
