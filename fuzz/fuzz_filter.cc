@@ -10,6 +10,7 @@
 // quoted-printable body is well-formed. In extract mode (cid mode 3) files land only inside
 // the extract folder: a symlink planted at DIR/1 (or at DIR/1/index.html) points to a trap
 // folder that must stay empty.
+#include "extract.hh"
 #include "external_body.hh"
 #include "labels.hh"
 #include "mbox.hh"
@@ -370,6 +371,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     limits.max_seconds = 5;
 
     std::vector<Edit> all;
+    std::size_t extract_folders = 0;
     for (std::size_t i = 0; i < segs->size(); ++i) {
         auto ctx = MessageContext::parse(src, (*segs)[i], i + 1, mbox.ok() && *mbox, limits);
         if (!ctx->message()) continue;
@@ -377,6 +379,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (Pass *p : std::initializer_list<Pass *>{&refs, &ext, &labels})
             if (!p->apply(*ctx)) break;
         if (!ctx->finish()) ctx->drop_edits(); // as the run does (an mboxcl2 Content-Length)
+        // Extraction is written when the run takes the message: as the taker does.
+        if (!ctx->output_files().empty())
+            (void)write_extraction(ctx->output_dir, ++extract_folders, ctx->output_files());
         // Where the Content-Type headers of external-body parts start.
         std::vector<std::int64_t> ext_headers;
         for (const Node &n : ctx->nodes()) {
