@@ -73,19 +73,6 @@ void Outcome::end(const Error &e)
     if (!ended) ended = exit_status(e.code);
 }
 
-Faults Faults::from_env()
-{
-    Faults f;
-    const char *v = g_getenv("MIMEURI_FAULT");
-    if (!v) return f;
-    f.pass = g_strcmp0(v, "pass") == 0;
-    f.worker_second = g_strcmp0(v, "worker") == 0;
-    if (g_str_has_prefix(v, "worker:")) f.worker_on = g_ascii_strtoull(v + 7, nullptr, 10);
-    if (g_str_has_prefix(v, "throw:")) f.throw_on = g_ascii_strtoull(v + 6, nullptr, 10);
-    f.worker_final = g_strcmp0(v, "worker-final") == 0;
-    return f;
-}
-
 Inputs::Inputs(const Options &opts, int in_fd) : opts_(opts), in_fd_(in_fd), names_(expand_inputs(opts.inputs)) {}
 
 Result<Source> Inputs::open(std::size_t k)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine.hh"
+#include "faults.hh"
 #include "mbox.hh"
 #include "options.hh"
 #include "output.hh"
@@ -29,16 +30,6 @@ struct Outcome {
     void fail(const Error &e);
     // A failed write to the shared output: logged, and the run ends with its status.
     void end(const Error &e);
-};
-
-// Fault injection for the tests (docs/testing.md), read once from MIMEURI_FAULT.
-struct Faults {
-    bool pass{false};                     // "pass": every pass fails
-    bool worker_second{false};            // "worker": every worker dies before its 2nd message
-    std::optional<std::size_t> worker_on; // "worker:N": the worker given message N dies on it
-    std::optional<std::size_t> throw_on;  // "throw:N": planning message N throws in its worker
-    bool worker_final{false};             // "worker-final": every worker dies in its final step
-    static Faults from_env();
 };
 
 // The run's inputs: Maildirs expanded to their files, standard input read once (it is kept

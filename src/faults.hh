@@ -1,0 +1,18 @@
+// Fault injection for the tests (docs/testing.md): MIMEURI_FAULT, read once per run.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+namespace mimeuri {
+
+struct Faults {
+    bool pass{false};                     // "pass": every pass fails
+    bool worker_second{false};            // "worker": every worker dies before its 2nd message
+    std::optional<std::size_t> worker_on; // "worker:N": the worker given message N dies on it
+    std::optional<std::size_t> throw_on;  // "throw:N": planning message N throws in its worker
+    bool worker_final{false};             // "worker-final": every worker dies in its final step
+    static Faults from_env();
+};
+
+} // namespace mimeuri
