@@ -4,6 +4,7 @@
 #include "text.hh"
 
 #include <algorithm>
+#include <optional>
 
 namespace mimeuri {
 
@@ -153,12 +154,360 @@ Phantom read_phantom(const MessageContext &ctx, const Node &n)
     return ph;
 }
 
+// The report entry of one external-body part: its JSON object, and the reasons that
+// finish() joins into its "reason" member when it writes the status.
+struct Entry {
+    JsonObject *json;
+    std::vector<std::string> reasons;
+
+    Entry(MessageContext &ctx, const Node &n) : json(json_object_new())
+    {
+        json_array_add_object_element(ctx.report().external_bodies.get(), json);
+        json_set_string(json, "part", n.section);
+        json_object_set_null_member(json, "access_type");
+        json_object_set_null_member(json, "url");
+        json_object_set_null_member(json, "url_before");
+    }
+
+    void finish(const char *status)
+    {
+        json_set_string(json, "status", status);
+        std::string reason;
+        for (const auto &r : reasons) reason += (reason.empty() ? "" : "; ") + r;
+        if (reason.empty()) json_object_set_null_member(json, "reason");
+        else json_set_string(json, "reason", reason);
+    }
+};
+
+// One external-body part with a parseable Content-Type: the value both as written
+// (scanned, with the spans of its parameters) and decoded (parsed), and its phantom
+// header block.
+struct Part {
+    const Node &node;
+    GMimeHeader *header;
+    std::string value; // " message/external-body; ...\n"
+    cturi::ScannedContentType scanned;
+    cturi::ContentType parsed;
+    Phantom phantom;
+};
+
+// The URL to write, and the spans of the header value it replaces.
+struct Rewrite {
+    std::string url;
+    std::vector<const cturi::ParamSpan *> remove;   // parameter spans to drop
+    const cturi::ParamSpan *insert_after = nullptr; // write URL after this span
+    const char *status = "ok";
+};
+
+// The inner header block's Content-* fields, into the report entry's "inner" object,
+// and the phantom's notes as reasons.
+void report_inner(const Phantom &ph, Entry &entry)
+{
+    JsonObject *inner = json_object_new();
+    for (const auto &[name, v] : ph.headers)
+        for (const char *want : {"Content-Type", "Content-ID", "Content-MD5", "Content-Transfer-Encoding"})
+            if (cturi::iequals(name, want)) json_set_string(inner, lower(want).c_str(), v);
+    json_object_set_object_member(entry.json, "inner", inner);
+    entry.reasons.insert(entry.reasons.end(), ph.notes.begin(), ph.notes.end());
+}
+
+// Rewrites url by the first --external-body-map prefix it starts with; says whether one did.
+bool map_url(const ExternalBodyOptions &opts, std::string &url)
+{
+    for (const auto &[from, to] : opts.url_map)
+        if (url.compare(0, from.size(), from) == 0) {
+            url = to + url.substr(from.size());
+            return true;
+        }
+    return false;
+}
+
+// Whether the encoded URL is absolute with a scheme allowed by --external-body-schemes;
+// if not, the entry is finished.
+bool retrievable(const ExternalBodyOptions &opts, const std::string &encoded, Entry &entry)
+{
+    std::string scheme = scheme_of(encoded);
+    if (scheme.empty()) {
+        entry.reasons.push_back("not an absolute URL");
+        entry.finish("invalid");
+        return false;
+    }
+    if (std::find(opts.schemes.begin(), opts.schemes.end(), scheme) == opts.schemes.end()) {
+        entry.reasons.push_back("scheme " + scheme + ": is not a retrieval scheme allowed by --external-body-schemes"
+                                " (RFC 2017 2)");
+        entry.finish("disallowed");
+        return false;
+    }
+    return true;
+}
+
+// Whether a URL parameter as written (its raw span) holds a URL-word of more than 40
+// characters (RFC 2017 3.1).
+bool has_long_word(const std::string &raw)
+{
+    auto q = raw.find('"');
+    std::string inside = raw.substr(q + 1);
+    std::size_t word = 0;
+    for (char c : inside) {
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"') word = 0;
+        else if (++word > rfc2017::max_word) return true;
+    }
+    return false;
+}
+
+// What keeps the URL parameter from being written as RFC 2017 3.1 wants it.
+std::vector<std::string> url_problems(const Part &part, const std::vector<const cturi::ParamSpan *> &url_spans,
+                                      bool rfc2231, const std::string &before, const std::string &encoded)
+{
+    // Conforming: one plain quoted URL parameter, words of at most 40, nothing to encode.
+    std::vector<std::string> problems;
+    if (url_spans.size() != 1 || rfc2231)
+        problems.push_back("URL written in RFC 2231 form");
+    else if (!url_spans[0]->quoted)
+        problems.push_back("URL parameter not quoted");
+    if (encoded != before) problems.push_back("URL has characters that must be %-encoded (RFC 2017 3.1 (1))");
+    if (problems.empty()) {
+        std::string raw(part.value.substr(url_spans[0]->begin, url_spans[0]->end - url_spans[0]->begin));
+        if (has_long_word(raw)) problems.push_back("URL-word longer than 40 characters (RFC 2017 3.1)");
+    }
+    return problems;
+}
+
+// access-type=URL (RFC 2017): checks the URL parameter and plans its rewrite when it is
+// not conforming or is mapped (and the mode writes). Without a plan the entry is finished.
+std::optional<Rewrite> url_access(const ExternalBodyOptions &opts, bool write, const Part &part, Entry &entry)
+{
+    if (!part.phantom.body_blank)
+        entry.reasons.push_back("phantom body not empty (RFC 2017 3 (3): should be left blank)");
+    const cturi::Param *p = param(part.parsed, "URL");
+    if (!p) {
+        entry.reasons.push_back("the URL parameter is mandatory for access-type=URL (RFC 2017 3 (2))");
+        entry.finish("invalid");
+        return std::nullopt;
+    }
+    std::vector<const cturi::ParamSpan *> url_spans;
+    for (const auto &sp : part.scanned.params)
+        if (base_name(sp.name) == "url") url_spans.push_back(&sp);
+    const bool rfc2231 = std::any_of(url_spans.begin(), url_spans.end(),
+                                     [](auto *sp) { return sp->name.find('*') != std::string::npos; });
+    // RFC 2017 3.1: quotes and linear white space go. An RFC 2231 value is already
+    // decoded data: its spaces are part of the URL (and get encoded below).
+    const std::string before = rfc2231 ? p->value : rfc2017::extract(p->value);
+    json_set_string(entry.json, "url_before", before);
+    Rewrite rw;
+    rw.url = before;
+    const bool mapped = map_url(opts, rw.url);
+    std::string encoded = rfc2017::encode(rw.url);
+    json_set_string(entry.json, "url", encoded);
+    if (!retrievable(opts, encoded, entry)) return std::nullopt;
+    std::vector<std::string> problems = url_problems(part, url_spans, rfc2231, before, encoded);
+    if (problems.empty() && !mapped) {
+        entry.finish("ok");
+        return std::nullopt;
+    }
+    entry.reasons.insert(entry.reasons.end(), problems.begin(), problems.end());
+    if (!write) {
+        entry.finish(problems.empty() ? "ok" : "invalid");
+        return std::nullopt;
+    }
+    rw.status = mapped ? "mapped" : "normalized";
+    rw.remove = url_spans;
+    return rw;
+}
+
+// RFC 1738 3.2: the path of ftp://site/dir/segments/name from the directory and name
+// parameters; an absolute directory's leading "/" is the %2F the login directory
+// cannot express otherwise.
+std::string ftp_path(const cturi::ContentType &parsed, const cturi::Param &name)
+{
+    std::string path;
+    if (const cturi::Param *dir = param(parsed, "directory")) {
+        std::string d = dir->value;
+        if (!d.empty() && d[0] == '/') path += "%2F";
+        std::size_t pos = d.empty() || d[0] != '/' ? 0 : 1;
+        while (pos <= d.size() && !d.empty()) {
+            auto slash = d.find('/', pos);
+            std::string seg = d.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
+            if (!seg.empty()) path += segment(seg) + "/";
+            if (slash == std::string::npos) break;
+            pos = slash + 1;
+        }
+    }
+    return path + segment(name.value);
+}
+
+// The URL of a legacy reference: ftp://site/path;type=X (RFC 1738 3.2) or
+// tftp://site/path;mode=X (RFC 3617), before --external-body-map.
+std::string legacy_url(const cturi::ContentType &parsed, const std::string &access_type, const cturi::Param &site,
+                       const cturi::Param &name)
+{
+    std::string path = ftp_path(parsed, name);
+    std::string mode;
+    if (const cturi::Param *m = param(parsed, "mode")) mode = lower(m->value);
+    bool is_tftp = access_type == "tftp";
+    std::string url = std::string(is_tftp ? "tftp://" : "ftp://") + site.value + "/" + path;
+    if (is_tftp) { // RFC 3617
+        if (mode == "netascii" || mode == "octet") url += ";mode=" + mode;
+    } else if (mode == "image" || mode == "ascii") {
+        url += std::string(";type=") + (mode == "image" ? "i" : "a");
+    }
+    return url;
+}
+
+// access-type=anon-ftp, ftp or tftp (RFC 2046 5.2.3.1): reports the original parameters
+// and, with --legacy-to-url in a mode that writes, plans the conversion to access-type=URL.
+// Without a plan the entry is finished.
+std::optional<Rewrite> legacy_access(const ExternalBodyOptions &opts, bool write, const Part &part,
+                                     const std::string &access_type, Entry &entry)
+{
+    const cturi::Param *site = param(part.parsed, "site"), *name = param(part.parsed, "name");
+    if (!site || !name) {
+        entry.reasons.push_back(access_type + " needs site and name parameters (RFC 2046 5.2.3.1)");
+        entry.finish("invalid");
+        return std::nullopt;
+    }
+    JsonObject *orig = json_object_new();
+    for (const auto &p : part.parsed.params) json_set_string(orig, lower(p.name).c_str(), p.value);
+    json_object_set_object_member(entry.json, "original", orig);
+    if (!opts.legacy_to_url || !write) {
+        if (!opts.legacy_to_url) entry.reasons.push_back("legacy access type; --legacy-to-url converts it");
+        entry.finish("ok");
+        return std::nullopt;
+    }
+    Rewrite rw;
+    rw.url = legacy_url(part.parsed, access_type, *site, *name);
+    map_url(opts, rw.url);
+    json_set_string(entry.json, "url", rfc2017::encode(rw.url));
+    for (const auto &sp : part.scanned.params) {
+        std::string b = base_name(sp.name);
+        if (b == "site" || b == "directory" || b == "name" || b == "mode") rw.remove.push_back(&sp);
+        if (b == "access-type") rw.insert_after = &sp;
+    }
+    rw.status = "converted";
+    return rw;
+}
+
+// access-type=content-id: reports which part it resolves to and finishes the entry.
+void content_id_access(const MessageContext &ctx, const Part &part, Entry &entry)
+{
+    // RFC 1873: the body is the part elsewhere in the message with this Content-ID.
+    std::string id;
+    for (const auto &[name, v] : part.phantom.headers)
+        if (cturi::iequals(name, "Content-ID")) id = v;
+    GCharPtr clean(id.empty() ? nullptr : g_mime_utils_decode_message_id(id.c_str()));
+    std::string target;
+    for (const Node &o : ctx.nodes()) {
+        const char *cid = g_mime_object_get_content_id(o.object);
+        if (&o != &part.node && cid && clean && std::string(cid) == clean.get()) target = o.section;
+    }
+    if (clean) json_set_string(entry.json, "url", std::string("cid:") + cturi::encode(clean.get()));
+    if (target.empty()) {
+        entry.reasons.push_back(clean ? "no part has Content-ID <" + std::string(clean.get()) + ">"
+                                      : "no Content-ID in the inner header block");
+        entry.finish("invalid");
+    } else {
+        entry.reasons.push_back("resolves to part " + target);
+        entry.finish("ok");
+    }
+}
+
+// Rewrite the header value: drop the spans in `remove`, write the URL parameter
+// where the first of them was (or after access-type), keep everything else.
+std::string rewritten_value(const std::string &value, const Rewrite &rw)
+{
+    std::string out;
+    std::size_t pos = 0;
+    std::vector<const cturi::ParamSpan *> spans = rw.remove;
+    std::sort(spans.begin(), spans.end(), [](auto *a, auto *b) { return a->begin < b->begin; });
+    const std::string url_param = ";\n\t" + rfc2017::parameter(rw.url);
+    bool written = false;
+    for (const cturi::ParamSpan *sp : spans) {
+        out += value.substr(pos, sp->begin - pos);
+        if (!written && !rw.insert_after) {
+            out += url_param;
+            written = true;
+        }
+        pos = sp->end;
+    }
+    out += value.substr(pos);
+    if (rw.insert_after) {
+        // access-type=<legacy> becomes access-type=URL, followed by the URL parameter.
+        std::size_t shift = 0;
+        for (const cturi::ParamSpan *sp : spans)
+            if (sp->end <= rw.insert_after->begin) shift += sp->end - sp->begin;
+        std::size_t at = rw.insert_after->begin - shift, len = rw.insert_after->end - rw.insert_after->begin;
+        out.replace(at, len, "; access-type=URL" + url_param);
+    }
+    return out;
+}
+
+// Carries out a planned rewrite and finishes the entry. Only a Code::Software error
+// is returned (it fails the message); any other is reported as the part's reason.
+Status write_rewrite(MessageContext &ctx, const Part &part, const Rewrite &rw, Entry &entry)
+{
+    std::string out = rewritten_value(part.value, rw);
+    if (auto why = ctx.kept(part.node, "Content-Type")) { // signed content: reported, not changed
+        json_set_string(entry.json, "kept", *why);
+        entry.finish("kept");
+        return ok();
+    }
+    Status s = ctx.replace_header(part.header, out);
+    if (!s) {
+        if (s.error().code == Code::Software) return s;
+        entry.reasons.push_back(s.error().message);
+        entry.finish("invalid");
+        return ok();
+    }
+    entry.finish(rw.status);
+    return ok();
+}
+
+// One message/external-body part: reports it, checks it by its access type and, where
+// the access type's step plans a rewrite, writes it.
+Status process_part(MessageContext &ctx, const ExternalBodyOptions &opts, const Node &n, GMimeHeader *h)
+{
+    const bool write = opts.mode == ExternalBodyOptions::Mode::Normalize;
+    Entry entry(ctx, n);
+    std::string value = ctx.header_value(h); // " message/external-body; ...\n"
+    auto scanned = cturi::scan_content_type(value);
+    auto parsed = cturi::parse_content_type(value);
+    if (!scanned || !parsed) {
+        entry.reasons.push_back("Content-Type not parseable: " +
+                                (scanned ? parsed.error().message : scanned.error().message));
+        entry.finish("invalid");
+        return ok();
+    }
+    const Part part{n, h, std::move(value), std::move(*scanned), std::move(*parsed), read_phantom(ctx, n)};
+    report_inner(part.phantom, entry);
+
+    const cturi::Param *access = param(part.parsed, "access-type");
+    if (!access) {
+        entry.reasons.push_back("no access-type parameter (RFC 2046 5.2.3)");
+        entry.finish("invalid");
+        return ok();
+    }
+    const std::string access_type = lower(access->value);
+    json_set_string(entry.json, "access_type", access_type);
+
+    std::optional<Rewrite> rw;
+    if (access_type == "url") {
+        rw = url_access(opts, write, part, entry);
+    } else if (access_type == "anon-ftp" || access_type == "ftp" || access_type == "tftp") {
+        rw = legacy_access(opts, write, part, access_type, entry);
+    } else if (access_type == "content-id") {
+        content_id_access(ctx, part, entry);
+    } else {
+        entry.finish("ok"); // local-file, mail-server, afs, ...: reported, left alone
+    }
+    if (!rw) return ok();
+    return write_rewrite(ctx, part, *rw, entry);
+}
+
 } // namespace
 
 Status ExternalBodyPass::apply(MessageContext &ctx)
 {
     if (opts_.mode == ExternalBodyOptions::Mode::Off) return ok();
-    const bool write = opts_.mode == ExternalBodyOptions::Mode::Normalize;
     for (const Node &n : ctx.nodes()) {
         if (n.kind != Node::Kind::Leaf) continue;
         if (auto t = ctx.check_time(); !t) return t;
@@ -166,240 +515,7 @@ Status ExternalBodyPass::apply(MessageContext &ctx)
         if (!gct || !g_mime_content_type_is_type(gct, "message", "external-body")) continue;
         GMimeHeader *h = g_mime_header_list_get_header(MessageContext::headers_of(n), "Content-Type");
         if (!h) continue;
-
-        JsonObject *entry = json_object_new();
-        json_array_add_object_element(ctx.report().external_bodies.get(), entry);
-        json_set_string(entry, "part", n.section);
-        json_object_set_null_member(entry, "access_type");
-        json_object_set_null_member(entry, "url");
-        json_object_set_null_member(entry, "url_before");
-        std::vector<std::string> reasons;
-        auto finish = [&](const char *status) {
-            json_set_string(entry, "status", status);
-            std::string reason;
-            for (const auto &r : reasons) reason += (reason.empty() ? "" : "; ") + r;
-            if (reason.empty()) json_object_set_null_member(entry, "reason");
-            else json_set_string(entry, "reason", reason);
-        };
-
-        const std::string value = ctx.header_value(h); // " message/external-body; ...\n"
-        auto scanned = cturi::scan_content_type(value);
-        auto parsed = cturi::parse_content_type(value);
-        if (!scanned || !parsed) {
-            reasons.push_back("Content-Type not parseable: " +
-                              (scanned ? parsed.error().message : scanned.error().message));
-            finish("invalid");
-            continue;
-        }
-        Phantom ph = read_phantom(ctx, n);
-        JsonObject *inner = json_object_new();
-        for (const auto &[name, v] : ph.headers)
-            for (const char *want : {"Content-Type", "Content-ID", "Content-MD5", "Content-Transfer-Encoding"})
-                if (cturi::iequals(name, want)) json_set_string(inner, lower(want).c_str(), v);
-        json_object_set_object_member(entry, "inner", inner);
-        reasons.insert(reasons.end(), ph.notes.begin(), ph.notes.end());
-
-        const cturi::Param *access = param(*parsed, "access-type");
-        if (!access) {
-            reasons.push_back("no access-type parameter (RFC 2046 5.2.3)");
-            finish("invalid");
-            continue;
-        }
-        const std::string access_type = lower(access->value);
-        json_set_string(entry, "access_type", access_type);
-
-        // The URL to write, and the spans of the header value it replaces.
-        std::string url;
-        std::vector<const cturi::ParamSpan *> remove;   // parameter spans to drop
-        const cturi::ParamSpan *insert_after = nullptr; // write URL after this span
-        const char *status = "ok";
-
-        if (access_type == "url") {
-            if (!ph.body_blank) reasons.push_back("phantom body not empty (RFC 2017 3 (3): should be left blank)");
-            const cturi::Param *p = param(*parsed, "URL");
-            if (!p) {
-                reasons.push_back("the URL parameter is mandatory for access-type=URL (RFC 2017 3 (2))");
-                finish("invalid");
-                continue;
-            }
-            std::vector<const cturi::ParamSpan *> url_spans;
-            for (const auto &sp : scanned->params)
-                if (base_name(sp.name) == "url") url_spans.push_back(&sp);
-            const bool rfc2231 = std::any_of(url_spans.begin(), url_spans.end(),
-                                             [](auto *sp) { return sp->name.find('*') != std::string::npos; });
-            // RFC 2017 3.1: quotes and linear white space go. An RFC 2231 value is already
-            // decoded data: its spaces are part of the URL (and get encoded below).
-            const std::string before = rfc2231 ? p->value : rfc2017::extract(p->value);
-            json_set_string(entry, "url_before", before);
-            url = before;
-            bool mapped = false;
-            for (const auto &[from, to] : opts_.url_map)
-                if (url.compare(0, from.size(), from) == 0) {
-                    url = to + url.substr(from.size());
-                    mapped = true;
-                    break;
-                }
-            std::string encoded = rfc2017::encode(url);
-            json_set_string(entry, "url", encoded);
-            std::string scheme = scheme_of(encoded);
-            if (scheme.empty()) {
-                reasons.push_back("not an absolute URL");
-                finish("invalid");
-                continue;
-            }
-            if (std::find(opts_.schemes.begin(), opts_.schemes.end(), scheme) == opts_.schemes.end()) {
-                reasons.push_back("scheme " + scheme + ": is not a retrieval scheme allowed by --external-body-schemes"
-                                  " (RFC 2017 2)");
-                finish("disallowed");
-                continue;
-            }
-            // Conforming: one plain quoted URL parameter, words of at most 40, nothing to encode.
-            std::vector<std::string> problems;
-            if (url_spans.size() != 1 || rfc2231)
-                problems.push_back("URL written in RFC 2231 form");
-            else if (!url_spans[0]->quoted)
-                problems.push_back("URL parameter not quoted");
-            if (encoded != before) problems.push_back("URL has characters that must be %-encoded (RFC 2017 3.1 (1))");
-            if (problems.empty()) {
-                std::string raw(value.substr(url_spans[0]->begin, url_spans[0]->end - url_spans[0]->begin));
-                auto q = raw.find('"');
-                std::string inside = raw.substr(q + 1);
-                std::size_t word = 0;
-                for (char c : inside) {
-                    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"') word = 0;
-                    else if (++word > rfc2017::max_word) {
-                        problems.push_back("URL-word longer than 40 characters (RFC 2017 3.1)");
-                        break;
-                    }
-                }
-            }
-            if (problems.empty() && !mapped) {
-                finish("ok");
-                continue;
-            }
-            reasons.insert(reasons.end(), problems.begin(), problems.end());
-            if (!write) {
-                finish(problems.empty() ? "ok" : "invalid");
-                continue;
-            }
-            status = mapped ? "mapped" : "normalized";
-            remove = url_spans;
-        } else if (access_type == "anon-ftp" || access_type == "ftp" || access_type == "tftp") {
-            const cturi::Param *site = param(*parsed, "site"), *name = param(*parsed, "name");
-            if (!site || !name) {
-                reasons.push_back(access_type + " needs site and name parameters (RFC 2046 5.2.3.1)");
-                finish("invalid");
-                continue;
-            }
-            JsonObject *orig = json_object_new();
-            for (const auto &p : parsed->params) json_set_string(orig, lower(p.name).c_str(), p.value);
-            json_object_set_object_member(entry, "original", orig);
-            if (!opts_.legacy_to_url || !write) {
-                if (!opts_.legacy_to_url) reasons.push_back("legacy access type; --legacy-to-url converts it");
-                finish("ok");
-                continue;
-            }
-            // RFC 1738 3.2: ftp://site/dir/segments/name;type=X; an absolute directory's
-            // leading "/" is the %2F the login directory cannot express otherwise.
-            std::string path;
-            if (const cturi::Param *dir = param(*parsed, "directory")) {
-                std::string d = dir->value;
-                if (!d.empty() && d[0] == '/') path += "%2F";
-                std::size_t pos = d.empty() || d[0] != '/' ? 0 : 1;
-                while (pos <= d.size() && !d.empty()) {
-                    auto slash = d.find('/', pos);
-                    std::string seg = d.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
-                    if (!seg.empty()) path += segment(seg) + "/";
-                    if (slash == std::string::npos) break;
-                    pos = slash + 1;
-                }
-            }
-            path += segment(name->value);
-            std::string mode;
-            if (const cturi::Param *m = param(*parsed, "mode")) mode = lower(m->value);
-            bool is_tftp = access_type == "tftp";
-            url = std::string(is_tftp ? "tftp://" : "ftp://") + site->value + "/" + path;
-            if (is_tftp) { // RFC 3617
-                if (mode == "netascii" || mode == "octet") url += ";mode=" + mode;
-            } else if (mode == "image" || mode == "ascii") {
-                url += std::string(";type=") + (mode == "image" ? "i" : "a");
-            }
-            for (const auto &[from, to] : opts_.url_map)
-                if (url.compare(0, from.size(), from) == 0) {
-                    url = to + url.substr(from.size());
-                    break;
-                }
-            json_set_string(entry, "url", rfc2017::encode(url));
-            for (const auto &sp : scanned->params) {
-                std::string b = base_name(sp.name);
-                if (b == "site" || b == "directory" || b == "name" || b == "mode") remove.push_back(&sp);
-                if (b == "access-type") insert_after = &sp;
-            }
-            status = "converted";
-        } else if (access_type == "content-id") {
-            // RFC 1873: the body is the part elsewhere in the message with this Content-ID.
-            std::string id;
-            for (const auto &[name, v] : ph.headers)
-                if (cturi::iequals(name, "Content-ID")) id = v;
-            GCharPtr clean(id.empty() ? nullptr : g_mime_utils_decode_message_id(id.c_str()));
-            std::string target;
-            for (const Node &o : ctx.nodes()) {
-                const char *cid = g_mime_object_get_content_id(o.object);
-                if (&o != &n && cid && clean && std::string(cid) == clean.get()) target = o.section;
-            }
-            if (clean) json_set_string(entry, "url", std::string("cid:") + cturi::encode(clean.get()));
-            if (target.empty()) {
-                reasons.push_back(clean ? "no part has Content-ID <" + std::string(clean.get()) + ">"
-                                        : "no Content-ID in the inner header block");
-                finish("invalid");
-            } else {
-                reasons.push_back("resolves to part " + target);
-                finish("ok");
-            }
-            continue;
-        } else {
-            finish("ok"); // local-file, mail-server, afs, ...: reported, left alone
-            continue;
-        }
-
-        // Rewrite the header value: drop the spans in `remove`, write the URL parameter
-        // where the first of them was (or after access-type), keep everything else.
-        std::string out;
-        std::size_t pos = 0;
-        std::vector<const cturi::ParamSpan *> spans = remove;
-        std::sort(spans.begin(), spans.end(), [](auto *a, auto *b) { return a->begin < b->begin; });
-        const std::string url_param = ";\n\t" + rfc2017::parameter(url);
-        bool written = false;
-        for (const cturi::ParamSpan *sp : spans) {
-            out += value.substr(pos, sp->begin - pos);
-            if (!written && !insert_after) {
-                out += url_param;
-                written = true;
-            }
-            pos = sp->end;
-        }
-        out += value.substr(pos);
-        if (insert_after) {
-            // access-type=<legacy> becomes access-type=URL, followed by the URL parameter.
-            std::size_t shift = 0;
-            for (const cturi::ParamSpan *sp : spans)
-                if (sp->end <= insert_after->begin) shift += sp->end - sp->begin;
-            std::size_t at = insert_after->begin - shift, len = insert_after->end - insert_after->begin;
-            out.replace(at, len, "; access-type=URL" + url_param);
-        }
-        if (auto why = ctx.kept(n, "Content-Type")) { // signed content: reported, not changed
-            json_set_string(entry, "kept", *why);
-            finish("kept");
-            continue;
-        }
-        Status s = ctx.replace_header(h, out);
-        if (!s) {
-            if (s.error().code == Code::Software) return s;
-            reasons.push_back(s.error().message);
-            finish("invalid");
-            continue;
-        }
-        finish(status);
+        if (Status s = process_part(ctx, opts_, n, h); !s) return s;
     }
     return ok();
 }
