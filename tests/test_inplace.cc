@@ -163,12 +163,14 @@ std::size_t count(const std::string &hay, const std::string &needle)
 
 TEST_CASE("--in-place on a live mbox: an MDA appending (dotlock + fcntl) meanwhile loses nothing, 50 randomised tries")
 {
+    // 50 tries; under the sanitizers (the same races, looked at for memory errors) 12.
+    const int tries = testing::sanitized ? 12 : 50;
     if (testing::sh("command -v python3").status != 0) return;
     testing::TempDir d;
     std::string py = d.file("mda.py", appender);
     std::string mbox = d / "mbox";
     int interleaved = 0; // tries where the rewrite read some of the appended messages, not all
-    for (int attempt = 0; attempt < 50; ++attempt) {
+    for (int attempt = 0; attempt < tries; ++attempt) {
         CAPTURE(attempt);
         testing::write_file(mbox, mbox_of(300));
         const int n = 20;
@@ -189,7 +191,7 @@ TEST_CASE("--in-place on a live mbox: an MDA appending (dotlock + fcntl) meanwhi
         CHECK(testing::sh("ls -A " + quote(d.path)).out == "mbox\nmda.py\nreport\n"); // no lock or temporary file left
     }
     MESSAGE("tries where the rewrite read some appended messages but not all: " << interleaved);
-    CHECK(interleaved >= 5); // the appends and the rewrite did overlap
+    CHECK(interleaved >= tries / 10); // the appends and the rewrite did overlap
 }
 
 TEST_CASE("--in-place on a locked mbox waits --lock-timeout, then exits 75 leaving it untouched")
