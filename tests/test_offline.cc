@@ -353,16 +353,22 @@ TEST_CASE("SIGTERM during --in-place --jobs over a Maildir: the line printed cou
     // Issue 13, defect 5: the parent could report "nothing was written" while a worker
     // still renamed a file into place. The workers are stopped (and waited for) first.
     testing::TempDir d;
-    for (const char *sub : {"cur", "new", "tmp"}) REQUIRE(g_mkdir_with_parents((d / ("md/" + std::string(sub))).c_str(), 0755) == 0);
     auto messages = messages_of(make_mbox(400, 40));
     std::vector<std::string> files;
-    for (std::size_t i = 0; i < messages.size(); ++i) {
-        std::string body = messages[i].substr(messages[i].find('\n') + 1); // without its From_ line
-        files.push_back(d.file("md/cur/" + std::to_string(1000 + i) + ".m" + std::to_string(i) + ".host:2,S", body));
-    }
     for (int attempt = 0; attempt < 3; ++attempt) {
+        (void)testing::sh("rm -rf " + quote(d / "md") + " " + quote(d / "list"));
+        for (const char *sub : {"cur", "new", "tmp"}) REQUIRE(g_mkdir_with_parents((d / ("md/" + std::string(sub))).c_str(), 0755) == 0);
+        files.clear();
+        for (std::size_t i = 0; i < messages.size(); ++i) {
+            std::string body = messages[i].substr(messages[i].find('\n') + 1); // without its From_ line
+            files.push_back(d.file("md/cur/" + std::to_string(1000 + i) + ".m" + std::to_string(i) + ".host:2,S", body));
+        }
+        // The signal comes once the first file is in place (so the run is under way, its
+        // handlers installed, however slow a sanitized build starts).
         auto r = testing::sh("cd " + quote(d.path) + " && (" + testing::bin() +
-                             " --in-place --jobs=2 md 2>err & pid=$!; sleep 0.2; kill -TERM $pid; wait $pid; echo $?)");
+                             " --in-place --jobs=2 --changed-list=list md 2>err & pid=$!; "
+                             "while [ ! -s list ] && kill -0 $pid 2>/dev/null; do sleep 0.01; done; "
+                             "kill -TERM $pid; wait $pid; echo $?)");
         std::string err = testing::read_file(d / "err");
         auto count_changed = [&] {
             std::size_t n = 0;
