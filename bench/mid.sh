@@ -24,15 +24,7 @@ with open(path, "w") as f:
 PY
 }
 
-best_of_3() { # command... -> seconds
-  local best=""
-  for _ in 1 2 3; do
-    local s e
-    s=$(date +%s.%N); "$@" >/dev/null; e=$(date +%s.%N)
-    best=$(awk -v a="$best" -v b="$(echo "$e - $s" | bc)" 'BEGIN { print (a == "" || b < a) ? b : a }')
-  done
-  echo "$best"
-}
+. bench/lib.sh
 
 printf '%-9s %-8s %12s %12s %10s\n' messages jobs "mid=check s" "mid=off s" ratio
 declare -A t_check

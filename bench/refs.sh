@@ -34,15 +34,7 @@ with open(path, "w") as f:
 PY
 }
 
-best_of_3() { # command... -> seconds (best of three)
-  local best=""
-  for _ in 1 2 3; do
-    local s e
-    s=$(date +%s.%N); "$@" >/dev/null; e=$(date +%s.%N)
-    best=$(awk -v a="$best" -v b="$(echo "$e - $s" | bc)" 'BEGIN { print (a == "" || b < a) ? b : a }')
-  done
-  echo "$best"
-}
+. bench/lib.sh
 
 printf '%-8s %-22s %9s %10s %14s %10s\n' refs run seconds MB/s refs/s "vs passes-off"
 for n in 1000 10000 100000; do

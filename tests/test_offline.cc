@@ -30,6 +30,19 @@ std::string make_mbox(int n, int pad_lines = 0)
     return mb;
 }
 
+// The messages of an mbox made by make_mbox, each with its From_ line.
+std::vector<std::string> messages_of(const std::string &text)
+{
+    std::vector<std::string> parts;
+    for (std::size_t pos = 0; pos < text.size();) {
+        auto next = text.find("\nFrom bench", pos);
+        std::size_t end = next == std::string::npos ? text.size() : next + 1;
+        parts.push_back(text.substr(pos, end - pos));
+        pos = end;
+    }
+    return parts;
+}
+
 } // namespace
 
 TEST_CASE("--jobs gives the same output and report as one job, forward mid: included")
@@ -145,16 +158,7 @@ TEST_CASE("--jobs: a dead worker's unfinished messages go to the workers still a
     testing::TempDir d;
     // 600 messages make chunks of several messages; message 100 kills the worker given it.
     std::string mb = d.file("box.mbox", make_mbox(600));
-    auto split = [](const std::string &text) {
-        std::vector<std::string> parts;
-        for (std::size_t pos = 0; pos < text.size();) {
-            auto next = text.find("\nFrom bench", pos);
-            std::size_t end = next == std::string::npos ? text.size() : next + 1;
-            parts.push_back(text.substr(pos, end - pos));
-            pos = end;
-        }
-        return parts;
-    };
+    auto split = messages_of;
     for (int jobs : {2, 3}) {
         CAPTURE(jobs);
         auto r = testing::sh("MIMEURI_FAULT=worker:100 " + testing::bin() + " --jobs=" + std::to_string(jobs) + " " +
@@ -284,22 +288,6 @@ TEST_CASE("on a terminal: a progress line and a one-line summary on stderr; sile
     CHECK(quiet.err.empty());
 }
 
-namespace {
-
-// The messages of an mbox made by make_mbox, each with its From_ line.
-std::vector<std::string> messages_of(const std::string &text)
-{
-    std::vector<std::string> parts;
-    for (std::size_t pos = 0; pos < text.size();) {
-        auto next = text.find("\nFrom bench", pos);
-        std::size_t end = next == std::string::npos ? text.size() : next + 1;
-        parts.push_back(text.substr(pos, end - pos));
-        pos = end;
-    }
-    return parts;
-}
-
-} // namespace
 
 TEST_CASE("an exception in a worker fails its message only; the parent's -o file is still written")
 {
