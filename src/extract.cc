@@ -1,8 +1,6 @@
 // --cid=extract, the writing half (see extract.hh).
 #include "extract.hh"
 
-#include "gobj.hh"
-
 #include <glib.h>
 
 #include <cerrno>
