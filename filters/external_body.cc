@@ -154,28 +154,30 @@ Phantom read_phantom(const MessageContext &ctx, const Node &n)
     return ph;
 }
 
-// The report entry of one external-body part: its JSON object, and the reasons that
-// finish() joins into its "reason" member when it writes the status.
+using BodyStatus = ExternalBodyEntry::Status;
+
+// The report entry of one external-body part, and the reasons that finish() joins into
+// its reason when it sets the status.
 struct Entry {
-    JsonObject *json;
+    MessageReport &report;
+    std::size_t at; // in report.external_bodies
     std::vector<std::string> reasons;
 
-    Entry(MessageContext &ctx, const Node &n) : json(json_object_new())
+    Entry(MessageContext &ctx, const Node &n) : report(ctx.report()), at(report.external_bodies.size())
     {
-        json_array_add_object_element(ctx.report().external_bodies.get(), json);
-        json_set_string(json, "part", n.section);
-        json_object_set_null_member(json, "access_type");
-        json_object_set_null_member(json, "url");
-        json_object_set_null_member(json, "url_before");
+        ExternalBodyEntry e;
+        e.part = n.section;
+        report.external_bodies.push_back(std::move(e));
     }
 
-    void finish(const char *status)
+    ExternalBodyEntry &get() { return report.external_bodies[at]; }
+
+    void finish(BodyStatus status)
     {
-        json_set_string(json, "status", status);
         std::string reason;
         for (const auto &r : reasons) reason += (reason.empty() ? "" : "; ") + r;
-        if (reason.empty()) json_object_set_null_member(json, "reason");
-        else json_set_string(json, "reason", reason);
+        get().status = status;
+        get().reason = std::move(reason);
     }
 };
 
@@ -196,18 +198,18 @@ struct Rewrite {
     std::string url;
     std::vector<const cturi::ParamSpan *> remove;   // parameter spans to drop
     const cturi::ParamSpan *insert_after = nullptr; // write URL after this span
-    const char *status = "ok";
+    BodyStatus status = BodyStatus::Ok;
 };
 
 // The inner header block's Content-* fields, into the report entry's "inner" object,
 // and the phantom's notes as reasons.
 void report_inner(const Phantom &ph, Entry &entry)
 {
-    JsonObject *inner = json_object_new();
+    ExternalBodyEntry::Fields inner;
     for (const auto &[name, v] : ph.headers)
         for (const char *want : {"Content-Type", "Content-ID", "Content-MD5", "Content-Transfer-Encoding"})
-            if (cturi::iequals(name, want)) json_set_string(inner, lower(want).c_str(), v);
-    json_object_set_object_member(entry.json, "inner", inner);
+            if (cturi::iequals(name, want)) ExternalBodyEntry::set_field(inner, lower(want), v);
+    entry.get().inner = std::move(inner);
     entry.reasons.insert(entry.reasons.end(), ph.notes.begin(), ph.notes.end());
 }
 
@@ -229,13 +231,13 @@ bool retrievable(const ExternalBodyOptions &opts, const std::string &encoded, En
     std::string scheme = scheme_of(encoded);
     if (scheme.empty()) {
         entry.reasons.push_back("not an absolute URL");
-        entry.finish("invalid");
+        entry.finish(BodyStatus::Invalid);
         return false;
     }
     if (std::find(opts.schemes.begin(), opts.schemes.end(), scheme) == opts.schemes.end()) {
         entry.reasons.push_back("scheme " + scheme + ": is not a retrieval scheme allowed by --external-body-schemes"
                                 " (RFC 2017 2)");
-        entry.finish("disallowed");
+        entry.finish(BodyStatus::Disallowed);
         return false;
     }
     return true;
@@ -282,7 +284,7 @@ std::optional<Rewrite> url_access(const ExternalBodyOptions &opts, bool write, c
     const cturi::Param *p = param(part.parsed, "URL");
     if (!p) {
         entry.reasons.push_back("the URL parameter is mandatory for access-type=URL (RFC 2017 3 (2))");
-        entry.finish("invalid");
+        entry.finish(BodyStatus::Invalid);
         return std::nullopt;
     }
     std::vector<const cturi::ParamSpan *> url_spans;
@@ -293,24 +295,24 @@ std::optional<Rewrite> url_access(const ExternalBodyOptions &opts, bool write, c
     // RFC 2017 3.1: quotes and linear white space go. An RFC 2231 value is already
     // decoded data: its spaces are part of the URL (and get encoded below).
     const std::string before = rfc2231 ? p->value : rfc2017::extract(p->value);
-    json_set_string(entry.json, "url_before", before);
+    entry.get().url_before = before;
     Rewrite rw;
     rw.url = before;
     const bool mapped = map_url(opts, rw.url);
     std::string encoded = rfc2017::encode(rw.url);
-    json_set_string(entry.json, "url", encoded);
+    entry.get().url = encoded;
     if (!retrievable(opts, encoded, entry)) return std::nullopt;
     std::vector<std::string> problems = url_problems(part, url_spans, rfc2231, before, encoded);
     if (problems.empty() && !mapped) {
-        entry.finish("ok");
+        entry.finish(BodyStatus::Ok);
         return std::nullopt;
     }
     entry.reasons.insert(entry.reasons.end(), problems.begin(), problems.end());
     if (!write) {
-        entry.finish(problems.empty() ? "ok" : "invalid");
+        entry.finish(problems.empty() ? BodyStatus::Ok : BodyStatus::Invalid);
         return std::nullopt;
     }
-    rw.status = mapped ? "mapped" : "normalized";
+    rw.status = mapped ? BodyStatus::Mapped : BodyStatus::Normalized;
     rw.remove = url_spans;
     return rw;
 }
@@ -363,27 +365,27 @@ std::optional<Rewrite> legacy_access(const ExternalBodyOptions &opts, bool write
     const cturi::Param *site = param(part.parsed, "site"), *name = param(part.parsed, "name");
     if (!site || !name) {
         entry.reasons.push_back(access_type + " needs site and name parameters (RFC 2046 5.2.3.1)");
-        entry.finish("invalid");
+        entry.finish(BodyStatus::Invalid);
         return std::nullopt;
     }
-    JsonObject *orig = json_object_new();
-    for (const auto &p : part.parsed.params) json_set_string(orig, lower(p.name).c_str(), p.value);
-    json_object_set_object_member(entry.json, "original", orig);
+    ExternalBodyEntry::Fields orig;
+    for (const auto &p : part.parsed.params) ExternalBodyEntry::set_field(orig, lower(p.name), p.value);
+    entry.get().original = std::move(orig);
     if (!opts.legacy_to_url || !write) {
         if (!opts.legacy_to_url) entry.reasons.push_back("legacy access type; --legacy-to-url converts it");
-        entry.finish("ok");
+        entry.finish(BodyStatus::Ok);
         return std::nullopt;
     }
     Rewrite rw;
     rw.url = legacy_url(part.parsed, access_type, *site, *name);
     map_url(opts, rw.url);
-    json_set_string(entry.json, "url", rfc2017::encode(rw.url));
+    entry.get().url = rfc2017::encode(rw.url);
     for (const auto &sp : part.scanned.params) {
         std::string b = base_name(sp.name);
         if (b == "site" || b == "directory" || b == "name" || b == "mode") rw.remove.push_back(&sp);
         if (b == "access-type") rw.insert_after = &sp;
     }
-    rw.status = "converted";
+    rw.status = BodyStatus::Converted;
     return rw;
 }
 
@@ -400,14 +402,14 @@ void content_id_access(const MessageContext &ctx, const Part &part, Entry &entry
         const char *cid = g_mime_object_get_content_id(o.object);
         if (&o != &part.node && cid && clean && std::string(cid) == clean.get()) target = o.section;
     }
-    if (clean) json_set_string(entry.json, "url", std::string("cid:") + cturi::encode(clean.get()));
+    if (clean) entry.get().url = std::string("cid:") + cturi::encode(clean.get());
     if (target.empty()) {
         entry.reasons.push_back(clean ? "no part has Content-ID <" + std::string(clean.get()) + ">"
                                       : "no Content-ID in the inner header block");
-        entry.finish("invalid");
+        entry.finish(BodyStatus::Invalid);
     } else {
         entry.reasons.push_back("resolves to part " + target);
-        entry.finish("ok");
+        entry.finish(BodyStatus::Ok);
     }
 }
 
@@ -447,15 +449,15 @@ Status write_rewrite(MessageContext &ctx, const Part &part, const Rewrite &rw, E
 {
     std::string out = rewritten_value(part.value, rw);
     if (auto why = ctx.kept(part.node, "Content-Type")) { // signed content: reported, not changed
-        json_set_string(entry.json, "kept", *why);
-        entry.finish("kept");
+        entry.get().kept = *why;
+        entry.finish(BodyStatus::Kept);
         return ok();
     }
     Status s = ctx.replace_header(part.header, out);
     if (!s) {
         if (s.error().code == Code::Software) return s;
         entry.reasons.push_back(s.error().message);
-        entry.finish("invalid");
+        entry.finish(BodyStatus::Invalid);
         return ok();
     }
     entry.finish(rw.status);
@@ -474,7 +476,7 @@ Status process_part(MessageContext &ctx, const ExternalBodyOptions &opts, const 
     if (!scanned || !parsed) {
         entry.reasons.push_back("Content-Type not parseable: " +
                                 (scanned ? parsed.error().message : scanned.error().message));
-        entry.finish("invalid");
+        entry.finish(BodyStatus::Invalid);
         return ok();
     }
     const Part part{n, h, std::move(value), std::move(*scanned), std::move(*parsed), read_phantom(ctx, n)};
@@ -483,11 +485,11 @@ Status process_part(MessageContext &ctx, const ExternalBodyOptions &opts, const 
     const cturi::Param *access = param(part.parsed, "access-type");
     if (!access) {
         entry.reasons.push_back("no access-type parameter (RFC 2046 5.2.3)");
-        entry.finish("invalid");
+        entry.finish(BodyStatus::Invalid);
         return ok();
     }
     const std::string access_type = lower(access->value);
-    json_set_string(entry.json, "access_type", access_type);
+    entry.get().access_type = access_type;
 
     std::optional<Rewrite> rw;
     if (access_type == "url") {
@@ -497,7 +499,7 @@ Status process_part(MessageContext &ctx, const ExternalBodyOptions &opts, const 
     } else if (access_type == "content-id") {
         content_id_access(ctx, part, entry);
     } else {
-        entry.finish("ok"); // local-file, mail-server, afs, ...: reported, left alone
+        entry.finish(BodyStatus::Ok); // local-file, mail-server, afs, ...: reported, left alone
     }
     if (!rw) return ok();
     return write_rewrite(ctx, part, *rw, entry);

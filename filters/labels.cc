@@ -83,10 +83,8 @@ Status LabelsPass::apply(MessageContext &ctx)
             ctx.report().add_error(n.section, "label", "Content-Type not mappable: " + label.error().message);
             continue;
         }
-        JsonObject *entry = json_object_new();
-        json_set_string(entry, "part", n.section);
-        json_set_string(entry, "label", *label);
-        json_array_add_object_element(ctx.report().labels.get(), entry);
+        ctx.report().labels.push_back({n.section, *label, std::nullopt});
+        const std::size_t entry = ctx.report().labels.size() - 1;
 
         auto folded = fold_label(opts_.header, *label);
         if (!folded) {
@@ -94,7 +92,7 @@ Status LabelsPass::apply(MessageContext &ctx)
             continue;
         }
         if (auto why = ctx.kept(n, opts_.header)) { // signed content: reported, not written
-            json_set_string(entry, "kept", *why);
+            ctx.report().labels[entry].kept = *why;
             continue;
         }
         // Idempotent, and ours alone: an equal label is left as it is, another replaced, and

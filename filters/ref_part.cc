@@ -74,6 +74,16 @@ std::string canonical_mid_url(const Target &t)
     return url;
 }
 
+RefEntry::Status report_status(RefStatus s)
+{
+    switch (s) {
+    case RefStatus::Resolved: return RefEntry::Status::Resolved;
+    case RefStatus::Dangling: return RefEntry::Status::Dangling;
+    case RefStatus::Ambiguous: return RefEntry::Status::Ambiguous;
+    }
+    return RefEntry::Status::Dangling;
+}
+
 // --mid-url: the template with every "{id}" replaced by the reference's %-encoded Message-ID.
 std::string mid_url_for(const std::string &tmpl, const std::string &url)
 {
@@ -86,10 +96,13 @@ std::string mid_url_for(const std::string &tmpl, const std::string &url)
     return out;
 }
 
+using Kind = RefEntry::Kind;
+using Action = RefEntry::Action;
+
 struct Decision {
-    std::string kind;            // cid | mid | location
+    Kind kind{Kind::Cid};
     Target target;
-    std::string action{"none"};  // none | repaired | inlined | extracted | rewritten | kept
+    Action action{Action::None};
     std::string new_url;
 };
 
@@ -123,7 +136,7 @@ private:
     Tally &tally_;
     std::optional<std::string> html_kept_; // signed content: references found and reported, not changed
     std::vector<html::Replacement> reps_;
-    std::vector<std::pair<guint, int>> rep_refs_; // per replacement: its report entry, its target
+    std::vector<std::pair<std::size_t, int>> rep_refs_; // per replacement: its report entry, its target
     PendingExtract pending_;
 };
 
@@ -185,11 +198,11 @@ std::optional<Decision> PartRewriter::resolve_ref(const html::Ref &ref, const st
     Decision d;
     if (starts_ci(ref.url, "cid:")) {
         if (opts_.cid == RefOptions::Cid::Off) return std::nullopt;
-        d.kind = "cid";
+        d.kind = Kind::Cid;
         d.target = resolver_.cid(ref.url, node_, ref.padded);
     } else if (starts_ci(ref.url, "mid:")) {
         if (opts_.mid == RefOptions::Mid::Off) return std::nullopt;
-        d.kind = "mid";
+        d.kind = Kind::Mid;
         d.target = resolver_.mid(ref.url, node_);
         // A later message of the input may still carry it (or, with no id to wait for, change
         // what it found): the run plans this message again once the input is indexed.
@@ -201,7 +214,7 @@ std::optional<Decision> PartRewriter::resolve_ref(const html::Ref &ref, const st
             return std::nullopt;
         d.target = resolver_.location(ref.url, base, node_);
         if (d.target.status == RefStatus::Dangling) return std::nullopt;
-        d.kind = "location";
+        d.kind = Kind::Location;
     }
     return d;
 }
@@ -235,34 +248,34 @@ void PartRewriter::decide_local(std::size_t ri, Decision &d)
         if (auto bytes = ctx_.decoded_content(target, opts_.inline_max)) {
             GCharPtr b64(g_base64_encode(reinterpret_cast<const guchar *>(bytes->data()), bytes->size()));
             d.new_url = "data:" + ttype + ";base64," + b64.get();
-            d.action = "inlined";
+            d.action = Action::Inlined;
             tally_.inlined_targets.insert(t.node);
         } else {
             tally_.kept_targets.insert(t.node);
         }
     } else if (opts_.cid == RefOptions::Cid::Extract && !opts_.extract_dir.empty()) {
         pending_.refs.emplace_back(ri, t.node);
-        d.action = "extracted";
+        d.action = Action::Extracted;
     } else {
         tally_.kept_targets.insert(t.node);
     }
     const bool checking = opts_.cid == RefOptions::Cid::Check;
-    if (d.action == "none" && !checking && d.kind == "cid" && t.via_location && tp.cid_clean.empty() &&
+    if (d.action == Action::None && !checking && d.kind == Kind::Cid && t.via_location && tp.cid_clean.empty() &&
         tp.cid_raw.empty() && msg_id_text(t.location_id)) {
         // The reference is well-formed; the target lacks the Content-ID it names.
         bool known = false;
         for (auto &[node, gen] : tally_.new_content_ids) known = known || node == t.node;
         if (!known) tally_.new_content_ids.emplace_back(t.node, t.location_id);
-        d.action = "repaired";
+        d.action = Action::Repaired;
     }
-    if (d.action == "none" && !checking) {
-        if (d.kind == "cid" && t.broken) {
+    if (d.action == Action::None && !checking) {
+        if (d.kind == Kind::Cid && t.broken) {
             d.new_url = canonical(t.node);
-            d.action = "repaired";
-        } else if (d.kind == "location" && opts_.location_to_cid) {
+            d.action = Action::Repaired;
+        } else if (d.kind == Kind::Location && opts_.location_to_cid) {
             // Valid as written (RFC 2557): rewritten only when asked.
             d.new_url = canonical(t.node);
-            d.action = "rewritten";
+            d.action = Action::Rewritten;
         }
     }
 }
@@ -271,56 +284,54 @@ void PartRewriter::decide(const html::Ref &ref, std::size_t ri, Decision &d)
 {
     const Target &t = d.target;
     if (t.node >= 0 && t.message_id.empty()) tally_.referenced.insert(t.node);
-    if (d.kind == "mid") {
+    if (d.kind == Kind::Mid) {
         if (opts_.mid == RefOptions::Mid::Repair) {
             if (!opts_.mid_url.empty()) {
                 d.new_url = mid_url_for(opts_.mid_url, ref.url);
-                d.action = "rewritten";
+                d.action = Action::Rewritten;
             } else if (t.status == RefStatus::Resolved && t.broken) {
                 d.new_url = canonical_mid_url(t);
-                d.action = "repaired";
+                d.action = Action::Repaired;
             }
         }
     } else if (t.status == RefStatus::Resolved && t.node >= 0 && t.message_id.empty()) {
         decide_local(ri, d);
     }
-    if (html_kept_ && d.action != "none" && d.action != "extracted") {
-        d.action = "kept";
+    if (html_kept_ && d.action != Action::None && d.action != Action::Extracted) {
+        d.action = Action::Kept;
         d.new_url.clear();
         if (t.node >= 0) tally_.kept_targets.insert(t.node);
     }
     if (!d.new_url.empty()) {
         reps_.push_back({ri, d.new_url});
-        rep_refs_.push_back({json_array_get_length(ctx_.report().refs.get()), t.node});
+        rep_refs_.push_back({ctx_.report().refs.size(), t.node});
     }
 }
 
 void PartRewriter::report(const html::Ref &ref, const html::Holder &holder, const Decision &d)
 {
     const Target &t = d.target;
-    JsonObject *o = json_object_new();
-    json_set_string(o, "part", hn_.section);
-    json_set_string(o, "attr", holder.attribute ? holder.element + "@" + holder.attr : "style");
-    json_set_string(o, "url", ref.url);
-    json_set_string(o, "kind", d.kind);
+    RefEntry e;
+    e.part = hn_.section;
+    e.attr = holder.attribute ? holder.element + "@" + holder.attr : "style";
+    e.url = ref.url;
+    e.kind = d.kind;
     // RFC 2557 8.3: a cid: URL never matches a Content-Location. Such a reference (Blink's
     // MHTML names parts "Content-Location: cid:...") is dangling as written; repair gives
     // the part the Content-ID it names, after which it resolves.
     const RefStatus status = t.via_location ? RefStatus::Dangling : t.status;
-    const bool resolves_now = status == RefStatus::Resolved || (t.via_location && d.action == "repaired");
+    const bool resolves_now = status == RefStatus::Resolved || (t.via_location && d.action == Action::Repaired);
     if (resolves_now) ++tally_.resolved;
     else if (status == RefStatus::Dangling) ++tally_.dangling;
     else ++tally_.ambiguous;
-    json_set_string(o, "status", status_name(status));
-    if (t.via_location) json_set_string(o, "matched", "content-location");
-    json_set_string(o, "action", d.action);
-    if (d.action == "kept") json_set_string(o, "kept", *html_kept_);
-    if (t.node >= 0 && t.message_id.empty()) json_set_string(o, "target", ix_.parts[static_cast<std::size_t>(t.node)].section);
-    else if (!t.message_id.empty() && t.status == RefStatus::Resolved) json_set_string(o, "target", t.section);
-    else json_object_set_null_member(o, "target");
-    if (t.message_id.empty()) json_object_set_null_member(o, "target_message");
-    else json_set_string(o, "target_message", t.message_id);
-    json_array_add_object_element(ctx_.report().refs.get(), o);
+    e.status = report_status(status);
+    e.matched_location = t.via_location;
+    e.action = d.action;
+    if (d.action == Action::Kept) e.kept = *html_kept_;
+    if (t.node >= 0 && t.message_id.empty()) e.target = ix_.parts[static_cast<std::size_t>(t.node)].section;
+    else if (!t.message_id.empty() && t.status == RefStatus::Resolved) e.target = t.section;
+    if (!t.message_id.empty()) e.target_message = t.message_id;
+    ctx_.report().refs.push_back(std::move(e));
 }
 
 // The report claims no change that is not in the output: a replacement that is not made
@@ -328,7 +339,7 @@ void PartRewriter::report(const html::Ref &ref, const html::Holder &holder, cons
 void PartRewriter::unclaim(std::size_t k)
 {
     auto [entry, target] = rep_refs_[k];
-    json_set_string(json_array_get_object_element(ctx_.report().refs.get(), entry), "action", "none");
+    ctx_.report().refs[entry].action = Action::None;
     if (target >= 0) tally_.kept_targets.insert(target);
 }
 

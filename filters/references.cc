@@ -71,7 +71,7 @@ Status drop_inlined(MessageContext &ctx, const Tally &tally)
 void report_unreferenced(MessageContext &ctx, const refs::MessageIndex &ix, const Tally &tally)
 {
     const auto &nodes = ctx.nodes();
-    JsonArray *unref = json_array_new();
+    std::vector<UnreferencedEntry> unref;
     for (std::size_t ri = 0; ri < nodes.size(); ++ri) {
         const Node &r = nodes[ri];
         if (r.kind != Node::Kind::Multipart || !ix.parts[ri].related) continue;
@@ -90,13 +90,10 @@ void report_unreferenced(MessageContext &ctx, const refs::MessageIndex &ix, cons
             bool used = false;
             for (int t : tally.referenced) used = used || ix.is_descendant(t, c);
             if (used) continue;
-            JsonObject *o = json_object_new();
-            json_set_string(o, "part", nodes[static_cast<std::size_t>(c)].section);
-            json_set_string(o, "related", r.section);
-            json_array_add_object_element(unref, o);
+            unref.push_back({nodes[static_cast<std::size_t>(c)].section, r.section});
         }
     }
-    ctx.report().set_extra("unreferenced", unref);
+    ctx.report().set_unreferenced(std::move(unref));
 }
 
 // --summary-header: the only Mimeuri-Refs of the message (a copy a sender planted is removed).

@@ -4,10 +4,244 @@
 
 #include <algorithm>
 #include <exception>
-#include <initializer_list>
 #include <stdexcept>
 
 namespace mimeuri {
+
+namespace {
+
+// --- The report on the wire: every entry field by field, in the order written.
+
+void put_opt(Record &r, const std::optional<std::string> &v)
+{
+    r.put(static_cast<std::size_t>(v.has_value()));
+    if (v) r.put(*v);
+}
+
+std::optional<std::string> get_opt(Record &r)
+{
+    if (r.get_size() == 0) return std::nullopt;
+    return r.get();
+}
+
+void put_fields(Record &r, const std::optional<ExternalBodyEntry::Fields> &f)
+{
+    r.put(static_cast<std::size_t>(f.has_value()));
+    if (!f) return;
+    r.put(f->size());
+    for (const auto &[n, v] : *f) {
+        r.put(n);
+        r.put(v);
+    }
+}
+
+std::optional<ExternalBodyEntry::Fields> get_fields(Record &r)
+{
+    if (r.get_size() == 0) return std::nullopt;
+    ExternalBodyEntry::Fields f;
+    std::size_t n = r.get_size();
+    for (std::size_t i = 0; i < n; ++i) {
+        std::string name = r.get();
+        f.emplace_back(std::move(name), r.get());
+    }
+    return f;
+}
+
+void put_entry(Record &r, const RefEntry &e)
+{
+    r.put(e.part);
+    r.put(e.attr);
+    r.put(e.url);
+    r.put(static_cast<std::size_t>(e.kind));
+    r.put(static_cast<std::size_t>(e.status));
+    r.put(static_cast<std::size_t>(e.matched_location));
+    r.put(static_cast<std::size_t>(e.action));
+    put_opt(r, e.kept);
+    put_opt(r, e.target);
+    put_opt(r, e.target_message);
+}
+
+// Enum values read back are checked: bytes that are no value of the enum are refused.
+template <class E> E get_enum(Record &r, E last)
+{
+    std::size_t v = r.get_size();
+    if (v > static_cast<std::size_t>(last)) throw std::runtime_error("report: bad enum value");
+    return static_cast<E>(v);
+}
+
+void get_entry(Record &r, RefEntry &e)
+{
+    e.part = r.get();
+    e.attr = r.get();
+    e.url = r.get();
+    e.kind = get_enum(r, RefEntry::Kind::Location);
+    e.status = get_enum(r, RefEntry::Status::Ambiguous);
+    e.matched_location = r.get_size() != 0;
+    e.action = get_enum(r, RefEntry::Action::Kept);
+    e.kept = get_opt(r);
+    e.target = get_opt(r);
+    e.target_message = get_opt(r);
+}
+
+void put_entry(Record &r, const ExternalBodyEntry &e)
+{
+    r.put(e.part);
+    put_opt(r, e.access_type);
+    put_opt(r, e.url);
+    put_opt(r, e.url_before);
+    put_fields(r, e.inner);
+    put_fields(r, e.original);
+    put_opt(r, e.kept);
+    r.put(e.status ? static_cast<std::size_t>(*e.status) + 1 : 0);
+    r.put(e.reason);
+}
+
+void get_entry(Record &r, ExternalBodyEntry &e)
+{
+    e.part = r.get();
+    e.access_type = get_opt(r);
+    e.url = get_opt(r);
+    e.url_before = get_opt(r);
+    e.inner = get_fields(r);
+    e.original = get_fields(r);
+    e.kept = get_opt(r);
+    if (std::size_t st = r.get_size()) {
+        if (st - 1 > static_cast<std::size_t>(ExternalBodyEntry::Status::Kept))
+            throw std::runtime_error("report: bad enum value");
+        e.status = static_cast<ExternalBodyEntry::Status>(st - 1);
+    }
+    e.reason = r.get();
+}
+
+void put_entry(Record &r, const LabelEntry &e)
+{
+    r.put(e.part);
+    r.put(e.label);
+    put_opt(r, e.kept);
+}
+
+void get_entry(Record &r, LabelEntry &e)
+{
+    e.part = r.get();
+    e.label = r.get();
+    e.kept = get_opt(r);
+}
+
+void put_entry(Record &r, const ErrorEntry &e)
+{
+    r.put(e.part);
+    r.put(e.code);
+    r.put(e.message);
+}
+
+void get_entry(Record &r, ErrorEntry &e)
+{
+    e.part = r.get();
+    e.code = r.get();
+    e.message = r.get();
+}
+
+void put_entry(Record &r, const KeptEntry &e)
+{
+    r.put(e.part);
+    r.put(e.edit);
+    r.put(e.kept);
+}
+
+void get_entry(Record &r, KeptEntry &e)
+{
+    e.part = r.get();
+    e.edit = r.get();
+    e.kept = r.get();
+}
+
+void put_entry(Record &r, const UnreferencedEntry &e)
+{
+    r.put(e.part);
+    r.put(e.related);
+}
+
+void get_entry(Record &r, UnreferencedEntry &e)
+{
+    e.part = r.get();
+    e.related = r.get();
+}
+
+void put_entry(Record &r, const SignatureEntry &e)
+{
+    r.put(e.kind);
+    r.put(e.part);
+    r.put(e.state);
+    r.put(static_cast<std::size_t>(e.kept));
+    r.put(e.domain);
+    r.put(e.selector);
+    r.put(e.detail);
+}
+
+void get_entry(Record &r, SignatureEntry &e)
+{
+    e.kind = r.get();
+    e.part = r.get();
+    e.state = r.get();
+    e.kept = r.get_size() != 0;
+    e.domain = r.get();
+    e.selector = r.get();
+    e.detail = r.get();
+}
+
+template <class T> void put_all(Record &r, const std::vector<T> &v)
+{
+    r.put(v.size());
+    for (const T &e : v) put_entry(r, e);
+}
+
+template <class T> std::vector<T> get_all(Record &r)
+{
+    std::vector<T> v(r.get_size());
+    for (T &e : v) get_entry(r, e);
+    return v;
+}
+
+void put_report(Record &r, const MessageReport &rep)
+{
+    r.put(rep.index);
+    r.put(rep.input_no);
+    r.put(rep.source);
+    r.put(rep.message_id);
+    r.put(static_cast<std::size_t>(rep.changed));
+    put_all(r, rep.refs);
+    put_all(r, rep.external_bodies);
+    put_all(r, rep.labels);
+    put_all(r, rep.errors);
+    r.put(rep.extras().size());
+    for (MessageReport::Extra e : rep.extras()) r.put(static_cast<std::size_t>(e));
+    put_all(r, rep.kept());
+    put_all(r, rep.unreferenced());
+    put_all(r, rep.signatures());
+}
+
+MessageReport get_report(Record &r)
+{
+    MessageReport rep;
+    rep.index = r.get_size();
+    rep.input_no = r.get_size();
+    rep.source = r.get();
+    rep.message_id = r.get();
+    rep.changed = r.get_size() != 0;
+    rep.refs = get_all<RefEntry>(r);
+    rep.external_bodies = get_all<ExternalBodyEntry>(r);
+    rep.labels = get_all<LabelEntry>(r);
+    rep.errors = get_all<ErrorEntry>(r);
+    std::vector<MessageReport::Extra> order(r.get_size());
+    for (auto &e : order) e = get_enum(r, MessageReport::Extra::Signatures);
+    auto kept = get_all<KeptEntry>(r);
+    auto unref = get_all<UnreferencedEntry>(r);
+    auto sigs = get_all<SignatureEntry>(r);
+    rep.restore_extras(std::move(order), std::move(kept), std::move(unref), std::move(sigs));
+    return rep;
+}
+
+} // namespace
 
 std::string serialize(const Plan &p)
 {
@@ -17,7 +251,8 @@ std::string serialize(const Plan &p)
     r.put(static_cast<std::size_t>(p.unprocessed));
     r.put(p.dangling);
     r.put(p.dangling_mid);
-    r.put(p.report_line);
+    r.put(static_cast<std::size_t>(p.report.has_value()));
+    if (p.report) put_report(r, *p.report);
     r.put(p.log_line);
     r.put(p.edits.size());
     for (const Edit &e : p.edits) {
@@ -45,7 +280,7 @@ Plan deserialize(std::string bytes)
     p.unprocessed = r.get_size() != 0;
     p.dangling = r.get_size();
     p.dangling_mid = r.get_size();
-    p.report_line = r.get();
+    if (r.get_size() != 0) p.report = get_report(r);
     p.log_line = r.get();
     std::size_t n = r.get_size();
     for (std::size_t i = 0; i < n; ++i) {
@@ -70,30 +305,23 @@ Plan deserialize(std::string bytes)
 
 namespace {
 
-// How many entries of a report array have member equal to one of values.
-std::size_t count(JsonArray *a, const char *member, std::initializer_list<const char *> values)
-{
-    std::size_t n = 0;
-    for (guint i = 0; i < json_array_get_length(a); ++i) {
-        JsonObject *o = json_array_get_object_element(a, i);
-        if (!json_object_has_member(o, member) || json_object_get_null_member(o, member)) continue;
-        std::string v = json_object_get_string_member(o, member);
-        for (const char *want : values) n += v == want;
-    }
-    return n;
-}
-
 // The one-line summary of a message (--syslog).
 std::string describe(const MessageReport &rep)
 {
+    using A = RefEntry::Action;
+    using S = ExternalBodyEntry::Status;
     std::string out = rep.changed ? "changed" : "unchanged";
-    std::size_t refs = count(rep.refs.get(), "action", {"repaired", "inlined", "extracted", "rewritten"});
-    std::size_t ext = count(rep.external_bodies.get(), "status", {"normalized", "mapped", "converted"});
-    std::size_t dangling = count(rep.refs.get(), "status", {"dangling"});
+    auto refs = std::count_if(rep.refs.begin(), rep.refs.end(), [](const RefEntry &r) {
+        return r.action == A::Repaired || r.action == A::Inlined || r.action == A::Extracted || r.action == A::Rewritten;
+    });
+    auto ext = std::count_if(rep.external_bodies.begin(), rep.external_bodies.end(), [](const ExternalBodyEntry &e) {
+        return e.status == S::Normalized || e.status == S::Mapped || e.status == S::Converted;
+    });
+    std::size_t dangling = rep.dangling();
     if (refs) out += ", references rewritten=" + std::to_string(refs);
     if (dangling) out += ", dangling=" + std::to_string(dangling);
     if (ext) out += ", external bodies rewritten=" + std::to_string(ext);
-    if (json_array_get_length(rep.labels.get())) out += ", labels=" + std::to_string(json_array_get_length(rep.labels.get()));
+    if (!rep.labels.empty()) out += ", labels=" + std::to_string(rep.labels.size());
     if (rep.error_count()) out += ", problems=" + std::to_string(rep.error_count());
     return out;
 }
@@ -207,14 +435,10 @@ Plan Engine::plan_parsed(MessageContext &ctx)
         plan.output_files = ctx.output_files();
         plan.waits = ctx.waits();
     }
-    for (guint k = 0; k < json_array_get_length(rep.refs.get()); ++k) {
-        JsonObject *ref = json_array_get_object_element(rep.refs.get(), k);
-        bool dangling = g_strcmp0(json_object_get_string_member(ref, "status"), "dangling") == 0;
-        plan.dangling += dangling;
-        plan.dangling_mid += dangling && g_strcmp0(json_object_get_string_member(ref, "kind"), "mid") == 0;
-    }
-    if (cfg_.report) plan.report_line = rep.to_json() + "\n";
+    plan.dangling = rep.dangling();
+    plan.dangling_mid = rep.dangling_mid();
     if (cfg_.summary) plan.log_line = describe(rep);
+    if (cfg_.report) plan.report = std::move(rep); // the context is done with it
     return plan;
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,7 +20,7 @@ namespace mimeuri {
 // What the run keeps of one message once its passes are done.
 struct Plan {
     std::vector<Edit> edits;
-    std::string report_line; // one JSON line with its "\n", when the engine makes reports
+    std::optional<MessageReport> report; // when the engine makes reports: made JSON when taken
     std::string log_line;    // a one-line summary (--syslog), when the engine makes them
     std::string cause;       // a pass failed (an internal error): handled per --on-error
     std::string message_id;
@@ -30,6 +31,8 @@ struct Plan {
     std::vector<OutputFile> output_files; // written into a folder of their own when taken
     std::vector<std::string> waits;       // what a dangling mid: reference waits for
     bool failed() const { return !cause.empty(); }
+    // The report's JSON line with its "\n"; empty without a report.
+    std::string report_line() const { return report ? report->to_json() + "\n" : std::string(); }
 };
 
 // The wire format plans travel in between processes (workers) and through a spool.
@@ -39,7 +42,7 @@ Plan deserialize(std::string bytes); // throws std::exception on bytes it cannot
 struct EngineConfig {
     Limits limits;
     SignedMode signed_mode{SignedMode::Keep};
-    bool report{false};       // fill Plan::report_line
+    bool report{false};       // fill Plan::report
     bool summary{false};      // fill Plan::log_line
     bool inject_fault{false}; // every pass fails (MIMEURI_FAULT=pass, docs/testing.md)
 };

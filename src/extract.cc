@@ -1,11 +1,7 @@
 // --cid=extract, the writing half (see extract.hh).
 #include "extract.hh"
 
-#include "gobj.hh"
-#include "report.hh"
-
 #include <glib.h>
-#include <json-glib/json-glib.h>
 
 #include <cerrno>
 #include <fcntl.h>
@@ -87,39 +83,6 @@ Result<std::string> write_extraction(const std::string &top, std::size_t number,
         if (closed != 0) return undo(write_failure(path, errno));
     }
     return dir;
-}
-
-std::string report_extraction_failed(const std::string &report_line, const std::string &cause)
-{
-    GError *err = nullptr;
-    JsonNode *root = json_from_string(report_line.c_str(), &err);
-    if (!root) {
-        if (err) g_error_free(err);
-        return report_line;
-    }
-    std::string out = report_line;
-    if (JSON_NODE_HOLDS_OBJECT(root)) {
-        JsonObject *o = json_node_get_object(root);
-        json_object_set_boolean_member(o, "changed", FALSE);
-        if (JsonArray *refs = json_object_get_array_member(o, "refs"))
-            for (guint i = 0; i < json_array_get_length(refs); ++i) {
-                JsonObject *r = json_array_get_object_element(refs, i);
-                if (r && g_strcmp0(json_object_get_string_member_with_default(r, "action", ""), "extracted") == 0)
-                    json_set_string(r, "action", "none");
-            }
-        if (JsonArray *errors = json_object_get_array_member(o, "errors")) {
-            JsonObject *e = json_object_new();
-            json_set_string(e, "part", "");
-            json_set_string(e, "code", "extract");
-            json_set_string(e, "message", cause);
-            json_array_add_object_element(errors, e);
-        }
-        GCharPtr text(json_to_string(root, FALSE));
-        out = text.get();
-        if (!report_line.empty() && report_line.back() == '\n') out += '\n';
-    }
-    json_node_unref(root);
-    return out;
 }
 
 } // namespace mimeuri

@@ -20,10 +20,4 @@ namespace mimeuri {
 // Errors: CantCreate, or TempFail for a full disk or quota, or IoErr for a failed write.
 Result<std::string> write_extraction(const std::string &top, std::size_t number, const std::vector<OutputFile> &files);
 
-// A report line (one JSON object, as MessageReport::to_json writes it, with or without its
-// newline) for a message whose extraction failed at `cause`: its "extracted" references
-// say "none", it is not "changed", and its errors end with {"part": "", "code": "extract",
-// "message": cause}. The line as it was when it cannot be read.
-std::string report_extraction_failed(const std::string &report_line, const std::string &cause);
-
 } // namespace mimeuri

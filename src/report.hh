@@ -1,48 +1,145 @@
-// The per-message report: one JSON object per message, written as JSON Lines.
+// The per-message report: typed entries the passes fill, written as one JSON object per
+// message (JSON Lines) by to_json(), the only place the report becomes JSON.
 #pragma once
 
-#include <json-glib/json-glib.h>
-
 #include <cstddef>
-#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace mimeuri {
 
-struct JsonArrayDeleter {
-    void operator()(JsonArray *a) const { json_array_unref(a); }
-};
-using JsonArrayPtr = std::unique_ptr<JsonArray, JsonArrayDeleter>;
+// A "refs" entry: one reference found in an HTML part (README, references).
+struct RefEntry {
+    enum class Kind { Cid, Mid, Location };
+    enum class Status { Resolved, Dangling, Ambiguous };
+    enum class Action { None, Repaired, Inlined, Extracted, Rewritten, Kept };
 
-// Sets a string member, replacing invalid UTF-8 so the JSON stays valid.
-void json_set_string(JsonObject *o, const char *member, const std::string &value);
+    std::string part; // the HTML part's section
+    std::string attr; // "element@attribute", or "style"
+    std::string url;  // as written
+    Kind kind{Kind::Cid};
+    Status status{Status::Dangling};
+    bool matched_location{false};     // a cid: that only a Content-Location names ("matched")
+    Action action{Action::None};
+    std::optional<std::string> kept;  // the signature kind, with Action::Kept
+    std::optional<std::string> target;         // the target's section; null when none
+    std::optional<std::string> target_message; // the target's Message-ID (mid:); null otherwise
+};
+
+// An "external_bodies" entry: one message/external-body part (README, RFC 2017).
+struct ExternalBodyEntry {
+    enum class Status { Ok, Normalized, Mapped, Converted, Disallowed, Invalid, Kept };
+    // Header fields or parameters in the order first met; a later one of the same name
+    // replaces the value in its place.
+    using Fields = std::vector<std::pair<std::string, std::string>>;
+
+    std::string part;
+    std::optional<std::string> access_type; // lower case; null when there is none
+    std::optional<std::string> url;         // the URL as written after the run; null when none
+    std::optional<std::string> url_before;  // access-type=URL: the URL as read
+    std::optional<Fields> inner;    // the phantom header block's content-type, content-id,
+                                    // content-md5, content-transfer-encoding (lower-case names)
+    std::optional<Fields> original; // legacy access types: the parameters (lower-case names)
+    std::optional<std::string> kept;        // signed content: the signature kind
+    std::optional<Status> status;           // none when the pass stopped before deciding
+    std::string reason;                     // with a status; null when empty
+
+    static void set_field(Fields &fields, const std::string &name, const std::string &value);
+};
+
+// A "labels" entry: the Content-Type-URI label of one part.
+struct LabelEntry {
+    std::string part;
+    std::string label;
+    std::optional<std::string> kept; // signed content: the label is not written
+};
+
+// An "errors" entry: a problem with the message or one of its parts.
+struct ErrorEntry {
+    std::string part; // "" for the message
+    std::string code; // "limit", "invalid", "unparseable", "html", "extract", ...
+    std::string message;
+};
+
+// A "kept" entry: an edit a pass left out because signed content is kept (src/signatures.cc).
+// References, labels and external bodies say so in their own entries instead.
+struct KeptEntry {
+    std::string part;
+    std::string edit; // "content-id", "drop", "summary-header"
+    std::string kept; // the signature kind
+};
+
+// An "unreferenced" entry: a part of a multipart/related that nothing references.
+struct UnreferencedEntry {
+    std::string part;
+    std::string related; // the multipart/related's section
+};
+
+// A "signatures" entry: one signature and its state as the message leaves.
+struct SignatureEntry {
+    std::string kind;  // dkim, arc, smime, pgp, encrypted, signed
+    std::string part;
+    std::string state; // intact, broken, unverifiable
+    bool kept{false};
+    std::string domain;   // absent when empty
+    std::string selector; // absent when empty
+    std::string detail;   // absent when empty
+};
+
+const char *json_name(RefEntry::Kind k);
+const char *json_name(RefEntry::Status s);
+const char *json_name(RefEntry::Action a);
+const char *json_name(ExternalBodyEntry::Status s);
 
 struct MessageReport {
     std::size_t index{0}; // 1-based position of the message in its source
     std::size_t input_no{0}; // position of its source among the run's inputs (not reported)
     std::string source;   // file name, or "-" for standard input
-    std::string message_id;
+    std::string message_id; // null when empty
     bool changed{false};
-    JsonArrayPtr refs{json_array_new()};
-    JsonArrayPtr external_bodies{json_array_new()};
-    JsonArrayPtr labels{json_array_new()};
-    JsonArrayPtr errors{json_array_new()};
+    std::vector<RefEntry> refs;
+    std::vector<ExternalBodyEntry> external_bodies;
+    std::vector<LabelEntry> labels;
+    std::vector<ErrorEntry> errors;
 
-    // Appends {"part", "code", "message"} to errors.
     void add_error(const std::string &part, const std::string &code, const std::string &message);
-    // An edit a pass left out because signed content is kept (src/signatures.cc): appends
-    // {"part", "edit", "kept": reason} to the "kept" member. Refs, labels and external
-    // bodies say so in their own entries instead.
+    std::size_t error_count() const { return errors.size(); }
+
+    // The members after the four arrays above, each present once set and written in the
+    // order first set: "kept" (from its first entry), "unreferenced" (once the references
+    // pass ran), "signatures" (once the signatures are reported).
+    enum class Extra { Kept, Unreferenced, Signatures };
     void add_kept(const std::string &part, const std::string &edit, const std::string &reason);
-    // Further members, after the standard ones (takes the array).
-    void set_extra(const std::string &name, JsonArray *array);
-    std::vector<std::pair<std::string, JsonArrayPtr>> extra;
-    std::size_t error_count() const { return json_array_get_length(errors.get()); }
+    void set_unreferenced(std::vector<UnreferencedEntry> entries);
+    void set_signatures(std::vector<SignatureEntry> entries);
+    const std::vector<KeptEntry> &kept() const { return kept_; }
+    const std::vector<UnreferencedEntry> &unreferenced() const { return unreferenced_; }
+    const std::vector<SignatureEntry> &signatures() const { return signatures_; }
+    const std::vector<Extra> &extras() const { return extras_; }
+
+    // References to no part: all, and those with a mid: URL (a later message may resolve them).
+    std::size_t dangling() const;
+    std::size_t dangling_mid() const;
+
+    // --cid=extract failed when the files were written: the references it claimed are not
+    // extracted after all, the message is not changed, and the error says why.
+    void extraction_failed(const std::string &cause);
 
     // One line of JSON, without the trailing newline.
     std::string to_json() const;
+
+    // Restores the extras as saved (their order included); for a plan read back.
+    void restore_extras(std::vector<Extra> order, std::vector<KeptEntry> kept, std::vector<UnreferencedEntry> unref,
+                        std::vector<SignatureEntry> sigs);
+
+private:
+    void mark(Extra e);
+    std::vector<KeptEntry> kept_;
+    std::vector<UnreferencedEntry> unreferenced_;
+    std::vector<SignatureEntry> signatures_;
+    std::vector<Extra> extras_;
 };
 
 } // namespace mimeuri

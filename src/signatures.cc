@@ -443,22 +443,21 @@ Signatures Signatures::analyse(MessageContext &ctx, SignedMode mode)
 
 void Signatures::report(MessageContext &ctx) const
 {
-    JsonArray *list = json_array_new();
+    std::vector<SignatureEntry> list;
     for (const Found &f : found_) {
         bool broken_now = false;
         for (std::size_t p : f.protections) broken_now = broken_now || ctx.touched(p);
-        JsonObject *o = json_object_new();
-        json_set_string(o, "kind", f.kind);
-        json_set_string(o, "part", f.part);
-        json_set_string(o, "state", broken_now ? "broken" : f.state);
-        json_object_set_boolean_member(o, "kept", mode_ == SignedMode::Keep && !f.protections.empty());
-        if (!f.domain.empty()) json_set_string(o, "domain", f.domain);
-        if (!f.selector.empty()) json_set_string(o, "selector", f.selector);
-        std::string detail = broken_now ? "broken by this run's edits (--signed=rewrite)" : f.detail;
-        if (!detail.empty()) json_set_string(o, "detail", detail);
-        json_array_add_object_element(list, o);
+        SignatureEntry e;
+        e.kind = f.kind;
+        e.part = f.part;
+        e.state = broken_now ? "broken" : f.state;
+        e.kept = mode_ == SignedMode::Keep && !f.protections.empty();
+        e.domain = f.domain;
+        e.selector = f.selector;
+        e.detail = broken_now ? "broken by this run's edits (--signed=rewrite)" : f.detail;
+        list.push_back(std::move(e));
     }
-    ctx.report().set_extra("signatures", list);
+    ctx.report().set_signatures(std::move(list));
 }
 
 } // namespace mimeuri

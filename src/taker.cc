@@ -21,7 +21,7 @@ void Taker::extract(Plan &plan)
     plan.cause = "references: " + wrote.error().message;
     plan.edits.clear();
     plan.unprocessed = true;
-    plan.report_line = report_extraction_failed(plan.report_line, wrote.error().message);
+    if (plan.report) plan.report->extraction_failed(wrote.error().message);
 }
 
 // Logs and totals.
@@ -52,11 +52,11 @@ void Taker::log(std::size_t i, const Plan &plan)
     }
 }
 
-// The report (written in blocks, not a call per message), then the output.
+// The report (its JSON made here, written in blocks, not a call per message), then the output.
 void Taker::write(std::size_t i, Plan &&plan)
 {
     if (rs_.report) {
-        report_buffer_ += plan.report_line;
+        if (plan.report) report_buffer_ += plan.report_line();
         if (report_buffer_.size() >= (1u << 16)) {
             if (auto s = rs_.write_report(report_buffer_); !s) return fail(s.error());
             report_buffer_.clear();

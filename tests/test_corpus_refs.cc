@@ -101,21 +101,16 @@ TEST_CASE("references over the corpus's cid: and Content-Location messages")
                 GCharPtr v(loc ? g_strstrip(g_strdup(loc)) : nullptr);
                 if (v && g_ascii_strncasecmp(v.get(), "cid:", 4) == 0) ids.insert(loose(v.get() + 4));
             }
-            JsonArray *refs = ctx->report().refs.get();
-            for (guint k = 0; k < json_array_get_length(refs); ++k) {
-                JsonObject *r = json_array_get_object_element(refs, k);
-                std::string status = json_object_get_string_member(r, "status");
-                std::string kind = json_object_get_string_member(r, "kind");
-                std::string url = json_object_get_string_member(r, "url");
-                if (status == "resolved") ++counts.resolved;
-                else if (status == "dangling") ++counts.dangling;
+            for (const RefEntry &r : ctx->report().refs) {
+                if (r.status == RefEntry::Status::Resolved) ++counts.resolved;
+                else if (r.status == RefEntry::Status::Dangling) ++counts.dangling;
                 else ++counts.ambiguous;
                 // RFC 2557 8.3: a cid: URL that only a Content-Location names is dangling as
                 // written, and says so (matched: content-location); that is no false dangling.
-                const bool by_location = json_object_has_member(r, "matched");
-                if (status == "dangling" && kind == "cid" && !by_location && ids.count(loose(url.substr(4)))) {
+                if (r.status == RefEntry::Status::Dangling && r.kind == RefEntry::Kind::Cid && !r.matched_location &&
+                    ids.count(loose(r.url.substr(4)))) {
                     ++false_dangling;
-                    MESSAGE("dangling but present: " << rel << " " << url);
+                    MESSAGE("dangling but present: " << rel << " " << r.url);
                 }
             }
             // Repair mode: every edit inside an HTML body, or a header of an HTML part

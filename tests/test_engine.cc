@@ -70,8 +70,11 @@ TEST_CASE("engine: a broken cid: reference is repaired, and only its bytes chang
     want.replace(want.find("cid:&lt;img@x&gt;"), 17, "cid:img@x");
     CHECK(out == want);
     CHECK(plan.message_id == "m1@example.org");
-    CHECK(plan.report_line.find("\"action\":\"repaired\"") != std::string::npos);
-    CHECK(plan.report_line.back() == '\n');
+    REQUIRE(plan.report);
+    REQUIRE(plan.report->refs.size() == 1);
+    CHECK(plan.report->refs[0].action == RefEntry::Action::Repaired);
+    CHECK(plan.report_line().find("\"action\":\"repaired\"") != std::string::npos);
+    CHECK(plan.report_line().back() == '\n');
     CHECK(plan.log_line == "changed, references rewritten=1");
     CHECK(plan.dangling == 0);
 }
@@ -84,7 +87,8 @@ TEST_CASE("engine: a message with nothing to change has no edit; reports only wh
     Plan plan = plan_message(engine, m);
     CHECK(plan.edits.empty());
     CHECK(apply_edits(m, plan.edits) == m);
-    CHECK(plan.report_line.empty());
+    CHECK_FALSE(plan.report); // no report asked for: the plan carries none
+    CHECK(plan.report_line().empty());
     CHECK(plan.log_line.empty());
 }
 
@@ -100,7 +104,10 @@ TEST_CASE("engine: a pass that throws fails the message with a cause and no edit
     CHECK(plan.failed());
     CHECK(plan.cause == "throws: internal error: boom");
     CHECK(plan.edits.empty()); // the references pass's repair is not kept either
-    CHECK(plan.report_line.find("\"changed\":false") != std::string::npos);
+    REQUIRE(plan.report);
+    CHECK_FALSE(plan.report->changed);
+    REQUIRE_FALSE(plan.report->errors.empty());
+    CHECK(plan.report->errors.back().code == "internal");
 }
 
 TEST_CASE("engine: a limit or invalid input leaves the message as it came, reported; other errors fail it")
@@ -108,11 +115,11 @@ TEST_CASE("engine: a limit or invalid input leaves the message as it came, repor
     struct Case {
         Error error;
         bool failed;
-        const char *reported; // the report's error code, or the cause's start
+        const char *reported; // the report's error code, or the cause
     };
     const Case cases[] = {
-        {Error::limit("time limit"), false, "\"code\":\"limit\""},
-        {Error{Code::DataErr, "a label piece too long"}, false, "\"code\":\"invalid\""},
+        {Error::limit("time limit"), false, "limit"},
+        {Error{Code::DataErr, "a label piece too long"}, false, "invalid"},
         {Error{Code::IoErr, "disk gone"}, true, "edits: disk gone"},
         {Error{Code::Software, "a bug"}, true, "edits: a bug"},
     };
@@ -128,7 +135,11 @@ TEST_CASE("engine: a limit or invalid input leaves the message as it came, repor
         CHECK(plan.edits.empty());
         CHECK(plan.unprocessed == !c.failed);
         if (c.failed) CHECK(plan.cause == c.reported);
-        else CHECK(plan.report_line.find(c.reported) != std::string::npos);
+        else {
+            REQUIRE(plan.report);
+            REQUIRE(plan.report->errors.size() == 1);
+            CHECK(plan.report->errors[0].code == c.reported);
+        }
     }
     CHECK(Error{Code::DataErr, "x"}.kind == Kind::Invalid); // DataErr alone does not mean a limit
     CHECK(Error::limit("x").code == Code::DataErr);
@@ -162,7 +173,36 @@ TEST_CASE("engine: a plan travels between processes unchanged")
     p.unprocessed = true;
     p.dangling = 3;
     p.dangling_mid = 2;
-    p.report_line = "{\"x\":1}\n";
+    MessageReport &rep = p.report.emplace();
+    rep.index = 7;
+    rep.input_no = 2;
+    rep.source = "in.mbox";
+    rep.message_id = "id@x";
+    rep.changed = true;
+    RefEntry ref;
+    ref.part = "1";
+    ref.attr = "img@src";
+    ref.url = "cid:a\xff";
+    ref.kind = RefEntry::Kind::Location;
+    ref.status = RefEntry::Status::Ambiguous;
+    ref.matched_location = true;
+    ref.action = RefEntry::Action::Kept;
+    ref.kept = "dkim";
+    ref.target = "2";
+    rep.refs = {ref, RefEntry{}};
+    ExternalBodyEntry eb;
+    eb.part = "3";
+    eb.url = "ftp://a/b";
+    eb.inner = ExternalBodyEntry::Fields{{"content-id", "<x>"}, {"content-type", "text/plain"}};
+    eb.original = ExternalBodyEntry::Fields{{"site", "a"}};
+    eb.status = ExternalBodyEntry::Status::Converted;
+    eb.reason = "r";
+    rep.external_bodies = {eb, ExternalBodyEntry{}};
+    rep.labels = {{"1", "ContentType:text/html", "pgp"}, {"2", "x", std::nullopt}};
+    rep.add_error("1", "html", "bad");
+    rep.set_unreferenced({{"2", "TEXT"}});
+    rep.add_kept("", "summary-header", "dkim");
+    rep.set_signatures({{"dkim", "", "intact", true, "example.org", "sel", ""}});
     p.log_line = "changed";
     p.edits = {{10, 20, "text\r\nwith a line break"}, {0, 0, ""}};
     p.waits = {"a@x", ""};
@@ -174,7 +214,13 @@ TEST_CASE("engine: a plan travels between processes unchanged")
     CHECK(q.unprocessed);
     CHECK(q.dangling == 3);
     CHECK(q.dangling_mid == 2);
-    CHECK(q.report_line == p.report_line);
+    REQUIRE(q.report);
+    CHECK(q.report->input_no == 2);
+    CHECK(q.report->refs[0].kept == "dkim");
+    CHECK(q.report->extras() == p.report->extras()); // "unreferenced" before "kept", as set
+    CHECK(q.report_line() == p.report_line());
+    Plan none;
+    CHECK_FALSE(deserialize(serialize(none)).report);
     CHECK(q.log_line == p.log_line);
     REQUIRE(q.edits.size() == 2);
     CHECK(q.edits[0].begin == 10);

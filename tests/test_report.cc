@@ -1,0 +1,235 @@
+// The report's JSON (MessageReport::to_json), one entry type at a time. Every expected line is
+// written by hand from README.md ("Report", "cid: and mid: references", "message/external-body",
+// "Signed mail"): member names and order, nulls, and which members are left out.
+#include "report.hh"
+
+#include <doctest/doctest.h>
+
+using namespace mimeuri;
+
+namespace {
+
+// The README's example report: message 1 of in.mbox, nothing found.
+MessageReport base()
+{
+    MessageReport r;
+    r.index = 1;
+    r.source = "in.mbox";
+    r.message_id = "x@example.org";
+    return r;
+}
+
+// The README's line with `tail` in place of its closing "}" (the arrays that follow).
+std::string line(const std::string &refs, const std::string &bodies, const std::string &labels,
+                 const std::string &errors, const std::string &tail = "")
+{
+    return "{\"index\":1,\"source\":\"in.mbox\",\"message_id\":\"x@example.org\",\"changed\":false,\"refs\":[" + refs +
+           "],\"external_bodies\":[" + bodies + "],\"labels\":[" + labels + "],\"errors\":[" + errors + "]" + tail +
+           "}";
+}
+
+} // namespace
+
+TEST_CASE("report: the README's example line; message_id null when there is none")
+{
+    MessageReport r = base();
+    CHECK(r.to_json() == "{\"index\":1,\"source\":\"in.mbox\",\"message_id\":\"x@example.org\",\"changed\":false,"
+                         "\"refs\":[],\"external_bodies\":[],\"labels\":[],\"errors\":[]}");
+    r.message_id.clear();
+    r.changed = true;
+    r.index = 12;
+    CHECK(r.to_json() == "{\"index\":12,\"source\":\"in.mbox\",\"message_id\":null,\"changed\":true,"
+                         "\"refs\":[],\"external_bodies\":[],\"labels\":[],\"errors\":[]}");
+}
+
+TEST_CASE("report: refs entries")
+{
+    MessageReport r = base();
+    RefEntry a; // a cid: repaired, its target in this message
+    a.part = "1";
+    a.attr = "img@src";
+    a.url = "cid:<img@x>";
+    a.kind = RefEntry::Kind::Cid;
+    a.status = RefEntry::Status::Resolved;
+    a.action = RefEntry::Action::Repaired;
+    a.target = "2";
+    RefEntry b; // a mid: to another message
+    b.part = "1";
+    b.attr = "a@href";
+    b.url = "mid:m@x/c@x";
+    b.kind = RefEntry::Kind::Mid;
+    b.status = RefEntry::Status::Resolved;
+    b.target = "2";
+    b.target_message = "m@x";
+    RefEntry c; // a dangling location reference
+    c.part = "1.1";
+    c.attr = "style";
+    c.url = "pic.png";
+    c.kind = RefEntry::Kind::Location;
+    c.status = RefEntry::Status::Dangling;
+    RefEntry d; // in signed content: kept
+    d.part = "1";
+    d.attr = "img@src";
+    d.url = "cid:a@x";
+    d.status = RefEntry::Status::Ambiguous;
+    d.action = RefEntry::Action::Kept;
+    d.kept = "smime";
+    RefEntry e; // a cid: only a Content-Location names (RFC 2557 8.3), extracted
+    e.part = "1";
+    e.attr = "img@src";
+    e.url = "cid:b@x";
+    e.matched_location = true;
+    e.action = RefEntry::Action::Extracted;
+    e.target = "3";
+    r.refs = {a, b, c, d, e};
+    CHECK(r.to_json() ==
+          line("{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"cid:<img@x>\",\"kind\":\"cid\",\"status\":\"resolved\","
+               "\"action\":\"repaired\",\"target\":\"2\",\"target_message\":null},"
+               "{\"part\":\"1\",\"attr\":\"a@href\",\"url\":\"mid:m@x/c@x\",\"kind\":\"mid\",\"status\":\"resolved\","
+               "\"action\":\"none\",\"target\":\"2\",\"target_message\":\"m@x\"},"
+               "{\"part\":\"1.1\",\"attr\":\"style\",\"url\":\"pic.png\",\"kind\":\"location\",\"status\":\"dangling\","
+               "\"action\":\"none\",\"target\":null,\"target_message\":null},"
+               "{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"cid:a@x\",\"kind\":\"cid\",\"status\":\"ambiguous\","
+               "\"action\":\"kept\",\"kept\":\"smime\",\"target\":null,\"target_message\":null},"
+               "{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"cid:b@x\",\"kind\":\"cid\",\"status\":\"dangling\","
+               "\"matched\":\"content-location\",\"action\":\"extracted\",\"target\":\"3\",\"target_message\":null}",
+               "", "", ""));
+    CHECK(r.dangling() == 2);
+    CHECK(r.dangling_mid() == 0);
+    r.refs[1].status = RefEntry::Status::Dangling;
+    CHECK(r.dangling_mid() == 1);
+}
+
+TEST_CASE("report: external_bodies entries")
+{
+    MessageReport r = base();
+    ExternalBodyEntry a; // access-type=URL, normalized
+    a.part = "2";
+    a.access_type = "url";
+    a.url = "http://example.org/~user/a%20b.txt";
+    a.url_before = "http://example.org/~user/a b.txt";
+    a.inner = ExternalBodyEntry::Fields{};
+    ExternalBodyEntry::set_field(*a.inner, "content-type", "text/plain");
+    ExternalBodyEntry::set_field(*a.inner, "content-id", "<x@y>");
+    ExternalBodyEntry::set_field(*a.inner, "content-type", "image/png"); // replaced in its place
+    a.status = ExternalBodyEntry::Status::Normalized;
+    ExternalBodyEntry b; // anon-ftp converted, in signed content: kept
+    b.part = "3";
+    b.access_type = "anon-ftp";
+    b.url = "ftp://ftp.example.org/pub/f.txt";
+    b.inner = ExternalBodyEntry::Fields{};
+    b.original = ExternalBodyEntry::Fields{{"access-type", "ANON-FTP"}, {"site", "ftp.example.org"}, {"name", "f.txt"}};
+    b.kept = "dkim";
+    b.status = ExternalBodyEntry::Status::Kept;
+    b.reason = "legacy access type";
+    ExternalBodyEntry c; // a Content-Type that cannot be parsed
+    c.part = "4";
+    c.status = ExternalBodyEntry::Status::Invalid;
+    c.reason = "Content-Type not parseable: x";
+    ExternalBodyEntry d; // a pass that stopped before deciding: no status, no reason
+    d.part = "5";
+    r.external_bodies = {a, b, c, d};
+    CHECK(r.to_json() ==
+          line("",
+               "{\"part\":\"2\",\"access_type\":\"url\",\"url\":\"http://example.org/~user/a%20b.txt\","
+               "\"url_before\":\"http://example.org/~user/a b.txt\","
+               "\"inner\":{\"content-type\":\"image/png\",\"content-id\":\"<x@y>\"},"
+               "\"status\":\"normalized\",\"reason\":null},"
+               "{\"part\":\"3\",\"access_type\":\"anon-ftp\",\"url\":\"ftp://ftp.example.org/pub/f.txt\","
+               "\"url_before\":null,\"inner\":{},"
+               "\"original\":{\"access-type\":\"ANON-FTP\",\"site\":\"ftp.example.org\",\"name\":\"f.txt\"},"
+               "\"kept\":\"dkim\",\"status\":\"kept\",\"reason\":\"legacy access type\"},"
+               "{\"part\":\"4\",\"access_type\":null,\"url\":null,\"url_before\":null,\"status\":\"invalid\","
+               "\"reason\":\"Content-Type not parseable: x\"},"
+               "{\"part\":\"5\",\"access_type\":null,\"url\":null,\"url_before\":null}",
+               "", ""));
+}
+
+TEST_CASE("report: labels and errors entries")
+{
+    MessageReport r = base();
+    r.labels = {{"TEXT", "ContentType:multipart/mixed?boundary=\"b\"", std::nullopt},
+                {"1", "ContentType:text/plain", "pgp"}};
+    r.add_error("", "limit", "references: time limit");
+    r.add_error("2.1", "html", "bad markup");
+    CHECK(r.error_count() == 2);
+    CHECK(r.to_json() ==
+          line("", "",
+               "{\"part\":\"TEXT\",\"label\":\"ContentType:multipart/mixed?boundary=\\\"b\\\"\"},"
+               "{\"part\":\"1\",\"label\":\"ContentType:text/plain\",\"kept\":\"pgp\"}",
+               "{\"part\":\"\",\"code\":\"limit\",\"message\":\"references: time limit\"},"
+               "{\"part\":\"2.1\",\"code\":\"html\",\"message\":\"bad markup\"}"));
+}
+
+TEST_CASE("report: kept, unreferenced and signatures follow, in the order first set")
+{
+    MessageReport r = base();
+    r.add_kept("2", "content-id", "dkim");
+    r.set_unreferenced({{"3", "TEXT"}});
+    r.add_kept("", "summary-header", "dkim"); // the member is already there
+    SignatureEntry s; // the README's example
+    s.kind = "dkim";
+    s.part = "3";
+    s.state = "intact";
+    s.kept = true;
+    s.domain = "example.org";
+    s.selector = "sel";
+    SignatureEntry t;
+    t.kind = "smime";
+    t.part = "TEXT";
+    t.state = "broken";
+    t.detail = "broken by this run's edits (--signed=rewrite)";
+    r.set_signatures({s, t});
+    CHECK(r.to_json() ==
+          line("", "", "", "",
+               ",\"kept\":[{\"part\":\"2\",\"edit\":\"content-id\",\"kept\":\"dkim\"},"
+               "{\"part\":\"\",\"edit\":\"summary-header\",\"kept\":\"dkim\"}],"
+               "\"unreferenced\":[{\"part\":\"3\",\"related\":\"TEXT\"}],"
+               "\"signatures\":[{\"kind\":\"dkim\",\"part\":\"3\",\"state\":\"intact\",\"kept\":true,"
+               "\"domain\":\"example.org\",\"selector\":\"sel\"},"
+               "{\"kind\":\"smime\",\"part\":\"TEXT\",\"state\":\"broken\",\"kept\":false,"
+               "\"detail\":\"broken by this run's edits (--signed=rewrite)\"}]"));
+
+    MessageReport u = base(); // unreferenced first (the references pass), kept after it
+    u.set_unreferenced({});
+    u.add_kept("", "summary-header", "arc");
+    u.set_signatures({});
+    CHECK(u.to_json() == line("", "", "", "",
+                              ",\"unreferenced\":[],\"kept\":[{\"part\":\"\",\"edit\":\"summary-header\",\"kept\":\"arc\"}],"
+                              "\"signatures\":[]"));
+}
+
+TEST_CASE("report: strings are escaped as JSON, invalid UTF-8 replaced by U+FFFD")
+{
+    MessageReport r = base();
+    r.source = "a \"b\" \\ c\n\x01";
+    r.message_id = "\xff@\xc3\xa9"; // an invalid byte, then a valid é
+    CHECK(r.to_json() == "{\"index\":1,\"source\":\"a \\\"b\\\" \\\\ c\\n\\u0001\",\"message_id\":\"\xef\xbf\xbd@\xc3\xa9\","
+                         "\"changed\":false,\"refs\":[],\"external_bodies\":[],\"labels\":[],\"errors\":[]}");
+}
+
+TEST_CASE("report: extraction failing when taken takes back what it claimed")
+{
+    MessageReport r = base();
+    r.changed = true;
+    RefEntry x;
+    x.part = "1";
+    x.attr = "img@src";
+    x.url = "cid:a@x";
+    x.status = RefEntry::Status::Resolved;
+    x.action = RefEntry::Action::Extracted;
+    x.target = "2";
+    RefEntry y = x;
+    y.action = RefEntry::Action::Repaired;
+    r.refs = {x, y};
+    r.add_error("1", "html", "bad markup");
+    r.extraction_failed("cannot create out/1/a.png: File exists");
+    CHECK(r.to_json() ==
+          line("{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"cid:a@x\",\"kind\":\"cid\",\"status\":\"resolved\","
+               "\"action\":\"none\",\"target\":\"2\",\"target_message\":null},"
+               "{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"cid:a@x\",\"kind\":\"cid\",\"status\":\"resolved\","
+               "\"action\":\"repaired\",\"target\":\"2\",\"target_message\":null}",
+               "", "",
+               "{\"part\":\"1\",\"code\":\"html\",\"message\":\"bad markup\"},"
+               "{\"part\":\"\",\"code\":\"extract\",\"message\":\"cannot create out/1/a.png: File exists\"}"));
+}
