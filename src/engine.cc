@@ -5,61 +5,15 @@
 #include <algorithm>
 #include <exception>
 #include <stdexcept>
+#include <type_traits>
 
 namespace mimeuri {
 
 namespace {
 
-// --- The report on the wire: every entry field by field, in the order written.
-
-void put_opt(Record &r, const std::optional<std::string> &v)
-{
-    r.put(static_cast<std::size_t>(v.has_value()));
-    if (v) r.put(*v);
-}
-
-std::optional<std::string> get_opt(Record &r)
-{
-    if (r.get_size() == 0) return std::nullopt;
-    return r.get();
-}
-
-void put_fields(Record &r, const std::optional<ExternalBodyEntry::Fields> &f)
-{
-    r.put(static_cast<std::size_t>(f.has_value()));
-    if (!f) return;
-    r.put(f->size());
-    for (const auto &[n, v] : *f) {
-        r.put(n);
-        r.put(v);
-    }
-}
-
-std::optional<ExternalBodyEntry::Fields> get_fields(Record &r)
-{
-    if (r.get_size() == 0) return std::nullopt;
-    ExternalBodyEntry::Fields f;
-    std::size_t n = r.get_size();
-    for (std::size_t i = 0; i < n; ++i) {
-        std::string name = r.get();
-        f.emplace_back(std::move(name), r.get());
-    }
-    return f;
-}
-
-void put_entry(Record &r, const RefEntry &e)
-{
-    r.put(e.part);
-    r.put(e.attr);
-    r.put(e.url);
-    r.put(static_cast<std::size_t>(e.kind));
-    r.put(static_cast<std::size_t>(e.status));
-    r.put(static_cast<std::size_t>(e.matched_location));
-    r.put(static_cast<std::size_t>(e.action));
-    put_opt(r, e.kept);
-    put_opt(r, e.target);
-    put_opt(r, e.target_message);
-}
+// --- The report on the wire: every entry field by field, in the order written. Each entry
+// type lists its fields once (fields() below); a Writer puts them and a Reader gets them
+// back in the same order, so the two directions cannot drift apart.
 
 // Enum values read back are checked: bytes that are no value of the enum are refused.
 template <class E> E get_enum(Record &r, E last)
@@ -69,136 +23,101 @@ template <class E> E get_enum(Record &r, E last)
     return static_cast<E>(v);
 }
 
-void get_entry(Record &r, RefEntry &e)
-{
-    e.part = r.get();
-    e.attr = r.get();
-    e.url = r.get();
-    e.kind = get_enum(r, RefEntry::Kind::Location);
-    e.status = get_enum(r, RefEntry::Status::Ambiguous);
-    e.matched_location = r.get_size() != 0;
-    e.action = get_enum(r, RefEntry::Action::Kept);
-    e.kept = get_opt(r);
-    e.target = get_opt(r);
-    e.target_message = get_opt(r);
-}
-
-void put_entry(Record &r, const ExternalBodyEntry &e)
-{
-    r.put(e.part);
-    put_opt(r, e.access_type);
-    put_opt(r, e.url);
-    put_opt(r, e.url_before);
-    put_fields(r, e.inner);
-    put_fields(r, e.original);
-    put_opt(r, e.kept);
-    r.put(e.status ? static_cast<std::size_t>(*e.status) + 1 : 0);
-    r.put(e.reason);
-}
-
-void get_entry(Record &r, ExternalBodyEntry &e)
-{
-    e.part = r.get();
-    e.access_type = get_opt(r);
-    e.url = get_opt(r);
-    e.url_before = get_opt(r);
-    e.inner = get_fields(r);
-    e.original = get_fields(r);
-    e.kept = get_opt(r);
-    if (std::size_t st = r.get_size()) {
-        if (st - 1 > static_cast<std::size_t>(ExternalBodyEntry::Status::Kept))
-            throw std::runtime_error("report: bad enum value");
-        e.status = static_cast<ExternalBodyEntry::Status>(st - 1);
+struct Writer {
+    Record &r;
+    void operator()(const std::string &v) { r.put(v); }
+    void operator()(const bool &v) { r.put(static_cast<std::size_t>(v)); }
+    void operator()(const std::optional<std::string> &v)
+    {
+        r.put(static_cast<std::size_t>(v.has_value()));
+        if (v) r.put(*v);
     }
-    e.reason = r.get();
-}
+    void operator()(const std::optional<ExternalBodyEntry::Fields> &f)
+    {
+        r.put(static_cast<std::size_t>(f.has_value()));
+        if (!f) return;
+        r.put(f->size());
+        for (const auto &[n, v] : *f) {
+            r.put(n);
+            r.put(v);
+        }
+    }
+    template <class E> void operator()(const E &v, E) { r.put(static_cast<std::size_t>(v)); }
+    template <class E> void operator()(const std::optional<E> &v, E) // 0 for none, else value + 1
+    {
+        r.put(v ? static_cast<std::size_t>(*v) + 1 : 0);
+    }
+};
 
-void put_entry(Record &r, const LabelEntry &e)
-{
-    r.put(e.part);
-    r.put(e.label);
-    put_opt(r, e.kept);
-}
+struct Reader {
+    Record &r;
+    void operator()(std::string &v) { v = r.get(); }
+    void operator()(bool &v) { v = r.get_size() != 0; }
+    void operator()(std::optional<std::string> &v)
+    {
+        if (r.get_size() == 0) v.reset();
+        else v = r.get();
+    }
+    void operator()(std::optional<ExternalBodyEntry::Fields> &f)
+    {
+        f.reset();
+        if (r.get_size() == 0) return;
+        f.emplace();
+        std::size_t n = r.get_size();
+        for (std::size_t i = 0; i < n; ++i) {
+            std::string name = r.get();
+            f->emplace_back(std::move(name), r.get());
+        }
+    }
+    template <class E> void operator()(E &v, E last) { v = get_enum(r, last); }
+    template <class E> void operator()(std::optional<E> &v, E last)
+    {
+        v.reset();
+        if (std::size_t n = r.get_size()) {
+            if (n - 1 > static_cast<std::size_t>(last)) throw std::runtime_error("report: bad enum value");
+            v = static_cast<E>(n - 1);
+        }
+    }
+};
 
-void get_entry(Record &r, LabelEntry &e)
-{
-    e.part = r.get();
-    e.label = r.get();
-    e.kept = get_opt(r);
-}
+template <class E, class T> constexpr bool is = std::is_same_v<std::remove_const_t<E>, T>;
 
-void put_entry(Record &r, const ErrorEntry &e)
+template <class Io, class E> void fields(Io &io, E &e)
 {
-    r.put(e.part);
-    r.put(e.code);
-    r.put(e.message);
-}
-
-void get_entry(Record &r, ErrorEntry &e)
-{
-    e.part = r.get();
-    e.code = r.get();
-    e.message = r.get();
-}
-
-void put_entry(Record &r, const KeptEntry &e)
-{
-    r.put(e.part);
-    r.put(e.edit);
-    r.put(e.kept);
-}
-
-void get_entry(Record &r, KeptEntry &e)
-{
-    e.part = r.get();
-    e.edit = r.get();
-    e.kept = r.get();
-}
-
-void put_entry(Record &r, const UnreferencedEntry &e)
-{
-    r.put(e.part);
-    r.put(e.related);
-}
-
-void get_entry(Record &r, UnreferencedEntry &e)
-{
-    e.part = r.get();
-    e.related = r.get();
-}
-
-void put_entry(Record &r, const SignatureEntry &e)
-{
-    r.put(e.kind);
-    r.put(e.part);
-    r.put(e.state);
-    r.put(static_cast<std::size_t>(e.kept));
-    r.put(e.domain);
-    r.put(e.selector);
-    r.put(e.detail);
-}
-
-void get_entry(Record &r, SignatureEntry &e)
-{
-    e.kind = r.get();
-    e.part = r.get();
-    e.state = r.get();
-    e.kept = r.get_size() != 0;
-    e.domain = r.get();
-    e.selector = r.get();
-    e.detail = r.get();
+    if constexpr (is<E, RefEntry>) {
+        io(e.part), io(e.attr), io(e.url);
+        io(e.kind, RefEntry::Kind::Location), io(e.status, RefEntry::Status::Ambiguous);
+        io(e.matched_location), io(e.action, RefEntry::Action::Kept);
+        io(e.kept), io(e.target), io(e.target_message);
+    } else if constexpr (is<E, ExternalBodyEntry>) {
+        io(e.part), io(e.access_type), io(e.url), io(e.url_before), io(e.inner), io(e.original), io(e.kept);
+        io(e.status, ExternalBodyEntry::Status::Kept), io(e.reason);
+    } else if constexpr (is<E, LabelEntry>) {
+        io(e.part), io(e.label), io(e.kept);
+    } else if constexpr (is<E, ErrorEntry>) {
+        io(e.part), io(e.code), io(e.message);
+    } else if constexpr (is<E, KeptEntry>) {
+        io(e.part), io(e.edit), io(e.kept);
+    } else if constexpr (is<E, UnreferencedEntry>) {
+        io(e.part), io(e.related);
+    } else {
+        static_assert(is<E, SignatureEntry>, "an entry type with no field list");
+        io(e.kind), io(e.part), io(e.state), io(e.kept), io(e.domain), io(e.selector), io(e.detail);
+    }
 }
 
 template <class T> void put_all(Record &r, const std::vector<T> &v)
 {
     r.put(v.size());
-    for (const T &e : v) put_entry(r, e);
+    Writer w{r};
+    for (const T &e : v) fields(w, e);
 }
 
 template <class T> std::vector<T> get_all(Record &r)
 {
     std::vector<T> v(r.get_size());
-    for (T &e : v) get_entry(r, e);
+    Reader rd{r};
+    for (T &e : v) fields(rd, e);
     return v;
 }
 
