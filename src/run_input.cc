@@ -90,8 +90,8 @@ void plan_forked(RunState &rs, Opened &in, std::size_t input_no, int jobs, bool 
         if ((rs.faults.worker_second && ++produced_here == 2) || rs.faults.worker_on == i) ::raise(SIGKILL);
         if (rs.faults.throw_on == i) throw std::runtime_error("injected exception (MIMEURI_FAULT=throw:N)");
         if (!mine) mine.emplace(in.src.reopen());
-        Plan p;
         if (*mine) return serialize(rs.engine.plan({**mine, in.segs[i], i + 1, in.mbox, input_no}, index_as_we_go));
+        Plan p;
         p.cause = "cannot read the input again: " + (*mine).error().message;
         return serialize(p);
     };
