@@ -14,6 +14,7 @@ Faults Faults::from_env()
     if (g_str_has_prefix(v, "worker:")) f.worker_on = g_ascii_strtoull(v + 7, nullptr, 10);
     if (g_str_has_prefix(v, "throw:")) f.throw_on = g_ascii_strtoull(v + 6, nullptr, 10);
     f.worker_final = g_strcmp0(v, "worker-final") == 0;
+    f.milter = g_strcmp0(v, "milter") == 0;
     return f;
 }
 

@@ -12,6 +12,10 @@ struct Faults {
     std::optional<std::size_t> worker_on; // "worker:N": the worker given message N dies on it
     std::optional<std::size_t> throw_on;  // "throw:N": planning message N throws in its worker
     bool worker_final{false};             // "worker-final": every worker dies in its final step
+    // The milter service (--milter): a message whose Subject holds "mimeuri-fault:crash"
+    // kills its worker (SIGSEGV), one with "mimeuri-fault:hang" makes it hang; both only
+    // when MIMEURI_FAULT=milter.
+    bool milter{false};
     static Faults from_env();
 };
 

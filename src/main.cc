@@ -1,5 +1,6 @@
 // mimeuri: the command-line entry point.
 #include "cturi_cli.hh"
+#include "milter.hh"
 #include "options.hh"
 #include "output.hh"
 #include "registry.hh"
@@ -55,8 +56,12 @@ int main(int argc, char **argv)
             g_warning("%s", passes.error().message.c_str());
             return mimeuri::exit_status(passes.error().code);
         }
-        opts.progress = isatty(2) && !opts.check;
-        status = mimeuri::run(opts, *passes);
+        if (!opts.milter.empty()) {
+            status = mimeuri::run_milter(argc, argv, opts, std::move(*passes));
+        } else {
+            opts.progress = isatty(2) && !opts.check;
+            status = mimeuri::run(opts, *passes);
+        }
     } catch (const std::exception &e) {
         // Nothing may escape, from the option parsing and the passes' construction as from
         // the run: an unexpected failure is a temporary failure, so the MTA keeps the

@@ -112,6 +112,13 @@ OptionTable core_option_table(Options &o)
         {.long_name = "syslog", .group = "mimeuri", .key = "syslog", .kind = K::Flag, .default_text = "off",
          .help = "Log one line per message (Message-ID, what changed) to syslog or journald, facility mail",
          .access = bind_flag(o.syslog)},
+        {.long_name = "milter", .group = "mimeuri", .key = "milter", .kind = K::String, .default_text = "off",
+         .help = "Run as a milter service for Postfix or Sendmail on SOCKET (unix:/path, local:/path, "
+                 "inet:PORT@HOST, inet6:PORT@HOST); every other option keeps its meaning, per message",
+         .arg_name = "SOCKET", .access = bind_text(o.milter)},
+        {.long_name = "user", .group = "mimeuri", .key = "user", .kind = K::String, .default_text = "none",
+         .help = "With --milter, the user to run as once the socket is open (started as root)",
+         .arg_name = "USER", .access = bind_text(o.user)},
         {.long_name = "verbose", .short_name = 'v', .kind = K::Flag, .default_text = "off",
          .help = "Log what each message went through", .access = bind_flag(o.verbose)},
         // Read before the command line (parse_options), so that the command line wins;
@@ -127,6 +134,9 @@ OptionTable core_option_table(Options &o)
         for (const auto &in : o.inputs)
             if (o.in_place && in == "-") return usage_error("--in-place cannot rewrite standard input");
         if (!o.changed_list.empty() && !o.in_place) return usage_error("--changed-list needs --in-place");
+        if (!o.milter.empty() && (o.in_place || !o.output.empty() || o.check || !o.inputs.empty()))
+            return usage_error("--milter takes its messages from the MTA: no FILE, -o, --in-place or --check");
+        if (!o.user.empty() && o.milter.empty()) return usage_error("--user needs --milter");
         if (o.check && (o.in_place || !o.output.empty()))
             return usage_error("--check writes no messages; drop -o/--in-place");
         return ok();

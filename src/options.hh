@@ -39,6 +39,8 @@ struct Options {
     bool syslog{false};   // one line per message to syslog/journald (LOG_MAIL)
     bool progress{false}; // progress line and summary on stderr (set when it is a terminal)
     SignedMode signed_mode{SignedMode::Keep}; // --signed: signed content kept, or rewritten
+    std::string milter;   // --milter=SOCKET: run as a milter service on SOCKET
+    std::string user;     // --user: with --milter, the user to run as once the socket is open
 };
 
 // The core's options, writing into `o` (which must outlive the table).

@@ -1,0 +1,747 @@
+#include "milter.hh"
+
+#include "engine.hh"
+#include "faults.hh"
+#include "fdio.hh"
+#include "milter_edit.hh"
+#include "source.hh"
+#include "syslog.hh"
+
+#include <libmilter/mfapi.h>
+
+#include <glib.h>
+#include <gmime/gmime.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <grp.h>
+#include <mutex>
+#include <poll.h>
+#include <pwd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace mimeuri {
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// The supervisor's state: the configuration in effect (replaced on SIGHUP) and the channel
+// on which the front asks for workers.
+
+struct Config {
+    Options opts;
+    std::vector<std::unique_ptr<Pass>> passes;
+};
+
+std::unique_ptr<Config> g_config;
+std::vector<std::string> g_argv; // to read the configuration again
+
+// What a worker tells the front first (before planning): who it is, and the policy and
+// time limit of the configuration it runs with (a reload changes them for later messages).
+struct WorkerHello {
+    pid_t pid;
+    std::uint8_t tempfail;
+    double max_seconds;
+};
+
+// Sends the two descriptors over the channel (SOCK_SEQPACKET: one request a packet).
+bool send_fds(int chan, int a, int b)
+{
+    char tag = 'W';
+    iovec iov{&tag, 1};
+    alignas(cmsghdr) char ctl[CMSG_SPACE(2 * sizeof(int))]{};
+    msghdr m{};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = ctl;
+    m.msg_controllen = sizeof ctl;
+    cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(2 * sizeof(int));
+    int fds[2] = {a, b};
+    std::memcpy(CMSG_DATA(c), fds, sizeof fds);
+    ssize_t n;
+    do n = ::sendmsg(chan, &m, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    return n == 1;
+}
+
+// Receives a request: 1 with both descriptors, 0 at the end of the channel, -1 on an error.
+int recv_fds(int chan, int &a, int &b)
+{
+    char tag = 0;
+    iovec iov{&tag, 1};
+    alignas(cmsghdr) char ctl[CMSG_SPACE(2 * sizeof(int))]{};
+    msghdr m{};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = ctl;
+    m.msg_controllen = sizeof ctl;
+    ssize_t n = ::recvmsg(chan, &m, MSG_CMSG_CLOEXEC);
+    if (n == 0) return 0;
+    if (n < 0) return errno == EINTR || errno == EAGAIN ? -2 : -1;
+    cmsghdr *c = CMSG_FIRSTHDR(&m);
+    if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(2 * sizeof(int))) return -2;
+    int fds[2];
+    std::memcpy(fds, CMSG_DATA(c), sizeof fds);
+    a = fds[0];
+    b = fds[1];
+    return 1;
+}
+
+// ---------------------------------------------------------------------------------------
+// A worker: plans the message in msg_fd and writes the plan to sock.
+
+[[noreturn]] void worker_main(int sock, int msg_fd)
+{
+    const Config &cfg = *g_config;
+    WorkerHello hello{::getpid(), static_cast<std::uint8_t>(cfg.opts.on_error == OnError::TempFail),
+                      cfg.opts.limits.max_seconds};
+    if (!write_all(sock, &hello, sizeof hello)) _exit(1);
+    Plan plan;
+    auto src = Source::open_path("/proc/self/fd/" + std::to_string(msg_fd), cfg.opts.spool_threshold);
+    if (!src) {
+        plan.cause = src.error().message;
+    } else {
+        if (Faults::from_env().milter) {
+            char head[65536];
+            auto n = src->read_at(0, head, sizeof head);
+            std::string_view h(head, n ? *n : 0);
+            if (h.find("mimeuri-fault:crash") != std::string_view::npos) ::raise(SIGSEGV);
+            if (h.find("mimeuri-fault:hang") != std::string_view::npos)
+                for (;;) ::pause();
+        }
+        EngineConfig ec;
+        ec.limits = cfg.opts.limits;
+        ec.signed_mode = cfg.opts.signed_mode;
+        ec.summary = true;
+        Engine engine(g_config->passes, ec);
+        Segment seg;
+        seg.msg_end = seg.next = src->size();
+        if (engine.wants_index()) engine.index({*src, seg, 1, false, 0});
+        plan = engine.plan({*src, seg, 1, false, 0});
+    }
+    std::string bytes = serialize(plan);
+    std::uint64_t len = bytes.size();
+    if (!write_all(sock, &len, sizeof len) || !write_all(sock, bytes.data(), bytes.size())) _exit(1);
+    _exit(0);
+}
+
+// ---------------------------------------------------------------------------------------
+// The front: libmilter's callbacks.
+
+struct FrontSettings {
+    int chan{-1};
+    std::size_t spool_threshold{8u << 20};
+    bool verbose{false};
+};
+FrontSettings g_front;
+std::unique_ptr<Syslog> g_syslog;
+
+// At most --jobs messages planned at once; the others wait their turn.
+class Slots {
+public:
+    explicit Slots(int n) : free_(n) {}
+    void take()
+    {
+        std::unique_lock l(m_);
+        cv_.wait(l, [&] { return free_ > 0; });
+        --free_;
+    }
+    void give()
+    {
+        {
+            std::lock_guard l(m_);
+            ++free_;
+        }
+        cv_.notify_one();
+    }
+
+private:
+    std::mutex m_;
+    std::condition_variable cv_;
+    int free_;
+};
+std::unique_ptr<Slots> g_slots;
+
+// One message as the MTA sends it, rebuilt as bytes: each header line as "name:value" with
+// CRLF line ends, the empty line, the body (CRLF already). In memory up to the spool
+// threshold, then in an unlinked temporary file.
+class Message {
+public:
+    ~Message()
+    {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    bool leadspc{false};
+    std::string queue_id;
+
+    Status header(const char *name, const char *value)
+    {
+        std::string line = name;
+        line += ':';
+        if (!leadspc && *value) line += ' ';
+        for (const char *p = value; *p; ++p) {
+            if (*p == '\n' && (p == value || p[-1] != '\r')) line += '\r';
+            line += *p;
+        }
+        line += "\r\n";
+        return append(line.data(), line.size());
+    }
+    Status end_of_header()
+    {
+        if (header_end_ >= 0) return ok();
+        header_end_ = size_;
+        return append("\r\n", 2);
+    }
+    Status body(const unsigned char *p, std::size_t n)
+    {
+        if (Status s = end_of_header(); !s) return s;
+        return append(reinterpret_cast<const char *>(p), n);
+    }
+    // The message as a file descriptor the worker can read (made at the end of the message).
+    Result<int> finish()
+    {
+        if (Status s = end_of_header(); !s) return s.error();
+        if (fd_ < 0) {
+            fd_ = ::memfd_create("mimeuri-message", MFD_CLOEXEC);
+            if (fd_ < 0) return Error{Code::TempFail, std::string("memfd_create: ") + g_strerror(errno)};
+            if (!write_all(fd_, mem_.data(), mem_.size()))
+                return Error{Code::TempFail, std::string("cannot hold the message: ") + g_strerror(errno)};
+        }
+        return fd_;
+    }
+    std::int64_t size() const { return size_; }
+    MessageSplit split() const { return {header_end_, header_end_ + 2}; }
+    Result<std::size_t> read_at(std::int64_t off, char *buf, std::size_t len) const
+    {
+        if (fd_ < 0 || !mem_.empty()) {
+            if (off >= static_cast<std::int64_t>(mem_.size())) return std::size_t{0};
+            std::size_t n = std::min(len, mem_.size() - static_cast<std::size_t>(off));
+            std::memcpy(buf, mem_.data() + off, n);
+            return n;
+        }
+        ssize_t n;
+        do n = ::pread(fd_, buf, len, off);
+        while (n < 0 && errno == EINTR);
+        if (n < 0) return Error{Code::IoErr, std::string("cannot read the spooled message: ") + g_strerror(errno)};
+        return static_cast<std::size_t>(n);
+    }
+
+private:
+    Status append(const char *p, std::size_t n)
+    {
+        size_ += static_cast<std::int64_t>(n);
+        if (fd_ < 0 && mem_.size() + n <= g_front.spool_threshold) {
+            mem_.append(p, n);
+            return ok();
+        }
+        if (fd_ < 0) {
+            fd_ = ::open(g_get_tmp_dir(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+            if (fd_ < 0)
+                return Error{Code::TempFail, std::string("cannot spool the message in ") + g_get_tmp_dir() + ": " +
+                                                 g_strerror(errno)};
+            if (!write_all(fd_, mem_.data(), mem_.size()))
+                return Error{Code::TempFail, std::string("cannot spool the message: ") + g_strerror(errno)};
+            std::string().swap(mem_);
+        }
+        if (!write_all(fd_, p, n))
+            return Error{Code::TempFail, std::string("cannot spool the message: ") + g_strerror(errno)};
+        return ok();
+    }
+    std::string mem_;
+    int fd_{-1};
+    std::int64_t size_{0};
+    std::int64_t header_end_{-1};
+};
+
+struct Connection {
+    bool leadspc{false};
+    bool no_reply_hdr{false};
+    std::unique_ptr<Message> msg;
+    std::string error; // the message could not be held: answered per policy at its end
+};
+
+// The connection's state, made at negotiation (or here, for an MTA that does not negotiate).
+Connection *conn(SMFICTX *ctx)
+{
+    auto *c = static_cast<Connection *>(smfi_getpriv(ctx));
+    if (!c) {
+        c = new Connection;
+        smfi_setpriv(ctx, c);
+    }
+    return c;
+}
+
+Message &message(SMFICTX *ctx)
+{
+    Connection *c = conn(ctx);
+    if (!c->msg) {
+        c->msg = std::make_unique<Message>();
+        c->msg->leadspc = c->leadspc;
+    }
+    return *c->msg;
+}
+
+// The plan of a worker, or why there is none.
+struct WorkerResult {
+    std::optional<Plan> plan;
+    std::string failure;
+    bool tempfail{false};
+};
+
+WorkerResult run_worker(SMFICTX *ctx, int msg_fd)
+{
+    WorkerResult r;
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        r.failure = std::string("socketpair: ") + g_strerror(errno);
+        r.tempfail = true;
+        return r;
+    }
+    g_slots->take();
+    bool sent = send_fds(g_front.chan, sv[1], msg_fd);
+    ::close(sv[1]);
+    WorkerHello hello{};
+    if (!sent || !read_all(sv[0], &hello, sizeof hello)) {
+        g_slots->give();
+        ::close(sv[0]);
+        r.failure = "no worker could be started (the supervisor is gone)";
+        r.tempfail = true;
+        return r;
+    }
+    r.tempfail = hello.tempfail;
+    // The engine keeps --max-time itself; past it and 5 seconds more the worker is stopped.
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(static_cast<std::int64_t>(hello.max_seconds * 1000) + 5000);
+    std::string bytes;
+    std::uint64_t len = 0;
+    bool have_len = false, ended = false;
+    while (!ended) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+            ::kill(hello.pid, SIGKILL);
+            r.failure = "the message took longer than --max-time; its worker was stopped";
+            break;
+        }
+        pollfd p{sv[0], POLLIN, 0};
+        int n = ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 5000)));
+        if (n == 0) {
+            smfi_progress(ctx); // the MTA's own timeout counts from the last word it heard
+            continue;
+        }
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            r.failure = std::string("poll: ") + g_strerror(errno);
+            break;
+        }
+        char buf[65536];
+        ssize_t got = ::read(sv[0], buf, sizeof buf);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            r.failure = "the worker planning the message died";
+            break;
+        }
+        bytes.append(buf, static_cast<std::size_t>(got));
+        if (!have_len && bytes.size() >= sizeof len) {
+            std::memcpy(&len, bytes.data(), sizeof len);
+            bytes.erase(0, sizeof len);
+            have_len = true;
+        }
+        if (have_len && bytes.size() >= len) ended = true;
+    }
+    g_slots->give();
+    ::close(sv[0]);
+    if (ended) {
+        try {
+            r.plan = deserialize(std::move(bytes));
+        } catch (const std::exception &e) {
+            r.failure = std::string("the worker's plan could not be read: ") + e.what();
+        }
+    }
+    return r;
+}
+
+char *c_str(const std::string &s) { return const_cast<char *>(s.c_str()); }
+
+// Hands the plan's edits to the MTA: header requests, then the body if it changed.
+Status apply_plan(SMFICTX *ctx, const Message &m, const Plan &plan)
+{
+    auto parts = split_edits(plan.edits, m.split());
+    if (!parts) return parts.error();
+    if (!parts->header.empty()) {
+        std::string block(static_cast<std::size_t>(m.split().header_end), '\0');
+        auto n = m.read_at(0, block.data(), block.size());
+        if (!n || *n != block.size()) return Error{Code::IoErr, "cannot read the header block back"};
+        auto ops = header_ops(parse_fields(block), parse_fields(apply_edits(block, parts->header)));
+        if (!ops) return ops.error();
+        for (HeaderOp op : *ops) {
+            // Without SMFIP_HDR_LEADSPC the MTA writes "name: value" itself.
+            if (!m.leadspc && !op.value.empty() && op.value[0] == ' ') op.value.erase(0, 1);
+            int rc = MI_FAILURE;
+            switch (op.kind) {
+            case HeaderOp::Kind::Append: rc = smfi_addheader(ctx, c_str(op.name), c_str(op.value)); break;
+            case HeaderOp::Kind::Insert: rc = smfi_insheader(ctx, op.index, c_str(op.name), c_str(op.value)); break;
+            case HeaderOp::Kind::Change: rc = smfi_chgheader(ctx, c_str(op.name), op.index, c_str(op.value)); break;
+            case HeaderOp::Kind::Delete: rc = smfi_chgheader(ctx, c_str(op.name), op.index, nullptr); break;
+            }
+            if (rc != MI_SUCCESS) return Error{Code::TempFail, "the MTA refused a header change (" + op.name + ")"};
+        }
+    }
+    if (!parts->body.empty()) {
+        bool refused = false;
+        Status s = stream_edited([&](std::int64_t off, char *buf, std::size_t len) { return m.read_at(off, buf, len); },
+                                 m.split().body_begin, m.size(), parts->body, [&](std::string_view chunk) {
+                                     refused = smfi_replacebody(ctx, reinterpret_cast<unsigned char *>(
+                                                                         const_cast<char *>(chunk.data())),
+                                                                static_cast<int>(chunk.size())) != MI_SUCCESS;
+                                     return !refused;
+                                 });
+        if (!s) return s;
+        if (refused) return Error{Code::TempFail, "the MTA refused the new body"};
+    }
+    return ok();
+}
+
+// The message failed: accepted as it came (pass) or answered 451 (tempfail).
+sfsistat fail_message(SMFICTX *ctx, const std::string &where, const std::string &cause, bool tempfail)
+{
+    if (tempfail) {
+        std::string text = "mimeuri: " + cause;
+        for (char &c : text)
+            if (c == '\r' || c == '\n' || c == '%') c = ' ';
+        smfi_setreply(ctx, c_str(std::string("451")), c_str(std::string("4.3.0")), c_str(text));
+        g_syslog->warning(where + cause + "; answered 451 4.3.0 (--on-error=tempfail)");
+        return SMFIS_TEMPFAIL;
+    }
+    g_syslog->warning(where + cause + "; accepted unchanged (--on-error=pass)");
+    return SMFIS_ACCEPT;
+}
+
+sfsistat on_negotiate(SMFICTX *ctx, unsigned long f0, unsigned long f1, unsigned long f2, unsigned long f3,
+                      unsigned long *pf0, unsigned long *pf1, unsigned long *pf2, unsigned long *pf3)
+{
+    (void)f2;
+    const unsigned long wanted_actions = SMFIF_ADDHDRS | SMFIF_CHGHDRS | SMFIF_CHGBODY;
+    if ((f0 & wanted_actions) != wanted_actions) return SMFIS_REJECT; // this MTA cannot take our changes
+    *pf0 = wanted_actions | (f0 & SMFIF_SETSYMLIST);
+    *pf1 = 0;
+    // Only the steps a message needs: its header lines, its body and its end.
+    unsigned long steps = SMFIP_NOCONNECT | SMFIP_NOHELO | SMFIP_NOMAIL | SMFIP_NORCPT | SMFIP_NOEOH |
+                          SMFIP_NOUNKNOWN | SMFIP_NODATA;
+    steps &= f1;
+    Connection *c = conn(ctx);
+    if (f1 & SMFIP_HDR_LEADSPC) steps |= SMFIP_HDR_LEADSPC, c->leadspc = true;
+    if (f1 & SMFIP_NR_HDR) steps |= SMFIP_NR_HDR, c->no_reply_hdr = true;
+    // Body chunks are answered: an MTA (or miltertest) that need not wait may fill the
+    // socket faster than a 64 KiB chunk a round trip is worth.
+    *pf1 = steps;
+    *pf2 = 0;
+    *pf3 = 0;
+    (void)f3;
+    if (f0 & SMFIF_SETSYMLIST) smfi_setsymlist(ctx, SMFIM_EOM, c_str(std::string("i")));
+    return SMFIS_CONTINUE;
+}
+
+void drop_message(SMFICTX *ctx)
+{
+    if (Connection *c = conn(ctx)) {
+        c->msg.reset();
+        c->error.clear();
+    }
+}
+
+sfsistat on_header(SMFICTX *ctx, char *name, char *value)
+{
+    Connection *c = conn(ctx);
+    if (c->error.empty())
+        if (Status s = message(ctx).header(name, value); !s) c->error = s.error().message;
+    return c->no_reply_hdr ? SMFIS_NOREPLY : SMFIS_CONTINUE;
+}
+
+sfsistat on_body(SMFICTX *ctx, unsigned char *chunk, size_t len)
+{
+    Connection *c = conn(ctx);
+    if (c->error.empty())
+        if (Status s = message(ctx).body(chunk, len); !s) c->error = s.error().message;
+    return SMFIS_CONTINUE;
+}
+
+sfsistat on_eom(SMFICTX *ctx)
+{
+    Connection *c = conn(ctx);
+    Message &m = message(ctx);
+    const char *qid = smfi_getsymval(ctx, c_str(std::string("i")));
+    std::string where = std::string(qid && *qid ? qid : "NOQUEUE") + ": ";
+    sfsistat result = SMFIS_ACCEPT;
+    try {
+        if (!c->error.empty()) {
+            // Nothing to plan with: the original goes on, or is tempfailed, as for any failure.
+            result = fail_message(ctx, where, c->error, true);
+        } else if (auto fd = m.finish(); !fd) {
+            result = fail_message(ctx, where, fd.error().message, true);
+        } else {
+            WorkerResult w = run_worker(ctx, *fd);
+            if (w.plan && !w.plan->message_id.empty()) where += "message-id=<" + w.plan->message_id + ">: ";
+            if (!w.plan) {
+                result = fail_message(ctx, where, w.failure, w.tempfail);
+            } else if (w.plan->failed()) {
+                result = fail_message(ctx, where, w.plan->cause, w.tempfail);
+            } else if (Status s = apply_plan(ctx, m, *w.plan); !s) {
+                // Some requests may already be with the MTA: only a 4xx leaves nothing half-done.
+                result = fail_message(ctx, where, s.error().message, true);
+            } else {
+                g_syslog->info(where + w.plan->log_line);
+            }
+        }
+    } catch (const std::exception &e) {
+        result = fail_message(ctx, where, std::string("internal error: ") + e.what(), true);
+    }
+    drop_message(ctx);
+    return result;
+}
+
+sfsistat on_abort(SMFICTX *ctx)
+{
+    drop_message(ctx);
+    return SMFIS_CONTINUE;
+}
+
+sfsistat on_close(SMFICTX *ctx)
+{
+    delete static_cast<Connection *>(smfi_getpriv(ctx));
+    smfi_setpriv(ctx, nullptr);
+    return SMFIS_CONTINUE;
+}
+
+[[noreturn]] void front_main(int chan, const Options &opts)
+{
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    g_front.chan = chan;
+    g_front.spool_threshold = opts.spool_threshold;
+    g_front.verbose = opts.verbose;
+    g_syslog = std::make_unique<Syslog>();
+    int jobs = opts.jobs > 1 ? opts.jobs : std::max(2u, std::thread::hardware_concurrency());
+    g_slots = std::make_unique<Slots>(jobs);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    int rc = smfi_main();
+    _exit(rc == MI_SUCCESS ? 0 : 1);
+}
+
+// ---------------------------------------------------------------------------------------
+// The supervisor.
+
+Result<std::unique_ptr<Config>> load_config()
+{
+    std::vector<char *> args;
+    for (auto &a : g_argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    PassOptions pass_opts;
+    auto parsed = parse_options(static_cast<int>(g_argv.size()), args.data(), pass_option_table(pass_opts));
+    if (!parsed) return parsed.error();
+    auto cfg = std::make_unique<Config>();
+    cfg->opts = parsed->options;
+    auto passes = make_passes(cfg->opts, pass_opts);
+    if (!passes) return passes.error();
+    cfg->passes = std::move(*passes);
+    return cfg;
+}
+
+Status drop_privileges(const std::string &user)
+{
+    if (user.empty()) return ok();
+    errno = 0;
+    passwd *pw = ::getpwnam(user.c_str());
+    if (!pw) return Error{Code::Usage, "--user: no user " + user};
+    if (::getuid() == pw->pw_uid && ::geteuid() == pw->pw_uid) return ok();
+    if (::initgroups(pw->pw_name, pw->pw_gid) != 0 || ::setgid(pw->pw_gid) != 0 || ::setuid(pw->pw_uid) != 0)
+        return Error{Code::Usage, "--user=" + user + ": cannot switch to it: " + g_strerror(errno) +
+                                      " (the service must be started as root to change user)"};
+    return ok();
+}
+
+// The path of a unix socket spec ("unix:/p", "local:/p", "/p"), or "" for an inet one.
+std::string unix_path(const std::string &spec)
+{
+    if (spec.rfind("unix:", 0) == 0) return spec.substr(5);
+    if (spec.rfind("local:", 0) == 0) return spec.substr(6);
+    if (!spec.empty() && spec[0] == '/') return spec;
+    return {};
+}
+
+struct Front {
+    pid_t pid{-1};
+    int chan{-1}; // the supervisor's end
+};
+
+Result<Front> start_front(const Options &opts)
+{
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+        return Error{Code::Software, std::string("socketpair: ") + g_strerror(errno)};
+    pid_t pid = ::fork();
+    if (pid < 0) return Error{Code::TempFail, std::string("fork: ") + g_strerror(errno)};
+    if (pid == 0) {
+        ::close(sv[0]);
+        front_main(sv[1], opts);
+    }
+    ::close(sv[1]);
+    return Front{pid, sv[0]};
+}
+
+void start_worker(int sock, int msg_fd, int chan, int sigfd)
+{
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        ::close(chan);
+        ::close(sigfd);
+        sigset_t none;
+        sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        ::signal(SIGPIPE, SIG_IGN);
+        worker_main(sock, msg_fd);
+    }
+    if (pid < 0) g_warning("--milter: cannot start a worker: %s", g_strerror(errno));
+    ::close(sock);
+    ::close(msg_fd);
+}
+
+} // namespace
+
+int run_milter(int argc, char **argv, const Options &opts, std::vector<std::unique_ptr<Pass>> passes)
+{
+    for (int i = 0; i < argc; ++i) g_argv.emplace_back(argv[i]);
+    g_config = std::make_unique<Config>();
+    g_config->opts = opts;
+    g_config->passes = std::move(passes);
+
+    static char name[] = "mimeuri";
+    smfiDesc desc{};
+    desc.xxfi_name = name;
+    desc.xxfi_version = SMFI_VERSION;
+    desc.xxfi_flags = SMFIF_ADDHDRS | SMFIF_CHGHDRS | SMFIF_CHGBODY | SMFIF_SETSYMLIST;
+    desc.xxfi_header = on_header;
+    desc.xxfi_body = on_body;
+    desc.xxfi_eom = on_eom;
+    desc.xxfi_abort = on_abort;
+    desc.xxfi_close = on_close;
+    desc.xxfi_negotiate = on_negotiate;
+    std::string spec = opts.milter;
+    if (smfi_register(desc) != MI_SUCCESS) {
+        g_warning("--milter: libmilter refused to register the filter");
+        return exit_status(Code::Software);
+    }
+    if (smfi_setconn(spec.data()) != MI_SUCCESS || smfi_opensocket(true) != MI_SUCCESS) {
+        g_warning("--milter=%s: cannot open the socket (the form is unix:/path, local:/path, inet:PORT@HOST or "
+                  "inet6:PORT@HOST; is it in use, or its folder missing?)",
+                  spec.c_str());
+        return exit_status(Code::CantCreate);
+    }
+    if (std::string path = unix_path(spec); !path.empty() && !opts.user.empty())
+        if (passwd *pw = ::getpwnam(opts.user.c_str())) (void)::chown(path.c_str(), pw->pw_uid, pw->pw_gid);
+    if (Status s = drop_privileges(opts.user); !s) {
+        g_warning("%s", s.error().message.c_str());
+        return exit_status(s.error().code);
+    }
+
+    sigset_t sigs, old;
+    sigemptyset(&sigs);
+    for (int s : {SIGHUP, SIGTERM, SIGINT, SIGCHLD}) sigaddset(&sigs, s);
+    ::sigprocmask(SIG_BLOCK, &sigs, &old);
+    int sigfd = ::signalfd(-1, &sigs, SFD_CLOEXEC);
+    auto front = start_front(opts);
+    if (!front) {
+        g_warning("--milter: %s", front.error().message.c_str());
+        return exit_status(front.error().code);
+    }
+    g_message("milter listening on %s (pid %d)", spec.c_str(), static_cast<int>(::getpid()));
+    bool stopping = false;
+    int status = 0;
+    auto last_start = std::chrono::steady_clock::now();
+    for (;;) {
+        pollfd p[2] = {{sigfd, POLLIN, 0}, {front->chan, POLLIN, 0}};
+        int n = ::poll(p, front->chan >= 0 ? 2 : 1, -1);
+        if (n < 0 && errno != EINTR) {
+            g_warning("--milter: poll: %s", g_strerror(errno));
+            status = exit_status(Code::Software);
+            break;
+        }
+        if (front->chan >= 0 && (p[1].revents & (POLLIN | POLLHUP))) {
+            int a = -1, b = -1;
+            int got = recv_fds(front->chan, a, b);
+            if (got == 1) start_worker(a, b, front->chan, sigfd);
+            else if (got == 0 || got == -1) {
+                ::close(front->chan);
+                front->chan = -1;
+            }
+        }
+        if (!(p[0].revents & POLLIN)) continue;
+        signalfd_siginfo si{};
+        if (::read(sigfd, &si, sizeof si) != sizeof si) continue;
+        if (si.ssi_signo == SIGHUP) {
+            auto cfg = load_config();
+            if (!cfg) {
+                g_warning("SIGHUP: the configuration was not reloaded, the old one stays: %s",
+                          cfg.error().message.c_str());
+            } else {
+                if ((*cfg)->opts.milter != g_config->opts.milter || (*cfg)->opts.user != g_config->opts.user ||
+                    (*cfg)->opts.jobs != g_config->opts.jobs ||
+                    (*cfg)->opts.spool_threshold != g_config->opts.spool_threshold)
+                    g_warning("SIGHUP: --milter, --user, --jobs and --spool-threshold take effect at a restart");
+                g_config = std::move(*cfg);
+                g_message("configuration reloaded");
+            }
+        } else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
+            stopping = true;
+            if (front->pid > 0) ::kill(front->pid, SIGTERM);
+            else break;
+        } else if (si.ssi_signo == SIGCHLD) {
+            int st = 0;
+            pid_t pid;
+            rusage ru{};
+            while ((pid = ::wait4(-1, &st, WNOHANG, &ru)) > 0) {
+                if (pid != front->pid) { // a worker: the front saw how it ended
+                    if (g_config->opts.verbose)
+                        g_message("worker %d ended (%s %d), peak RSS %ld KiB", static_cast<int>(pid),
+                                  WIFSIGNALED(st) ? "signal" : "status",
+                                  WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), ru.ru_maxrss);
+                    continue;
+                }
+                front->pid = -1;
+                if (front->chan >= 0) ::close(front->chan), front->chan = -1;
+                if (stopping) break;
+                g_warning("--milter: the front process ended (%s %d); starting it again",
+                          WIFSIGNALED(st) ? "signal" : "status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+                if (std::chrono::steady_clock::now() - last_start < std::chrono::seconds(1))
+                    std::this_thread::sleep_for(std::chrono::seconds(1));
+                last_start = std::chrono::steady_clock::now();
+                front = start_front(g_config->opts);
+                if (!front) {
+                    g_warning("--milter: %s", front.error().message.c_str());
+                    return exit_status(front.error().code);
+                }
+            }
+            if (stopping && front->pid < 0) break;
+        }
+    }
+    if (std::string path = unix_path(spec); !path.empty()) ::unlink(path.c_str());
+    ::sigprocmask(SIG_SETMASK, &old, nullptr);
+    return status;
+}
+
+} // namespace mimeuri
