@@ -108,15 +108,16 @@ Result<std::vector<HeaderOp>> header_ops(const std::vector<HeaderField> &before,
         while (tail > 0 && steps[tail - 1].kind == Step::Add) --tail;
     for (std::size_t k = tail; k < steps.size(); ++k)
         ops.push_back({HeaderOp::Kind::Append, after[steps[k].new_at].name, lf_breaks(after[steps[k].new_at].value)});
-    // The rest from the bottom up. A field removed right above a field of the same name
-    // added in its place is a change of that field.
+    // The rest from the bottom up. A field removed next to a field of the same name added
+    // in its place is a change of that field.
     for (std::size_t k = tail; k-- > 0;) {
         const Step &s = steps[k];
         if (s.kind == Step::Keep) continue;
         if (k > 0 && s.kind != steps[k - 1].kind && steps[k - 1].kind != Step::Keep) {
             const Step &removed = s.kind == Step::Remove ? s : steps[k - 1];
             const Step &added = s.kind == Step::Add ? s : steps[k - 1];
-            if (same_name(before[removed.old_at].name, after[added.new_at].name)) {
+            // smfi_chgheader keeps the field's name as it was: only for the very same name.
+            if (before[removed.old_at].name == after[added.new_at].name) {
                 ops.push_back({HeaderOp::Kind::Change, before[removed.old_at].name,
                                lf_breaks(after[added.new_at].value), occurrence(before, removed.old_at)});
                 --k;
