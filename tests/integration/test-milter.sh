@@ -28,86 +28,16 @@ stop_service() {
   SERVICE_PID=
 }
 
+. "$HERE/lib-postfix.sh"
 pf_start() {
-  mkdir -p "$P/etc" "$P/queue" "$P/data" "$P/out/carol"
-  chown postfix "$P/data"; chown -R nobody "$P/out"
-  cat > "$P/etc/main.cf" <<EOC
-compatibility_level = 3.6
-queue_directory = $P/queue
-data_directory = $P/data
-mail_owner = postfix
-setgid_group = postdrop
-myhostname = localhost.localdomain
-mydomain = localdomain
-myorigin = \$myhostname
-mydestination = localhost, localhost.localdomain
-inet_interfaces = loopback-only
-inet_protocols = ipv4
-mynetworks = 127.0.0.0/8
-relayhost =
-default_transport = error:external delivery disabled in test
-relay_transport = error:external delivery disabled in test
-alias_maps = hash:$P/etc/aliases
-alias_database = hash:$P/etc/aliases
-local_recipient_maps = \$alias_maps
-biff = no
-mailbox_size_limit = 0
-message_size_limit = 0
-maillog_file = $P/maillog
-maillog_file_prefixes = $T
-queue_run_delay = 300s
-smtpd_error_sleep_time = 0
-$(sed -e '/^#/d' -e "s|inet:127.0.0.1:8893|inet:127.0.0.1:$MPORT|" "$ROOT/docs/integration/postfix-milter.cf" | grep -v '^$')
-EOC
-  printf 'bob: %s/out/bob.mbox\ncarol: %s/out/carol/Maildir/\npostmaster: %s/out/postmaster.mbox\n' "$P" "$P" "$P" > "$P/etc/aliases"
-  cat > "$P/etc/master.cf" <<EOC
-127.0.0.1:$PORT inet n - n - - smtpd
-pickup    unix  n - n 60 1 pickup
-cleanup   unix  n - n -  0 cleanup
-qmgr      unix  n - n 300 1 qmgr
-rewrite   unix  - - n -  - trivial-rewrite
-bounce    unix  - - n -  0 bounce
-defer     unix  - - n -  0 bounce
-trace     unix  - - n -  0 bounce
-verify    unix  - - n -  1 verify
-flush     unix  n - n 1000? 0 flush
-proxymap  unix  - - n -  - proxymap
-showq     unix  n - n -  - showq
-error     unix  - - n -  - error
-retry     unix  - - n -  - error
-discard   unix  - - n -  - discard
-local     unix  - n n -  - local
-anvil     unix  - - n -  1 anvil
-scache    unix  - - n -  1 scache
-postlog   unix-dgram n - n - 1 postlogd
-EOC
-  postalias -c "$P/etc" "$P/etc/aliases"
-  # sendmail run by root with a non-default configuration folder: postdrop takes it only
-  # when /etc/postfix/main.cf lists it (undone at exit).
-  [ -e /etc/postfix/main.cf ] || { echo "# mimeuri integration test" > /etc/postfix/main.cf; CREATED_MAIN_CF=1; }
-  postconf -c /etc/postfix -e "alternate_config_directories = $P/etc"
-  touch -d '1 minute ago' "$P/etc/main.cf"
-  script -qec "postfix -c $P/etc check" /dev/null >/dev/null
-  postfix -c "$P/etc" start >/dev/null 2>&1
-  for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && return 0; sleep 0.1; done
-  return 1
-}
-pf_stop() {
-  local pidfile=$P/queue/pid/master.pid
-  [ -f "$pidfile" ] || return 0
-  local pid; pid=$(tr -d ' ' < "$pidfile")
-  kill -TERM "$pid" 2>/dev/null
-  for _ in $(seq 50); do
-    st=$(ps -o stat= -p "$pid" 2>/dev/null); [ -z "$st" ] || [ "${st#Z}" != "$st" ] && break; sleep 0.1
-  done
+  pf_setup "$P" "$PORT" "$(sed -e '/^#/d' -e '/^$/d' -e "s|inet:127.0.0.1:8893|inet:127.0.0.1:$MPORT|" \
+    "$ROOT/docs/integration/postfix-milter.cf")" "" ""
 }
 cleanup() {
   stop_service
   kill "$SYSLOG_PID" 2>/dev/null
-  pf_stop
-  postconf -c /etc/postfix -X alternate_config_directories 2>/dev/null
-  [ -n "${CREATED_MAIN_CF:-}" ] && rm -f /etc/postfix/main.cf
-  return 0
+  pf_stop "$P"
+  pf_restore
 }
 wait_for() { for _ in $(seq 100); do eval "$1" && return 0; sleep 0.1; done; return 1; }
 # From the message's own first header on (Postfix puts Return-Path, Received, ... above it).
@@ -143,6 +73,31 @@ check "sendmail: the delivered message is the expected rewrite, byte for byte" c
 check "the service logged the queue id and Message-ID" \
   grep -q "[0-9A-F]\{6,\}: message-id=<spring-2026@garden.example>: changed" "$T/syslog.txt"
 rm -f "$P"/out/carol/Maildir/new/*
+
+# A 3 MB message whose HTML needs a repair: the new body goes back to Postfix in chunks of
+# 64 KiB; what is delivered is what the command line makes of the same message.
+python3 - "$T/big.eml" <<'EOP'
+import base64, random, sys
+random.seed(1)
+with open(sys.argv[1], "w") as f:
+    f.write('From: Big Sender <big@example.test>\nTo: carol@localhost\nSubject: big\nMessage-ID: <big@example.test>\n'
+            'Date: Sun, 22 Nov 2026 09:00:00 +0000\n'
+            'MIME-Version: 1.0\nContent-Type: multipart/related; boundary="b"\n\n'
+            '--b\nContent-Type: text/html\n\n<p><img src="CID:&lt;x@example.test&gt;"></p>\n'
+            '--b\nContent-Type: image/png\nContent-ID: <x@example.test>\nContent-Transfer-Encoding: base64\n\n')
+    f.write(base64.encodebytes(bytes(random.getrandbits(8) for _ in range(2300000))).decode())
+    f.write('--b--\n')
+EOP
+"$T/bin/mimeuri" < "$T/big.eml" > "$T/big.expected"
+check "3 MB: the command line repairs it" bash -c "! cmp -s $T/big.eml $T/big.expected"
+python3 "$HERE/smtp-submit.py" 127.0.0.1 "$PORT" alice@example.test carol@localhost "$T/big.eml"
+check "3 MB: delivered" wait_for "ls $P/out/carol/Maildir/new/* >/dev/null 2>&1"
+f=$(ls "$P"/out/carol/Maildir/new/* | head -1)
+check "3 MB: delivered as the command line rewrites it, byte for byte" \
+  cmp -s <(sed -n '/^From: Big Sender/,$p' "$f") <(cat "$T/big.expected"; echo)
+cp "$f" "$T/big-delivered.eml"   # kept for a look with KEEP=1
+rm -f "$P"/out/carol/Maildir/new/*
+check "each message logged once: filtered once" test "$(grep -c ': message-id=<spring-2026@garden.example>: ' "$T/syslog.txt")" -eq 2
 
 # The service stopped: milter_default_action = tempfail defers; started again, a retry delivers.
 stop_service
