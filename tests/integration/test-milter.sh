@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # mimeuri --milter in a throw-away Postfix (loopback only), as smtpd_milters and
-# non_smtpd_milters with the shipped snippet (docs/integration/postfix-milter.cf): mail
+# non_smtpd_milters with the shipped snippet (docs/integration/postfix-milter.cf, its unix
+# socket under the queue folder; the service runs as postfix here, so that Postfix may
+# connect without adding it to a group): mail
 # submitted over SMTP and through sendmail is delivered rewritten, exactly once; with the
 # service stopped, milter_default_action=tempfail defers it, nothing bounces, and a retry
 # once the service is back delivers it rewritten.
@@ -8,30 +10,30 @@
 need postfix python3 util-linux
 workdir milter
 PORT=${BASEPORT:-10025}
-MPORT=$((PORT + 21))
 P=$T/pf
 SERVICE_PID=
 python3 "$HERE/syslog-listen.py" "$T/log.sock" "$T/syslog.txt" & SYSLOG_PID=$!
 for _ in $(seq 50); do [ -S "$T/log.sock" ] && break; sleep 0.1; done
 
+SOCK=$P/queue/mimeuri/milter.sock
+mkdir -p "$(dirname "$SOCK")"
 start_service() { # extra options
-  MIMEURI_SYSLOG_SOCKET=$T/log.sock "$T/bin/mimeuri" --milter="inet:$MPORT@127.0.0.1" --user=nobody "$@" >>"$T/service.log" 2>&1 &
+  MIMEURI_SYSLOG_SOCKET=$T/log.sock "$T/bin/mimeuri" --milter="unix:$SOCK" --user=postfix "$@" >>"$T/service.log" 2>&1 &
   SERVICE_PID=$!
-  for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$MPORT) 2>/dev/null && return 0; sleep 0.1; done
+  for _ in $(seq 50); do [ -S "$SOCK" ] && return 0; sleep 0.1; done
   return 1
 }
 stop_service() {
   [ -n "$SERVICE_PID" ] || return 0
   kill -TERM "$SERVICE_PID" 2>/dev/null
-  for _ in $(seq 100); do kill -0 "$SERVICE_PID" 2>/dev/null || break; sleep 0.1; done
+  for _ in $(seq 100); do kill -0 "$SERVICE_PID" 2>/dev/null || break; sleep 0.1; done   # libmilter: up to 5 s
   kill -KILL "$SERVICE_PID" 2>/dev/null; wait "$SERVICE_PID" 2>/dev/null
   SERVICE_PID=
 }
 
 . "$HERE/lib-postfix.sh"
 pf_start() {
-  pf_setup "$P" "$PORT" "$(sed -e '/^#/d' -e '/^$/d' -e "s|inet:127.0.0.1:8893|inet:127.0.0.1:$MPORT|" \
-    "$ROOT/docs/integration/postfix-milter.cf")" "" ""
+  pf_setup "$P" "$PORT" "$(sed -e '/^#/d' -e '/^$/d' "$ROOT/docs/integration/postfix-milter.cf")" "" ""
 }
 cleanup() {
   stop_service
@@ -43,8 +45,9 @@ wait_for() { for _ in $(seq 100); do eval "$1" && return 0; sleep 0.1; done; ret
 # From the message's own first header on (Postfix puts Return-Path, Received, ... above it).
 own() { sed -n '/^From: Garden Club/,$p' "$1"; }
 
-check "the milter service started (inet, as nobody)" start_service
-check "the service runs as nobody" bash -c "ps -o user= --ppid $SERVICE_PID | grep -qx nobody"
+check "the milter service started" start_service
+check "the service runs as postfix" bash -c "ps -o user= --ppid $SERVICE_PID | grep -qx postfix"
+check "its socket belongs to postfix, mode 0660" test "$(stat -c '%U %a' "$SOCK")" = "postfix 660"
 check "postfix started with smtpd_milters and non_smtpd_milters" pf_start
 
 python3 "$HERE/smtp-submit.py" 127.0.0.1 "$PORT" alice@example.test carol@localhost "$SAMPLE"

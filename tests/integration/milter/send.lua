@@ -33,7 +33,8 @@ local function send(conn, text, leadspc)
   end
   for _, f in ipairs(fields) do
     local v = f.value
-    if not leadspc then v = v:gsub("^ ", "") end
+    -- miltertest puts the space after the colon back itself when SMFIP_HDR_LEADSPC is on
+    v = v:gsub("^ ", "")
     if mt.header(conn, f.name, v) ~= nil then error("mt.header failed") end
   end
   if not mt.test_option(conn, SMFIP_NOEOH) then mt.eoh(conn) end
