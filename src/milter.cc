@@ -786,6 +786,8 @@ int run_milter(int argc, char **argv, const Options &opts, std::vector<std::uniq
         g_warning("%s", s.error().message.c_str());
         return exit_status(s.error().code);
     }
+    if (::geteuid() == 0)
+        g_warning("--milter runs as root: mail from anyone is parsed with every privilege; give --user");
 
     warm_up(*g_config);
     sigset_t sigs, old;
