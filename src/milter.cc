@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <mutex>
+#include <set>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -50,6 +51,7 @@ struct Config {
 };
 
 std::unique_ptr<Config> g_config;
+std::set<pid_t> g_workers; // the supervisor's: every worker not yet reaped
 std::vector<std::string> g_argv; // to read the configuration again
 
 // What a worker tells the front first (before planning): who it is, and the policy and
@@ -673,6 +675,7 @@ public:
                 for (int fd : close_in_child) ::close(fd);
                 for (const Idle &w : idle_) ::close(w.fd);
                 ::close(sv[0]);
+                for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::signal(sig, SIG_DFL);
                 sigset_t none;
                 sigemptyset(&none);
                 ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -686,6 +689,7 @@ public:
                 return;
             }
             idle_.push_back({pid, sv[0]});
+            g_workers.insert(pid);
         }
     }
     // Hands a message to a waiting worker; false when none would take it.
@@ -708,7 +712,6 @@ public:
     {
         for (const Idle &w : idle_) {
             ::close(w.fd); // the worker reads the end of its channel and ends
-            ::kill(w.pid, SIGTERM);
         }
         idle_.clear();
     }
@@ -858,6 +861,7 @@ int run_milter(int argc, char **argv, const Options &opts, std::vector<std::uniq
             rusage ru{};
             while ((pid = ::wait4(-1, &st, WNOHANG, &ru)) > 0) {
                 if (pid != front->pid) { // a worker: the front saw how it ended
+                    g_workers.erase(pid);
                     if (g_config->opts.verbose)
                         g_message("worker %d ended (%s %d), peak RSS %ld KiB", static_cast<int>(pid),
                                   WIFSIGNALED(st) ? "signal" : "status",
@@ -879,6 +883,19 @@ int run_milter(int argc, char **argv, const Options &opts, std::vector<std::uniq
                 }
             }
             if (stopping && front->pid < 0) break;
+        }
+    }
+    // The workers waiting end at the close of their channel; any still planning are given
+    // a moment, then stopped: nothing of the service outlives it.
+    spares.retire();
+    for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);;) {
+        pid_t pid = ::waitpid(-1, nullptr, WNOHANG);
+        if (pid < 0) break; // no children left
+        g_workers.erase(pid);
+        if (pid == 0) {
+            if (std::chrono::steady_clock::now() > until)
+                for (pid_t w : g_workers) ::kill(w, SIGKILL);
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
     }
     if (std::string path = unix_path(spec); !path.empty()) ::unlink(path.c_str());

@@ -128,5 +128,13 @@ hwm=$(awk '/VmHWM/ { print $2 }' "/proc/$front/status")
 check "100 MB attachment: the front's peak RSS ${hwm} KiB is under 64 MiB" test "$hwm" -lt 65536
 worker=$(grep -o 'peak RSS [0-9]* KiB' "$T/headers.log" | awk '{ print $3 }' | sort -n | tail -1)
 check "100 MB attachment: the workers' peak RSS ${worker} KiB is under 64 MiB" test "${worker:-999999}" -lt 65536
+# SIGTERM: the service ends cleanly (status 0), with its workers, and removes its socket.
+kill -TERM "$PID_pass"
+SECONDS=0; status=0; wait "$PID_pass" || status=$?
+check "SIGTERM: the service ended with status 0 (after ${SECONDS} s)" test "$status" -eq 0
+check "SIGTERM: no process of it is left" bash -c "! pgrep -f 'milter=unix:$T/pass[.]sock' >/dev/null"
+check "SIGTERM: its socket is removed" test ! -e "$T/pass.sock"
+check "--user naming no user: a usage error (64)" bash -c \
+  "'$T/bin/mimeuri' --milter=unix:$T/x.sock --user=no-such-user-here 2>/dev/null; test \$? -eq 64"
 check "the log names the queue id and the Message-ID" grep -q 'QUEUE1: message-id=<plain@example.test>: unchanged' "$T/syslog.txt"
 finish
