@@ -12,6 +12,7 @@
 #include <glib.h>
 #include <gmime/gmime.h>
 
+#include <algorithm>
 #include <atomic>
 #include <deque>
 #include <cerrno>
@@ -119,20 +120,21 @@ int recv_fds_blocking(int chan, int &a, int &b)
 // ---------------------------------------------------------------------------------------
 // A worker: plans the message in msg_fd and writes the plan to sock.
 
-[[noreturn]] void worker_main(int assign)
+// Plans one message: the hello, then the plan, on sock.
+void plan_one(int sock, int msg_fd)
 {
-    // Forked ahead of need: waits for its message (the reply socket and the message).
-    int sock = -1, msg_fd = -1;
-    if (recv_fds_blocking(assign, sock, msg_fd) != 1) _exit(0);
-    ::close(assign);
     const Config &cfg = *g_config;
     WorkerHello hello{::getpid(), static_cast<std::uint8_t>(cfg.opts.on_error == OnError::TempFail),
                       cfg.opts.limits.max_seconds};
-    if (!write_all(sock, &hello, sizeof hello)) _exit(1);
+    if (!write_all(sock, &hello, sizeof hello)) return;
     Plan plan;
     auto src = Source::open_path("/proc/self/fd/" + std::to_string(msg_fd), cfg.opts.spool_threshold);
+    // Passes of its own for each message: their state (the mid: index) never carries over.
+    auto passes = make_passes(cfg.opts, cfg.pass_opts);
     if (!src) {
         plan.cause = src.error().message;
+    } else if (!passes) {
+        plan.cause = passes.error().message;
     } else {
         if (Faults::from_env().milter) {
             char head[65536];
@@ -146,7 +148,7 @@ int recv_fds_blocking(int chan, int &a, int &b)
         ec.limits = cfg.opts.limits;
         ec.signed_mode = cfg.opts.signed_mode;
         ec.summary = true;
-        Engine engine(g_config->passes, ec);
+        Engine engine(*passes, ec);
         Segment seg;
         seg.msg_end = seg.next = src->size();
         if (engine.wants_index()) engine.index({*src, seg, 1, false, 0});
@@ -154,7 +156,23 @@ int recv_fds_blocking(int chan, int &a, int &b)
     }
     std::string bytes = serialize(plan);
     std::uint64_t len = bytes.size();
-    if (!write_all(sock, &len, sizeof len) || !write_all(sock, bytes.data(), bytes.size())) _exit(1);
+    (void)(write_all(sock, &len, sizeof len) && write_all(sock, bytes.data(), bytes.size()));
+}
+
+// A worker: takes messages from its channel one at a time (a reply socket and the message),
+// plans each, and says on the channel when it is ready for the next. It ends at the end of
+// its channel or after max_use messages (its memory then goes back whole).
+[[noreturn]] void worker_main(int chan, int max_use)
+{
+    for (int used = 0; used < max_use; ++used) {
+        int sock = -1, msg_fd = -1;
+        if (recv_fds_blocking(chan, sock, msg_fd) != 1) _exit(0);
+        plan_one(sock, msg_fd);
+        ::close(sock);
+        ::close(msg_fd);
+        char ready = 'R';
+        if (::send(chan, &ready, 1, MSG_NOSIGNAL) != 1) _exit(0);
+    }
     _exit(0);
 }
 
@@ -168,6 +186,12 @@ struct FrontSettings {
 };
 FrontSettings g_front;
 std::unique_ptr<Syslog> g_syslog;
+
+// Messages planned at once: --jobs, or by default one per CPU and at least 2.
+int milter_jobs(const Options &opts)
+{
+    return opts.jobs > 1 ? opts.jobs : static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
+}
 
 // At most --jobs messages planned at once; the others wait their turn.
 class Slots {
@@ -490,6 +514,7 @@ void drop_message(SMFICTX *ctx)
 
 sfsistat on_header(SMFICTX *ctx, char *name, char *value)
 {
+    g_debug("header %s", name);
     Connection *c = conn(ctx);
     if (c->error.empty())
         if (Status s = message(ctx).header(name, value); !s) c->error = s.error().message;
@@ -506,6 +531,15 @@ sfsistat on_body(SMFICTX *ctx, unsigned char *chunk, size_t len)
 
 sfsistat on_eom(SMFICTX *ctx)
 {
+    const auto started = std::chrono::steady_clock::now();
+    struct Timer {
+        std::chrono::steady_clock::time_point t;
+        ~Timer()
+        {
+            g_debug("end of message handled in %.3f ms",
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count());
+        }
+    } timer{started};
     Connection *c = conn(ctx);
     Message &m = message(ctx);
     const char *qid = smfi_getsymval(ctx, c_str(std::string("i")));
@@ -558,8 +592,7 @@ sfsistat on_close(SMFICTX *ctx)
     g_front.spool_threshold = opts.spool_threshold;
     g_front.verbose = opts.verbose;
     g_syslog = std::make_unique<Syslog>();
-    int jobs = opts.jobs > 1 ? opts.jobs : std::max(2u, std::thread::hardware_concurrency());
-    g_slots = std::make_unique<Slots>(jobs);
+    g_slots = std::make_unique<Slots>(milter_jobs(opts));
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -658,71 +691,100 @@ Result<Front> start_front(const Options &opts)
     return Front{pid, sv[0]};
 }
 
-// Workers forked ahead of need, each waiting for one message: the fork is not on a
-// message's path. Each worker plans one message and ends, so that nothing of one message
-// (the passes' mid: index, memory) reaches the next.
-class Spares {
+// The workers: forked by the supervisor (single-threaded, so forking is safe), up to
+// --jobs of them, each planning one message at a time and kept for up to max_use messages
+// (a fork and a cold start cost more than the planning of a common message). One is
+// forked ahead of need. A worker that crashes or is killed fails only its message.
+class Pool {
 public:
-    explicit Spares(std::size_t n) : n_(n) {}
-    // Forks workers until n wait. close_in_child: descriptors a worker must not keep.
+    Pool(std::size_t most, int max_use) : most_(most), max_use_(max_use) {}
+
+    // Forks a worker; close_in_child: descriptors it must not keep.
+    bool fork_one(std::initializer_list<int> close_in_child)
+    {
+        int sv[2];
+        if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return false;
+        pid_t pid = ::fork();
+        if (pid == 0) {
+            for (int fd : close_in_child) ::close(fd);
+            for (const Worker &w : workers_) ::close(w.fd);
+            ::close(sv[0]);
+            for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::signal(sig, SIG_DFL);
+            sigset_t none;
+            sigemptyset(&none);
+            ::sigprocmask(SIG_SETMASK, &none, nullptr);
+            ::signal(SIGPIPE, SIG_IGN);
+            worker_main(sv[1], max_use_);
+        }
+        ::close(sv[1]);
+        if (pid < 0) {
+            ::close(sv[0]);
+            g_warning("--milter: cannot start a worker: %s", g_strerror(errno));
+            return false;
+        }
+        workers_.push_back({pid, sv[0], false});
+        g_workers.insert(pid);
+        return true;
+    }
+    // One idle worker waiting, if there is room.
     void top_up(std::initializer_list<int> close_in_child)
     {
-        while (idle_.size() < n_) {
-            int sv[2];
-            if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return;
-            pid_t pid = ::fork();
-            if (pid == 0) {
-                for (int fd : close_in_child) ::close(fd);
-                for (const Idle &w : idle_) ::close(w.fd);
-                ::close(sv[0]);
-                for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::signal(sig, SIG_DFL);
-                sigset_t none;
-                sigemptyset(&none);
-                ::sigprocmask(SIG_SETMASK, &none, nullptr);
-                ::signal(SIGPIPE, SIG_IGN);
-                worker_main(sv[1]);
-            }
-            ::close(sv[1]);
-            if (pid < 0) {
-                ::close(sv[0]);
-                g_warning("--milter: cannot start a worker: %s", g_strerror(errno));
-                return;
-            }
-            idle_.push_back({pid, sv[0]});
-            g_workers.insert(pid);
-        }
+        bool idle = std::any_of(workers_.begin(), workers_.end(), [](const Worker &w) { return !w.busy; });
+        if (!idle && workers_.size() < most_) fork_one(close_in_child);
     }
-    // Hands a message to a waiting worker; false when none would take it.
+    // Hands a message to an idle worker; false when none would take it.
     bool hand(int sock, int msg_fd, std::initializer_list<int> close_in_child)
     {
         for (int tries = 0; tries < 3; ++tries) {
-            if (idle_.empty()) top_up(close_in_child);
-            if (idle_.empty()) return false;
-            Idle w = idle_.front();
-            idle_.pop_front();
-            bool ok = send_fds(w.fd, sock, msg_fd);
-            ::close(w.fd);
-            if (ok) return true;
-            ::kill(w.pid, SIGKILL);
+            auto it = std::find_if(workers_.begin(), workers_.end(), [](const Worker &w) { return !w.busy; });
+            if (it == workers_.end()) {
+                if (!fork_one(close_in_child)) return false;
+                it = workers_.end() - 1;
+            }
+            if (send_fds(it->fd, sock, msg_fd)) {
+                it->busy = true;
+                return true;
+            }
+            drop(it);
         }
         return false;
     }
-    // After a reload: the waiting workers have the old configuration.
+    // The workers' channels, for poll.
+    void poll_set(std::vector<pollfd> &p) const
+    {
+        for (const Worker &w : workers_) p.push_back({w.fd, POLLIN, 0});
+    }
+    // A worker's channel is readable: it is ready again, or it ended.
+    void readable(int fd)
+    {
+        auto it = std::find_if(workers_.begin(), workers_.end(), [fd](const Worker &w) { return w.fd == fd; });
+        if (it == workers_.end()) return;
+        char c;
+        if (::recv(fd, &c, 1, 0) == 1) it->busy = false;
+        else drop(it);
+    }
+    // After a reload: idle workers have the old configuration and end; busy ones end when
+    // their message is done.
     void retire()
     {
-        for (const Idle &w : idle_) {
-            ::close(w.fd); // the worker reads the end of its channel and ends
-        }
-        idle_.clear();
+        for (Worker &w : workers_) ::close(w.fd); // a worker reads the end of its channel and ends
+        workers_.clear();
     }
 
 private:
-    struct Idle {
+    struct Worker {
         pid_t pid;
         int fd;
+        bool busy;
     };
-    std::size_t n_;
-    std::deque<Idle> idle_;
+    void drop(std::vector<Worker>::iterator it)
+    {
+        ::close(it->fd);
+        workers_.erase(it);
+    }
+    std::size_t most_;
+    int max_use_;
+    std::vector<Worker> workers_;
 };
 
 // libmilter answers in several small writes (a modification, then the reply); on TCP,
@@ -803,15 +865,20 @@ int run_milter(int argc, char **argv, const Options &opts, std::vector<std::uniq
         g_warning("--milter: %s", front.error().message.c_str());
         return exit_status(front.error().code);
     }
-    Spares spares(2);
-    spares.top_up({front->chan, sigfd});
+    // At most as many workers as messages planned at once (the front's --jobs), each kept
+    // for up to 1,000 messages.
+    Pool pool(static_cast<std::size_t>(milter_jobs(g_config->opts)), 1000);
+    pool.top_up({front->chan, sigfd});
     g_message("milter listening on %s (pid %d)", spec.c_str(), static_cast<int>(::getpid()));
     bool stopping = false;
     int status = 0;
     auto last_start = std::chrono::steady_clock::now();
     for (;;) {
-        pollfd p[2] = {{sigfd, POLLIN, 0}, {front->chan, POLLIN, 0}};
-        int n = ::poll(p, front->chan >= 0 ? 2 : 1, -1);
+        std::vector<pollfd> p = {{sigfd, POLLIN, 0}, {front->chan, POLLIN, 0}};
+        pool.poll_set(p);
+        int n = ::poll(p.data(), p.size(), -1);
+        for (std::size_t k = 2; n > 0 && k < p.size(); ++k)
+            if (p[k].revents) pool.readable(p[k].fd);
         if (n < 0 && errno != EINTR) {
             g_warning("--milter: poll: %s", g_strerror(errno));
             status = exit_status(Code::Software);
@@ -821,11 +888,10 @@ int run_milter(int argc, char **argv, const Options &opts, std::vector<std::uniq
             int a = -1, b = -1;
             int got = recv_fds(front->chan, a, b);
             if (got == 1) {
-                if (!spares.hand(a, b, {front->chan, sigfd}))
-                    g_warning("--milter: no worker could take a message");
+                if (!pool.hand(a, b, {front->chan, sigfd})) g_warning("--milter: no worker could take a message");
                 ::close(a);
                 ::close(b);
-                spares.top_up({front->chan, sigfd});
+                pool.top_up({front->chan, sigfd});
             }
             else if (got == 0 || got == -1) {
                 ::close(front->chan);
@@ -847,8 +913,8 @@ int run_milter(int argc, char **argv, const Options &opts, std::vector<std::uniq
                     g_warning("SIGHUP: --milter, --user, --jobs and --spool-threshold take effect at a restart");
                 g_config = std::move(*cfg);
                 warm_up(*g_config);
-                spares.retire();
-                spares.top_up({front->chan, sigfd});
+                pool.retire();
+                pool.top_up({front->chan, sigfd});
                 g_message("configuration reloaded");
             }
         } else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
@@ -887,7 +953,7 @@ int run_milter(int argc, char **argv, const Options &opts, std::vector<std::uniq
     }
     // The workers waiting end at the close of their channel; any still planning are given
     // a moment, then stopped: nothing of the service outlives it.
-    spares.retire();
+    pool.retire();
     for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);;) {
         pid_t pid = ::waitpid(-1, nullptr, WNOHANG);
         if (pid < 0) break; // no children left
