@@ -75,7 +75,7 @@ for msg in newsletter 2mb; do
     stop $mode
     rm -rf "$T/$mode"
     echo "| $msg | $mode | $smtp ms | $deliv ms | $rate |"
-    eval "smtp_${msg}_$mode=$smtp deliv_${msg}_$mode=$deliv rate_${msg}_$mode=$rate"
+    v=${mode/-/_}; eval "smtp_${msg}_$v=$smtp deliv_${msg}_$v=$deliv rate_${msg}_$v=$rate"
   done
   eval "echo \"$msg: milter throughput / pipe throughput = \$(echo \"scale=2; \$rate_${msg}_milter / \$rate_${msg}_pipe\" | bc)x;" \
        "added SMTP latency of the milter = \$(echo \"scale=2; \$smtp_${msg}_milter - \$smtp_${msg}_none\" | bc) ms\""

@@ -514,7 +514,6 @@ void drop_message(SMFICTX *ctx)
 
 sfsistat on_header(SMFICTX *ctx, char *name, char *value)
 {
-    g_debug("header %s", name);
     Connection *c = conn(ctx);
     if (c->error.empty())
         if (Status s = message(ctx).header(name, value); !s) c->error = s.error().message;
