@@ -246,3 +246,62 @@ TEST_CASE("--on-error: pass writes the original bytes; tempfail exits 75 having 
     auto mbpass = testing::sh("MIMEURI_FAULT=pass " + testing::bin() + " " + quote(mb) + " 2>/dev/null");
     CHECK(mbpass.out == testing::read_file(mb));
 }
+
+TEST_CASE("command-line papercuts: -j2, -check, a mistyped option")
+{
+    testing::TempDir d;
+    std::string mb = d.file("box.mbox", "From a@b Sat Jan  1 00:00:00 2022\nSubject: one\n\nA\n\n"
+                                        "From a@b Sat Jan  1 00:00:01 2022\nSubject: two\n\nB\n");
+    // A short option's value glued to it, as make and xz take it.
+    auto j = mimeuri("-j2 -pnone " + quote(mb));
+    CHECK(j.status == 0);
+    CHECK(j.out == testing::read_file(mb));
+    CHECK(mimeuri("-j0 " + quote(mb)).err.find("--jobs must be between 1 and 256") != std::string::npos);
+    // A long option with one dash: an error, not bundled short options (-c -h ...: help).
+    auto c = mimeuri("-check " + quote(mb));
+    CHECK(c.status == 64);
+    CHECK(c.out.empty());
+    CHECK(c.err.find("did you mean --check?") != std::string::npos);
+    // A typo: exit 64, the closest option and a pointer to --help.
+    auto t = mimeuri("--chek " + quote(mb));
+    CHECK(t.status == 64);
+    CHECK(t.out.empty());
+    CHECK(t.err == "mimeuri: unknown option --chek: did you mean --check? (mimeuri --help lists the options)\n");
+}
+
+TEST_CASE("--version names the libraries; --help the passes and exit codes")
+{
+    auto v = mimeuri("--version");
+    CHECK(v.status == 0);
+    CHECK(v.out.find("\nGMime 3.") != std::string::npos);
+    CHECK(v.out.find(", GLib 2.") != std::string::npos);
+    CHECK(v.out.find(", gumbo ") != std::string::npos);
+    auto h = mimeuri("--help");
+    CHECK(h.status == 0);
+    CHECK(h.out.find("references, external-body, labels, in this order") != std::string::npos);
+    CHECK(h.out.find("78 configuration error") != std::string::npos);
+    CHECK(h.out.find("/mimeuri.conf when it exists") != std::string::npos);
+}
+
+TEST_CASE("configuration: a bad file exits 78 naming file, line and key; --print-config exits 0")
+{
+    testing::TempDir d;
+    std::string f = d.file("m.eml", "Subject: a\n\nA\n");
+    std::string bad = d.file("bad.conf", "[mimeuri]\non-error=tempfail\njobs=lots\n");
+    auto b = mimeuri("--config=" + quote(bad) + " " + quote(f));
+    CHECK(b.status == 78);
+    CHECK(b.out.empty());
+    CHECK(b.err == "mimeuri: " + bad + ":3: [mimeuri] jobs: 'lots' is not an integer\n");
+    std::string good = d.file("good.conf", "[mimeuri]\ncid=check\nstrict=yes\n");
+    auto p = mimeuri("--config=" + quote(good) + " --print-config");
+    CHECK(p.status == 0);
+    CHECK(p.err.empty());
+    CHECK(p.out.rfind("# mimeuri ", 0) == 0);
+    CHECK(p.out.find("\nstrict=true\n") != std::string::npos);
+    CHECK(p.out.find("\n[references]\ncid=check\n") != std::string::npos);
+    // The printed settings are themselves a good configuration.
+    std::string printed = d.file("printed.conf", p.out);
+    auto again = mimeuri("--no-config --config=" + quote(printed) + " --print-config");
+    CHECK(again.status == 0);
+    CHECK(again.out.substr(again.out.find("\n[")) == p.out.substr(p.out.find("\n[")));
+}
