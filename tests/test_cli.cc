@@ -305,3 +305,23 @@ TEST_CASE("configuration: a bad file exits 78 naming file, line and key; --print
     CHECK(again.status == 0);
     CHECK(again.out.substr(again.out.find("\n[")) == p.out.substr(p.out.find("\n[")));
 }
+
+TEST_CASE("--check on a terminal shows the progress line, unless its report goes to that terminal")
+{
+    if (testing::sh("command -v script").status != 0) return;
+    testing::TempDir d;
+    std::string box;
+    for (int i = 0; i < 20; ++i)
+        box += "From a@b Sat Jan  1 00:00:00 2022\nMessage-ID: <" + std::to_string(i) + "@x>\n\nbody\n\n";
+    std::string mb = d.file("box.mbox", box);
+    // script(1) gives mimeuri a terminal for both; here standard output goes to a file.
+    auto tty = testing::sh("script -qec " + quote(testing::bin() + " --check " + quote(mb) + " > " + quote(d / "out")) +
+                           " /dev/null");
+    CHECK(tty.out.find("mimeuri: 20 messages, ") != std::string::npos);
+    CHECK(tty.out.find(" msg/s, ") != std::string::npos);
+    CHECK(testing::read_file(d / "out").find("\"index\":20") != std::string::npos);
+    // The report on the terminal itself: no line drawn over it.
+    auto both = testing::sh("script -qec " + quote(testing::bin() + " --check " + quote(mb)) + " /dev/null");
+    CHECK(both.out.find("\"index\":20") != std::string::npos);
+    CHECK(both.out.find(" msg/s, ") == std::string::npos);
+}
