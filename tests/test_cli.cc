@@ -325,3 +325,63 @@ TEST_CASE("--check on a terminal shows the progress line, unless its report goes
     CHECK(both.out.find("\"index\":20") != std::string::npos);
     CHECK(both.out.find(" msg/s, ") == std::string::npos);
 }
+
+namespace {
+
+// What the bash completion script offers for the words typed so far (the last one being
+// completed), run in a bash of its own.
+std::vector<std::string> completions(const std::string &script, const std::vector<std::string> &words)
+{
+    std::string array;
+    for (const auto &w : words) array += " " + quote(w);
+    auto r = testing::sh("bash -c " + quote(". " + quote(script) + "; COMP_WORDS=(" + array + "); COMP_CWORD=" +
+                                          std::to_string(words.size() - 1) +
+                                          "; _mimeuri; printf '%s\\n' \"${COMPREPLY[@]}\"") +
+                         " 2>&1");
+    std::vector<std::string> out;
+    std::size_t pos = 0;
+    while (pos < r.out.size()) {
+        auto nl = r.out.find('\n', pos);
+        if (nl > pos) out.push_back(r.out.substr(pos, nl - pos));
+        pos = nl + 1;
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("bash completion made from the option table: options, their values, files, subcommands")
+{
+    if (testing::sh("command -v bash").status != 0) return;
+    testing::TempDir d;
+    auto gen = mimeuri("--no-config --bash-completion");
+    REQUIRE(gen.status == 0);
+    std::string script = d.file("mimeuri.bash", gen.out);
+    REQUIRE(testing::sh("bash -n " + quote(script)).status == 0);
+    CHECK(gen.out.find("complete -F _mimeuri mimeuri") != std::string::npos);
+    using V = std::vector<std::string>;
+    CHECK(completions(script, {"mimeuri", "--for"}) == V{"--force-read-only", "--format="});
+    CHECK(completions(script, {"mimeuri", "--in-"}) == V{"--in-place"});
+    CHECK(completions(script, {"mimeuri", "--bash"}).empty()); // hidden
+    // Values after "--opt=" (bash splits at '=') and after "-f ".
+    CHECK(completions(script, {"mimeuri", "--format", "=", "m"}) == V{"mbox", "message"});
+    CHECK(completions(script, {"mimeuri", "--cid", "=", ""}) == V{"check", "extract", "inline", "off", "repair"});
+    CHECK(completions(script, {"mimeuri", "-f", "a"}) == V{"auto"});
+    CHECK(completions(script, {"mimeuri", "--passes", "=", "references,e"}) == V{"references,external-body"});
+    CHECK(completions(script, {"mimeuri", "--jobs", "=", ""}).empty());
+    // Files, and the subcommands at the first word.
+    d.file("archive.mbox", "");
+    CHECK(completions(script, {"mimeuri", d / "arch"}) == V{d / "archive.mbox"});
+    CHECK(completions(script, {"mimeuri", "ct"}) == V{"ct2uri"});
+    CHECK(completions(script, {"mimeuri", "-o", d / "arch"}) == V{d / "archive.mbox"});
+}
+
+TEST_CASE("the shipped example configuration passes --print-config")
+{
+    const std::string example = std::string(MIMEURI_TESTDATA) + "/../docs/examples/mimeuri.conf";
+    auto r = mimeuri("--no-config --config=" + quote(example) + " --print-config");
+    CHECK(r.status == 0);
+    CHECK(r.err.empty());
+    CHECK(r.out.find("then " + example + ", then the command line") != std::string::npos);
+}

@@ -516,3 +516,74 @@ TEST_CASE("--print-config: the settings in effect, as a file that reads back to 
     REQUIRE(run.ok());
     CHECK_FALSE(run->print_and_exit);
 }
+
+namespace {
+
+std::string doc(const std::string &path) { return testing::read_file(std::string(MIMEURI_TESTDATA) + "/../" + path); }
+
+// A name as a man page writes it: every '-' escaped.
+std::string man_escaped(const std::string &s)
+{
+    std::string out;
+    for (char c : s) out += c == '-' ? std::string("\\-") : std::string(1, c);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("the man pages name every option and every configuration key")
+{
+    const std::string page1 = doc("docs/man/mimeuri.1"), page5 = doc("docs/man/mimeuri.conf.5");
+    // Every option --help shows, hidden ones aside.
+    PassOptions p;
+    auto h = parse_all({"--help"}, &p);
+    REQUIRE(h.ok());
+    const std::string &help = *h->print_and_exit;
+    std::size_t options = 0;
+    for (std::size_t pos = help.find("\n  -"); pos != std::string::npos; pos = help.find("\n  -", pos + 1)) {
+        std::size_t b = help.find("--", pos), e = help.find_first_of("= \n", b);
+        const std::string name = help.substr(b, e - b);
+        CHECK_MESSAGE(page1.find(man_escaped(name)) != std::string::npos, name);
+        ++options;
+    }
+    CHECK(options >= 40);
+    Options o0;
+    PassOptions p0;
+    for (const auto &s : all_options(o0, p0).options) {
+        if (s.group.empty()) continue;
+        CHECK_MESSAGE(page5.find(".BR " + man_escaped(s.long_name) + " ") != std::string::npos, s.long_name);
+        if (s.key != s.long_name)
+            CHECK_MESSAGE(page5.find("(or \" " + man_escaped(s.key) + " \")") != std::string::npos, s.key);
+    }
+}
+
+TEST_CASE("the example configuration shows every key, commented out, and is a good file with all of them on")
+{
+    const std::string example = doc("docs/examples/mimeuri.conf");
+    Options o0;
+    PassOptions p0;
+    std::string uncommented;
+    std::size_t pos = 0;
+    while (pos < example.size()) {
+        std::size_t nl = example.find('\n', pos);
+        std::string line = example.substr(pos, nl - pos);
+        pos = nl + 1;
+        if (line.size() > 1 && line[0] == '#' && line.find('=') != std::string::npos && line.find(' ') > line.find('='))
+            line = line.substr(1);
+        uncommented += line + "\n";
+    }
+    for (const auto &s : all_options(o0, p0).options) {
+        if (s.group.empty()) continue;
+        CHECK_MESSAGE(example.find("\n#" + s.long_name + "=") != std::string::npos, s.long_name);
+        CHECK_MESSAGE(uncommented.find("\n" + s.long_name + "=") != std::string::npos, s.long_name);
+    }
+    testing::TempDir d;
+    PassOptions p;
+    auto all_on = parse_all({"--config=" + d.file("on.conf", uncommented)}, &p);
+    REQUIRE_MESSAGE(all_on.ok(), all_on.error().message);
+    // As shipped, it changes nothing.
+    PassOptions q;
+    auto shipped = parse_all({"--config=" + d.file("shipped.conf", example)}, &q);
+    REQUIRE(shipped.ok());
+    CHECK(shown(shipped->options, q) == shown(Options{}, PassOptions{}));
+}
