@@ -32,9 +32,9 @@ OptionTable external_body_option_table(ExternalBodyOptions &o)
                         return ok();
                     },
                     [&o] {
-                        std::string s;
-                        for (const auto &[from, to] : o.url_map) s += from + "=" + to + ";";
-                        return s;
+                        std::vector<std::string> items;
+                        for (const auto &[from, to] : o.url_map) items.push_back(from + "=" + to);
+                        return keyfile_list(items);
                     }}},
         {.long_name = "external-body-schemes", .group = g, .key = "schemes", .kind = K::List,
          .default_text = "http,https,ftp,ftps,sftp,tftp",

@@ -15,6 +15,10 @@
 #include <exception>
 #include <unistd.h>
 
+#ifndef MIMEURI_SYSCONFDIR
+#define MIMEURI_SYSCONFDIR "/etc"
+#endif
+
 namespace {
 
 // One plain line per log message on stderr: "mimeuri: <text>".
@@ -41,7 +45,10 @@ int main(int argc, char **argv)
     int status = 0;
     try {
         mimeuri::PassOptions pass_opts;
-        auto parsed = mimeuri::parse_options(argc, argv, mimeuri::pass_option_table(pass_opts));
+        mimeuri::CommandLineSetup setup;
+        setup.default_config = MIMEURI_SYSCONFDIR "/mimeuri.conf";
+        setup.pass_names = mimeuri::pass_names();
+        auto parsed = mimeuri::parse_options(argc, argv, mimeuri::pass_option_table(pass_opts), setup);
         if (!parsed) {
             g_warning("%s", parsed.error().message.c_str());
             return mimeuri::exit_status(parsed.error().code);
@@ -59,7 +66,9 @@ int main(int argc, char **argv)
         if (!opts.milter.empty()) {
             status = mimeuri::run_milter(argc, argv, opts, std::move(*passes));
         } else {
-            opts.progress = isatty(2) && !opts.check;
+            // On a terminal, a progress line; with --check too, unless the report itself goes
+            // to that terminal (the line would be drawn over it).
+            opts.progress = isatty(2) && !(opts.check && opts.report_path.empty() && isatty(1));
             status = mimeuri::run(opts, *passes);
         }
     } catch (const std::exception &e) {

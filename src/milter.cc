@@ -497,6 +497,7 @@ sfsistat on_negotiate(SMFICTX *ctx, unsigned long f0, unsigned long f1, unsigned
     // Body chunks are answered: an MTA (or miltertest) that need not wait may fill the
     // socket faster than a 64 KiB chunk a round trip is worth.
     *pf1 = steps;
+    g_debug("negotiated: the MTA offers actions %#lx, steps %#lx; asked for %#lx, %#lx", f0, f1, *pf0, steps);
     *pf2 = 0;
     *pf3 = 0;
     (void)f3;

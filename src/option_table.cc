@@ -5,9 +5,11 @@
 
 #include "gobj.hh"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -82,13 +84,78 @@ std::string join(const std::vector<std::string> &items, const char *sep)
     return out;
 }
 
+std::string show_real(double value)
+{
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    return g_ascii_formatd(buf, sizeof buf, "%.15g", value);
+}
+
+namespace {
+
+struct KeyFileDeleter {
+    void operator()(GKeyFile *k) const { g_key_file_unref(k); }
+};
+using KeyFilePtr = std::unique_ptr<GKeyFile, KeyFileDeleter>;
+
+// A value as it stands in a key file, escaped by GKeyFile itself.
+std::string keyfile_value(const std::string &text, const std::vector<std::string> *list = nullptr)
+{
+    KeyFilePtr kf(g_key_file_new());
+    if (list) {
+        std::vector<const char *> items;
+        for (const auto &i : *list) items.push_back(i.c_str());
+        g_key_file_set_string_list(kf.get(), "g", "k", items.data(), items.size());
+    } else {
+        g_key_file_set_string(kf.get(), "g", "k", text.c_str());
+    }
+    GCharPtr raw(g_key_file_get_value(kf.get(), "g", "k", nullptr));
+    return raw ? raw.get() : "";
+}
+
+// Optimal string alignment distance: insertions, deletions, substitutions and swaps of
+// two neighbours ("chekc") each count one.
+std::size_t edit_distance(const std::string &a, const std::string &b)
+{
+    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i)
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+    return d[a.size()][b.size()];
+}
+
+} // namespace
+
+std::string keyfile_list(const std::vector<std::string> &items) { return keyfile_value({}, &items); }
+
+std::string closest(const std::string &word, const std::vector<std::string> &candidates)
+{
+    std::string best;
+    std::size_t best_d = std::string::npos;
+    for (const auto &c : candidates) {
+        std::size_t d = edit_distance(word, c);
+        if (d < best_d) best_d = d, best = c;
+    }
+    // A third of the word may be wrong ("chek", "jbos", "extrnal-body"); more is no typo.
+    if (best_d != std::string::npos && best_d <= std::max<std::size_t>(1, word.size() / 3)) return best;
+    std::string prefixed;
+    for (const auto &c : candidates)
+        if (word.size() >= 2 && c.rfind(word, 0) == 0) {
+            if (!prefixed.empty()) return {}; // "--in": in-place, inline-types, ...
+            prefixed = c;
+        }
+    return prefixed;
+}
+
 namespace {
 
 struct OptionContextDeleter {
     void operator()(GOptionContext *c) const { g_option_context_free(c); }
-};
-struct KeyFileDeleter {
-    void operator()(GKeyFile *k) const { g_key_file_unref(k); }
 };
 using StrvPtr = std::unique_ptr<char *, void (*)(char **)>;
 
@@ -106,6 +173,21 @@ const OptionSpec *find_long(const OptionTable &t, const std::string &name)
     for (const auto &s : t.options)
         if (s.long_name == name) return &s;
     return nullptr;
+}
+
+const OptionSpec *find_short(const OptionTable &t, char c)
+{
+    for (const auto &s : t.options)
+        if (s.short_name && s.short_name == c) return &s;
+    return nullptr;
+}
+
+std::vector<std::string> long_names(const OptionTable &t)
+{
+    std::vector<std::string> names;
+    for (const auto &s : t.options)
+        if (!s.hidden) names.push_back(s.long_name);
+    return names;
 }
 
 // The text of a value, as either source wrote it, in the entry's kind. A Flag and a
@@ -164,6 +246,14 @@ Result<OptionValue> convert(const OptionSpec &s, const std::string &text, std::s
             if (!item.empty()) v.list.push_back(std::move(item));
         }
         g_strfreev(parts);
+        // A list of words (--passes): each one of choices, said where it is written.
+        for (const auto &item : v.list)
+            if (!s.choices.empty() && std::find(s.choices.begin(), s.choices.end(), item) == s.choices.end()) {
+                std::string near = closest(item, s.choices);
+                return usage_error(v.name + ": unknown item '" + item + "'" +
+                                   (near.empty() ? "" : " (did you mean " + near + "?)") + "; known: " +
+                                   join(s.choices, ", "));
+            }
         break;
     }
     }
@@ -242,6 +332,7 @@ void make_entries(const OptionTable &t, GOptionEntry remaining, Entries &out)
         int flags = 0;
         if (!takes_argument(s)) flags |= G_OPTION_FLAG_NO_ARG;
         if (s.kind == OptionKind::Path) flags |= G_OPTION_FLAG_FILENAME;
+        if (s.hidden) flags |= G_OPTION_FLAG_HIDDEN;
         out.entries.push_back({s.long_name.c_str(), s.short_name, flags, G_OPTION_ARG_CALLBACK,
                                reinterpret_cast<gpointer>(&collect), desc, arg_desc});
     }
@@ -261,36 +352,67 @@ std::unique_ptr<GOptionContext, OptionContextDeleter> make_context(const OptionT
     g_option_group_add_entries(group, entries.entries.data());
     g_option_context_set_main_group(ctx.get(), group);
     g_option_context_set_description(ctx.get(), text.description);
+    if (text.summary) g_option_context_set_summary(ctx.get(), text.summary);
     return ctx;
 }
 
-// "-j2" as "-j 2", "-vj2" as "-vj 2": GOption takes a short option's argument only from
-// the next word.
-std::vector<std::string> split_glued(const OptionTable &t, int argc, char **argv)
+const char *const kSeeHelp = " (mimeuri --help lists the options)";
+
+Error unknown_option(const OptionTable &t, const std::string &word, const std::string &name)
+{
+    std::string near = closest(name, long_names(t));
+    return usage_error("unknown option " + word + (near.empty() ? "" : ": did you mean --" + near + "?") + kSeeHelp);
+}
+
+// The words GOption will read, checked and made plain first, because GOption alone takes a
+// short option's argument only from the next word ("-j2" as "-j 2", "-vj2" as "-vj 2"),
+// reads "-check" as -c -h -e -c -k, and says nothing helpful of a typo. A word that is an
+// option's argument ("-o -x") is left alone.
+Result<std::vector<std::string>> prepare_argv(const OptionTable &t, int argc, char **argv)
 {
     std::vector<std::string> out;
+    if (argc > 0) out.emplace_back(argv[0]);
     bool options_done = false;
-    for (int i = 0; i < argc; ++i) {
+    for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
-        if (i == 0 || options_done || a.size() < 3 || a[0] != '-' || a[1] == '-') {
-            if (a == "--") options_done = true;
+        bool value_follows = false;
+        if (options_done || a.size() < 2 || a[0] != '-') {
             out.push_back(std::move(a));
             continue;
         }
-        std::size_t cut = 0;
-        for (std::size_t k = 1; k < a.size() && !cut; ++k) {
-            const OptionSpec *s = nullptr;
-            for (const auto &e : t.options)
-                if (e.short_name && e.short_name == a[k]) s = &e;
-            if (!s) break; // unknown: GOption says so
-            if (takes_argument(*s)) cut = k + 1;
-        }
-        if (cut && cut < a.size()) {
-            out.push_back(a.substr(0, cut));
-            out.push_back(a.substr(cut));
-        } else {
+        if (a == "--") {
+            options_done = true;
             out.push_back(std::move(a));
+            continue;
         }
+        const std::string name = a.substr(a[1] == '-' ? 2 : 1, a.find('=') - (a[1] == '-' ? 2 : 1));
+        if (a[1] == '-') {
+            const OptionSpec *s = find_long(t, name);
+            if (!s) return unknown_option(t, "--" + name, name);
+            value_follows = takes_argument(*s) && a.find('=') == std::string::npos;
+            out.push_back(std::move(a));
+        } else if (a.size() > 2 && find_long(t, name)) {
+            return usage_error(a + ": a long option takes two dashes: did you mean --" + name + "?" + kSeeHelp);
+        } else {
+            std::size_t cut = 0;
+            for (std::size_t k = 1; k < a.size() && !cut; ++k) {
+                const OptionSpec *s = find_short(t, a[k]);
+                if (!s) {
+                    std::string near = closest(name, long_names(t));
+                    return usage_error("unknown option -" + std::string(1, a[k]) + (a.size() > 2 ? " in " + a : "") +
+                                       (near.empty() ? "" : ": did you mean --" + near + "?") + kSeeHelp);
+                }
+                if (takes_argument(*s)) cut = k + 1;
+            }
+            if (cut && cut < a.size()) {
+                out.push_back(a.substr(0, cut));
+                out.push_back(a.substr(cut));
+            } else {
+                value_follows = cut != 0;
+                out.push_back(std::move(a));
+            }
+        }
+        if (value_follows && i + 1 < argc) out.emplace_back(argv[++i]);
     }
     return out;
 }
@@ -300,7 +422,9 @@ std::vector<std::string> split_glued(const OptionTable &t, int argc, char **argv
 Status parse_command_line(const OptionTable &t, const CommandLineText &text, int argc, char **argv,
                           std::vector<std::string> &rest)
 {
-    std::vector<std::string> words = split_glued(t, argc, argv);
+    auto prepared = prepare_argv(t, argc, argv);
+    if (!prepared) return prepared.error();
+    std::vector<std::string> &words = *prepared;
     // GOption removes what it parsed from the array it is given and writes into the
     // words: hand it an array of its own, pointing into `words`.
     std::vector<char *> args;
@@ -317,7 +441,11 @@ Status parse_command_line(const OptionTable &t, const CommandLineText &text, int
     GError *err = nullptr;
     bool parsed = g_option_context_parse(ctx.get(), &n, &v, &err);
     StrvPtr rguard(remaining, g_strfreev);
-    if (!parsed) return Error::from_gerror(Code::Usage, err);
+    if (!parsed) {
+        Error e = Error::from_gerror(Code::Usage, err);
+        e.message += kSeeHelp;
+        return e;
+    }
     for (char **r = remaining; r && *r; ++r) rest.emplace_back(*r);
 
     Source source(t);
@@ -358,53 +486,265 @@ std::string command_line_help(const OptionTable &t, const CommandLineText &text)
     return help ? help.get() : "";
 }
 
+namespace {
+
+// Where things are in a configuration file, for messages: GKeyFile says what is wrong but
+// not on which line.
+class ConfigLines {
+public:
+    explicit ConfigLines(const std::string &text)
+    {
+        std::size_t pos = 0;
+        while (pos <= text.size()) {
+            std::size_t nl = text.find('\n', pos);
+            if (nl == std::string::npos) nl = text.size();
+            std::string line = text.substr(pos, nl - pos);
+            if (!line.empty() && line.back() == '\r') line.pop_back();
+            lines_.push_back(std::move(line));
+            pos = nl + 1;
+        }
+    }
+
+    // The line of a group's header, or of a key in a group (its last, which GKeyFile
+    // keeps); 0 when not found.
+    std::size_t find(const std::string &group, const std::string &key = {}) const
+    {
+        std::string current;
+        std::size_t found = 0;
+        for (std::size_t n = 0; n < lines_.size(); ++n) {
+            std::string l = strip(lines_[n]);
+            if (l.empty() || l[0] == '#') continue;
+            if (l[0] == '[' && l.back() == ']') {
+                current = l.substr(1, l.size() - 2);
+                if (key.empty() && current == group && !found) found = n + 1;
+            } else if (!key.empty() && current == group && strip(l.substr(0, l.find('='))) == key) {
+                found = n + 1;
+            }
+        }
+        return found;
+    }
+
+    // The first line that is no comment, group header or key=value inside a group: where
+    // GKeyFile stopped reading. 0 when there is none.
+    std::size_t first_invalid() const
+    {
+        bool in_group = false;
+        for (std::size_t n = 0; n < lines_.size(); ++n) {
+            std::string l = strip(lines_[n]);
+            if (l.empty() || l[0] == '#') continue;
+            if (l[0] == '[') {
+                if (l.back() != ']' || l.find_first_of("[]", 1) != l.size() - 1) return n + 1;
+                in_group = true;
+            } else if (!in_group || l.find('=') == std::string::npos || strip(l.substr(0, l.find('='))).empty()) {
+                return n + 1;
+            }
+        }
+        return 0;
+    }
+
+private:
+    static std::string strip(const std::string &s)
+    {
+        auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+        return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+    }
+    std::vector<std::string> lines_;
+};
+
+// The booleans GKeyFile takes (true, false, 1, 0) and those admins write (yes, no, on, off).
+std::optional<bool> parse_bool(std::string text)
+{
+    text = g_strstrip(text.data());
+    for (char &c : text) c = static_cast<char>(g_ascii_tolower(c));
+    for (const char *yes : {"true", "yes", "on", "1"})
+        if (text == yes) return true;
+    for (const char *no : {"false", "no", "off", "0"})
+        if (text == no) return false;
+    return std::nullopt;
+}
+
+// The entry a key names in a group: its long name in [mimeuri] or in its own group, or
+// its own key there.
+const OptionSpec *find_config_key(const OptionTable &t, const std::string &group, const std::string &key)
+{
+    for (const auto &s : t.options)
+        if (!s.group.empty() && ((s.group == group && (s.key == key || s.long_name == key)) ||
+                                 (group == kMainGroup && s.long_name == key)))
+            return &s;
+    return nullptr;
+}
+
+Error config_error(std::string message) { return Error{kConfigError, std::move(message)}; }
+
+} // namespace
+
 Status load_config_file(const OptionTable &t, const std::string &path)
 {
-    std::unique_ptr<GKeyFile, KeyFileDeleter> kf(g_key_file_new());
+    gchar *raw = nullptr;
+    gsize len = 0;
     GError *err = nullptr;
-    if (!g_key_file_load_from_file(kf.get(), path.c_str(), G_KEY_FILE_NONE, &err))
-        return Error::from_gerror(Code::Usage, err, "cannot load configuration " + path);
+    if (!g_file_get_contents(path.c_str(), &raw, &len, &err))
+        return Error::from_gerror(kConfigError, err, "cannot read the configuration file");
+    GCharPtr owned(raw);
+    const ConfigLines lines(std::string(raw, len));
+    auto at = [&](std::size_t line) { return path + (line ? ":" + std::to_string(line) : std::string()) + ": "; };
+
+    KeyFilePtr kf(g_key_file_new());
+    if (!g_key_file_load_from_data(kf.get(), raw, len, G_KEY_FILE_NONE, &err))
+    {
+        std::size_t bad = lines.first_invalid();
+        return Error::from_gerror(kConfigError, err, path + (bad ? ":" + std::to_string(bad) : std::string()));
+    }
+
+    std::vector<std::string> groups_known{kMainGroup};
+    for (const auto &s : t.options)
+        if (!s.group.empty() && std::find(groups_known.begin(), groups_known.end(), s.group) == groups_known.end())
+            groups_known.push_back(s.group);
+
     gsize ngroups = 0;
     StrvPtr groups(g_key_file_get_groups(kf.get(), &ngroups), g_strfreev);
     Source source(t);
+    std::map<const OptionSpec *, std::pair<std::string, std::size_t>> set_by; // "[group] key", line
     for (gsize g = 0; g < ngroups; ++g) {
         const std::string group = groups.get()[g];
-        bool known_group = false;
-        for (const auto &s : t.options) known_group = known_group || s.group == group;
         // Unknown groups and keys are errors, so that a typo does not silently change
         // what a filter does.
-        if (!known_group) return usage_error(path + ": unknown group [" + group + "]");
+        if (std::find(groups_known.begin(), groups_known.end(), group) == groups_known.end()) {
+            std::string near = closest(group, groups_known);
+            return config_error(at(lines.find(group)) + "unknown group [" + group + "]" +
+                                (near.empty() ? "" : ": did you mean [" + near + "]?") +
+                                " (groups: " + join(groups_known, ", ") + ")");
+        }
         gsize nkeys = 0;
         StrvPtr keys(g_key_file_get_keys(kf.get(), group.c_str(), &nkeys, nullptr), g_strfreev);
         for (gsize k = 0; k < nkeys; ++k) {
-            const char *key = keys.get()[k];
-            const OptionSpec *spec = nullptr;
-            for (const auto &s : t.options)
-                if (s.group == group && s.key == key) spec = &s;
-            if (!spec) return usage_error(path + ": unknown key '" + std::string(key) + "' in [" + group + "]");
-            std::string name = path + ": [" + group + "] " + key;
-            GError *e = nullptr;
+            const std::string key = keys.get()[k];
+            const std::size_t line = lines.find(group, key);
+            const std::string name = at(line) + "[" + group + "] " + key;
+            const OptionSpec *spec = find_config_key(t, group, key);
+            if (!spec) {
+                std::vector<std::string> names;
+                for (const auto &s : t.options)
+                    if (!s.group.empty() && (group == kMainGroup || s.group == group)) names.push_back(s.long_name);
+                std::string near = closest(key, names);
+                return config_error(at(line) + "unknown key '" + key + "' in [" + group + "]" +
+                                    (near.empty() ? "" : ": did you mean " + near + "?") +
+                                    " (keys are the long options' names: mimeuri --help)");
+            }
+            // The same option under two names (a pass's group and [mimeuri]) is a mistake
+            // whichever was meant to win.
+            if (auto was = set_by.find(spec); was != set_by.end())
+                return config_error(name + " sets --" + spec->long_name + " again (" + was->second.first +
+                                    (was->second.second ? " on line " + std::to_string(was->second.second) : "") +
+                                    " set it)");
+            set_by[spec] = {"[" + group + "] " + key, line};
+
             OptionValue value;
             value.name = name;
             if (spec->kind == OptionKind::Flag) {
-                value.flag = g_key_file_get_boolean(kf.get(), group.c_str(), key, &e);
+                GCharPtr text(g_key_file_get_string(kf.get(), group.c_str(), key.c_str(), &err));
+                if (!text) return Error::from_gerror(kConfigError, err, name);
+                auto b = parse_bool(text.get());
+                if (!b)
+                    return config_error(name + ": '" + std::string(text.get()) +
+                                        "' is not a boolean (true or false, yes or no, on or off, 1 or 0)");
+                value.flag = *b;
             } else if (spec->kind == OptionKind::Repeated) {
                 gsize n = 0;
-                StrvPtr list(g_key_file_get_string_list(kf.get(), group.c_str(), key, &n, &e), g_strfreev);
+                StrvPtr list(g_key_file_get_string_list(kf.get(), group.c_str(), key.c_str(), &n, &err), g_strfreev);
+                if (err) return Error::from_gerror(kConfigError, err, name);
                 for (gsize m = 0; list && m < n; ++m) value.list.emplace_back(list.get()[m]);
             } else {
-                GCharPtr text(g_key_file_get_string(kf.get(), group.c_str(), key, &e));
-                if (!e) {
-                    auto c = convert(*spec, text ? text.get() : "", name);
-                    if (!c) return c.error();
-                    value = std::move(*c);
-                }
+                GCharPtr text(g_key_file_get_string(kf.get(), group.c_str(), key.c_str(), &err));
+                if (!text) return Error::from_gerror(kConfigError, err, name);
+                auto c = convert(*spec, text.get(), name);
+                if (!c) return config_error(c.error().message);
+                value = std::move(*c);
             }
-            if (e) return Error::from_gerror(Code::Usage, e, name);
-            if (auto s = source.set(*spec, value); !s) return s;
+            if (auto st = source.set(*spec, value); !st) return config_error(st.error().message);
         }
     }
-    return source.finish(path + ": ");
+    if (auto st = source.finish(path + ": "); !st) return config_error(st.error().message);
+    return ok();
+}
+
+std::string config_text(const OptionTable &t, const std::string &header)
+{
+    std::vector<std::string> groups{kMainGroup};
+    for (const auto &s : t.options)
+        if (!s.group.empty() && std::find(groups.begin(), groups.end(), s.group) == groups.end())
+            groups.push_back(s.group);
+    std::string out = header;
+    for (const auto &group : groups) {
+        out += "\n[" + group + "]\n";
+        for (const auto &s : t.options) {
+            if (s.group != group) continue;
+            std::string shown = s.access.show();
+            if (s.kind == OptionKind::Choice) shown = s.choices.at(std::stoul(shown));
+            else if (s.kind != OptionKind::Repeated) shown = keyfile_value(shown);
+            bool unset = shown.empty() && (s.kind == OptionKind::String || s.kind == OptionKind::Path ||
+                                           s.kind == OptionKind::Repeated);
+            out += (unset ? "#" : "") + s.long_name + "=" + shown + "\n";
+        }
+    }
+    return out;
+}
+
+std::string bash_completion(const OptionTable &t, const std::vector<std::string> &subcommands)
+{
+    std::string words, value_options, cases;
+    for (const auto &s : t.options) {
+        if (s.hidden) continue;
+        std::string names = "--" + s.long_name + (s.short_name ? std::string("|-") + s.short_name : "");
+        words += (words.empty() ? "" : " ") + ("--" + s.long_name) + (takes_argument(s) ? "=" : "");
+        if (!takes_argument(s)) continue;
+        value_options += (value_options.empty() ? "" : "|") + names;
+        std::string reply;
+        if (s.kind == OptionKind::Choice)
+            reply = "COMPREPLY=($(compgen -W '" + join(s.choices, " ") + "' -- \"$cur\"))";
+        else if (s.kind == OptionKind::List && !s.choices.empty())
+            reply = "COMPREPLY=($(compgen -P \"${cur%\"${cur##*,}\"}\" -W '" + join(s.choices, " ") +
+                    "' -- \"${cur##*,}\"))";
+        else if (s.kind == OptionKind::Path && s.arg_name == "DIR")
+            reply = "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- \"$cur\"))";
+        else if (s.kind == OptionKind::Path)
+            reply = "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\"))";
+        else
+            reply = "COMPREPLY=()";
+        cases += "        " + names + ") " + reply + " ;;\n";
+    }
+    return "# bash completion for mimeuri(1), made from its option table when it was built.\n"
+           "_mimeuri()\n"
+           "{\n"
+           "    local cur=${COMP_WORDS[COMP_CWORD]} prev= opt=\n"
+           "    ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+           "    case ${COMP_WORDS[1]-} in\n"
+           "    " + join(subcommands, "|") + ")\n"
+           "        ((COMP_CWORD > 1)) && [[ $cur == -* ]] && COMPREPLY=($(compgen -W '--label-format= --help' -- \"$cur\"))\n"
+           "        return ;;\n"
+           "    esac\n"
+           "    # --name=value: bash splits it at the '=' (COMP_WORDBREAKS), or not.\n"
+           "    if [[ $cur == = ]]; then opt=$prev cur=\n"
+           "    elif [[ $prev == = ]] && ((COMP_CWORD > 1)); then opt=${COMP_WORDS[COMP_CWORD-2]}\n"
+           "    elif [[ $cur == --*=* ]]; then opt=${cur%%=*} cur=${cur#*=}\n"
+           "    else case $prev in " + value_options + ") opt=$prev ;; esac\n"
+           "    fi\n"
+           "    if [[ -n $opt ]]; then\n"
+           "        case $opt in\n" + cases +
+           "        esac\n"
+           "        return\n"
+           "    fi\n"
+           "    if [[ $cur == -* ]]; then\n"
+           "        COMPREPLY=($(compgen -W '" + words + "' -- \"$cur\"))\n"
+           "        [[ ${COMPREPLY[0]-} == *= ]] && compopt -o nospace 2>/dev/null\n"
+           "        return\n"
+           "    fi\n"
+           "    compopt -o filenames 2>/dev/null\n"
+           "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"
+           "    ((COMP_CWORD == 1)) && COMPREPLY+=($(compgen -W '" + join(subcommands, " ") + "' -- \"$cur\"))\n"
+           "    return 0\n"
+           "}\n"
+           "complete -F _mimeuri mimeuri\n";
 }
 
 } // namespace mimeuri

@@ -38,8 +38,10 @@ struct OptionValue {
     std::vector<std::string> list; // List, Repeated: the whole list from one source
 };
 
-// Where an entry's value goes, and how to read it back (for tests that compare two parses,
-// and nothing else).
+// Where an entry's value goes, and how to read it back: `show` gives the value as the
+// configuration file writes it (--print-config), but for a Choice, whose show gives the
+// index of its word in OptionSpec::choices, and a Repeated entry, whose show gives the
+// key-file list (keyfile_list below).
 struct OptionAccess {
     std::function<Status(const OptionValue &)> set;
     std::function<std::string()> show;
@@ -53,11 +55,14 @@ struct OptionImplies {
     std::string value;
 };
 
+// The configuration file's group for every option, whichever layer declares it.
+inline const std::string kMainGroup = "mimeuri";
+
 struct OptionSpec {
     std::string long_name;            // "jobs" for --jobs
     char short_name{0};               // 'j' for -j; 0: none
-    std::string group;                // configuration group ("mimeuri", "references"); "": not in the file
-    std::string key;                  // configuration key
+    std::string group;                // its own configuration group ("mimeuri", "references"); "": not in the file
+    std::string key;                  // its key there, besides its long name (kept for old files: [labels] mode)
     OptionKind kind{OptionKind::Flag};
     std::vector<std::string> choices; // Choice: the words allowed, in the order shown
     std::string default_text;         // shown in --help as "(default: ...)"; "": nothing shown
@@ -65,6 +70,7 @@ struct OptionSpec {
     std::string arg_name;             // "N", "PATH"; "": Choice shows its words a|b|c
     OptionAccess access;
     std::optional<OptionImplies> implies{};
+    bool hidden{false};               // not in --help nor in the shell completion (for the build)
 };
 
 struct OptionTable {
@@ -76,6 +82,11 @@ struct OptionTable {
 };
 
 Error usage_error(std::string message);
+
+// EX_CONFIG (sysexits.h): a configuration file that cannot be read or says something wrong.
+// Only the option layer makes it. (A Code of its own in result.hh would have rank() in
+// src/run_state.cc know it too; until then it is this value.)
+inline constexpr Code kConfigError = static_cast<Code>(78);
 
 // Accessors for an entry that writes one field as it is.
 OptionAccess bind_flag(bool &field);
@@ -97,10 +108,20 @@ template <typename E> OptionAccess bind_choice(E &field, std::vector<E> values)
 
 std::string join(const std::vector<std::string> &items, const char *sep);
 
+// A real number as the configuration file takes it back: "30", "2.5" (not "30.000000").
+std::string show_real(double value);
+// Items as one key-file list value ("a;b\;c" for a and b;c), as GKeyFile reads it back.
+std::string keyfile_list(const std::vector<std::string> &items);
+
+// The candidate nearest to `word` by edit distance (a swap of two neighbours counts one),
+// or one that `word` starts uniquely; "" when none is near enough to be a likely typo.
+std::string closest(const std::string &word, const std::vector<std::string> &candidates);
+
 // What --help says besides the options.
 struct CommandLineText {
-    const char *parameters;  // after "Usage: mimeuri [OPTION...]"
-    const char *description; // after the options
+    const char *parameters;        // after "Usage: mimeuri [OPTION...]"
+    const char *description;       // after the options
+    const char *summary{nullptr};  // between the usage line and the options
 };
 
 // Reads argv (argv[0] the program) through the table, in order, each option through its
@@ -111,7 +132,19 @@ Status parse_command_line(const OptionTable &t, const CommandLineText &text, int
 // The --help text: every entry of the table, with its default.
 std::string command_line_help(const OptionTable &t, const CommandLineText &text);
 
-// Reads one configuration file through the table; unknown groups and keys are errors.
+// Reads one configuration file through the table. A key is an entry's long option name,
+// in [mimeuri] or in the entry's own group, or the entry's own key there. Unknown groups
+// and keys, values that do not convert, and one option set twice are errors (kConfigError)
+// that name the file, the line (else the group) and the key.
 Status load_config_file(const OptionTable &t, const std::string &path);
+
+// The settings in effect as a configuration file (--print-config): every entry with a
+// group, under its long name, in its own group; `header` (comment lines) first. Empty
+// texts, paths and lists are written commented out: not set.
+std::string config_text(const OptionTable &t, const std::string &header);
+
+// A bash completion script for the table's long options and their values, and the
+// subcommands at the first word.
+std::string bash_completion(const OptionTable &t, const std::vector<std::string> &subcommands);
 
 } // namespace mimeuri

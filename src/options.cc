@@ -3,13 +3,60 @@
 // table and the passes'.
 #include "options.hh"
 
+#include <gmime/gmime.h>
+
+#include <optional>
+
 #ifndef MIMEURI_VERSION
 #define MIMEURI_VERSION "0"
+#endif
+#ifndef MIMEURI_GUMBO_VERSION
+#define MIMEURI_GUMBO_VERSION "unknown"
 #endif
 
 namespace mimeuri {
 
-OptionTable core_option_table(Options &o)
+namespace {
+
+// What --passes takes: the registry's pass names, all and none (nothing checked without
+// the names).
+std::vector<std::string> passes_taken(const std::vector<std::string> &names)
+{
+    if (names.empty()) return {};
+    std::vector<std::string> words = names;
+    words.insert(words.end(), {"all", "none"});
+    return words;
+}
+
+// The configuration files named on the command line (--config), read before it so that
+// the command line wins; else the default one when it exists, unless --no-config.
+std::vector<std::string> config_files(int argc, char **argv, const std::string &default_config)
+{
+    std::vector<std::string> paths;
+    bool none = false;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--") break;
+        if (a == "--no-config") none = true;
+        else if (a.rfind("--config=", 0) == 0) paths.push_back(a.substr(9));
+        else if (a == "--config" && i + 1 < argc) paths.push_back(argv[++i]);
+    }
+    if (paths.empty() && !none && !default_config.empty() && g_file_test(default_config.c_str(), G_FILE_TEST_EXISTS))
+        paths.push_back(default_config);
+    return paths;
+}
+
+std::string version_text()
+{
+    return "mimeuri " MIMEURI_VERSION "\nGMime " + std::to_string(gmime_major_version) + "." +
+           std::to_string(gmime_minor_version) + "." + std::to_string(gmime_micro_version) + ", GLib " +
+           std::to_string(glib_major_version) + "." + std::to_string(glib_minor_version) + "." +
+           std::to_string(glib_micro_version) + ", gumbo " MIMEURI_GUMBO_VERSION "\n";
+}
+
+} // namespace
+
+OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
 {
     using K = OptionKind;
     OptionTable t;
@@ -34,7 +81,7 @@ OptionTable core_option_table(Options &o)
                         o.lock_timeout = v.real;
                         return ok();
                     },
-                    [&o] { return std::to_string(o.lock_timeout); }}},
+                    [&o] { return show_real(o.lock_timeout); }}},
         {.long_name = "changed-list", .group = "mimeuri", .key = "changed-list", .kind = K::Path,
          .default_text = "none",
          .help = "With --in-place, write the paths rewritten to FILE, one a line (for notmuch reindex, mu index)",
@@ -64,7 +111,11 @@ OptionTable core_option_table(Options &o)
          .help = "Exit 65 when a message could not be parsed or was left partly unprocessed",
          .access = bind_flag(o.strict)},
         {.long_name = "passes", .short_name = 'p', .group = "mimeuri", .key = "passes", .kind = K::List,
-         .default_text = "all", .help = "Comma-separated passes to run, \"all\" or \"none\"", .arg_name = "LIST",
+         .choices = passes_taken(setup.pass_names), .default_text = "all",
+         .help = "Comma-separated passes to run" +
+                 (setup.pass_names.empty() ? std::string() : " (" + join(setup.pass_names, ", ") + ", in this order)") +
+                 ", \"all\" or \"none\"",
+         .arg_name = "LIST",
          .access = {[&o](const OptionValue &v) -> Status {
                         if (v.list.empty()) return usage_error(v.name + " needs at least one name (or none)");
                         o.passes = v.list;
@@ -101,7 +152,7 @@ OptionTable core_option_table(Options &o)
                         o.limits.max_seconds = v.real;
                         return ok();
                     },
-                    [&o] { return std::to_string(o.limits.max_seconds); }}},
+                    [&o] { return show_real(o.limits.max_seconds); }}},
         {.long_name = "spool-threshold", .group = "mimeuri", .key = "spool-threshold", .kind = K::Size,
          .default_text = "8388608",
          .help = "Bytes of piped input held in memory before spooling to a temporary file", .arg_name = "BYTES",
@@ -119,13 +170,15 @@ OptionTable core_option_table(Options &o)
         {.long_name = "user", .group = "mimeuri", .key = "user", .kind = K::String, .default_text = "none",
          .help = "With --milter, the user to run as once the socket is open (started as root)",
          .arg_name = "USER", .access = bind_text(o.user)},
-        {.long_name = "verbose", .short_name = 'v', .kind = K::Flag, .default_text = "off",
+        {.long_name = "verbose", .short_name = 'v', .group = "mimeuri", .key = "verbose", .kind = K::Flag,
+         .default_text = "off",
          .help = "Log what each message went through", .access = bind_flag(o.verbose)},
         // Read before the command line (parse_options), so that the command line wins;
         // here only for --help and so that GOption accepts it.
-        {.long_name = "config", .kind = K::Path, .default_text = "none",
-         .help = "Read settings from a key file ([mimeuri] group, keys named as the long options; a pass's "
-                 "settings in a group of its own)",
+        {.long_name = "config", .kind = K::Path,
+         .default_text = setup.default_config.empty() ? "none" : setup.default_config + " when it exists",
+         .help = "Read settings from a key file instead of the default one: keys are the long options' names, in "
+                 "[mimeuri] or in a pass's own group; repeatable (--print-config shows the settings in effect)",
          .arg_name = "FILE", .access = {[](const OptionValue &) { return ok(); }, [] { return std::string(); }}},
     };
     t.checks.push_back([&o]() -> Status {
@@ -144,50 +197,74 @@ OptionTable core_option_table(Options &o)
     return t;
 }
 
-Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra)
+Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra, const CommandLineSetup &setup)
 {
     ParsedOptions r;
-    bool help = false, version = false;
+    bool help = false, version = false, print_config = false, completion = false, no_config = false;
     OptionTable t;
-    t += core_option_table(r.options);
+    t += core_option_table(r.options, setup);
     t += std::move(extra);
     t += OptionTable{{
+        {.long_name = "no-config", .kind = OptionKind::Flag,
+         .help = "Read no default configuration file (only those --config names)", .access = bind_flag(no_config)},
+        {.long_name = "print-config", .kind = OptionKind::Flag,
+         .help = "Print the settings in effect as a configuration file and exit", .access = bind_flag(print_config)},
+        {.long_name = "bash-completion", .kind = OptionKind::Flag, .help = "Print a bash completion script and exit",
+         .access = bind_flag(completion), .hidden = true},
         {.long_name = "version", .short_name = 'V', .kind = OptionKind::Flag,
-         .help = "Print the version and exit", .access = bind_flag(version)},
+         .help = "Print the version (and those of GMime, GLib and gumbo) and exit", .access = bind_flag(version)},
         {.long_name = "help", .short_name = 'h', .kind = OptionKind::Flag, .help = "Print this help and exit",
          .access = bind_flag(help)},
     }, {}};
-    const CommandLineText text{
-        "[FILE...] - resolve cid:/mid: references, rewrite message/external-body URLs and label MIME parts, "
-        "losslessly",
+    const std::string description =
         "With no FILE, or when FILE is -, read standard input.\n"
         "Subcommands: mimeuri ct2uri [--label-format=urc] ARG..., mimeuri uri2ct ARG...\n"
         "  map Content-Types and URIs (draft-eastlake-cturi); - reads one per line from stdin.\n"
+        "Configuration: " +
+        (setup.default_config.empty() ? std::string("--config=FILE") : setup.default_config + " when it exists") +
+        "; keys are the long options' names (see mimeuri.conf(5)).\n"
         "Exit status (sysexits.h): 0 ok, 64 usage, 65 data error (--strict, or empty input),\n"
         "66 missing input, 70 internal error, 73 cannot create output, 74 I/O error,\n"
-        "75 temporary failure (--on-error=tempfail, full disk)."};
+        "75 temporary failure (--on-error=tempfail, full disk), 78 configuration error.";
+    const CommandLineText text{"[FILE...]", description.c_str(),
+                               "Resolves cid: and mid: references, rewrites message/external-body URLs and labels "
+                               "MIME parts, losslessly."};
 
-    // The configuration files are read first, so that the command line overrides them.
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        if (a == "--") break;
-        std::string path;
-        if (a.rfind("--config=", 0) == 0) path = a.substr(9);
-        else if (a == "--config" && i + 1 < argc) path = argv[++i];
-        else continue;
-        if (auto s = load_config_file(t, path); !s) return s.error();
-    }
-    if (auto s = parse_command_line(t, text, argc, argv, r.options.inputs); !s) return s.error();
+    // The configuration files are read first, so that the command line overrides them. A
+    // bad one is said once the command line is read: --help and --version still work.
+    const std::vector<std::string> configs = config_files(argc, argv, setup.default_config);
+    std::optional<Error> config_error;
+    for (const auto &path : configs)
+        if (auto s = load_config_file(t, path); !s) {
+            config_error = s.error();
+            break;
+        }
+    if (auto s = parse_command_line(t, text, argc, argv, r.options.inputs); !s)
+        return config_error ? *config_error : s.error();
     if (help) {
         r.print_and_exit = command_line_help(t, text);
         return r;
     }
     if (version) {
-        r.print_and_exit = "mimeuri " MIMEURI_VERSION "\n";
+        r.print_and_exit = version_text();
         return r;
     }
+    if (completion) {
+        r.print_and_exit = bash_completion(t, {"ct2uri", "uri2ct"});
+        return r;
+    }
+    if (config_error) return *config_error;
     for (const auto &check : t.checks)
         if (auto s = check(); !s) return s.error();
+    if (print_config) {
+        std::string read = configs.empty() ? std::string("no configuration file") : join(configs, ", then ");
+        if (configs.empty() && !setup.default_config.empty())
+            read += no_config ? " (--no-config)" : " (" + setup.default_config + " does not exist)";
+        r.print_and_exit = "# mimeuri " MIMEURI_VERSION ": the settings in effect: the defaults, then " + read +
+                           ", then the command line.\n# Keys are the long options' names; an unset one is commented "
+                           "out.\n" +
+                           config_text(t, "");
+    }
     return r;
 }
 

@@ -43,18 +43,26 @@ struct Options {
     std::string user;     // --user: with --milter, the user to run as once the socket is open
 };
 
+// What the command line takes from outside the core.
+struct CommandLineSetup {
+    std::string default_config;          // read when it exists, unless --config or --no-config; "": none
+    std::vector<std::string> pass_names; // what --passes takes besides all and none (the registry's)
+};
+
 // The core's options, writing into `o` (which must outlive the table).
-OptionTable core_option_table(Options &o);
+OptionTable core_option_table(Options &o, const CommandLineSetup &setup = {});
 
 // What parse_options found: either options to run with, or a text to print on standard
-// output before exiting with status 0 (--help, --version).
+// output before exiting with status 0 (--help, --version, --print-config).
 struct ParsedOptions {
     Options options;
     std::optional<std::string> print_and_exit;
 };
 
 // Parses argv (after any subcommand) with the core's table and `extra` (the passes'
-// tables, bound to the caller's structs). Errors are usage errors (Code::Usage).
-Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra = {});
+// tables, bound to the caller's structs): the configuration files first (--config, else
+// setup.default_config when it exists), then the command line, which wins. Errors are
+// usage errors (Code::Usage), or kConfigError for a configuration file.
+Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra = {}, const CommandLineSetup &setup = {});
 
 } // namespace mimeuri

@@ -1,9 +1,11 @@
-// The progress line on standard error (--progress, or a terminal): messages, rate, ETA.
+// The progress line on standard error (a terminal): messages, rate, share done and, once it
+// means something, the time left.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace mimeuri {
 
@@ -21,5 +23,13 @@ private:
     std::int64_t total_;
     clock::time_point start_, last_{};
 };
+
+// An estimate of the time left is shown only from this far on: before, the rate is the
+// start-up's (opening, the first messages), and a first estimate was off by hours.
+inline constexpr double kEtaAfterSeconds = 5;
+inline constexpr double kEtaAfterShare = 0.05;
+
+// The line's text: `bytes` of `total` (0: not known, as for a pipe) done in `seconds`.
+std::string progress_text(std::size_t messages, std::int64_t bytes, std::int64_t total, double seconds);
 
 } // namespace mimeuri

@@ -246,3 +246,142 @@ TEST_CASE("--on-error: pass writes the original bytes; tempfail exits 75 having 
     auto mbpass = testing::sh("MIMEURI_FAULT=pass " + testing::bin() + " " + quote(mb) + " 2>/dev/null");
     CHECK(mbpass.out == testing::read_file(mb));
 }
+
+TEST_CASE("command-line papercuts: -j2, -check, a mistyped option")
+{
+    testing::TempDir d;
+    std::string mb = d.file("box.mbox", "From a@b Sat Jan  1 00:00:00 2022\nSubject: one\n\nA\n\n"
+                                        "From a@b Sat Jan  1 00:00:01 2022\nSubject: two\n\nB\n");
+    // A short option's value glued to it, as make and xz take it.
+    auto j = mimeuri("-j2 -pnone " + quote(mb));
+    CHECK(j.status == 0);
+    CHECK(j.out == testing::read_file(mb));
+    CHECK(mimeuri("-j0 " + quote(mb)).err.find("--jobs must be between 1 and 256") != std::string::npos);
+    // A long option with one dash: an error, not bundled short options (-c -h ...: help).
+    auto c = mimeuri("-check " + quote(mb));
+    CHECK(c.status == 64);
+    CHECK(c.out.empty());
+    CHECK(c.err.find("did you mean --check?") != std::string::npos);
+    // A typo: exit 64, the closest option and a pointer to --help.
+    auto t = mimeuri("--chek " + quote(mb));
+    CHECK(t.status == 64);
+    CHECK(t.out.empty());
+    CHECK(t.err == "mimeuri: unknown option --chek: did you mean --check? (mimeuri --help lists the options)\n");
+}
+
+TEST_CASE("--version names the libraries; --help the passes and exit codes")
+{
+    auto v = mimeuri("--version");
+    CHECK(v.status == 0);
+    CHECK(v.out.find("\nGMime 3.") != std::string::npos);
+    CHECK(v.out.find(", GLib 2.") != std::string::npos);
+    CHECK(v.out.find(", gumbo ") != std::string::npos);
+    auto h = mimeuri("--help");
+    CHECK(h.status == 0);
+    CHECK(h.out.find("references, external-body, labels, in this order") != std::string::npos);
+    CHECK(h.out.find("78 configuration error") != std::string::npos);
+    CHECK(h.out.find("/mimeuri.conf when it exists") != std::string::npos);
+}
+
+TEST_CASE("configuration: a bad file exits 78 naming file, line and key; --print-config exits 0")
+{
+    testing::TempDir d;
+    std::string f = d.file("m.eml", "Subject: a\n\nA\n");
+    std::string bad = d.file("bad.conf", "[mimeuri]\non-error=tempfail\njobs=lots\n");
+    auto b = mimeuri("--config=" + quote(bad) + " " + quote(f));
+    CHECK(b.status == 78);
+    CHECK(b.out.empty());
+    CHECK(b.err == "mimeuri: " + bad + ":3: [mimeuri] jobs: 'lots' is not an integer\n");
+    std::string good = d.file("good.conf", "[mimeuri]\ncid=check\nstrict=yes\n");
+    auto p = mimeuri("--config=" + quote(good) + " --print-config");
+    CHECK(p.status == 0);
+    CHECK(p.err.empty());
+    CHECK(p.out.rfind("# mimeuri ", 0) == 0);
+    CHECK(p.out.find("\nstrict=true\n") != std::string::npos);
+    CHECK(p.out.find("\n[references]\ncid=check\n") != std::string::npos);
+    // The printed settings are themselves a good configuration.
+    std::string printed = d.file("printed.conf", p.out);
+    auto again = mimeuri("--no-config --config=" + quote(printed) + " --print-config");
+    CHECK(again.status == 0);
+    CHECK(again.out.substr(again.out.find("\n[")) == p.out.substr(p.out.find("\n[")));
+}
+
+TEST_CASE("--check on a terminal shows the progress line, unless its report goes to that terminal")
+{
+    if (testing::sh("command -v script").status != 0) return;
+    testing::TempDir d;
+    std::string box;
+    for (int i = 0; i < 20; ++i)
+        box += "From a@b Sat Jan  1 00:00:00 2022\nMessage-ID: <" + std::to_string(i) + "@x>\n\nbody\n\n";
+    std::string mb = d.file("box.mbox", box);
+    // script(1) gives mimeuri a terminal for both; here standard output goes to a file.
+    auto tty = testing::sh("script -qec " + quote(testing::bin() + " --check " + quote(mb) + " > " + quote(d / "out")) +
+                           " /dev/null");
+    CHECK(tty.out.find("mimeuri: 20 messages, ") != std::string::npos);
+    CHECK(tty.out.find(" msg/s, ") != std::string::npos);
+    CHECK(testing::read_file(d / "out").find("\"index\":20") != std::string::npos);
+    // The report on the terminal itself: no line drawn over it.
+    auto both = testing::sh("script -qec " + quote(testing::bin() + " --check " + quote(mb)) + " /dev/null");
+    CHECK(both.out.find("\"index\":20") != std::string::npos);
+    CHECK(both.out.find(" msg/s, ") == std::string::npos);
+}
+
+namespace {
+
+// What the bash completion script offers for the words typed so far (the last one being
+// completed), run in a bash of its own.
+std::vector<std::string> completions(const std::string &script, const std::vector<std::string> &words)
+{
+    std::string array;
+    for (const auto &w : words) array += " " + quote(w);
+    auto r = testing::sh("bash -c " + quote(". " + quote(script) + "; COMP_WORDS=(" + array + "); COMP_CWORD=" +
+                                          std::to_string(words.size() - 1) +
+                                          "; _mimeuri; printf '%s\\n' \"${COMPREPLY[@]}\"") +
+                         " 2>&1");
+    std::vector<std::string> out;
+    std::size_t pos = 0;
+    while (pos < r.out.size()) {
+        auto nl = r.out.find('\n', pos);
+        if (nl > pos) out.push_back(r.out.substr(pos, nl - pos));
+        pos = nl + 1;
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("bash completion made from the option table: options, their values, files, subcommands")
+{
+    if (testing::sh("command -v bash").status != 0) return;
+    testing::TempDir d;
+    auto gen = mimeuri("--no-config --bash-completion");
+    REQUIRE(gen.status == 0);
+    std::string script = d.file("mimeuri.bash", gen.out);
+    REQUIRE(testing::sh("bash -n " + quote(script)).status == 0);
+    CHECK(gen.out.find("complete -F _mimeuri mimeuri") != std::string::npos);
+    using V = std::vector<std::string>;
+    CHECK(completions(script, {"mimeuri", "--for"}) == V{"--force-read-only", "--format="});
+    CHECK(completions(script, {"mimeuri", "--in-"}) == V{"--in-place"});
+    CHECK(completions(script, {"mimeuri", "--bash"}).empty()); // hidden
+    // Values after "--opt=" (bash splits at '=') and after "-f ".
+    CHECK(completions(script, {"mimeuri", "--format", "=", "m"}) == V{"mbox", "message"});
+    CHECK(completions(script, {"mimeuri", "--cid", "=", ""}) == V{"check", "extract", "inline", "off", "repair"});
+    CHECK(completions(script, {"mimeuri", "-f", "a"}) == V{"auto"});
+    CHECK(completions(script, {"mimeuri", "--passes", "=", "references,e"}) == V{"references,external-body"});
+    CHECK(completions(script, {"mimeuri", "--jobs", "=", ""}).empty());
+    // Files, and the subcommands at the first word.
+    d.file("archive.mbox", "");
+    CHECK(completions(script, {"mimeuri", d / "arch"}) == V{d / "archive.mbox"});
+    CHECK(completions(script, {"mimeuri", "ct"}) == V{"ct2uri"});
+    CHECK(completions(script, {"mimeuri", "-o", d / "arch"}) == V{d / "archive.mbox"});
+}
+
+TEST_CASE("the shipped example configuration passes --print-config")
+{
+    const std::string example = std::string(MIMEURI_TESTDATA) + "/../docs/examples/mimeuri.conf";
+    auto r = mimeuri("--no-config --config=" + quote(example) + " --print-config");
+    CHECK(r.status == 0);
+    CHECK(r.err.empty());
+    CHECK(r.out.find("then " + example + ", then the command line") != std::string::npos);
+}

@@ -6,14 +6,17 @@
 
 using namespace mimeuri;
 
-// Parses args with the core's and the passes' tables; the passes' settings go to *passes.
-static Result<ParsedOptions> parse_all(std::vector<std::string> args, PassOptions *passes)
+// Parses args with the core's and the passes' tables, as main does but with `default_config`
+// for the default configuration file; the passes' settings go to *passes.
+static Result<ParsedOptions> parse_all(std::vector<std::string> args, PassOptions *passes,
+                                       const std::string &default_config = {})
 {
     args.insert(args.begin(), "mimeuri");
     std::vector<char *> argv;
     for (auto &a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    return parse_options(static_cast<int>(args.size()), argv.data(), pass_option_table(*passes));
+    CommandLineSetup setup{default_config, pass_names()};
+    return parse_options(static_cast<int>(args.size()), argv.data(), pass_option_table(*passes), setup);
 }
 
 static Result<Options> parse(std::vector<std::string> args)
@@ -58,9 +61,7 @@ TEST_CASE("usage errors")
              {"--in-place"},
              {"--in-place", "-o", "x", "a"},
              {"--check", "-o", "x"},
-             {"--config=/nonexistent.conf"},
-             {"--config=" + d.file("bad.conf", "[mimeuri]\nno-such-key=1\n")},
-             {"--config=" + d.file("bad2.conf", "[typo]\nformat=mbox\n")},
+             {"--passes=refs"},
          }) {
         auto o = parse(args);
         REQUIRE_FALSE(o.ok());
@@ -73,7 +74,7 @@ namespace {
 // Every entry of every table, bound to *o and *p.
 OptionTable all_options(Options &o, PassOptions &p)
 {
-    OptionTable t = core_option_table(o);
+    OptionTable t = core_option_table(o, CommandLineSetup{"", pass_names()});
     t += pass_option_table(p);
     return t;
 }
@@ -117,7 +118,10 @@ Sample sample(const OptionSpec &s)
     case OptionKind::Int:
     case OptionKind::Size: return {{opt + "=7"}, "7"};
     case OptionKind::Double: return {{opt + "=2.5"}, "2.5"};
-    case OptionKind::List: return {{opt + "=Ab, cd"}, "Ab, cd"};
+    case OptionKind::List:
+        // A list of words (--passes): two of them.
+        if (!s.choices.empty()) return {{opt + "=" + s.choices[0] + ", " + s.choices[1]}, s.choices[0] + ", " + s.choices[1]};
+        return {{opt + "=Ab, cd"}, "Ab, cd"};
     case OptionKind::Repeated: return {{opt + "=a=b", opt + "=c=d"}, "a=b;c=d"};
     }
     return {};
@@ -148,16 +152,21 @@ TEST_CASE("every option in the configuration file means what it means on the com
         auto cl = parse_all(args, &cp);
         REQUIRE_MESSAGE(cl.ok(), cl.error().message);
 
-        PassOptions fp;
-        std::string conf = d.file(s.long_name + ".conf", "[" + s.group + "]\n" + s.key + "=" + x.value + "\n");
-        args = context;
-        args.push_back("--config=" + conf);
-        auto cf = parse_all(args, &fp);
-        REQUIRE_MESSAGE(cf.ok(), cf.error().message);
-
-        const auto from_line = shown(cl->options, cp), from_file = shown(cf->options, fp);
-        CHECK(from_line == from_file);
+        const auto from_line = shown(cl->options, cp);
         CHECK(from_line != defaults); // the sample did change something
+        // Under its long name in [mimeuri] and in its own group, and under its own key there.
+        for (const auto &[group, key] : std::vector<std::pair<std::string, std::string>>{
+                 {"mimeuri", s.long_name}, {s.group, s.long_name}, {s.group, s.key}}) {
+            CAPTURE(group);
+            CAPTURE(key);
+            PassOptions fp;
+            std::string conf = d.file(s.long_name + ".conf", "[" + group + "]\n" + key + "=" + x.value + "\n");
+            args = context;
+            args.push_back("--config=" + conf);
+            auto cf = parse_all(args, &fp);
+            REQUIRE_MESSAGE(cf.ok(), cf.error().message);
+            CHECK(from_line == shown(cf->options, fp));
+        }
         ++covered;
     }
     CHECK(covered >= 30);
@@ -209,7 +218,8 @@ TEST_CASE("the rules between options hold for the configuration file too")
         REQUIRE_FALSE(o.ok());
         CHECK(o.error().code == Code::Usage);
     }
-    // Checked as it is read: the message names the file, the group and the key.
+    // Checked as it is read: a configuration error (EX_CONFIG) naming the file, the line,
+    // the group and the key.
     for (std::string text : {"[mimeuri]\njobs=0\n", "[mimeuri]\nmax-time=0\n", "[mimeuri]\nmax-parts=-1\n",
                       "[mimeuri]\nlock-timeout=-1\n", "[labels]\nheader=a:b\n", "[external-body]\nurl-map=nothing\n",
                       "[mimeuri]\npasses=,\n", "[mimeuri]\njobs=two\n", "[mimeuri]\nstrict=maybe\n"}) {
@@ -217,8 +227,8 @@ TEST_CASE("the rules between options hold for the configuration file too")
         std::string conf = d.file("x.conf", text);
         auto o = parse({"--config=" + conf});
         REQUIRE_FALSE(o.ok());
-        CHECK(o.error().code == Code::Usage);
-        CHECK(o.error().message.find(conf) != std::string::npos);
+        CHECK(o.error().code == kConfigError);
+        CHECK(o.error().message.find(conf + ":2: [") != std::string::npos);
     }
     // An extract folder in the file completes --cid=extract on the command line.
     PassOptions p;
@@ -254,15 +264,326 @@ TEST_CASE("--help lists every option of the tables, with its default; --help and
 
 TEST_CASE("a short option's argument may be glued to it")
 {
-    auto o = parse({"-j2", "-vf", "mbox", "-ppasses,x", "-vj3", "a.eml"});
+    auto o = parse({"-j2", "-vf", "mbox", "-preferences,labels", "-vj3", "a.eml"});
     REQUIRE(o.ok());
     CHECK(o->jobs == 3);
     CHECK(o->verbose);
     CHECK(o->format == Format::Mbox);
-    CHECK(o->passes == std::vector<std::string>{"passes", "x"});
+    CHECK(o->passes == std::vector<std::string>{"references", "labels"});
     CHECK(o->inputs == std::vector<std::string>{"a.eml"});
     CHECK(parse({"-j2x"}).error().code == Code::Usage);
     auto dash = parse({"--", "-j2"});
     REQUIRE(dash.ok());
     CHECK(dash->inputs == std::vector<std::string>{"-j2"});
+}
+
+TEST_CASE("a long option typed with one dash is a usage error, not bundled short options")
+{
+    for (std::string word : {"-check", "-jobs=2", "-passes", "-help", "-version"}) {
+        CAPTURE(word);
+        auto o = parse({word, "a.eml"});
+        REQUIRE_FALSE(o.ok());
+        CHECK(o.error().code == Code::Usage);
+        const std::string name = word.substr(1, word.find('=') - 1);
+        CHECK(o.error().message.find("did you mean --" + name + "?") != std::string::npos);
+        CHECK(o.error().message.find("--help") != std::string::npos);
+    }
+    // Short options still bundle, and an option's argument is never taken for an option.
+    auto b = parse({"-cv", "a.eml"});
+    REQUIRE(b.ok());
+    CHECK(b->check);
+    CHECK(b->verbose);
+    auto v = parse({"-o", "-check", "a.eml"});
+    REQUIRE_MESSAGE(v.ok(), v.error().message);
+    CHECK(v->output == "-check");
+    auto l = parse({"--report", "-jobs", "a.eml"});
+    REQUIRE_MESSAGE(l.ok(), l.error().message);
+    CHECK(l->report_path == "-jobs");
+}
+
+TEST_CASE("a mistyped option: a usage error naming the closest option and --help")
+{
+    struct Case {
+        std::vector<std::string> args;
+        const char *suggested; // "": no suggestion
+    };
+    for (const auto &c : std::vector<Case>{{{"--chek"}, "--check"},
+                                           {{"--jbos=2"}, "--jobs"},
+                                           {{"--extrnal-body=check"}, "--external-body"},
+                                           {{"--verbos"}, "--verbose"},
+                                           {{"--in-plac", "a.eml"}, "--in-place"},
+                                           {{"--print-conf"}, "--print-config"},
+                                           {{"-chekc"}, "--check"},
+                                           {{"--no-such-option"}, ""},
+                                           {{"-x"}, ""}}) {
+        CAPTURE(c.args[0]);
+        auto o = parse(c.args);
+        REQUIRE_FALSE(o.ok());
+        CHECK(o.error().code == Code::Usage);
+        const std::string &m = o.error().message;
+        CHECK(m.find(c.args[0].substr(0, c.args[0].find('='))) != std::string::npos);
+        CHECK(m.find("mimeuri --help") != std::string::npos);
+        if (*c.suggested) CHECK(m.find(std::string("did you mean ") + c.suggested + "?") != std::string::npos);
+        else CHECK(m.find("did you mean") == std::string::npos);
+    }
+}
+
+TEST_CASE("closest: edit distance, a swap counting one, or a unique prefix; nothing far off")
+{
+    const std::vector<std::string> names{"check", "cid", "jobs", "in-place", "inline-max", "inline-types", "labels"};
+    CHECK(closest("chek", names) == "check");
+    CHECK(closest("chekc", names) == "check"); // one swap
+    CHECK(closest("jbos", names) == "jobs");
+    CHECK(closest("cdi", names) == "cid");
+    CHECK(closest("lab", names) == "labels"); // a unique prefix
+    CHECK(closest("in", names).empty());      // three options start so
+    CHECK(closest("no-such-option", names).empty());
+    CHECK(closest("x", names).empty());
+}
+
+TEST_CASE("--help names the passes --passes takes (from the registry), the exit codes, and FILE once")
+{
+    PassOptions p;
+    auto h = parse_all({"--help"}, &p);
+    REQUIRE(h.ok());
+    const std::string &text = *h->print_and_exit;
+    REQUIRE_FALSE(pass_names().empty());
+    std::string listed = "Comma-separated passes to run (";
+    for (std::size_t i = 0; i < pass_names().size(); ++i) listed += (i ? ", " : "") + pass_names()[i];
+    CHECK(text.find(listed + ", in this order)") != std::string::npos);
+    for (const char *code : {" 64 usage", " 65 data error", "66 missing input", " 70 internal error", " 73 cannot",
+                             " 74 I/O error", "75 temporary failure", " 78 configuration error"})
+        CHECK_MESSAGE(text.find(code) != std::string::npos, code);
+    CHECK(text.find("[FILE") != std::string::npos);
+    CHECK(text.find("[FILE") == text.rfind("[FILE"));
+    CHECK(text.find("--bash-completion") == std::string::npos); // hidden: for the build
+    // What --passes takes is checked against the same names.
+    for (const auto &name : pass_names()) CHECK(parse({"--passes=" + name}).ok());
+    auto bad = parse({"--passes=references,refs"});
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message.find("unknown item 'refs'") != std::string::npos);
+}
+
+TEST_CASE("--version also names the GMime, GLib and gumbo versions")
+{
+    PassOptions p;
+    auto v = parse_all({"--version"}, &p);
+    REQUIRE(v.ok());
+    const std::string &text = *v->print_and_exit;
+    CHECK(text.rfind("mimeuri ", 0) == 0);
+    auto ver = [](unsigned a, unsigned b, unsigned c) {
+        return std::to_string(a) + "." + std::to_string(b) + "." + std::to_string(c);
+    };
+    CHECK(text.find("GMime " + ver(GMIME_MAJOR_VERSION, GMIME_MINOR_VERSION, GMIME_MICRO_VERSION)) != std::string::npos);
+    CHECK(text.find("GLib " + ver(GLIB_MAJOR_VERSION, GLIB_MINOR_VERSION, GLIB_MICRO_VERSION)) != std::string::npos);
+    CHECK(text.find("gumbo 0.") != std::string::npos);
+}
+
+TEST_CASE("the default configuration file: read when it exists; --config replaces it, --no-config skips it")
+{
+    testing::TempDir d;
+    const std::string def = d.file("mimeuri.conf", "[mimeuri]\njobs=3\n");
+    const std::string other = d.file("other.conf", "[mimeuri]\nstrict=yes\n");
+    PassOptions p;
+    auto read = parse_all({}, &p, def);
+    REQUIRE(read.ok());
+    CHECK(read->options.jobs == 3);
+    auto replaced = parse_all({"--config=" + other}, &p, def);
+    REQUIRE(replaced.ok());
+    CHECK(replaced->options.jobs == 1);
+    CHECK(replaced->options.strict);
+    auto skipped = parse_all({"--no-config"}, &p, def);
+    REQUIRE(skipped.ok());
+    CHECK(skipped->options.jobs == 1);
+    auto missing = parse_all({}, &p, d / "absent.conf");
+    REQUIRE(missing.ok());
+    CHECK(missing->options.jobs == 1);
+    // A bad default file is an error like any other, but --help still answers.
+    const std::string bad = d.file("bad.conf", "[mimeuri]\njobs=many\n");
+    auto b = parse_all({}, &p, bad);
+    REQUIRE_FALSE(b.ok());
+    CHECK(b.error().code == kConfigError);
+    CHECK(parse_all({"--help"}, &p, bad).ok());
+    CHECK(parse_all({"--no-config"}, &p, bad).ok());
+}
+
+TEST_CASE("configuration keys: the long option's name in [mimeuri] or the pass's group; one option set once")
+{
+    testing::TempDir d;
+    PassOptions p;
+    auto o = parse_all({"--config=" + d.file("a.conf", "[mimeuri]\ncid=inline\nlabels=top\nexternal-body-schemes=HTTPS\n"
+                                                        "verbose=on\n[references]\nsummary-header=yes\n"
+                                                        "[external-body]\nmode=check\n[labels]\nlabel-header=X-T\n")},
+                       &p);
+    REQUIRE_MESSAGE(o.ok(), o.error().message);
+    CHECK(p.refs.cid == RefOptions::Cid::Inline);
+    CHECK(p.labels.mode == LabelOptions::Mode::Top);
+    CHECK(p.external_body.schemes == std::vector<std::string>{"https"});
+    CHECK(o->options.verbose);
+    CHECK(p.refs.summary_header);
+    CHECK(p.external_body.mode == ExternalBodyOptions::Mode::Check);
+    CHECK(p.labels.header == "X-T");
+
+    // Each (group, key) names exactly one option, so no key is read two ways.
+    Options o0;
+    PassOptions p0;
+    const OptionTable table = all_options(o0, p0);
+    for (const auto &s : table.options) {
+        if (s.group.empty()) continue;
+        for (const auto &[group, key] : std::vector<std::pair<std::string, std::string>>{
+                 {"mimeuri", s.long_name}, {s.group, s.long_name}, {s.group, s.key}}) {
+            std::size_t named = 0;
+            for (const auto &e : table.options)
+                named += !e.group.empty() && ((e.group == group && (e.key == key || e.long_name == key)) ||
+                                              (group == "mimeuri" && e.long_name == key));
+            CHECK_MESSAGE(named == 1, std::string(group + " " + key));
+        }
+    }
+}
+
+TEST_CASE("booleans in the configuration file: true/false, yes/no, on/off, 1/0")
+{
+    testing::TempDir d;
+    for (auto [word, value] : std::vector<std::pair<std::string, bool>>{
+             {"true", true}, {"yes", true}, {"on", true}, {"1", true}, {"Yes", true}, {"TRUE", true},
+             {"false", false}, {"no", false}, {"off", false}, {"0", false}}) {
+        CAPTURE(word);
+        auto o = parse({"--config=" + d.file("b.conf", "[mimeuri]\nstrict=" + word + "\n")});
+        REQUIRE_MESSAGE(o.ok(), o.error().message);
+        CHECK(o->strict == value);
+    }
+}
+
+TEST_CASE("a bad configuration file: EX_CONFIG, naming the file, the line and the key")
+{
+    testing::TempDir d;
+    struct Case {
+        std::string text;
+        int line;
+        const char *says;
+    };
+    for (const auto &c : std::vector<Case>{
+             {"# comment\n[mimeuri]\njobs=2\n\nformat=maildir\n", 5, "[mimeuri] format"},
+             {"[mimeuri]\ncdi=repair\n", 2, "unknown key 'cdi' in [mimeuri]: did you mean cid?"},
+             {"[mimeuri]\n[refrences]\ncid=check\n", 2, "unknown group [refrences]: did you mean [references]?"},
+             {"[labels]\nmode=top\n[mimeuri]\nlabels=all\n", 4, "sets --labels again ([labels] mode on line 2"},
+             {"[mimeuri]\njobs=2\nthis is no key\n", 3, ""},
+             {"jobs=2\n", 1, ""},
+             {"[mimeuri]\nstrict=maybe\n", 2, "'maybe' is not a boolean"},
+             {"[references]\ncid=inline\ninline-max=-3\n", 3, "[references] inline-max must not be negative"},
+         }) {
+        CAPTURE(c.text);
+        const std::string conf = d.file("bad.conf", c.text);
+        auto o = parse({"--config=" + conf});
+        REQUIRE_FALSE(o.ok());
+        CHECK(o.error().code == kConfigError);
+        CHECK(exit_status(o.error().code) == 78);
+        CHECK(o.error().message.find(conf + ":" + std::to_string(c.line) + ":") != std::string::npos);
+        CHECK(o.error().message.find(c.says) != std::string::npos);
+    }
+    auto missing = parse({"--config=" + d / "absent.conf"});
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.error().code == kConfigError);
+    CHECK(missing.error().message.find("absent.conf") != std::string::npos);
+}
+
+TEST_CASE("--print-config: the settings in effect, as a file that reads back to the same settings")
+{
+    testing::TempDir d;
+    const std::string conf = d.file("in.conf", "[mimeuri]\njobs=2\nmax-time=2.5\n[references]\nmid-url=https://a/{id}\n"
+                                               "[external-body]\nurl-map=a=b;c\\;d=e\n");
+    PassOptions p;
+    auto o = parse_all({"--config=" + conf, "--labels=top", "--print-config"}, &p);
+    REQUIRE_MESSAGE(o.ok(), o.error().message);
+    REQUIRE(o->print_and_exit);
+    const std::string text = *o->print_and_exit;
+    CHECK(text.find("then " + conf + ", then the command line") != std::string::npos);
+    for (const char *line : {"\n[mimeuri]\n", "\njobs=2\n", "\nmax-time=2.5\n", "\nmid=repair\n", "\nlabels=top\n",
+                             "\nurl-map=a=b;c\\;d=e;\n", "\n#report=\n", "\nformat=auto\n", "\n[labels]\n"})
+        CHECK_MESSAGE(text.find(line) != std::string::npos, line);
+
+    // Read back alone, it gives the same settings, and prints the same again.
+    const std::string printed = d.file("printed.conf", text);
+    PassOptions q;
+    auto back = parse_all({"--no-config", "--config=" + printed, "--print-config"}, &q);
+    REQUIRE_MESSAGE(back.ok(), back.error().message);
+    CHECK(shown(back->options, q) == shown(o->options, p));
+    const std::string again = *back->print_and_exit;
+    CHECK(again.substr(again.find("\n[mimeuri]")) == text.substr(text.find("\n[mimeuri]")));
+    // Only printed when asked.
+    PassOptions r;
+    auto run = parse_all({"--config=" + conf}, &r);
+    REQUIRE(run.ok());
+    CHECK_FALSE(run->print_and_exit);
+}
+
+namespace {
+
+std::string doc(const std::string &path) { return testing::read_file(std::string(MIMEURI_TESTDATA) + "/../" + path); }
+
+// A name as a man page writes it: every '-' escaped.
+std::string man_escaped(const std::string &s)
+{
+    std::string out;
+    for (char c : s) out += c == '-' ? std::string("\\-") : std::string(1, c);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("the man pages name every option and every configuration key")
+{
+    const std::string page1 = doc("docs/man/mimeuri.1"), page5 = doc("docs/man/mimeuri.conf.5");
+    // Every option --help shows, hidden ones aside.
+    PassOptions p;
+    auto h = parse_all({"--help"}, &p);
+    REQUIRE(h.ok());
+    const std::string &help = *h->print_and_exit;
+    std::size_t options = 0;
+    for (std::size_t pos = help.find("\n  -"); pos != std::string::npos; pos = help.find("\n  -", pos + 1)) {
+        std::size_t b = help.find("--", pos), e = help.find_first_of("= \n", b);
+        const std::string name = help.substr(b, e - b);
+        CHECK_MESSAGE(page1.find(man_escaped(name)) != std::string::npos, name);
+        ++options;
+    }
+    CHECK(options >= 40);
+    Options o0;
+    PassOptions p0;
+    for (const auto &s : all_options(o0, p0).options) {
+        if (s.group.empty()) continue;
+        CHECK_MESSAGE(page5.find(".BR " + man_escaped(s.long_name) + " ") != std::string::npos, s.long_name);
+        if (s.key != s.long_name)
+            CHECK_MESSAGE(page5.find("(or \" " + man_escaped(s.key) + " \")") != std::string::npos, s.key);
+    }
+}
+
+TEST_CASE("the example configuration shows every key, commented out, and is a good file with all of them on")
+{
+    const std::string example = doc("docs/examples/mimeuri.conf");
+    Options o0;
+    PassOptions p0;
+    std::string uncommented;
+    std::size_t pos = 0;
+    while (pos < example.size()) {
+        std::size_t nl = example.find('\n', pos);
+        std::string line = example.substr(pos, nl - pos);
+        pos = nl + 1;
+        if (line.size() > 1 && line[0] == '#' && line.find('=') != std::string::npos && line.find(' ') > line.find('='))
+            line = line.substr(1);
+        uncommented += line + "\n";
+    }
+    for (const auto &s : all_options(o0, p0).options) {
+        if (s.group.empty()) continue;
+        CHECK_MESSAGE(example.find("\n#" + s.long_name + "=") != std::string::npos, s.long_name);
+        CHECK_MESSAGE(uncommented.find("\n" + s.long_name + "=") != std::string::npos, s.long_name);
+    }
+    testing::TempDir d;
+    PassOptions p;
+    auto all_on = parse_all({"--config=" + d.file("on.conf", uncommented)}, &p);
+    REQUIRE_MESSAGE(all_on.ok(), all_on.error().message);
+    // As shipped, it changes nothing.
+    PassOptions q;
+    auto shipped = parse_all({"--config=" + d.file("shipped.conf", example)}, &q);
+    REQUIRE(shipped.ok());
+    CHECK(shown(shipped->options, q) == shown(Options{}, PassOptions{}));
 }
