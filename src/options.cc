@@ -163,11 +163,13 @@ OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
         {.long_name = "syslog", .group = "mimeuri", .key = "syslog", .kind = K::Flag, .default_text = "off",
          .help = "Log one line per message (Message-ID, what changed) to syslog or journald, facility mail",
          .access = bind_flag(o.syslog)},
-        {.long_name = "milter", .group = "mimeuri", .key = "milter", .kind = K::String, .default_text = "off",
+        // The service's socket and user belong to how it is started (the systemd unit), not
+        // to the settings a reload reads again: command line only.
+        {.long_name = "milter", .kind = K::String, .default_text = "off",
          .help = "Run as a milter service for Postfix or Sendmail on SOCKET (unix:/path, local:/path, "
                  "inet:PORT@HOST, inet6:PORT@HOST); every other option keeps its meaning, per message",
          .arg_name = "SOCKET", .access = bind_text(o.milter)},
-        {.long_name = "user", .group = "mimeuri", .key = "user", .kind = K::String, .default_text = "none",
+        {.long_name = "user", .kind = K::String, .default_text = "none",
          .help = "With --milter, the user to run as once the socket is open (started as root)",
          .arg_name = "USER", .access = bind_text(o.user)},
         {.long_name = "verbose", .short_name = 'v', .group = "mimeuri", .key = "verbose", .kind = K::Flag,
