@@ -53,7 +53,9 @@ Status open_outputs(RunState &rs, int out_fd)
 void commit_outputs(RunState &rs)
 {
     if (rs.out) {
-        if (rs.outcome.tempfail) rs.out->discard();
+        // Nothing to write (every input failed before a message, e.g. an empty one): the
+        // file already there stays, rather than an empty one in its place.
+        if (rs.outcome.tempfail || (rs.outcome.worst != Code::Ok && rs.st.messages == 0)) rs.out->discard();
         else if (auto s = rs.out->commit(); !s) rs.outcome.fail(s.error());
     }
     if (rs.report)

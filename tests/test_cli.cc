@@ -85,6 +85,14 @@ TEST_CASE("empty input is an error, never an empty success")
     CHECK(mimeuri("", e).status == 65);
     CHECK(mimeuri("--on-error=tempfail", e).status == 75);
     CHECK(mimeuri(quote(e)).status == 65);
+    // -o: the file already there is left as it was, not replaced by an empty one.
+    std::string kept = d.file("kept.mbox", "From a@b Sat Nov 21 09:00:00 2026\nSubject: kept\n\nK\n");
+    for (const char *policy : {"--on-error=pass", "--on-error=tempfail"}) {
+        CAPTURE(policy);
+        auto r = mimeuri(std::string(policy) + " -o " + quote(kept), e);
+        CHECK(r.status == (std::string(policy) == "--on-error=pass" ? 65 : 75));
+        CHECK(testing::read_file(kept) == "From a@b Sat Nov 21 09:00:00 2026\nSubject: kept\n\nK\n");
+    }
 }
 
 TEST_CASE("odd messages come out byte-identical, from a file, a pipe and a redirect")
