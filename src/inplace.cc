@@ -110,6 +110,11 @@ void run_files_forked(RunState &rs)
         Record r;
         r.put(*rs.captured_report);
         for (std::size_t v : {rs.st.messages, rs.st.changed, rs.st.failed, rs.st.unprocessed, rs.st.dangling}) r.put(v);
+        r.put(rs.st.errors_by_code.size());
+        for (const auto &[code, n] : rs.st.errors_by_code) {
+            r.put(code);
+            r.put(n);
+        }
         r.put(static_cast<std::size_t>(rs.outcome.worst));
         r.put(static_cast<std::size_t>(rs.outcome.tempfail));
         r.put(static_cast<std::size_t>(rs.outcome.ended.value_or(0)));
@@ -127,6 +132,10 @@ void run_files_forked(RunState &rs)
             std::string lines = r.get();
             for (std::size_t *v : {&rs.st.messages, &rs.st.changed, &rs.st.failed, &rs.st.unprocessed, &rs.st.dangling})
                 *v += r.get_size();
+            for (std::size_t n = r.get_size(); n > 0; --n) {
+                std::string code = r.get();
+                rs.st.errors_by_code[code] += r.get_size();
+            }
             rs.outcome.worsen(static_cast<Code>(r.get_size()));
             if (r.get_size() != 0) rs.outcome.worsen(Code::TempFail);
             if (std::size_t e = r.get_size(); e != 0 && !rs.outcome.ended) rs.outcome.ended = static_cast<int>(e);

@@ -2,9 +2,12 @@
 // in workers, by the engine) -> take in order (log, report, output) -> commit.
 #include "run.hh"
 
+#include <map>
+
 #include "run_state.hh"
 
 #include <fcntl.h>
+#include <map>
 #include <unistd.h>
 
 namespace mimeuri {
@@ -64,6 +67,31 @@ void commit_outputs(RunState &rs)
 
 } // namespace
 
+std::string summary_line(const RunStats &st, const Options &opts)
+{
+    std::string line = std::to_string(st.messages) + " messages, " + std::to_string(st.changed) + " changed, " +
+                       std::to_string(st.dangling) + " dangling references";
+    std::size_t problems = 0;
+    for (const auto &[code, n] : st.errors_by_code) problems += n;
+    if (problems == 0 && st.failed == 0) return line + ", no errors";
+    // What the report calls them, in words.
+    static const std::map<std::string, std::string> words = {
+        {"limit", "over a limit"},           {"invalid", "invalid input"},
+        {"depth-limit", "over --max-depth"},  {"part-limit", "over --max-parts"},
+        {"html-limit", "over --html-max"},    {"ref-limit", "over --max-refs"},
+        {"extract", "extraction failed"},     {"internal", "internal errors"}};
+    std::string kinds;
+    for (const auto &[code, n] : st.errors_by_code) {
+        auto w = words.find(code);
+        kinds += (kinds.empty() ? "" : ", ") + std::to_string(n) + " " + (w == words.end() ? code : w->second);
+    }
+    if (st.failed)
+        kinds += (kinds.empty() ? "" : ", ") + std::to_string(st.failed) + " failed (handled per --on-error)";
+    line += ", errors: " + kinds;
+    line += opts.report_path.empty() ? "; --report=FILE lists each one" : "; see " + opts.report_path;
+    return line;
+}
+
 int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_fd, int out_fd, RunStats *stats)
 {
     RunStats local;
@@ -72,7 +100,8 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
     EngineConfig cfg;
     cfg.limits = opts.limits;
     cfg.signed_mode = opts.signed_mode;
-    cfg.report = !opts.report_path.empty() || opts.check;
+    // A report is made also for the summary on a terminal (its errors counted by kind).
+    cfg.report = !opts.report_path.empty() || opts.check || opts.progress || opts.verbose;
     cfg.summary = opts.syslog;
     Engine engine(passes, cfg);
     RunState rs(opts, engine, inputs, stats ? *stats : local);
@@ -96,9 +125,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
     rs.progress.done();
     commit_outputs(rs);
     const RunStats &st = rs.st;
-    if (opts.progress || opts.verbose)
-        g_message("%zu messages, %zu changed, %zu dangling references, %zu errors", st.messages, st.changed, st.dangling,
-                  st.failed + st.unprocessed);
+    if (opts.progress || opts.verbose) g_message("%s", summary_line(st, opts).c_str());
     if (opts.strict && st.unprocessed > 0) rs.outcome.worsen(Code::DataErr);
     return exit_status(rs.outcome.worst);
 }

@@ -4,6 +4,7 @@
 #include "options.hh"
 #include "pass.hh"
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -15,7 +16,12 @@ struct RunStats {
     std::size_t failed{0};      // messages a pass failed on (handled per --on-error)
     std::size_t unprocessed{0}; // messages or parts left as read because of their input
     std::size_t dangling{0};    // dangling references
+    std::map<std::string, std::size_t> errors_by_code; // the report's error entries, by code
 };
+
+// The summary line on a terminal (and with --verbose): the totals, the report's errors
+// counted by kind, and where to read them.
+std::string summary_line(const RunStats &st, const Options &opts);
 
 // Runs the job described by opts; returns the process exit status (sysexits.h).
 // in_fd/out_fd stand for standard input and output.

@@ -46,6 +46,8 @@ void Taker::log(std::size_t i, const Plan &plan)
         changed_ = true;
     }
     st.dangling += plan.dangling;
+    if (plan.report)
+        for (const ErrorEntry &e : plan.report->errors) ++st.errors_by_code[e.code];
     if (rs_.syslog) {
         if (plan.failed()) rs_.syslog->warning(where + plan.cause);
         else rs_.syslog->info(where + plan.log_line);

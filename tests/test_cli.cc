@@ -393,3 +393,21 @@ TEST_CASE("the shipped example configuration passes --print-config")
     CHECK(r.err.empty());
     CHECK(r.out.find("then " + example + ", then the command line") != std::string::npos);
 }
+
+TEST_CASE("the summary counts the report's errors by kind and says where to read them")
+{
+    testing::TempDir d;
+    // Three levels of multipart under --max-depth=1: the deeper parts are left and reported.
+    std::string m = d.file("deep.eml", "Subject: deep\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=a\n\n"
+                                       "--a\nContent-Type: multipart/mixed; boundary=b\n\n--b\n"
+                                       "Content-Type: multipart/mixed; boundary=c\n\n--c\nContent-Type: text/plain\n\nx\n"
+                                       "--c--\n--b--\n--a--\n");
+    auto r = mimeuri("--verbose --max-depth=1 " + quote(m));
+    CHECK(r.status == 0);
+    CHECK(r.err.find("1 messages, 0 changed, 0 dangling references, errors: 1 over --max-depth; "
+                     "--report=FILE lists each one") != std::string::npos);
+    auto with_report = mimeuri("--verbose --max-depth=1 --report=" + quote(d / "r.jsonl") + " " + quote(m));
+    CHECK(with_report.err.find("errors: 1 over --max-depth; see " + (d / "r.jsonl")) != std::string::npos);
+    auto clean = mimeuri("--verbose " + quote(m));
+    CHECK(clean.err.find("1 messages, 0 changed, 0 dangling references, no errors") != std::string::npos);
+}
