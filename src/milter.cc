@@ -52,7 +52,8 @@ struct Config {
 };
 
 std::unique_ptr<Config> g_config;
-std::set<pid_t> g_workers; // the supervisor's: every worker not yet reaped
+std::set<pid_t> g_workers;  // the supervisor's: every worker not yet reaped
+std::set<pid_t> g_replaced; // workers of a front that died: already replaced
 std::vector<std::string> g_argv; // to read the configuration again
 
 // What a worker tells the front first (before planning): who it is, and the policy and
@@ -63,12 +64,11 @@ struct WorkerHello {
     double max_seconds;
 };
 
-// Sends the two descriptors over the channel (SOCK_SEQPACKET: one request a packet).
-bool send_fds(int chan, int a, int b)
+// Sends a tag byte and one descriptor over a unix socket (SCM_RIGHTS).
+bool send_fd(int sock, char tag, int fd)
 {
-    char tag = 'W';
     iovec iov{&tag, 1};
-    alignas(cmsghdr) char ctl[CMSG_SPACE(2 * sizeof(int))]{};
+    alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))]{};
     msghdr m{};
     m.msg_iov = &iov;
     m.msg_iovlen = 1;
@@ -77,44 +77,35 @@ bool send_fds(int chan, int a, int b)
     cmsghdr *c = CMSG_FIRSTHDR(&m);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(2 * sizeof(int));
-    int fds[2] = {a, b};
-    std::memcpy(CMSG_DATA(c), fds, sizeof fds);
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
     ssize_t n;
-    do n = ::sendmsg(chan, &m, MSG_NOSIGNAL);
+    do n = ::sendmsg(sock, &m, MSG_NOSIGNAL);
     while (n < 0 && errno == EINTR);
     return n == 1;
 }
 
-// Receives a request: 1 with both descriptors, 0 at the end of the channel, -1 on an error.
-int recv_fds(int chan, int &a, int &b)
+// Receives a tag byte and one descriptor: 1, or 0 at the end of the socket, or -1 on an
+// error (EINTR included: the caller decides whether to try again).
+int recv_fd(int sock, char &tag, int &fd)
 {
-    char tag = 0;
     iovec iov{&tag, 1};
-    alignas(cmsghdr) char ctl[CMSG_SPACE(2 * sizeof(int))]{};
+    alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))]{};
     msghdr m{};
     m.msg_iov = &iov;
     m.msg_iovlen = 1;
     m.msg_control = ctl;
     m.msg_controllen = sizeof ctl;
-    ssize_t n = ::recvmsg(chan, &m, MSG_CMSG_CLOEXEC);
+    ssize_t n = ::recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
     if (n == 0) return 0;
-    if (n < 0) return errno == EINTR || errno == EAGAIN ? -2 : -1;
+    if (n < 0) return -1;
     cmsghdr *c = CMSG_FIRSTHDR(&m);
-    if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(2 * sizeof(int))) return -2;
-    int fds[2];
-    std::memcpy(fds, CMSG_DATA(c), sizeof fds);
-    a = fds[0];
-    b = fds[1];
+    if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int))) {
+        errno = EPROTO;
+        return -1;
+    }
+    std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
     return 1;
-}
-
-int recv_fds_blocking(int chan, int &a, int &b)
-{
-    int got;
-    do got = recv_fds(chan, a, b);
-    while (got == -2 && errno == EINTR);
-    return got;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -159,19 +150,28 @@ void plan_one(int sock, int msg_fd)
     (void)(write_all(sock, &len, sizeof len) && write_all(sock, bytes.data(), bytes.size()));
 }
 
-// A worker: takes messages from its channel one at a time (a reply socket and the message),
-// plans each, and says on the channel when it is ready for the next. It ends at the end of
-// its channel or after max_use messages (its memory then goes back whole).
+// SIGUSR1 (a reload): end once the message in hand is done.
+volatile sig_atomic_t g_retire = 0;
+void on_retire(int) { g_retire = 1; }
+
+// A worker: takes messages from its channel to the front one at a time (the message's
+// descriptor), plans each and answers on the same channel. It ends at the end of the
+// channel (the front is gone), after max_use messages (its memory then goes back whole), or
+// on SIGUSR1 once the message in hand is done.
 [[noreturn]] void worker_main(int chan, int max_use)
 {
-    for (int used = 0; used < max_use; ++used) {
-        int sock = -1, msg_fd = -1;
-        if (recv_fds_blocking(chan, sock, msg_fd) != 1) _exit(0);
-        plan_one(sock, msg_fd);
-        ::close(sock);
+    struct sigaction sa {};
+    sa.sa_handler = on_retire; // no SA_RESTART: a worker waiting for a message wakes up
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGUSR1, &sa, nullptr);
+    for (int used = 0; used < max_use && !g_retire; ++used) {
+        char tag = 0;
+        int msg_fd = -1;
+        int got;
+        while ((got = recv_fd(chan, tag, msg_fd)) < 0 && errno == EINTR && !g_retire) {}
+        if (got != 1) _exit(0);
+        plan_one(chan, msg_fd);
         ::close(msg_fd);
-        char ready = 'R';
-        if (::send(chan, &ready, 1, MSG_NOSIGNAL) != 1) _exit(0);
     }
     _exit(0);
 }
@@ -180,7 +180,6 @@ void plan_one(int sock, int msg_fd)
 // The front: libmilter's callbacks.
 
 struct FrontSettings {
-    int chan{-1};
     std::size_t spool_threshold{8u << 20};
     bool verbose{false};
 };
@@ -193,31 +192,49 @@ int milter_jobs(const Options &opts)
     return opts.jobs > 1 ? opts.jobs : static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
 }
 
-// At most --jobs messages planned at once; the others wait their turn.
-class Slots {
+// The front's workers: the channel to each one that is free. The supervisor forks them and
+// sends each channel here; a message waits for a free one (so at most --jobs at once).
+class Workers {
 public:
-    explicit Slots(int n) : free_(n) {}
-    void take()
-    {
-        std::unique_lock l(m_);
-        cv_.wait(l, [&] { return free_ > 0; });
-        --free_;
-    }
-    void give()
+    void add(int fd)
     {
         {
             std::lock_guard l(m_);
-            ++free_;
+            free_.push_back(fd);
         }
         cv_.notify_one();
+    }
+    // A free worker's channel, waiting up to `wait` for one; -1 if none came.
+    int take(std::chrono::milliseconds wait)
+    {
+        std::unique_lock l(m_);
+        if (!cv_.wait_for(l, wait, [&] { return !free_.empty(); })) return -1;
+        int fd = free_.front();
+        free_.pop_front();
+        return fd;
     }
 
 private:
     std::mutex m_;
     std::condition_variable cv_;
-    int free_;
+    std::deque<int> free_;
 };
-std::unique_ptr<Slots> g_slots;
+Workers g_workers_free;
+
+// In the front: the channels of new workers, as the supervisor forks them. The end of the
+// supervisor's channel ends the front.
+void receive_workers(int chan)
+{
+    for (;;) {
+        char tag = 0;
+        int fd = -1;
+        int got = recv_fd(chan, tag, fd);
+        if (got < 0 && errno == EINTR) continue;
+        if (got != 1) break;
+        g_workers_free.add(fd);
+    }
+    smfi_stop();
+}
 
 // One message as the MTA sends it, rebuilt as bytes: each header line as "name:value" with
 // CRLF line ends, the empty line, the body (CRLF already). In memory up to the spool
@@ -348,78 +365,79 @@ struct WorkerResult {
 WorkerResult run_worker(SMFICTX *ctx, int msg_fd)
 {
     WorkerResult r;
-    int sv[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-        r.failure = std::string("socketpair: ") + g_strerror(errno);
-        r.tempfail = true;
-        return r;
-    }
-    g_slots->take();
-    auto t0 = std::chrono::steady_clock::now();
-    bool sent = send_fds(g_front.chan, sv[1], msg_fd);
-    ::close(sv[1]);
-    WorkerHello hello{};
-    bool hello_read = sent && read_all(sv[0], &hello, sizeof hello);
-    auto t1 = std::chrono::steady_clock::now();
-    g_debug("worker started in %.3f ms", std::chrono::duration<double, std::milli>(t1 - t0).count());
-    if (!hello_read) {
-        g_slots->give();
-        ::close(sv[0]);
-        r.failure = "no worker could be started (the supervisor is gone)";
-        r.tempfail = true;
-        return r;
-    }
-    r.tempfail = hello.tempfail;
-    // The engine keeps --max-time itself; past it and 5 seconds more the worker is stopped.
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::milliseconds(static_cast<std::int64_t>(hello.max_seconds * 1000) + 5000);
-    std::string bytes;
-    std::uint64_t len = 0;
-    bool have_len = false, ended = false;
-    while (!ended) {
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) {
-            ::kill(hello.pid, SIGKILL);
-            r.failure = "the message took longer than --max-time; its worker was stopped";
-            break;
+    r.tempfail = true;
+    // A worker that ends before it says hello (a reload, its last message done) never
+    // started on this message: another one takes it.
+    for (int tries = 0; tries < 4; ++tries) {
+        auto t0 = std::chrono::steady_clock::now();
+        int w = g_workers_free.take(std::chrono::seconds(60));
+        if (w < 0) {
+            r.failure = "no worker was free within 60 s";
+            return r;
         }
-        pollfd p{sv[0], POLLIN, 0};
-        int n = ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 5000)));
-        if (n == 0) {
-            smfi_progress(ctx); // the MTA's own timeout counts from the last word it heard
+        WorkerHello hello{};
+        if (!send_fd(w, 'M', msg_fd) || !read_all(w, &hello, sizeof hello)) {
+            ::close(w);
             continue;
         }
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            r.failure = std::string("poll: ") + g_strerror(errno);
-            break;
+        auto t1 = std::chrono::steady_clock::now();
+        g_debug("worker started in %.3f ms", std::chrono::duration<double, std::milli>(t1 - t0).count());
+        r.tempfail = hello.tempfail;
+        // The engine keeps --max-time itself; past it and 5 seconds more the worker is stopped.
+        const auto deadline = std::chrono::steady_clock::now() +
+                              std::chrono::milliseconds(static_cast<std::int64_t>(hello.max_seconds * 1000) + 5000);
+        std::string bytes;
+        std::uint64_t len = 0;
+        bool have_len = false, ended = false;
+        while (!ended) {
+            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+            if (left.count() <= 0) {
+                ::kill(hello.pid, SIGKILL);
+                r.failure = "the message took longer than --max-time; its worker was stopped";
+                break;
+            }
+            pollfd p{w, POLLIN, 0};
+            int n = ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 5000)));
+            if (n == 0) {
+                smfi_progress(ctx); // the MTA's own timeout counts from the last word it heard
+                continue;
+            }
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                r.failure = std::string("poll: ") + g_strerror(errno);
+                break;
+            }
+            std::size_t want = have_len ? static_cast<std::size_t>(len - bytes.size()) : sizeof len - bytes.size();
+            char buf[65536];
+            ssize_t got = ::read(w, buf, std::min(sizeof buf, want));
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) {
+                r.failure = "the worker planning the message died";
+                break;
+            }
+            bytes.append(buf, static_cast<std::size_t>(got));
+            if (!have_len && bytes.size() == sizeof len) {
+                std::memcpy(&len, bytes.data(), sizeof len);
+                bytes.clear();
+                have_len = true;
+            }
+            if (have_len && bytes.size() == len) ended = true;
         }
-        char buf[65536];
-        ssize_t got = ::read(sv[0], buf, sizeof buf);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) {
-            r.failure = "the worker planning the message died";
-            break;
+        g_debug("plan back in %.3f ms",
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
+        if (!ended) {
+            ::close(w); // a dead or stopped worker: the supervisor forks another
+            return r;
         }
-        bytes.append(buf, static_cast<std::size_t>(got));
-        if (!have_len && bytes.size() >= sizeof len) {
-            std::memcpy(&len, bytes.data(), sizeof len);
-            bytes.erase(0, sizeof len);
-            have_len = true;
-        }
-        if (have_len && bytes.size() >= len) ended = true;
-    }
-    g_slots->give();
-    ::close(sv[0]);
-    g_debug("plan back in %.3f ms",
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
-    if (ended) {
+        g_workers_free.add(w);
         try {
             r.plan = deserialize(std::move(bytes));
         } catch (const std::exception &e) {
             r.failure = std::string("the worker's plan could not be read: ") + e.what();
         }
+        return r;
     }
+    r.failure = "no worker could take the message";
     return r;
 }
 
@@ -588,11 +606,10 @@ sfsistat on_close(SMFICTX *ctx)
 [[noreturn]] void front_main(int chan, const Options &opts)
 {
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    g_front.chan = chan;
     g_front.spool_threshold = opts.spool_threshold;
     g_front.verbose = opts.verbose;
     g_syslog = std::make_unique<Syslog>();
-    g_slots = std::make_unique<Slots>(milter_jobs(opts));
+    std::thread(receive_workers, chan).detach();
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -691,101 +708,35 @@ Result<Front> start_front(const Options &opts)
     return Front{pid, sv[0]};
 }
 
-// The workers: forked by the supervisor (single-threaded, so forking is safe), up to
-// --jobs of them, each planning one message at a time and kept for up to max_use messages
-// (a fork and a cold start cost more than the planning of a common message). One is
-// forked ahead of need. A worker that crashes or is killed fails only its message.
-class Pool {
-public:
-    Pool(std::size_t most, int max_use) : most_(most), max_use_(max_use) {}
-
-    // Forks a worker; close_in_child: descriptors it must not keep.
-    bool fork_one(std::initializer_list<int> close_in_child)
-    {
-        int sv[2];
-        if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return false;
-        pid_t pid = ::fork();
-        if (pid == 0) {
-            for (int fd : close_in_child) ::close(fd);
-            for (const Worker &w : workers_) ::close(w.fd);
-            ::close(sv[0]);
-            for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::signal(sig, SIG_DFL);
-            sigset_t none;
-            sigemptyset(&none);
-            ::sigprocmask(SIG_SETMASK, &none, nullptr);
-            ::signal(SIGPIPE, SIG_IGN);
-            worker_main(sv[1], max_use_);
-        }
-        ::close(sv[1]);
-        if (pid < 0) {
-            ::close(sv[0]);
-            g_warning("--milter: cannot start a worker: %s", g_strerror(errno));
-            return false;
-        }
-        workers_.push_back({pid, sv[0], false});
-        g_workers.insert(pid);
-        return true;
+// Forks a worker and hands its channel to the front (which then talks to it directly:
+// a message costs no trip through the supervisor). close_in_child: the supervisor's
+// descriptors a worker must not keep. Workers are kept for up to 1,000 messages.
+bool fork_worker(int front_chan, std::initializer_list<int> close_in_child)
+{
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return false;
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        for (int fd : close_in_child) ::close(fd);
+        ::close(sv[0]);
+        for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::signal(sig, SIG_DFL);
+        sigset_t none;
+        sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        ::signal(SIGPIPE, SIG_IGN);
+        worker_main(sv[1], 1000);
     }
-    // One idle worker waiting, if there is room.
-    void top_up(std::initializer_list<int> close_in_child)
-    {
-        bool idle = std::any_of(workers_.begin(), workers_.end(), [](const Worker &w) { return !w.busy; });
-        if (!idle && workers_.size() < most_) fork_one(close_in_child);
-    }
-    // Hands a message to an idle worker; false when none would take it.
-    bool hand(int sock, int msg_fd, std::initializer_list<int> close_in_child)
-    {
-        for (int tries = 0; tries < 3; ++tries) {
-            auto it = std::find_if(workers_.begin(), workers_.end(), [](const Worker &w) { return !w.busy; });
-            if (it == workers_.end()) {
-                if (!fork_one(close_in_child)) return false;
-                it = workers_.end() - 1;
-            }
-            if (send_fds(it->fd, sock, msg_fd)) {
-                it->busy = true;
-                return true;
-            }
-            drop(it);
-        }
+    ::close(sv[1]);
+    if (pid < 0) {
+        ::close(sv[0]);
+        g_warning("--milter: cannot start a worker: %s", g_strerror(errno));
         return false;
     }
-    // The workers' channels, for poll.
-    void poll_set(std::vector<pollfd> &p) const
-    {
-        for (const Worker &w : workers_) p.push_back({w.fd, POLLIN, 0});
-    }
-    // A worker's channel is readable: it is ready again, or it ended.
-    void readable(int fd)
-    {
-        auto it = std::find_if(workers_.begin(), workers_.end(), [fd](const Worker &w) { return w.fd == fd; });
-        if (it == workers_.end()) return;
-        char c;
-        if (::recv(fd, &c, 1, 0) == 1) it->busy = false;
-        else drop(it);
-    }
-    // After a reload: idle workers have the old configuration and end; busy ones end when
-    // their message is done.
-    void retire()
-    {
-        for (Worker &w : workers_) ::close(w.fd); // a worker reads the end of its channel and ends
-        workers_.clear();
-    }
-
-private:
-    struct Worker {
-        pid_t pid;
-        int fd;
-        bool busy;
-    };
-    void drop(std::vector<Worker>::iterator it)
-    {
-        ::close(it->fd);
-        workers_.erase(it);
-    }
-    std::size_t most_;
-    int max_use_;
-    std::vector<Worker> workers_;
-};
+    g_workers.insert(pid);
+    bool sent = send_fd(front_chan, 'N', sv[0]);
+    ::close(sv[0]); // the front has its own copy now; without it the worker ends
+    return sent;
+}
 
 // libmilter answers in several small writes (a modification, then the reply); on TCP,
 // Nagle's algorithm holds each one back until the MTA acknowledges the one before, which
@@ -865,36 +816,27 @@ int run_milter(int argc, char **argv, const Options &opts, std::vector<std::uniq
         g_warning("--milter: %s", front.error().message.c_str());
         return exit_status(front.error().code);
     }
-    // At most as many workers as messages planned at once (the front's --jobs), each kept
-    // for up to 1,000 messages.
-    Pool pool(static_cast<std::size_t>(milter_jobs(g_config->opts)), 1000);
-    pool.top_up({front->chan, sigfd});
+    // As many workers as messages planned at once (--jobs).
+    const int jobs = milter_jobs(g_config->opts);
+    for (int k = 0; k < jobs; ++k) fork_worker(front->chan, {front->chan, sigfd});
     g_message("milter listening on %s (pid %d)", spec.c_str(), static_cast<int>(::getpid()));
     bool stopping = false;
     int status = 0;
     auto last_start = std::chrono::steady_clock::now();
+    // Workers started again in the last second, to notice one that dies at once every time.
+    std::deque<std::chrono::steady_clock::time_point> restarts;
     for (;;) {
-        std::vector<pollfd> p = {{sigfd, POLLIN, 0}, {front->chan, POLLIN, 0}};
-        pool.poll_set(p);
-        int n = ::poll(p.data(), p.size(), -1);
-        for (std::size_t k = 2; n > 0 && k < p.size(); ++k)
-            if (p[k].revents) pool.readable(p[k].fd);
+        pollfd p[2] = {{sigfd, POLLIN, 0}, {front->chan, POLLIN, 0}};
+        int n = ::poll(p, front->chan >= 0 ? 2 : 1, -1);
         if (n < 0 && errno != EINTR) {
             g_warning("--milter: poll: %s", g_strerror(errno));
             status = exit_status(Code::Software);
             break;
         }
         if (front->chan >= 0 && (p[1].revents & (POLLIN | POLLHUP))) {
-            int a = -1, b = -1;
-            int got = recv_fds(front->chan, a, b);
-            if (got == 1) {
-                if (!pool.hand(a, b, {front->chan, sigfd})) g_warning("--milter: no worker could take a message");
-                ::close(a);
-                ::close(b);
-                pool.top_up({front->chan, sigfd});
-            }
-            else if (got == 0 || got == -1) {
-                ::close(front->chan);
+            char c;
+            if (::recv(front->chan, &c, 1, MSG_DONTWAIT) <= 0 && errno != EAGAIN) {
+                ::close(front->chan); // the front is gone; SIGCHLD says how
                 front->chan = -1;
             }
         }
@@ -913,8 +855,9 @@ int run_milter(int argc, char **argv, const Options &opts, std::vector<std::uniq
                     g_warning("SIGHUP: --milter, --user, --jobs and --spool-threshold take effect at a restart");
                 g_config = std::move(*cfg);
                 warm_up(*g_config);
-                pool.retire();
-                pool.top_up({front->chan, sigfd});
+                // Each worker ends once its message in hand is done; their successors read
+                // the new configuration.
+                for (pid_t w : g_workers) ::kill(w, SIGUSR1);
                 g_message("configuration reloaded");
             }
         } else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
@@ -926,12 +869,21 @@ int run_milter(int argc, char **argv, const Options &opts, std::vector<std::uniq
             pid_t pid;
             rusage ru{};
             while ((pid = ::wait4(-1, &st, WNOHANG, &ru)) > 0) {
-                if (pid != front->pid) { // a worker: the front saw how it ended
+                if (pid != front->pid) { // a worker: the front saw how it ended; another takes its place
                     g_workers.erase(pid);
                     if (g_config->opts.verbose)
                         g_message("worker %d ended (%s %d), peak RSS %ld KiB", static_cast<int>(pid),
                                   WIFSIGNALED(st) ? "signal" : "status",
                                   WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), ru.ru_maxrss);
+                    if (g_replaced.erase(pid) || stopping || front->chan < 0) continue;
+                    auto now = std::chrono::steady_clock::now();
+                    while (!restarts.empty() && now - restarts.front() > std::chrono::seconds(1)) restarts.pop_front();
+                    if (restarts.size() > 100) {
+                        g_warning("--milter: workers end as soon as they start; waiting a second");
+                        std::this_thread::sleep_for(std::chrono::seconds(1));
+                    }
+                    restarts.push_back(now);
+                    fork_worker(front->chan, {front->chan, sigfd});
                     continue;
                 }
                 front->pid = -1;
@@ -947,13 +899,19 @@ int run_milter(int argc, char **argv, const Options &opts, std::vector<std::uniq
                     g_warning("--milter: %s", front.error().message.c_str());
                     return exit_status(front.error().code);
                 }
+                // The old workers' channels went with the old front: they end at once; the
+                // new front gets workers of its own.
+                for (pid_t w : g_workers) {
+                    ::kill(w, SIGKILL);
+                    g_replaced.insert(w);
+                }
+                for (int k = 0; k < jobs; ++k) fork_worker(front->chan, {front->chan, sigfd});
             }
             if (stopping && front->pid < 0) break;
         }
     }
-    // The workers waiting end at the close of their channel; any still planning are given
-    // a moment, then stopped: nothing of the service outlives it.
-    pool.retire();
+    // The workers end at the close of their channel with the front; any still planning are
+    // given a moment, then stopped: nothing of the service outlives it.
     for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);;) {
         pid_t pid = ::waitpid(-1, nullptr, WNOHANG);
         if (pid < 0) break; // no children left

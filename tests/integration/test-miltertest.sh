@@ -127,6 +127,14 @@ hwm=$(awk '/VmHWM/ { print $2 }' "/proc/$front/status")
 check "100 MB attachment: the front's peak RSS ${hwm} KiB is under 64 MiB" test "$hwm" -lt 65536
 worker=$(grep -o 'peak RSS [0-9]* KiB' "$T/headers.log" | awk '{ print $3 }' | sort -n | tail -1)
 check "100 MB attachment: the workers' peak RSS ${worker} KiB is under 64 MiB" test "${worker:-999999}" -lt 65536
+# The front (libmilter's process) killed: the supervisor starts another on the same socket.
+front=$(pgrep -P "$PID_tempfail" -f 'tempfail[.]sock' | while read -r c; do [ "$(ps -o nlwp= -p "$c" | tr -d ' ')" -gt 1 ] && echo "$c"; done | head -1)
+check "the front is found (the one child with threads)" test -n "$front"
+kill -KILL "$front"
+for _ in $(seq 30); do grep -q 'front process ended' "$T/tempfail.log" && break; sleep 0.1; done
+sleep 1.5
+check "the front killed: the service serves again" mt tempfail "$T/news.eml" "body:$T/news.repaired.body"
+
 # Nothing of one message reaches the next in the same worker: a mid: reference to the
 # message before it is dangling, as on the command line for a message alone.
 printf 'From: a@example.test\r\nSubject: first\r\nMessage-ID: <first@example.test>\r\n\r\nThe first.\r\n' > "$T/first.eml"
