@@ -31,17 +31,25 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
 {
     std::unique_ptr<MessageContext> ctx(new MessageContext(src, seg));
     ctx->in_mbox_ = in_mbox;
-    ctx->length_split_ = in_mbox && mboxcl2_length(src, seg.msg_begin).has_value();
+    if (in_mbox) ctx->length_split_ = mboxcl2_length(src, seg.msg_begin); // it reads past the message
     ctx->limits_ = limits;
     ctx->limits_.max_depth = std::min(limits.max_depth, kMaxDepth); // never past GMime's own
     ctx->start_clock();
     ctx->report_.index = index;
     ctx->report_.source = src.name();
+    // One read of the whole message instead of GMime's read and seek per 4 KiB block of a
+    // file stream (and the prescan's and probes' own reads). Failing that, the file is read.
+    if (!src.in_memory() && seg.msg_end > seg.msg_begin && seg.msg_end - seg.msg_begin <= kWindowMax)
+        if (auto w = Source::window(src, seg.msg_begin, seg.msg_end)) {
+            ctx->window_.emplace(std::move(*w));
+            ctx->src_ = &*ctx->window_;
+        }
+    const Source &in = *ctx->src_;
 
     // Line-ending convention, from the first line end within the first 64 KiB. Nearly every
     // message has one in its first KiB: read more only when it does not.
     for (std::int64_t probe : {std::int64_t{1024}, std::int64_t{65536}}) {
-        auto head = src.slice(seg.msg_begin, std::min(seg.msg_end, seg.msg_begin + probe));
+        auto head = in.slice(seg.msg_begin, std::min(seg.msg_end, seg.msg_begin + probe));
         if (!head) break;
         const std::string &h = *head;
         auto nl = h.find('\n');
@@ -69,7 +77,7 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
         else ctx->report_.add_error("", "unreadable", over.error().message + "; passed through");
         return ctx;
     }
-    auto sub = GPtr<GMimeStream>::adopt(g_mime_stream_substream(src.stream(), seg.msg_begin, seg.msg_end));
+    auto sub = GPtr<GMimeStream>::adopt(g_mime_stream_substream(in.stream(), seg.msg_begin, seg.msg_end));
     auto parser = GPtr<GMimeParser>::adopt(g_mime_parser_new_with_stream(sub.get()));
     g_mime_parser_set_persist_stream(parser.get(), TRUE);
     g_mime_parser_set_format(parser.get(), GMIME_FORMAT_MESSAGE);
@@ -183,7 +191,7 @@ Result<std::optional<MessageContext::LimitHit>> MessageContext::prescan() const
     enum class Field { Name, Yes, No } field = Field::Name;
     std::int64_t pos = seg_.msg_begin;
     while (pos < seg_.msg_end) {
-        auto chunk = src_.slice(pos, std::min(seg_.msg_end, pos + 65536));
+        auto chunk = src_->slice(pos, std::min(seg_.msg_end, pos + 65536));
         if (!chunk) return chunk.error();
         if (chunk->empty()) break;
         for (char c : *chunk) {
@@ -239,7 +247,7 @@ Result<std::int64_t> MessageContext::header_end(std::int64_t offset) const
     std::string buf;
     for (;;) {
         if (pos >= seg_.msg_end) return seg_.msg_end;
-        auto chunk = src_.slice(pos, std::min(seg_.msg_end, pos + 4096));
+        auto chunk = src_->slice(pos, std::min(seg_.msg_end, pos + 4096));
         if (!chunk) return chunk.error();
         buf = std::move(*chunk);
         for (std::size_t i = 0; i < buf.size(); ++i) {
@@ -250,7 +258,7 @@ Result<std::int64_t> MessageContext::header_end(std::int64_t offset) const
             if (i + 1 < buf.size()) {
                 next = buf[i + 1];
             } else {
-                auto r = src_.read_at(after, &next, 1);
+                auto r = src_->read_at(after, &next, 1);
                 if (!r) return r.error();
             }
             if (next != ' ' && next != '\t') return after;
@@ -265,7 +273,7 @@ Result<std::string> MessageContext::raw_header(GMimeHeader *h) const
     if (off < seg_.msg_begin || off >= seg_.msg_end) return Error{Code::Software, "header has no source offset"};
     auto end = header_end(off);
     if (!end) return end.error();
-    auto text = src_.slice(off, *end);
+    auto text = src_->slice(off, *end);
     if (!text) return text.error();
     const char *name = g_mime_header_get_raw_name(h);
     if (!name || text->compare(0, std::strlen(name), name) != 0)
@@ -303,7 +311,7 @@ Result<std::int64_t> MessageContext::header_block_end(const Node &n) const
         auto span = content_span(n);
         if (!span) return span.error();
         const std::int64_t p = span->first, base = std::max(seg_.msg_begin, p - 1024);
-        auto before = src_.slice(base, p);
+        auto before = src_->slice(base, p);
         if (!before) return before.error();
         const std::string &w = *before;
         std::size_t i = w.size();
@@ -426,7 +434,7 @@ Status MessageContext::add_header(const Node &n, std::string_view name, std::str
     // its own, and the block still ends as it did (several additions stay separate lines).
     if (*at > seg_.msg_begin) {
         char before;
-        auto r = src_.read_at(*at - 1, &before, 1);
+        auto r = src_->read_at(*at - 1, &before, 1);
         if (!r) return r.error();
         // A bare CR there: the block is not in any line-ending convention an insertion could
         // follow (readers differ on whether a CR ends a line). Nothing is added.
@@ -457,7 +465,7 @@ Result<std::pair<std::int64_t, std::int64_t>> MessageContext::content_span(const
     // bare LF: then the last content byte is cut off. Find the real line break.
     // One read covers every case: a line break within the next three bytes, and the two
     // dashes after it.
-    auto after = src_.slice(end, std::min(seg_.msg_end, end + 5));
+    auto after = src_->slice(end, std::min(seg_.msg_end, end + 5));
     if (!after) return after.error();
     const std::string &a = *after;
     if (a.compare(0, 3, "\n--") == 0 || a.compare(0, 4, "\r\n--") == 0) return std::make_pair(begin, end);
@@ -493,7 +501,7 @@ Result<std::string> MessageContext::decoded_content(const Node &n, std::size_t c
     // Decoding never makes content larger (base64 3/4, QP at most 1:1), but padding and
     // white space may: read at most twice the cap.
     if (raw_size > (encoded ? cap * 2 + 65536 : cap)) return Error::limit("part larger than the limit");
-    auto raw = src_.slice(begin, end);
+    auto raw = src_->slice(begin, end);
     if (!raw) return raw.error();
     if (!encoded) return raw;
     GMimeEncoding st;
@@ -549,7 +557,7 @@ Status MessageContext::replace_body(const Node &n, std::string_view encoded, boo
     bool had_nl = false;
     if (end > begin) {
         char c;
-        auto r = src_.read_at(end - 1, &c, 1);
+        auto r = src_->read_at(end - 1, &c, 1);
         if (!r) return r.error();
         had_nl = c == '\n';
     }
@@ -593,9 +601,9 @@ Status MessageContext::replace_body(const Node &n, std::string_view encoded, boo
 
 Status MessageContext::finish()
 {
+    // No Content-Length that split the input: readers go by From_ lines.
     if (!length_split_ || edits_.empty() || !message_) return ok();
-    auto cl = mboxcl2_length(src_, seg_.msg_begin);
-    if (!cl) return ok(); // no Content-Length that split the input: readers go by From_ lines
+    const auto &cl = length_split_;
     std::int64_t delta = 0;
     for (const Edit &e : edits_)
         if (e.begin >= cl->body_begin) delta += static_cast<std::int64_t>(e.text.size()) - (e.end - e.begin);
@@ -640,7 +648,7 @@ Status MessageContext::remove_part(const Node &n)
     }
     // The delimiter line before it, and the line break before that, which RFC 2046 5.1.1
     // makes part of the delimiter.
-    auto before = src_.slice(std::max(seg_.msg_begin, start - 4096), start);
+    auto before = src_->slice(std::max(seg_.msg_begin, start - 4096), start);
     if (!before) return before.error();
     const std::string &b = *before;
     if (b.empty() || b.back() != '\n') return Error{Code::DataErr, "no delimiter line before part " + n.section};
@@ -662,7 +670,7 @@ std::string MessageContext::edited_field(std::int64_t begin, std::string_view te
 {
     std::string head(text.substr(0, 256));
     if (head.empty()) {
-        auto r = src_.slice(begin, std::min(seg_.msg_end, begin + 256));
+        auto r = src_->slice(begin, std::min(seg_.msg_end, begin + 256));
         if (r) head = std::move(*r);
     }
     std::size_t b = head.find_first_not_of("\r\n");

@@ -30,6 +30,11 @@ enum class Eol { LF, CRLF, CR };
 // multipart, treating deeper structure as content; the walk's limit must bind before that.
 constexpr int kMaxDepth = 500;
 
+// A message of at most this many bytes in a file is read into memory with one read and
+// parsed from there (Source::window); a larger one is parsed from the file, so that memory
+// stays bounded whatever the message's size.
+constexpr std::int64_t kWindowMax = 8 << 20;
+
 struct Limits {
     int max_depth{64};
     std::size_t max_parts{10000};           // entities visited per message
@@ -68,7 +73,9 @@ public:
     static std::unique_ptr<MessageContext> parse(const Source &src, const Segment &seg, std::size_t index,
                                                  bool in_mbox, const Limits &limits);
 
-    const Source &source() const { return src_; }
+    // The message's bytes: a window of the input read into memory (below kWindowMax), or
+    // the input itself; offsets are the input's either way.
+    const Source &source() const { return *src_; }
     const Segment &segment() const { return seg_; }
     GMimeMessage *message() const { return message_.get(); }
     const std::vector<Node> &nodes() const { return nodes_; }
@@ -173,7 +180,7 @@ public:
     Status check_time() const;
 
 private:
-    MessageContext(const Source &src, const Segment &seg) : src_(src), seg_(seg) {}
+    MessageContext(const Source &src, const Segment &seg) : src_(&src), seg_(seg) {}
     void walk(GMimeObject *obj, GMimeMessage *msg, const std::string &section, int depth, int parent);
     Result<std::int64_t> header_end(std::int64_t offset) const;
     struct LimitHit {
@@ -186,10 +193,11 @@ private:
     const Protection *protection_for(std::int64_t begin, std::int64_t end, const std::string &field, bool enforced_only) const;
     std::string edited_field(std::int64_t begin, std::string_view text) const;
 
-    const Source &src_;
+    std::optional<Source> window_; // the message read into memory, when it is
+    const Source *src_;            // window_ or the run's source
     Segment seg_;
     bool in_mbox_{false};
-    bool length_split_{false}; // an mboxcl2 Content-Length ends this message
+    std::optional<ContentLength> length_split_; // an mboxcl2 Content-Length that ends this message
     Limits limits_;
     GPtr<GMimeMessage> message_;
     std::vector<Node> nodes_;
