@@ -383,6 +383,7 @@ Status PartRewriter::run()
     if (!html) return ok();
     std::optional<html::Scan> scan;
     if (Status s = find(*html, scan); !s || !scan) return s;
+    if (scan->refs.empty()) return ok(); // nothing to decide (and no need to ask what is kept)
     std::string base = ix_.parts[static_cast<std::size_t>(node_)].base;
     if (scan->base_href)
         if (std::string b = resolve(base, *scan->base_href); !b.empty()) base = b;

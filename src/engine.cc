@@ -328,8 +328,14 @@ Plan Engine::plan_parsed(MessageContext &ctx)
 {
     Plan plan;
     MessageReport &rep = ctx.report();
-    protect_conflicting_types(ctx);                                         // before any pass,
-    const Signatures signatures = Signatures::analyse(ctx, cfg_.signed_mode); // as signatures
+    protect_conflicting_types(ctx); // before any pass, as signatures
+    // The signatures are analysed before any pass asks about or edits what they cover; with
+    // no report to list them, only then (MessageContext::defer_protections): a message no
+    // pass edits skips the analysis (a DKIM body hash reads the whole body).
+    std::optional<Signatures> signatures;
+    const SignedMode mode = cfg_.signed_mode;
+    if (cfg_.report) signatures = Signatures::analyse(ctx, mode);
+    else ctx.defer_protections([&signatures, &ctx, mode] { signatures = Signatures::analyse(ctx, mode); });
     if (ctx.message()) {
         bool stop = false;
         for (auto &p : passes_) {
@@ -342,7 +348,8 @@ Plan Engine::plan_parsed(MessageContext &ctx)
                 rep.add_error("", "content-length", f.error().message + "; message left untouched");
             }
     }
-    signatures.report(ctx);
+    ctx.defer_protections(nullptr); // the analysis is no longer needed (nor its captures alive)
+    if (signatures) signatures->report(ctx);
     plan.message_id = rep.message_id;
     if (plan.failed()) {
         rep.add_error("", "internal", plan.cause);

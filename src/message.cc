@@ -385,6 +385,7 @@ Status MessageContext::add_edit(std::int64_t begin, std::int64_t end, std::strin
 {
     if (eol_ == Eol::CR)
         return Error{Code::DataErr, "CR-only line endings: GMime cannot parse this message reliably; not rewritten"};
+    protections_ready();
     if (begin < seg_.msg_begin || end > seg_.msg_end || end < begin)
         return Error{Code::Software, "edit outside its message"};
     for (const Edit &e : edits_)
@@ -701,6 +702,7 @@ const MessageContext::Protection *MessageContext::protection_for(std::int64_t be
 
 bool MessageContext::touched(std::size_t i) const
 {
+    protections_ready();
     const Protection &p = protections_.at(i);
     for (const Edit &e : edits_) {
         if (p.names.empty() ? overlaps(e.begin, e.end, p.begin, p.end)
@@ -713,6 +715,7 @@ bool MessageContext::touched(std::size_t i) const
 
 std::optional<std::string> MessageContext::kept(const Node &n, std::string_view header) const
 {
+    protections_ready();
     if (protections_.empty()) return std::nullopt;
     const Protection *p = nullptr;
     if (header.empty()) {

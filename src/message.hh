@@ -14,6 +14,7 @@
 #include <gmime/gmime.h>
 
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -166,6 +167,11 @@ public:
         bool enforce{true};
     };
     std::size_t protect(Protection p);
+    // Protections made on first need: the engine defers the signature analysis until a pass
+    // asks kept() or records an edit (or touched() is asked), so that a message no pass
+    // edits never pays for it (a DKIM body hash reads the whole body). The answers are the
+    // same as if it had run first: it runs before the first question or edit is answered.
+    void defer_protections(std::function<void()> make) { deferred_ = std::move(make); }
     // Whether the edits made so far touch protection i.
     bool touched(std::size_t i) const;
     // What passes ask before they edit: the reason a leaf's content, or with a name the
@@ -208,6 +214,14 @@ private:
     std::vector<OutputFile> output_files_;
     std::vector<std::string> waits_;
     std::vector<Protection> protections_;
+    mutable std::function<void()> deferred_; // see defer_protections
+    void protections_ready() const
+    {
+        if (!deferred_) return;
+        auto make = std::move(deferred_);
+        deferred_ = nullptr; // the analysis itself calls protect()
+        make();
+    }
     std::chrono::steady_clock::time_point deadline_{std::chrono::steady_clock::time_point::max()};
 };
 
