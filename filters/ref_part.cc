@@ -1,6 +1,7 @@
 // The reference pass, step 3: one HTML part (see ref_part.hh).
 #include "ref_part.hh"
 
+#include "html_tokenizer.hh"
 #include "text.hh"
 #include "transfer.hh"
 
@@ -174,7 +175,7 @@ Status PartRewriter::find(const std::string &html, std::optional<html::Scan> &ou
     limits.max_refs = opts_.max_refs;
     limits.max_bytes = html::memory_cap(html.size(), opts_.html_max);
     limits.out_of_time = [this] { return ctx_.out_of_time(); };
-    auto scan = html::find_refs(html, limits);
+    auto scan = html::scan_refs(html, limits); // the streaming tokenizer, gumbo where it cannot say
     if (!scan) {
         if (scan.error().code == Code::TempFail) return scan.error(); // out of memory: --on-error decides
         ctx_.report().add_error(hn_.section, "html", scan.error().message);
