@@ -135,7 +135,14 @@ private:
     const int node_;
     const Node &hn_;
     Tally &tally_;
-    std::optional<std::string> html_kept_; // signed content: references found and reported, not changed
+    // Signed content: references found and reported, not changed. Asked only when a
+    // reference would change (the question may start the signature analysis).
+    const std::optional<std::string> &html_kept()
+    {
+        if (!html_kept_) html_kept_ = ctx_.kept(hn_);
+        return *html_kept_;
+    }
+    std::optional<std::optional<std::string>> html_kept_;
     std::vector<html::Replacement> reps_;
     std::vector<std::pair<std::size_t, int>> rep_refs_; // per replacement: its report entry, its target
     PendingExtract pending_;
@@ -298,7 +305,7 @@ void PartRewriter::decide(const html::Ref &ref, std::size_t ri, Decision &d)
     } else if (t.status == RefStatus::Resolved && t.node >= 0 && t.message_id.empty()) {
         decide_local(ri, d);
     }
-    if (html_kept_ && d.action != Action::None && d.action != Action::Extracted) {
+    if (d.action != Action::None && d.action != Action::Extracted && html_kept()) {
         d.action = Action::Kept;
         d.new_url.clear();
         if (t.node >= 0) tally_.kept_targets.insert(t.node);
@@ -328,7 +335,7 @@ void PartRewriter::report(const html::Ref &ref, const html::Holder &holder, cons
     e.status = report_status(status);
     e.matched_location = t.via_location;
     e.action = d.action;
-    if (d.action == Action::Kept) e.kept = *html_kept_;
+    if (d.action == Action::Kept) e.kept = *html_kept();
     if (t.node >= 0 && t.message_id.empty()) e.target = ix_.parts[static_cast<std::size_t>(t.node)].section;
     else if (!t.message_id.empty() && t.status == RefStatus::Resolved) e.target = t.section;
     if (!t.message_id.empty()) e.target_message = t.message_id;
@@ -384,11 +391,9 @@ Status PartRewriter::run()
     if (!html) return ok();
     std::optional<html::Scan> scan;
     if (Status s = find(*html, scan); !s || !scan) return s;
-    if (scan->refs.empty()) return ok(); // nothing to decide (and no need to ask what is kept)
     std::string base = ix_.parts[static_cast<std::size_t>(node_)].base;
     if (scan->base_href)
         if (std::string b = resolve(base, *scan->base_href); !b.empty()) base = b;
-    html_kept_ = ctx_.kept(hn_);
     pending_.html_node = node_;
     for (std::size_t ri = 0; ri < scan->refs.size(); ++ri) {
         if (ri % 1024 == 1023)

@@ -26,8 +26,77 @@ bool overlaps(std::int64_t b, std::int64_t e, std::int64_t pb, std::int64_t pe)
 
 } // namespace
 
+namespace {
+
+bool ci_at(std::string_view s, std::size_t at, std::string_view lower_word)
+{
+    if (at + lower_word.size() > s.size()) return false;
+    for (std::size_t k = 0; k < lower_word.size(); ++k)
+        if (g_ascii_tolower(s[at + k]) != lower_word[k]) return false;
+    return true;
+}
+
+// Whether no pass can change the message m (see MessageContext::parse, inert_types). GMime
+// reads a media type from the tokens of a Content-Type field, which appear in the bytes as
+// they are (no encoding applies to them; a comment or white space may stand around the '/'):
+// - no subtype of the types passes edit appears, in any case, anywhere;
+// - no "content-id" (the index would list it), no "digest" (whose parts default to
+//   message/rfc822), and no "message" followed by white space and '/' or '(' (an embedded
+//   message, whose Message-ID the index would list);
+// - at most one line starts "content-type" (no two fields that disagree, src/signatures.cc;
+//   at most one multipart, so no nesting), and fewer delimiter lines than --max-parts.
+bool provably_inert(std::string_view m, const std::vector<std::string> &types, const Limits &limits)
+{
+    std::vector<std::string> needles{"content-id", "digest"};
+    for (const std::string &t : types) {
+        auto slash = t.find('/');
+        if (slash == std::string::npos || slash + 1 >= t.size()) return false;
+        needles.push_back(text::ascii_lower(t.substr(slash + 1)));
+    }
+    bool first[256] = {};
+    for (const std::string &n : needles) first[static_cast<unsigned char>(n[0])] = true;
+    first[static_cast<unsigned char>('m')] = true;
+    for (int c = 'a'; c <= 'z'; ++c)
+        if (first[c]) first[c - 'a' + 'A'] = true;
+    std::size_t delimiters = 0, content_types = 0;
+    bool line_start = true;
+    for (std::size_t i = 0; i < m.size(); ++i) {
+        const char c = m[i];
+        if (line_start) {
+            if (c == '-' && i + 1 < m.size() && m[i + 1] == '-') ++delimiters;
+            if (ci_at(m, i, "content-type")) ++content_types;
+        }
+        line_start = c == '\n';
+        if (!first[static_cast<unsigned char>(c)]) continue;
+        for (const std::string &n : needles)
+            if (ci_at(m, i, n)) return false;
+        if (ci_at(m, i, "message")) {
+            std::size_t j = i + 7;
+            while (j < m.size() && (m[j] == ' ' || m[j] == '\t' || m[j] == '\r' || m[j] == '\n')) ++j;
+            if (j < m.size() && (m[j] == '/' || m[j] == '(')) return false;
+        }
+    }
+    // One multipart at most: nodes are at most 1 + delimiters, at depth at most 1.
+    return content_types <= 1 && delimiters + 2 <= limits.max_parts && (delimiters == 0 || limits.max_depth >= 1);
+}
+
+// Where the header block ends: after the first empty line, or at the end.
+std::size_t header_block_size(std::string_view m)
+{
+    if (m.compare(0, 1, "\n") == 0) return 1;
+    if (m.compare(0, 2, "\r\n") == 0) return 2;
+    for (std::size_t nl = m.find('\n'); nl != std::string_view::npos; nl = m.find('\n', nl + 1)) {
+        if (m.compare(nl + 1, 1, "\n") == 0) return nl + 2;
+        if (m.compare(nl + 1, 2, "\r\n") == 0) return nl + 3;
+    }
+    return m.size();
+}
+
+} // namespace
+
 std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const Segment &seg, std::size_t index,
-                                                      bool in_mbox, const Limits &limits)
+                                                      bool in_mbox, const Limits &limits,
+                                                      const std::vector<std::string> *inert_types)
 {
     std::unique_ptr<MessageContext> ctx(new MessageContext(src, seg));
     ctx->in_mbox_ = in_mbox;
@@ -77,11 +146,24 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
         else ctx->report_.add_error("", "unreadable", over.error().message + "; passed through");
         return ctx;
     }
-    auto sub = GPtr<GMimeStream>::adopt(g_mime_stream_substream(in.stream(), seg.msg_begin, seg.msg_end));
-    auto parser = GPtr<GMimeParser>::adopt(g_mime_parser_new_with_stream(sub.get()));
-    g_mime_parser_set_persist_stream(parser.get(), TRUE);
-    g_mime_parser_set_format(parser.get(), GMIME_FORMAT_MESSAGE);
-    ctx->message_ = GPtr<GMimeMessage>::adopt(g_mime_parser_construct_message(parser.get(), nullptr));
+    auto construct = [&](std::int64_t end) {
+        auto sub = GPtr<GMimeStream>::adopt(g_mime_stream_substream(in.stream(), seg.msg_begin, end));
+        auto parser = GPtr<GMimeParser>::adopt(g_mime_parser_new_with_stream(sub.get()));
+        g_mime_parser_set_persist_stream(parser.get(), TRUE);
+        g_mime_parser_set_format(parser.get(), GMIME_FORMAT_MESSAGE);
+        return GPtr<GMimeMessage>::adopt(g_mime_parser_construct_message(parser.get(), nullptr));
+    };
+    // A message no pass can change: its header block alone, read as GMime reads it (the
+    // header fields do not depend on the body), for its Message-ID. The bytes are in memory
+    // (a window) for messages up to kWindowMax; larger ones are parsed whole.
+    if (inert_types && (in.window() || in.in_memory())) {
+        std::string_view m = in.view(seg.msg_begin, seg.msg_end);
+        if (provably_inert(m, *inert_types, ctx->limits_)) {
+            ctx->message_ = construct(seg.msg_begin + static_cast<std::int64_t>(header_block_size(m)));
+            ctx->headers_only_ = ctx->message_.get() != nullptr; // else parsed whole below, and reported
+        }
+    }
+    if (!ctx->message_) ctx->message_ = construct(seg.msg_end);
     if (!ctx->message_) {
         ctx->report_.add_error("", "unparseable", "no header block: not a message GMime can parse; passed through");
         return ctx;

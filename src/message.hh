@@ -71,8 +71,15 @@ class MessageContext {
 public:
     // Parses one segment of src. A message GMime cannot parse gives a context with no
     // message and an "unparseable" error in its report: it is carried through unchanged.
+    // inert_types (the passes' edited_types(), or null): when the bytes prove that GMime can
+    // find in the message no entity of these types, no Content-ID, no embedded message, no
+    // two Content-Type fields and no more parts than the limits allow, only the header
+    // block is parsed (headers_only()): no pass can change the message, and the run's index
+    // needs no more than its Message-ID.
     static std::unique_ptr<MessageContext> parse(const Source &src, const Segment &seg, std::size_t index,
-                                                 bool in_mbox, const Limits &limits);
+                                                 bool in_mbox, const Limits &limits,
+                                                 const std::vector<std::string> *inert_types = nullptr);
+    bool headers_only() const { return headers_only_; }
 
     // The message's bytes: a window of the input read into memory (below kWindowMax), or
     // the input itself; offsets are the input's either way.
@@ -214,6 +221,7 @@ private:
     std::vector<OutputFile> output_files_;
     std::vector<std::string> waits_;
     std::vector<Protection> protections_;
+    bool headers_only_{false};
     mutable std::function<void()> deferred_; // see defer_protections
     void protections_ready() const
     {

@@ -238,6 +238,15 @@ Result<std::size_t> Source::read_at(std::int64_t off, char *buf, std::size_t len
     return done;
 }
 
+std::string_view Source::view(std::int64_t begin, std::int64_t end) const
+{
+    if (begin < base_ || end < begin || end > size_) return {};
+    const auto len = static_cast<std::size_t>(end - begin);
+    if (bytes_) return {static_cast<const char *>(g_bytes_get_data(bytes_, nullptr)) + (begin - base_), len};
+    if (mem_) return {reinterpret_cast<const char *>(mem_->data) + begin, len};
+    return {};
+}
+
 Result<std::string> Source::slice(std::int64_t begin, std::int64_t end) const
 {
     if (begin < base_ || end < begin || end > size_) return Error{Code::Software, "bad range in " + name_};

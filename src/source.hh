@@ -52,6 +52,8 @@ public:
     // The whole input as a GMime stream; parse substreams of it.
     GMimeStream *stream() const { return stream_.get(); }
 
+    // [begin, end) where it is, for a window or a source in memory (empty for a file).
+    std::string_view view(std::int64_t begin, std::int64_t end) const;
     // Reads up to len bytes at off; returns the count read (short only at end of input).
     Result<std::size_t> read_at(std::int64_t off, char *buf, std::size_t len) const;
     // [begin, end) as a string; for small ranges (headers, HTML parts).
