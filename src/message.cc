@@ -32,52 +32,66 @@ bool ci_at(std::string_view s, std::size_t at, std::string_view lower_word)
 {
     if (at + lower_word.size() > s.size()) return false;
     for (std::size_t k = 0; k < lower_word.size(); ++k)
-        if (g_ascii_tolower(s[at + k]) != lower_word[k]) return false;
+        if ((s[at + k] >= 'A' && s[at + k] <= 'Z' ? s[at + k] + 32 : s[at + k]) != lower_word[k]) return false;
     return true;
 }
 
 // Whether no pass can change the message m (see MessageContext::parse, inert_types). GMime
-// reads a media type from the tokens of a Content-Type field, which appear in the bytes as
-// they are (no encoding applies to them; a comment or white space may stand around the '/'):
-// - no subtype of the types passes edit appears, in any case, anywhere;
-// - no "content-id" (the index would list it), no "digest" (whose parts default to
-//   message/rfc822), and no "message" followed by white space and '/' or '(' (an embedded
-//   message, whose Message-ID the index would list);
-// - at most one line starts "content-type" (no two fields that disagree, src/signatures.cc;
-//   at most one multipart, so no nesting), and fewer delimiter lines than --max-parts.
+// gives an entity a media type only from a Content-Type field (a line starting with the
+// name, and its folded continuations), else text/plain (message/rfc822 in a multipart/digest);
+// it reads a Content-ID only from a line starting with that name; a header block never spans
+// an empty line. So, line starts only:
+// - no line starts "content-id" (the index would list it);
+// - between two lines starting "content-type" lies an empty line (never two fields in one
+//   block, which could disagree: src/signatures.cc), and no such field holds, in any case, a
+//   subtype of the types passes edit, "digest" (whose parts default to message/rfc822), or
+//   "message" followed by white space and '/' or '(' (an embedded message, whose Message-ID
+//   the index would list; a comment may stand before the '/');
+// - the limits cannot bind: an entity lies below at most one multipart per Content-Type
+//   field, and each but the first starts after a delimiter line.
 bool provably_inert(std::string_view m, const std::vector<std::string> &types, const Limits &limits)
 {
-    std::vector<std::string> needles{"content-id", "digest"};
+    std::vector<std::string> needles{"digest"};
     for (const std::string &t : types) {
         auto slash = t.find('/');
-        if (slash == std::string::npos || slash + 1 >= t.size()) return false;
+        if (slash == std::string::npos || slash + 1 == t.size()) return false;
         needles.push_back(text::ascii_lower(t.substr(slash + 1)));
     }
-    bool first[256] = {};
-    for (const std::string &n : needles) first[static_cast<unsigned char>(n[0])] = true;
-    first[static_cast<unsigned char>('m')] = true;
-    for (int c = 'a'; c <= 'z'; ++c)
-        if (first[c]) first[c - 'a' + 'A'] = true;
+    auto harmless = [&](std::string_view field) {
+        for (std::size_t i = 0; i < field.size(); ++i) {
+            for (const std::string &n : needles)
+                if (ci_at(field, i, n)) return false;
+            if (ci_at(field, i, "message")) {
+                std::size_t j = i + 7;
+                while (j < field.size() && (field[j] == ' ' || field[j] == '\t' || field[j] == '\r' || field[j] == '\n')) ++j;
+                if (j < field.size() && (field[j] == '/' || field[j] == '(')) return false;
+            }
+        }
+        return true;
+    };
     std::size_t delimiters = 0, content_types = 0;
-    bool line_start = true;
-    for (std::size_t i = 0; i < m.size(); ++i) {
-        const char c = m[i];
-        if (line_start) {
-            if (c == '-' && i + 1 < m.size() && m[i + 1] == '-') ++delimiters;
-            if (ci_at(m, i, "content-type")) ++content_types;
+    bool empty_line_since = true; // since the last Content-Type field
+    for (std::size_t line = 0; line < m.size();) {
+        auto nl = m.find('\n', line);
+        const std::size_t next = nl == std::string_view::npos ? m.size() : nl + 1;
+        const std::size_t len = next - line - (nl == std::string_view::npos ? 0 : 1);
+        if (len == 0 || (len == 1 && m[line] == '\r')) empty_line_since = true;
+        if (m.compare(line, 2, "--") == 0) ++delimiters;
+        if (ci_at(m, line, "content-id")) return false;
+        if (ci_at(m, line, "content-type")) {
+            if (!empty_line_since) return false;
+            empty_line_since = false;
+            ++content_types;
+            std::size_t end = next;
+            while (end < m.size() && (m[end] == ' ' || m[end] == '\t')) {
+                auto more = m.find('\n', end);
+                end = more == std::string_view::npos ? m.size() : more + 1;
+            }
+            if (!harmless(m.substr(line, end - line))) return false;
         }
-        line_start = c == '\n';
-        if (!first[static_cast<unsigned char>(c)]) continue;
-        for (const std::string &n : needles)
-            if (ci_at(m, i, n)) return false;
-        if (ci_at(m, i, "message")) {
-            std::size_t j = i + 7;
-            while (j < m.size() && (m[j] == ' ' || m[j] == '\t' || m[j] == '\r' || m[j] == '\n')) ++j;
-            if (j < m.size() && (m[j] == '/' || m[j] == '(')) return false;
-        }
+        line = next;
     }
-    // One multipart at most: nodes are at most 1 + delimiters, at depth at most 1.
-    return content_types <= 1 && delimiters + 2 <= limits.max_parts && (delimiters == 0 || limits.max_depth >= 1);
+    return delimiters + 2 <= limits.max_parts && content_types <= static_cast<std::size_t>(std::max(0, limits.max_depth));
 }
 
 // Where the header block ends: after the first empty line, or at the end.
@@ -272,11 +286,31 @@ Result<std::optional<MessageContext::LimitHit>> MessageContext::prescan() const
     char first = 0, second = 0;
     enum class Field { Name, Yes, No } field = Field::Name;
     std::int64_t pos = seg_.msg_begin;
+    // The message where it is (a window, or an input in memory), else read 64 KiB at a time.
+    const std::string_view whole = src_->view(seg_.msg_begin, seg_.msg_end);
+    std::string buf;
     while (pos < seg_.msg_end) {
-        auto chunk = src_->slice(pos, std::min(seg_.msg_end, pos + 65536));
-        if (!chunk) return chunk.error();
-        if (chunk->empty()) break;
-        for (char c : *chunk) {
+        std::string_view chunk;
+        if (!whole.empty()) {
+            chunk = whole;
+        } else {
+            auto read = src_->slice(pos, std::min(seg_.msg_end, pos + 65536));
+            if (!read) return read.error();
+            buf = std::move(*read);
+            chunk = buf;
+        }
+        if (chunk.empty()) break;
+        for (std::size_t i = 0; i < chunk.size(); ++i) {
+            char c = chunk[i];
+            if (len >= 2 && c != '\n' && (run == Run::Closed || field != Field::Name)) {
+                // Nothing more of this line counts but its length: on to its end.
+                const void *nl = std::memchr(chunk.data() + i, '\n', chunk.size() - i);
+                const std::size_t stop = nl ? static_cast<std::size_t>(static_cast<const char *>(nl) - chunk.data()) : chunk.size();
+                len += stop - i;
+                i = stop;
+                if (i == chunk.size()) break;
+                c = '\n';
+            }
             if (c != '\n') {
                 if (len == 0) first = c;
                 else if (len == 1) second = c;
@@ -307,7 +341,7 @@ Result<std::optional<MessageContext::LimitHit>> MessageContext::prescan() const
             len = 0;
             field = Field::Name;
         }
-        pos += static_cast<std::int64_t>(chunk->size());
+        pos += static_cast<std::int64_t>(chunk.size());
     }
     // A last line with no line break.
     if ((run == Run::In || (run == Run::Open && field == Field::Yes)) && run_bytes + len > limits_.max_header_bytes)

@@ -110,7 +110,16 @@ TEST_CASE("inert copy: messages on the edges of the pre-check plan as the full e
     const std::string head = "From: a@example.org\nMessage-ID: <edge@example.org>\nMIME-Version: 1.0\n";
     const std::vector<std::string> edges = {
         head + "\nplain text, nothing to do\n",
-        head + "Content-Type: text/plain\n\nhtml in the text, which makes it not provably inert\n",
+        head + "Content-Type: text/plain\n\nhtml in the text, and message/rfc822 and content-id: not fields\n",
+        head + "Content-Type: text/\n html\n\n<img src=\"cid:&lt;x@y&gt;\">\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/html\n\n<img src=\"cid:&lt;x@y&gt;\">\n--b--\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\n\nContent-Type: text/html in a body\n--b--\n",
+        head + "content-type\t:text/html\n\n<img src=\"cid:&lt;x@y&gt;\">\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nx\n--b\nContent-Type: application/pdf\n\n%PDF\n--b--\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: multipart/alternative; boundary=c\n\n--c\nContent-Type: text/plain\n\nx\n--c--\n--b--\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\nContent-Type: application/pdf\n\nconflict\n--b--\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n--b\nContent-Type: application/pdf\n\nno empty line between\n--b--\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n \nContent-Type: text/html\n\nwhite space line\n--b--\n",
         head + "Content-Type: TEXT/HTML\n\n<img src=\"cid:&lt;x@y&gt;\">\n",
         head + "Content-Type: text / (comment) Html\n\n<img src=\"cid:&lt;x@y&gt;\">\n",
         head + "Content-Type: text/plain\nContent-Type: text/html\n\n<img src=\"cid:&lt;x@y&gt;\">\n",
@@ -138,6 +147,18 @@ TEST_CASE("inert copy: messages on the edges of the pre-check plan as the full e
     t.same_index();
     MESSAGE(t.copied << " of " << t.messages << " edge messages copied without a full parse");
     CHECK(t.copied >= 5);
+    // Nested multiparts against a small --max-depth: parsed whole, reported, either way.
+    std::string nested = "Message-ID: <nested@x>\nContent-Type: multipart/mixed; boundary=a\n\n--a\n"
+                         "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: multipart/mixed; boundary=c\n\n"
+                         "--c\n\ndeep\n--c--\n--b--\n--a--\n";
+    for (bool copy : {true, false}) {
+        std::vector<std::unique_ptr<Pass>> passes = default_passes();
+        EngineConfig c;
+        c.copy_inert = copy;
+        c.limits.max_depth = 2;
+        Engine e(passes, c);
+        CHECK(plan_message(e, nested).unprocessed);
+    }
     // With few --max-parts, delimiter lines count against it: parsed whole, reported.
     std::string many = "Message-ID: <many@x>\nContent-Type: multipart/mixed; boundary=b\n\n";
     for (int i = 0; i < 20; ++i) many += "--b\n\npart\n";
