@@ -23,15 +23,51 @@ bool iequal_at(std::string_view s, std::size_t at, std::string_view word)
     return true;
 }
 
-// A value whose raw bytes are what gumbo decodes them to: printable ASCII, tab, LF, FF and
-// space, no '&'. Anything else is decoded by gumbo itself (decode_attribute).
-bool plain(std::string_view v)
+// The value as gumbo decodes it, where that is plain: printable ASCII, tab, LF, FF and space
+// as they are, and the references mail is full of (tracking links' "&amp;"): &amp; &lt; &gt;
+// &quot; &apos; with their ';', and numeric ones with ';' for a printable ASCII character
+// (13.2.5.72-80: no replacement table applies to those). Anything else (another reference, a
+// CR, a NUL, 8-bit bytes) is left to gumbo itself (decode_attribute): nullopt.
+std::optional<std::string> plain_decoded(std::string_view v)
 {
-    for (char c : v) {
+    std::string out;
+    out.reserve(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const char c = v[i];
         auto u = static_cast<unsigned char>(c);
-        if (u >= 0x80 || c == '&' || (u < 0x20 && c != '\t' && c != '\n' && c != '\f')) return false;
+        if (u >= 0x80 || (u < 0x20 && c != '\t' && c != '\n' && c != '\f')) return std::nullopt;
+        if (c != '&') {
+            out += c;
+            continue;
+        }
+        const std::size_t semi = v.find(';', i);
+        if (semi == std::string_view::npos || semi - i > 10) return std::nullopt;
+        const std::string_view name = v.substr(i + 1, semi - i - 1);
+        char d = 0;
+        if (name == "amp") d = '&';
+        else if (name == "lt") d = '<';
+        else if (name == "gt") d = '>';
+        else if (name == "quot") d = '"';
+        else if (name == "apos") d = '\'';
+        else if (name.size() >= 2 && name[0] == '#') {
+            const bool hex = name[1] == 'x' || name[1] == 'X';
+            const std::string_view digits = name.substr(hex ? 2 : 1);
+            if (digits.empty() || digits.size() > 4) return std::nullopt;
+            unsigned cp = 0;
+            for (char h : digits) {
+                int dv = h >= '0' && h <= '9' ? h - '0' : hex && h >= 'a' && h <= 'f' ? h - 'a' + 10 : hex && h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+                if (dv < 0) return std::nullopt;
+                cp = cp * (hex ? 16 : 10) + static_cast<unsigned>(dv);
+            }
+            if (cp < 0x20 || cp > 0x7E) return std::nullopt;
+            d = static_cast<char>(cp);
+        } else {
+            return std::nullopt;
+        }
+        out += d;
+        i = semi;
     }
-    return true;
+    return out;
 }
 
 template <std::size_t N> bool one_of(std::string_view name, const char *const (&names)[N])
@@ -161,13 +197,10 @@ private:
             const char c = h_[j];
             switch (st) {
             case Start:
-                if (c == '-') st = StartDash, ++j;
-                else if (c == '>') return done(j + 1);
-                else st = Body;
-                break;
             case StartDash:
-                if (c == '-') st = End, ++j;
-                else if (c == '>') return done(j + 1);
+            case EndBang: // '>' ends it ("<!-->", "<!--->", "--!>"), '-' moves on, else text
+                if (c == '>') return done(j + 1);
+                if (c == '-') st = st == Start ? StartDash : st == StartDash ? End : EndDash, ++j;
                 else st = Body;
                 break;
             case Body: {
@@ -185,11 +218,6 @@ private:
                 if (c == '>') return done(j + 1);
                 if (c == '!') st = EndBang, ++j;
                 else if (c == '-') ++j;
-                else st = Body;
-                break;
-            case EndBang:
-                if (c == '-') st = EndDash, ++j;
-                else if (c == '>') return done(j + 1);
                 else st = Body;
                 break;
             }
@@ -350,15 +378,13 @@ private:
             if (at.len == 0) continue; // no value (or an empty unquoted one): no reference
             const char q = h_[at.off] == '"' || h_[at.off] == '\'' ? h_[at.off] : 0;
             std::string_view raw = q ? h_.substr(at.off + 1, at.len - 2) : h_.substr(at.off, at.len);
-            std::string decoded;
-            if (plain(raw)) {
-                decoded.assign(raw);
-            } else {
-                auto d = decode_attribute(raw, q);
-                if (!d) return fallback("an attribute value gumbo could not decode alone");
-                decoded = std::move(*d);
-            }
-            b_.attribute(tag, at.name, at.off, at.len, std::move(decoded));
+            // gumbo starts the raw span of an unquoted value that opens with a character
+            // reference after that reference: its spans are not the tokenizer's to give.
+            if (!q && raw[0] == '&') return fallback("an unquoted value that starts with '&'");
+            auto decoded = plain_decoded(raw);
+            if (!decoded) decoded = decode_attribute(raw, q);
+            if (!decoded) return fallback("an attribute value gumbo could not decode alone");
+            b_.attribute(tag, at.name, at.off, at.len, std::move(*decoded));
         }
     }
 

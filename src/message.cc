@@ -114,12 +114,6 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
 {
     std::unique_ptr<MessageContext> ctx(new MessageContext(src, seg));
     ctx->in_mbox_ = in_mbox;
-    if (in_mbox) ctx->length_split_ = mboxcl2_length(src, seg.msg_begin); // it reads past the message
-    ctx->limits_ = limits;
-    ctx->limits_.max_depth = std::min(limits.max_depth, kMaxDepth); // never past GMime's own
-    ctx->start_clock();
-    ctx->report_.index = index;
-    ctx->report_.source = src.name();
     // One read of the whole message instead of GMime's read and seek per 4 KiB block of a
     // file stream (and the prescan's and probes' own reads). Failing that, the file is read.
     if (!src.in_memory() && seg.msg_end > seg.msg_begin && seg.msg_end - seg.msg_begin <= kWindowMax)
@@ -127,6 +121,23 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
             ctx->window_.emplace(std::move(*w));
             ctx->src_ = &*ctx->window_;
         }
+    // An mboxcl2 Content-Length (read from the input: it looks past the message). Only a
+    // header block with a Content-Length field can have one: the window says, without a read.
+    if (in_mbox) {
+        std::string_view head = ctx->window_ ? ctx->window_->view(seg.msg_begin, seg.msg_end) : std::string_view();
+        head = head.substr(0, header_block_size(head));
+        bool maybe = ctx->window_ == std::nullopt;
+        for (std::size_t at = 0; !maybe && at < head.size(); at = head.find('\n', at) + 1) {
+            maybe = ci_at(head, at, "content-length");
+            if (head.find('\n', at) == std::string_view::npos) break;
+        }
+        if (maybe) ctx->length_split_ = mboxcl2_length(src, seg.msg_begin);
+    }
+    ctx->limits_ = limits;
+    ctx->limits_.max_depth = std::min(limits.max_depth, kMaxDepth); // never past GMime's own
+    ctx->start_clock();
+    ctx->report_.index = index;
+    ctx->report_.source = src.name();
     const Source &in = *ctx->src_;
 
     // Line-ending convention, from the first line end within the first 64 KiB. Nearly every

@@ -147,30 +147,27 @@ TEST_CASE("inert copy: messages on the edges of the pre-check plan as the full e
     t.same_index();
     MESSAGE(t.copied << " of " << t.messages << " edge messages copied without a full parse");
     CHECK(t.copied >= 5);
-    // Nested multiparts against a small --max-depth: parsed whole, reported, either way.
-    std::string nested = "Message-ID: <nested@x>\nContent-Type: multipart/mixed; boundary=a\n\n--a\n"
-                         "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: multipart/mixed; boundary=c\n\n"
-                         "--c\n\ndeep\n--c--\n--b--\n--a--\n";
-    for (bool copy : {true, false}) {
-        std::vector<std::unique_ptr<Pass>> passes = default_passes();
-        EngineConfig c;
-        c.copy_inert = copy;
-        c.limits.max_depth = 2;
-        Engine e(passes, c);
-        CHECK(plan_message(e, nested).unprocessed);
-    }
-    // With few --max-parts, delimiter lines count against it: parsed whole, reported.
+    // Limits that bind, with and without the inert copy: parsed whole and reported either way.
+    auto unprocessed_either_way = [&](const std::string &m, int max_depth, std::size_t max_parts) {
+        for (bool copy : {true, false}) {
+            std::vector<std::unique_ptr<Pass>> passes = default_passes();
+            EngineConfig c;
+            c.copy_inert = copy;
+            c.limits.max_depth = max_depth;
+            c.limits.max_parts = max_parts;
+            Engine e(passes, c);
+            CHECK(plan_message(e, m).unprocessed);
+        }
+    };
+    // Nested multiparts against a small --max-depth.
+    unprocessed_either_way("Message-ID: <nested@x>\nContent-Type: multipart/mixed; boundary=a\n\n--a\n"
+                           "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: multipart/mixed; boundary=c\n\n"
+                           "--c\n\ndeep\n--c--\n--b--\n--a--\n",
+                           2, 10000);
+    // Delimiter lines against a small --max-parts.
     std::string many = "Message-ID: <many@x>\nContent-Type: multipart/mixed; boundary=b\n\n";
     for (int i = 0; i < 20; ++i) many += "--b\n\npart\n";
-    many += "--b--\n";
-    for (bool copy : {true, false}) {
-        std::vector<std::unique_ptr<Pass>> passes = default_passes();
-        EngineConfig c;
-        c.copy_inert = copy;
-        c.limits.max_parts = 5;
-        Engine e(passes, c);
-        CHECK(plan_message(e, many).unprocessed); // part-limit, either way
-    }
+    unprocessed_either_way(many + "--b--\n", 64, 5);
 }
 
 TEST_CASE("inert copy: every corpus message, golden case and crafted input plans the same with and without it")
