@@ -207,7 +207,20 @@ void ScanBuilder::style_text(std::size_t off, std::size_t len)
 
 Scan ScanBuilder::finish()
 {
-    // Document order, as the bytes come.
+    // Document order, as the bytes come: holders (gumbo's tree may hold them in another
+    // order: the adoption agency moves elements), then references.
+    std::vector<std::size_t> by_place(scan_.holders.size()), index_of(scan_.holders.size());
+    for (std::size_t i = 0; i < by_place.size(); ++i) by_place[i] = i;
+    std::stable_sort(by_place.begin(), by_place.end(),
+                     [&](std::size_t a, std::size_t b) { return scan_.holders[a].raw_begin < scan_.holders[b].raw_begin; });
+    std::vector<Holder> holders;
+    holders.reserve(by_place.size());
+    for (std::size_t i = 0; i < by_place.size(); ++i) {
+        index_of[by_place[i]] = i;
+        holders.push_back(std::move(scan_.holders[by_place[i]]));
+    }
+    scan_.holders = std::move(holders);
+    for (Ref &r : scan_.refs) r.holder = index_of[r.holder];
     std::vector<std::size_t> order(scan_.refs.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {

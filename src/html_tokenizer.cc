@@ -3,6 +3,7 @@
 #include "html_tokenizer.hh"
 
 #include <cstring>
+#include <unordered_set>
 #include <vector>
 
 namespace mimeuri::html {
@@ -317,11 +318,12 @@ private:
             if (u >= 0x80 || u < 0x20) return fallback("a tag name that is not ASCII");
         }
         if (one_of(name, kFallbackTags)) return fallback("<" + name + ">");
-        if (name == "html" || name == "body" || name == "form" || name == "head") {
+        if (name == "html" || name == "body" || name == "form" || name == "head" || name == "base") {
             // The first <html> or <body> gives its element its attributes (an element made
             // earlier has none to keep); a later one only adds those it lacks, or is ignored,
             // as a second <form> is, and a <head> after anything that made one.
-            int &count = name == "html" ? html_ : name == "body" ? body_ : name == "form" ? form_ : head_;
+            // A second <base>: which comes first in gumbo's tree (base_href) is the tree's to say.
+            int &count = name == "html" ? html_ : name == "body" ? body_ : name == "form" ? form_ : name == "head" ? head_ : base_;
             if (++count > 1 || (name == "head" && content_)) return fallback("a second <" + name + ">");
         }
         if (name != "html" && name != "head") content_ = true;
@@ -365,8 +367,13 @@ private:
     // The start tag's attributes, the first of each name (later ones are dropped, 13.2.5.33).
     void emit(const std::string &tag)
     {
-        // Names already given, wanted ones only (a few), so that a tag with many attributes
-        // costs no more than linear time.
+        // gumbo drops the attribute after a repeated name that has no value (it waits for that
+        // value to drop): the tag goes to gumbo. Names in a hash set: linear in the tag.
+        std::unordered_set<std::string_view> names;
+        for (std::size_t a = 0; a < attrs_.size(); ++a)
+            if (!names.insert(attrs_[a].name).second && attrs_[a].len == 0 && a + 1 < attrs_.size())
+                return fallback("a repeated attribute with no value");
+        // Names already given, wanted ones only (a few).
         std::vector<std::string_view> taken;
         for (std::size_t a = 0; a < attrs_.size(); ++a) {
             const Attr &at = attrs_[a];
@@ -424,7 +431,7 @@ private:
     std::string why_;
     std::vector<Attr> attrs_;
     std::vector<char> tables_;
-    int html_{0}, body_{0}, form_{0}, head_{0};
+    int html_{0}, body_{0}, form_{0}, head_{0}, base_{0};
     bool content_{false}; // something that makes the head and body elements was seen
 };
 
