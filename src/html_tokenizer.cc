@@ -93,6 +93,7 @@ const char *const kRowTags[] = {"tr", "tbody", "thead", "tfoot", "col", "colgrou
 struct Attr {
     std::string name;
     std::size_t off{0}, len{0}; // the raw value with its quotes; len 0: no value
+    bool missing{false};        // "name=" and then '>'
 };
 
 class Tokenizer {
@@ -278,7 +279,8 @@ private:
                     j = close + 1;
                     st = AfterQuoted;
                 } else if (c == '>') {
-                    emitted = true; // missing value
+                    emitted = true; // missing value: gumbo gives such a value a span of its own
+                    cur->missing = true;
                 } else { // 13.2.5.38 unquoted: up to white space or '>'
                     std::size_t e = j;
                     while (e < n_ && !ws(h_[e]) && h_[e] != '>') ++e;
@@ -382,7 +384,8 @@ private:
             for (std::string_view t : taken) dup = dup || t == at.name;
             if (dup) continue;
             taken.push_back(at.name);
-            if (at.len == 0) continue; // no value (or an empty unquoted one): no reference
+            if (at.missing) return fallback("an attribute whose value is missing after '='");
+            if (at.len == 0) continue; // no value: no reference
             const char q = h_[at.off] == '"' || h_[at.off] == '\'' ? h_[at.off] : 0;
             std::string_view raw = q ? h_.substr(at.off + 1, at.len - 2) : h_.substr(at.off, at.len);
             // gumbo starts the raw span of an unquoted value that opens with a character

@@ -215,7 +215,7 @@ TEST_CASE("issue 14: the same hostile HTML without a <script>: the streaming tok
         Run r = run_limited(in, "--max-time=60", "600000");
         CHECK(r.p.status == 0);
         CHECK(r.p.out != in); // the reference was repaired
-        CHECK(r.p.out.find("src=\"cid:img@x\"") != std::string::npos);
+        CHECK(r.p.out.find("cid:img@x") != std::string::npos); // (the long line goes quoted-printable)
         CHECK(r.report.find("html-") == std::string::npos); // no html-*-limit
     }
 }

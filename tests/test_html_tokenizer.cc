@@ -69,6 +69,8 @@ TEST_CASE("tokenizer: the common cases are answered without gumbo, as gumbo answ
         "<a x=1 x href=cid:u>",
         "<a href=\"cid:u\" x x src=\"cid:v\">",
         "<a <a <a href=\"cid:u\">",
+        "<base href=><img src=cid:x>",
+        "<img src= ><img src=cid:x>",
         "<img a=1 src=\"cid:y\"b=2>",
         "<img/src=cid:x>",
         "<img src=cid:x\"'<=`>",
