@@ -24,7 +24,7 @@ bool iequal_at(std::string_view s, std::size_t at, std::string_view word)
     return true;
 }
 
-// The value as gumbo decodes it, where that is plain: printable ASCII, tab, LF, FF and space
+// The value as gumbo decodes it, where that is plain: printable ASCII (no DEL), tab, LF, FF, space
 // as they are, and the references mail is full of (tracking links' "&amp;"): &amp; &lt; &gt;
 // &quot; &apos; with their ';', and numeric ones with ';' for a printable ASCII character
 // (13.2.5.72-80: no replacement table applies to those). Anything else (another reference, a
@@ -36,7 +36,8 @@ std::optional<std::string> plain_decoded(std::string_view v)
     for (std::size_t i = 0; i < v.size(); ++i) {
         const char c = v[i];
         auto u = static_cast<unsigned char>(c);
-        if (u >= 0x80 || (u < 0x20 && c != '\t' && c != '\n' && c != '\f')) return std::nullopt;
+        // (gumbo makes DEL, as the other controls, U+FFFD)
+        if (u >= 0x7F || (u < 0x20 && c != '\t' && c != '\n' && c != '\f')) return std::nullopt;
         if (c != '&') {
             out += c;
             continue;
