@@ -170,11 +170,8 @@ private:
         }
         const char c = h_[i_ + 2];
         if (alpha(c)) return tag(i_ + 2, false);
-        if (c == '>') {
-            i_ += 3;
-            work_ += 3;
-            return;
-        }
+        if (c == '>') // "</>": no token; gumbo then names an unknown tag after it by text from here
+            return fallback("</>");
         bogus_comment(i_ + 2);
     }
 

@@ -97,6 +97,7 @@ TEST_CASE("tokenizer: the common cases are answered without gumbo, as gumbo answ
         "<?php <img src=cid:no> ?><img src=cid:yes>",
         "</ <img src=cid:no>><img src=cid:yes>",
         "</><img src=cid:yes></p x=\"<img src=cid:no>\">",
+        "x</><dht a href=\"cid:u\">",
         "a < b <img src=cid:yes> <",
         "<img src=\"cid:eof",
         "<img src=cid:eof",
