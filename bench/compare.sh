@@ -4,7 +4,7 @@
 # from bench/gmime_roundtrip.c), (b) the same job written with Python's email package
 # (bench/pyjob.py), (c) cat. Then message sizes from 1 KB to 1 GiB (file and pipe), start-up
 # time for one small message, and callgrind instruction counts per message.
-# Usage: bash bench/compare.sh [BUILD_DIR] [MESSAGES] [MAX_SIZE_MIB]
+# Usage: bash bench/compare.sh [BUILD_DIR] [MESSAGES] [MAX_SIZE_MIB]   (RUNS=5: rounds)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -19,34 +19,26 @@ mbox=$out/corpus-$count.mbox
 gcc -O2 -o "$out/gmime_roundtrip" bench/gmime_roundtrip.c $(pkg-config --cflags --libs gmime-3.0)
 size=$(stat -c %s "$mbox")
 
-measure() { # label, command (best of three wall; RSS of the last run)
-  local label=$1; shift
-  local best="" rss=0
-  for _ in 1 2 3; do
-    /usr/bin/time -f '%e %M' -o "$out/t" "$@" > /dev/null 2>>"$out/stderr"
-    read -r secs kib < "$out/t"
-    secs=$(awk -v s="$secs" 'BEGIN { print (s < 0.005) ? 0.005 : s }') # /usr/bin/time has 10 ms steps
-    best=$(awk -v a="$best" -v b="$secs" 'BEGIN { print (a == "" || b < a) ? b : a }')
-    rss=$kib
-  done
-  echo "$label $best $rss"
-}
-
-echo "corpus mbox: $count messages, $size bytes"
-rows=()
-rows+=("$(measure gmime-roundtrip "$out/gmime_roundtrip" "$mbox")")
-rows+=("$(measure mimeuri-default "$bin" "$mbox")")
-rows+=("$(measure mimeuri-jobs2 "$bin" --jobs=2 "$mbox")")
-rows+=("$(measure python-email python3 bench/pyjob.py "$mbox")")
-rows+=("$(measure cat cat "$mbox")")
+. bench/lib.sh
+runs=${RUNS:-5}
+echo "corpus mbox: $count messages, $size bytes; $runs interleaved rounds (best and worst wall, best CPU)"
+mapfile -t rows < <(rounds "$runs" \
+  gmime-roundtrip "$out/gmime_roundtrip $mbox" \
+  mimeuri-file "$bin $mbox" \
+  mimeuri-pipe "cat $mbox | $bin" \
+  mimeuri-jobs2 "$bin --jobs=2 $mbox" \
+  python-email "python3 bench/pyjob.py $mbox" \
+  cat "cat $mbox")
 base=$(echo "${rows[0]}" | awk '{ print $2 }')
-printf '%-18s %9s %9s %11s %11s %12s\n' run seconds MB/s messages/s peak_RSS "vs gmime"
+base_cpu=$(echo "${rows[0]}" | awk '{ print $4 }')
+printf '%-16s %8s %8s %8s %8s %11s %11s %9s %9s\n' run best worst cpu MB/s messages/s peak_RSS "vs gmime" "cpu vs"
 for r in "${rows[@]}"; do
   set -- $r
-  printf '%-18s %9.3f %9.1f %11.0f %8.1f MiB %11.2fx\n' "$1" "$2" "$(echo "$size / 1000000 / $2" | bc -l)" \
-    "$(echo "$count / $2" | bc -l)" "$(echo "$3 / 1024" | bc -l)" "$(echo "$2 / $base" | bc -l)"
+  printf '%-16s %8.3f %8.3f %8.3f %8.1f %11.0f %7.1f MiB %8.2fx %8.2fx\n' "$1" "$2" "$3" "$4" \
+    "$(echo "$size / 1000000 / $2" | bc -l)" "$(echo "$count / $2" | bc -l)" "$(echo "$5 / 1024" | bc -l)" \
+    "$(echo "$2 / $base" | bc -l)" "$(echo "$4 / $base_cpu" | bc -l)"
 done
-py=$(echo "${rows[3]}" | awk '{ print $2 }'); mu=$(echo "${rows[1]}" | awk '{ print $2 }')
+py=$(echo "${rows[4]}" | awk '{ print $2 }'); mu=$(echo "${rows[1]}" | awk '{ print $2 }')
 echo "mimeuri default job vs Python email: $(echo "$py / $mu" | bc -l | cut -c1-5)x faster"
 
 echo

@@ -9,3 +9,25 @@ best_of_3() { # command... -> seconds (best of three)
   done
   echo "$best"
 }
+
+# On a loaded machine: N rounds, each running every command once (so that all of them see
+# the same load), and per label the best and worst wall seconds, the best CPU seconds
+# (user + system) and the largest peak RSS (KiB).
+# Usage: rounds N LABEL 'COMMAND' [LABEL 'COMMAND']...  Prints "LABEL best worst cpu rss".
+rounds() {
+  local n=$1; shift
+  local -a labels=() cmds=()
+  while [ $# -gt 0 ]; do labels+=("$1"); cmds+=("$2"); shift 2; done
+  local tmp; tmp=$(mktemp)
+  for ((r = 0; r < n; r++)); do
+    for i in "${!cmds[@]}"; do
+      /usr/bin/time -f "${labels[$i]} %e %U %S %M" -a -o "$tmp" bash -c "${cmds[$i]}" > /dev/null 2>&1
+    done
+  done
+  for l in "${labels[@]}"; do
+    awk -v l="$l" '$1 == l { w = $2; c = $3 + $4; if (b == "" || w < b) b = w; if (w > x) x = w
+                             if (cb == "" || c < cb) cb = c; if ($5 > m) m = $5 }
+      END { printf "%s %.3f %.3f %.3f %d\n", l, b, x, cb, m }' "$tmp"
+  done
+  rm -f "$tmp"
+}

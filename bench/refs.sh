@@ -11,28 +11,7 @@ bin=$build/mimeuri
 out=bench/out
 mkdir -p "$out"
 
-make_message() { # refs -> file
-  python3 - "$1" "$2" <<'PY'
-import sys
-n, path = int(sys.argv[1]), sys.argv[2]
-size = 10 * 1024 * 1024
-refs = []
-for i in range(n):
-    cid = "img@example.org" if i % 2 == 0 else f"missing{i}@example.org"
-    url = f"cid:<{cid}>" if i % 10 == 0 else f"cid:{cid}"
-    refs.append(f'<img src="{url}" alt="{i}">\n')
-body = "".join(refs)
-filler = "<p>" + "lorem ipsum dolor sit amet " * 36 + "</p>\n"
-while len(body) < size:
-    body += filler
-with open(path, "w") as f:
-    f.write('From: bench@example.org\nMessage-ID: <refs@example.org>\nMIME-Version: 1.0\n'
-            'Content-Type: multipart/related; boundary="b"\n\n--b\n'
-            'Content-Type: text/html; charset=utf-8\n\n' + body + '\n--b\n'
-            'Content-Type: image/png\nContent-ID: <img@example.org>\nContent-Transfer-Encoding: base64\n\n'
-            'iVBORw0KGgo=\n--b--\n')
-PY
-}
+make_message() { python3 bench/make_html.py "$1" "$2"; } # refs -> file
 
 . bench/lib.sh
 

@@ -22,6 +22,7 @@ class ExternalBodyPass final : public Pass {
 public:
     explicit ExternalBodyPass(ExternalBodyOptions opts) : opts_(std::move(opts)) {}
     std::string_view name() const override { return "external-body"; }
+    std::vector<std::string> edited_types() const override { return {"message/external-body"}; }
     Status apply(MessageContext &ctx) override;
 
 private:

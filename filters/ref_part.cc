@@ -1,6 +1,7 @@
 // The reference pass, step 3: one HTML part (see ref_part.hh).
 #include "ref_part.hh"
 
+#include "html_tokenizer.hh"
 #include "text.hh"
 #include "transfer.hh"
 
@@ -134,7 +135,14 @@ private:
     const int node_;
     const Node &hn_;
     Tally &tally_;
-    std::optional<std::string> html_kept_; // signed content: references found and reported, not changed
+    // Signed content: references found and reported, not changed. Asked only when a
+    // reference would change (the question may start the signature analysis).
+    const std::optional<std::string> &html_kept()
+    {
+        if (!html_kept_) html_kept_ = ctx_.kept(hn_);
+        return *html_kept_;
+    }
+    std::optional<std::optional<std::string>> html_kept_;
     std::vector<html::Replacement> reps_;
     std::vector<std::pair<std::size_t, int>> rep_refs_; // per replacement: its report entry, its target
     PendingExtract pending_;
@@ -174,7 +182,7 @@ Status PartRewriter::find(const std::string &html, std::optional<html::Scan> &ou
     limits.max_refs = opts_.max_refs;
     limits.max_bytes = html::memory_cap(html.size(), opts_.html_max);
     limits.out_of_time = [this] { return ctx_.out_of_time(); };
-    auto scan = html::find_refs(html, limits);
+    auto scan = html::scan_refs(html, limits); // the streaming tokenizer, gumbo where it cannot say
     if (!scan) {
         if (scan.error().code == Code::TempFail) return scan.error(); // out of memory: --on-error decides
         ctx_.report().add_error(hn_.section, "html", scan.error().message);
@@ -297,7 +305,7 @@ void PartRewriter::decide(const html::Ref &ref, std::size_t ri, Decision &d)
     } else if (t.status == RefStatus::Resolved && t.node >= 0 && t.message_id.empty()) {
         decide_local(ri, d);
     }
-    if (html_kept_ && d.action != Action::None && d.action != Action::Extracted) {
+    if (d.action != Action::None && d.action != Action::Extracted && html_kept()) {
         d.action = Action::Kept;
         d.new_url.clear();
         if (t.node >= 0) tally_.kept_targets.insert(t.node);
@@ -327,7 +335,7 @@ void PartRewriter::report(const html::Ref &ref, const html::Holder &holder, cons
     e.status = report_status(status);
     e.matched_location = t.via_location;
     e.action = d.action;
-    if (d.action == Action::Kept) e.kept = *html_kept_;
+    if (d.action == Action::Kept) e.kept = *html_kept();
     if (t.node >= 0 && t.message_id.empty()) e.target = ix_.parts[static_cast<std::size_t>(t.node)].section;
     else if (!t.message_id.empty() && t.status == RefStatus::Resolved) e.target = t.section;
     if (!t.message_id.empty()) e.target_message = t.message_id;
@@ -386,7 +394,6 @@ Status PartRewriter::run()
     std::string base = ix_.parts[static_cast<std::size_t>(node_)].base;
     if (scan->base_href)
         if (std::string b = resolve(base, *scan->base_href); !b.empty()) base = b;
-    html_kept_ = ctx_.kept(hn_);
     pending_.html_node = node_;
     for (std::size_t ri = 0; ri < scan->refs.size(); ++ri) {
         if (ri % 1024 == 1023)

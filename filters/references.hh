@@ -40,6 +40,11 @@ public:
     // --cid=extract: the run numbers the folders as it takes messages, in one process (a
     // worker taking whole files with --in-place --jobs would keep a count of its own).
     bool ordered() const override { return opts_.cid == RefOptions::Cid::Extract; }
+    // HTML parts only, unless --summary-header (a field on every message).
+    std::vector<std::string> edited_types() const override
+    {
+        return opts_.summary_header ? std::vector<std::string>{} : std::vector<std::string>{"text/html"};
+    }
     Status index(const MessageContext &ctx) override;
     std::string save_index() const override;
     void merge_index(const std::string &bytes) override;

@@ -10,6 +10,7 @@
 // quoted-printable body is well-formed. In extract mode (cid mode 3) files land only inside
 // the extract folder: a symlink planted at DIR/1 (or at DIR/1/index.html) points to a trap
 // folder that must stay empty.
+#include "engine.hh"
 #include "extract.hh"
 #include "external_body.hh"
 #include "labels.hh"
@@ -331,6 +332,36 @@ struct ExtractTrap {
 
 } // namespace
 
+// The engine's copy of a message no pass can change (MessageContext::parse, inert_types):
+// the references and external-body passes (those with edited_types), planned with and
+// without it, give the same plans.
+void check_inert_copy(const Source &src, const std::vector<Segment> &segs, bool in_mbox, const RefOptions &ro,
+                      const ExternalBodyOptions &eo, const Limits &limits)
+{
+    auto passes = [&] {
+        std::vector<std::unique_ptr<Pass>> v;
+        v.push_back(std::make_unique<ReferencesPass>(ro));
+        v.push_back(std::make_unique<ExternalBodyPass>(eo));
+        return v;
+    };
+    auto fast_passes = passes(), full_passes = passes();
+    EngineConfig cfg;
+    cfg.limits = limits;
+    Engine fast(fast_passes, cfg);
+    cfg.copy_inert = false;
+    Engine full(full_passes, cfg);
+    for (std::size_t i = 0; i < segs.size(); ++i) {
+        MessageAt at{src, segs[i], i + 1, in_mbox, 0};
+        Plan a = fast.plan(at, true), b = full.plan(at, true);
+        bool same = a.cause == b.cause && a.message_id == b.message_id && a.unprocessed == b.unprocessed &&
+                    a.dangling == b.dangling && a.waits == b.waits && a.edits.size() == b.edits.size();
+        for (std::size_t k = 0; same && k < a.edits.size(); ++k)
+            same = a.edits[k].begin == b.edits[k].begin && a.edits[k].end == b.edits[k].end && a.edits[k].text == b.edits[k].text;
+        if (!same) fail("the inert copy planned message " + std::to_string(i + 1) + " otherwise than the full engine");
+    }
+    if (fast.save_index() != full.save_index()) fail("the inert copy indexed otherwise than the full engine");
+}
+
 extern "C" int LLVMFuzzerInitialize(int *, char ***)
 {
     g_mime_init();
@@ -421,6 +452,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_structure(msg_in, msg_out, local);
     }
     if (trap) trap->check();
+    check_inert_copy(src, *segs, mbox.ok() && *mbox, ro, eo, limits);
     // Passes off: the input itself.
     if (splice(input, {}) != input) fail("with no edits the output is not the input");
     (void)splice(input, all);

@@ -14,9 +14,10 @@ if [ ! -d "$seeds/filter" ] || [ -n "$(find fuzz/seeds.sh fuzz/crafted -newer "$
   rm -rf "$seeds"; bash fuzz/seeds.sh "$seeds"
 fi
 mkdir -p "$build/fuzz-findings" "$build/fuzz-work"
-declare -A ci_runs=([fuzz_filter]=4000 [fuzz_html]=3000 [fuzz_cturi]=300000 [fuzz_rfc2017]=300000)
+declare -A ci_runs=([fuzz_filter]=4000 [fuzz_html]=3000 [fuzz_html_tokenizer]=20000 [fuzz_cturi]=300000 [fuzz_rfc2017]=300000)
 run() { # name, seed folder, max_len
-  local name=$1 work=$build/fuzz-work/$1 limit
+  local name=$1 work=$build/fuzz-work/$1 limit dict=fuzz/mime.dict
+  [ -f "fuzz/${name#fuzz_}.dict" ] && dict=fuzz/${name#fuzz_}.dict # a harness's own dictionary
   if [ "$secs" = ci ]; then
     work=$build/fuzz-work/ci-$1; rm -rf "$work"
     limit="-seed=1 -runs=${ci_runs[$name]}"
@@ -25,7 +26,7 @@ run() { # name, seed folder, max_len
   fi
   mkdir -p "$work"
   ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 \
-    "$build/fuzz/$name" $limit -max_len="$3" -dict=fuzz/mime.dict -timeout=10 -rss_limit_mb=2048 \
+    "$build/fuzz/$name" $limit -max_len="$3" -dict="$dict" -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$build/fuzz-findings/$name-" -print_final_stats=1 "$work" "$2" > "$build/fuzz-work/$name.log" 2>&1
   local rc=$?
   local execs; execs=$(grep -m1 'stat::number_of_executed_units' "$build/fuzz-work/$name.log" | awk '{ print $2 }')
@@ -53,4 +54,5 @@ wait $a || status=1; wait $b || status=1
 run fuzz_cturi "$seeds/cturi" 4096 & a=$!
 run fuzz_rfc2017 "$seeds/rfc2017" 4096 & b=$!
 wait $a || status=1; wait $b || status=1
+run fuzz_html_tokenizer "$seeds/html" 65536 || status=1
 exit $status

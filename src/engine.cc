@@ -271,7 +271,20 @@ std::string apply_pass(Pass &p, MessageContext &ctx, bool inject_fault, bool &st
 
 } // namespace
 
-Engine::Engine(std::vector<std::unique_ptr<Pass>> &passes, EngineConfig cfg) : passes_(passes), cfg_(cfg) {}
+Engine::Engine(std::vector<std::unique_ptr<Pass>> &passes, EngineConfig cfg) : passes_(passes), cfg_(cfg)
+{
+    for (auto &p : passes_) {
+        auto types = p->edited_types();
+        edits_any_ = edits_any_ || types.empty();
+        edited_types_.insert(edited_types_.end(), types.begin(), types.end());
+    }
+}
+
+const std::vector<std::string> *Engine::inert_types() const
+{
+    if (!cfg_.copy_inert || cfg_.report || cfg_.summary || cfg_.inject_fault || edits_any_) return nullptr;
+    return &edited_types_;
+}
 
 bool Engine::wants_index() const
 {
@@ -285,7 +298,7 @@ bool Engine::ordered() const
 
 void Engine::index(const MessageAt &m)
 {
-    auto ctx = MessageContext::parse(m.src, m.seg, m.number, m.in_mbox, cfg_.limits);
+    auto ctx = MessageContext::parse(m.src, m.seg, m.number, m.in_mbox, cfg_.limits, inert_types());
     ctx->report().input_no = m.input_no;
     if (!ctx->message()) return;
     for (auto &p : passes_)
@@ -310,7 +323,7 @@ void Engine::merge_index(std::string bytes)
 Plan Engine::plan(const MessageAt &m, bool index_first)
 {
     try {
-        auto ctx = MessageContext::parse(m.src, m.seg, m.number, m.in_mbox, cfg_.limits);
+        auto ctx = MessageContext::parse(m.src, m.seg, m.number, m.in_mbox, cfg_.limits, inert_types());
         ctx->report().input_no = m.input_no;
         if (index_first && ctx->message())
             for (auto &p : passes_)
@@ -327,9 +340,19 @@ Plan Engine::plan(const MessageAt &m, bool index_first)
 Plan Engine::plan_parsed(MessageContext &ctx)
 {
     Plan plan;
+    if (ctx.headers_only()) { // no pass can change it, nothing to report: copied as it came
+        plan.message_id = ctx.report().message_id;
+        return plan;
+    }
     MessageReport &rep = ctx.report();
-    protect_conflicting_types(ctx);                                         // before any pass,
-    const Signatures signatures = Signatures::analyse(ctx, cfg_.signed_mode); // as signatures
+    protect_conflicting_types(ctx); // before any pass, as signatures
+    // The signatures are analysed before any pass asks about or edits what they cover; with
+    // no report to list them, only then (MessageContext::defer_protections): a message no
+    // pass edits skips the analysis (a DKIM body hash reads the whole body).
+    std::optional<Signatures> signatures;
+    const SignedMode mode = cfg_.signed_mode;
+    if (cfg_.report) signatures = Signatures::analyse(ctx, mode);
+    else ctx.defer_protections([&signatures, &ctx, mode] { signatures = Signatures::analyse(ctx, mode); });
     if (ctx.message()) {
         bool stop = false;
         for (auto &p : passes_) {
@@ -342,7 +365,8 @@ Plan Engine::plan_parsed(MessageContext &ctx)
                 rep.add_error("", "content-length", f.error().message + "; message left untouched");
             }
     }
-    signatures.report(ctx);
+    ctx.defer_protections(nullptr); // the analysis is no longer needed (nor its captures alive)
+    if (signatures) signatures->report(ctx);
     plan.message_id = rep.message_id;
     if (plan.failed()) {
         rep.add_error("", "internal", plan.cause);

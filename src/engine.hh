@@ -45,6 +45,10 @@ struct EngineConfig {
     bool report{false};       // fill Plan::report
     bool summary{false};      // fill Plan::log_line
     bool inject_fault{false}; // every pass fails (MIMEURI_FAULT=pass, docs/testing.md)
+    // A message that provably no pass can change (MessageContext::parse, inert_types) is
+    // planned from its header block alone, when no report or summary line is made. Tests
+    // turn it off to compare.
+    bool copy_inert{true};
 };
 
 // Where one message is: a segment of a source, its number there (1-based), whether the
@@ -85,8 +89,12 @@ public:
 
 private:
     Plan plan_parsed(MessageContext &ctx);
+    // The inert_types for MessageContext::parse, or null when every message must be parsed.
+    const std::vector<std::string> *inert_types() const;
     std::vector<std::unique_ptr<Pass>> &passes_;
     EngineConfig cfg_;
+    std::vector<std::string> edited_types_; // of every pass
+    bool edits_any_{false};                 // some pass may change any message
 };
 
 // A whole message held in memory, as a service receives it: planned as one message.

@@ -91,109 +91,157 @@ std::size_t css_escape(std::string_view t, std::size_t i, std::string &out)
     return i + 1;
 }
 
-struct Walker {
-    std::string_view html;
-    std::size_t max_refs;
-    const std::function<bool()> *out_of_time;
-    Scan scan;
-    std::set<std::size_t> seen; // value offsets already taken (gumbo clones elements)
+} // namespace
 
-    bool full() const { return scan.refs.size() >= max_refs; }
+bool ScanBuilder::wanted(std::string_view name)
+{
+    return name == "style" || name == "srcset" || name == "imagesrcset" || url_attribute(name) || name == "xlink:href";
+}
 
-    void add_ref(std::size_t holder, std::size_t b, std::size_t e, std::string url, bool css, bool css_quoted,
-                 bool padded = false)
-    {
-        if (full()) {
-            scan.truncated = true;
-            return;
-        }
-        scan.refs.push_back({holder, b, e, std::move(url), css, css_quoted, padded});
+void ScanBuilder::add_ref(std::size_t holder, std::size_t b, std::size_t e, std::string url, bool css, bool css_quoted,
+                          bool padded)
+{
+    if (full()) {
+        scan_.truncated = true;
+        return;
     }
+    scan_.refs.push_back({holder, b, e, std::move(url), css, css_quoted, padded});
+}
 
-    std::size_t add_holder(Holder h)
-    {
-        scan.holders.push_back(std::move(h));
-        return scan.holders.size() - 1;
+std::size_t ScanBuilder::add_holder(Holder h)
+{
+    scan_.holders.push_back(std::move(h));
+    return scan_.holders.size() - 1;
+}
+
+void ScanBuilder::css_refs(std::size_t holder)
+{
+    for (auto &u : css_urls(scan_.holders[holder].decoded)) {
+        std::string url = u.url;
+        std::size_t b = url.find_first_not_of(" \t\r\n\f"), e = url.find_last_not_of(" \t\r\n\f");
+        bool padded = b != 0 || (e != std::string::npos && e + 1 != url.size());
+        url = b == std::string::npos ? std::string() : url.substr(b, e - b + 1);
+        if (!url.empty()) add_ref(holder, u.begin, u.end, url, true, u.quoted, padded);
     }
+}
 
-    void css_refs(std::size_t holder)
-    {
-        for (auto &u : css_urls(scan.holders[holder].decoded)) {
-            std::string url = u.url;
-            std::size_t b = url.find_first_not_of(" \t\r\n\f"), e = url.find_last_not_of(" \t\r\n\f");
-            bool padded = b != 0 || (e != std::string::npos && e + 1 != url.size());
-            url = b == std::string::npos ? std::string() : url.substr(b, e - b + 1);
-            if (!url.empty()) add_ref(holder, u.begin, u.end, url, true, u.quoted, padded);
-        }
+void ScanBuilder::attribute(const std::string &tag, const std::string &name, std::size_t off, std::size_t len,
+                            std::string decoded)
+{
+    const bool style = name == "style", srcset = name == "srcset" || name == "imagesrcset";
+    const bool url = url_attribute(name) || name == "xlink:href";
+    if (!style && !srcset && !url) return;
+    if (len == 0) return;
+    if (off > html_.size() || !seen_.insert(off).second) return;
+    Holder h;
+    const char *raw = html_.data() + off;
+    if (len >= 2 && (raw[0] == '"' || raw[0] == '\'') && raw[len - 1] == raw[0]) {
+        h.quote = raw[0];
+        h.raw_begin = off + 1;
+        h.raw_end = off + len - 1;
+    } else {
+        h.raw_begin = off;
+        h.raw_end = off + len;
     }
-
-    void attribute(const std::string &tag, const GumboAttribute *a)
-    {
-        std::string name = a->name;
-        if (a->attr_namespace == GUMBO_ATTR_NAMESPACE_XLINK) name = "xlink:" + name;
-        const bool style = name == "style", srcset = name == "srcset" || name == "imagesrcset";
-        const bool url = url_attribute(name) || name == "xlink:href";
-        if (!style && !srcset && !url) return;
-        if (a->original_value.length == 0 || a->original_value.data == nullptr) return;
-        std::size_t off = static_cast<std::size_t>(a->original_value.data - html.data());
-        if (off > html.size() || !seen.insert(off).second) return;
-        Holder h;
-        const char *raw = a->original_value.data;
-        std::size_t len = a->original_value.length;
-        if (len >= 2 && (raw[0] == '"' || raw[0] == '\'') && raw[len - 1] == raw[0]) {
-            h.quote = raw[0];
-            h.raw_begin = off + 1;
-            h.raw_end = off + len - 1;
-        } else {
-            h.raw_begin = off;
-            h.raw_end = off + len;
+    h.decoded = std::move(decoded);
+    h.element = tag;
+    h.attr = name;
+    if (tag == "base" && name == "href") {
+        auto [b, e] = trim(h.decoded, 0, h.decoded.size());
+        if (!scan_.base_href) scan_.base_href = h.decoded.substr(b, e - b); // the first one counts
+        return;
+    }
+    std::size_t hi = add_holder(std::move(h));
+    const std::size_t refs_before = scan_.refs.size();
+    const std::string &v = scan_.holders[hi].decoded;
+    struct DropEmpty { // a holder with no reference is not kept: holders stay bounded by refs
+        Scan &scan;
+        std::size_t refs_before;
+        ~DropEmpty()
+        {
+            if (scan.refs.size() == refs_before) scan.holders.pop_back();
         }
-        h.decoded = a->value ? a->value : "";
-        h.element = tag;
-        h.attr = name;
-        if (tag == "base" && name == "href") {
-            auto [b, e] = trim(h.decoded, 0, h.decoded.size());
-            if (!scan.base_href) scan.base_href = h.decoded.substr(b, e - b); // the first one counts
-            return;
-        }
-        std::size_t hi = add_holder(std::move(h));
-        const std::size_t refs_before = scan.refs.size();
-        const std::string &v = scan.holders[hi].decoded;
-        struct DropEmpty { // a holder with no reference is not kept: holders stay bounded by refs
-            Scan &scan;
-            std::size_t refs_before;
-            ~DropEmpty()
-            {
-                if (scan.refs.size() == refs_before) scan.holders.pop_back();
-            }
-        } drop{scan, refs_before};
-        if (style) {
-            css_refs(hi);
-        } else if (srcset) {
-            // HTML 4.8.4.3.10: candidates separated by commas; a URL then descriptors.
-            std::size_t i = 0;
+    } drop{scan_, refs_before};
+    if (style) {
+        css_refs(hi);
+    } else if (srcset) {
+        // HTML 4.8.4.3.10: candidates separated by commas; a URL then descriptors.
+        std::size_t i = 0;
+        while (i < v.size()) {
+            while (i < v.size() && (is_space(v[i]) || v[i] == ',')) ++i;
+            std::size_t b = i;
+            while (i < v.size() && !is_space(v[i])) ++i;
+            std::size_t e = i;
+            while (e > b && v[e - 1] == ',') --e; // "url," with no descriptor
+            if (e > b) add_ref(hi, b, e, v.substr(b, e - b), false, false);
+            // skip descriptors up to the next comma outside parentheses
+            int depth = 0;
             while (i < v.size()) {
-                while (i < v.size() && (is_space(v[i]) || v[i] == ',')) ++i;
-                std::size_t b = i;
-                while (i < v.size() && !is_space(v[i])) ++i;
-                std::size_t e = i;
-                while (e > b && v[e - 1] == ',') --e; // "url," with no descriptor
-                if (e > b) add_ref(hi, b, e, v.substr(b, e - b), false, false);
-                // skip descriptors up to the next comma outside parentheses
-                int depth = 0;
-                while (i < v.size()) {
-                    if (v[i] == '(') ++depth;
-                    else if (v[i] == ')') --depth;
-                    else if (v[i] == ',' && depth <= 0) break;
-                    ++i;
-                }
+                if (v[i] == '(') ++depth;
+                else if (v[i] == ')') --depth;
+                else if (v[i] == ',' && depth <= 0) break;
+                ++i;
             }
-        } else {
-            // The whole value is the slot: a repair replaces the padding too.
-            auto [b, e] = trim(v, 0, v.size());
-            if (e > b) add_ref(hi, 0, v.size(), v.substr(b, e - b), false, false, b > 0 || e < v.size());
         }
+    } else {
+        // The whole value is the slot: a repair replaces the padding too.
+        auto [b, e] = trim(v, 0, v.size());
+        if (e > b) add_ref(hi, 0, v.size(), v.substr(b, e - b), false, false, b > 0 || e < v.size());
     }
+}
+
+void ScanBuilder::style_text(std::size_t off, std::size_t len)
+{
+    if (off > html_.size() || !seen_.insert(off).second) return;
+    Holder h;
+    h.attribute = false;
+    h.raw_begin = off;
+    h.raw_end = off + len;
+    h.decoded.assign(html_.data() + off, len);
+    h.element = "style";
+    h.attr = "css";
+    std::size_t refs_before = scan_.refs.size();
+    css_refs(add_holder(std::move(h)));
+    if (scan_.refs.size() == refs_before) scan_.holders.pop_back();
+}
+
+Scan ScanBuilder::finish()
+{
+    // Document order, as the bytes come: holders (gumbo's tree may hold them in another
+    // order: the adoption agency moves elements), then references.
+    std::vector<std::size_t> by_place(scan_.holders.size()), index_of(scan_.holders.size());
+    for (std::size_t i = 0; i < by_place.size(); ++i) by_place[i] = i;
+    std::stable_sort(by_place.begin(), by_place.end(),
+                     [&](std::size_t a, std::size_t b) { return scan_.holders[a].raw_begin < scan_.holders[b].raw_begin; });
+    std::vector<Holder> holders;
+    holders.reserve(by_place.size());
+    for (std::size_t i = 0; i < by_place.size(); ++i) {
+        index_of[by_place[i]] = i;
+        holders.push_back(std::move(scan_.holders[by_place[i]]));
+    }
+    scan_.holders = std::move(holders);
+    for (Ref &r : scan_.refs) r.holder = index_of[r.holder];
+    std::vector<std::size_t> order(scan_.refs.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        const Ref &ra = scan_.refs[a], &rb = scan_.refs[b];
+        std::size_t ha = scan_.holders[ra.holder].raw_begin, hb = scan_.holders[rb.holder].raw_begin;
+        return ha != hb ? ha < hb : ra.begin < rb.begin;
+    });
+    std::vector<Ref> sorted;
+    sorted.reserve(order.size());
+    for (std::size_t i : order) sorted.push_back(std::move(scan_.refs[i]));
+    scan_.refs = std::move(sorted);
+    return std::move(scan_);
+}
+
+namespace {
+
+// gumbo's tree, walked: every element's attributes and <style> text, to a ScanBuilder.
+struct Walker {
+    const std::function<bool()> *out_of_time;
+    ScanBuilder &b;
+    Stop stop{Stop::None};
 
     void walk(const GumboNode *root)
     {
@@ -202,7 +250,7 @@ struct Walker {
         std::size_t visited = 0;
         while (!stack.empty()) {
             if (++visited % 4096 == 0 && out_of_time && *out_of_time && (*out_of_time)()) {
-                scan.stop = Stop::Time;
+                stop = Stop::Time;
                 return;
             }
             const GumboNode *n = stack.back();
@@ -219,34 +267,29 @@ struct Walker {
                     tag.assign(t.data, t.length);
                     for (char &c : tag) c = static_cast<char>(g_ascii_tolower(c));
                 }
-                for (unsigned i = 0; i < el.attributes.length; ++i)
-                    attribute(tag, static_cast<const GumboAttribute *>(el.attributes.data[i]));
+                for (unsigned i = 0; i < el.attributes.length; ++i) {
+                    auto *a = static_cast<const GumboAttribute *>(el.attributes.data[i]);
+                    std::string name = a->name;
+                    if (a->attr_namespace == GUMBO_ATTR_NAMESPACE_XLINK) name = "xlink:" + name;
+                    if (!ScanBuilder::wanted(name) || !a->original_value.data) continue;
+                    b.attribute(tag, name, static_cast<std::size_t>(a->original_value.data - b.html().data()),
+                                a->original_value.length, a->value ? a->value : "");
+                }
                 if (el.tag == GUMBO_TAG_STYLE) {
                     for (unsigned i = 0; i < el.children.length; ++i) {
                         auto *c = static_cast<const GumboNode *>(el.children.data[i]);
                         if (c->type != GUMBO_NODE_TEXT && c->type != GUMBO_NODE_WHITESPACE) continue;
                         const GumboText &t = c->v.text;
                         if (!t.original_text.data) continue;
-                        std::size_t off = static_cast<std::size_t>(t.original_text.data - html.data());
-                        if (off > html.size() || !seen.insert(off).second) continue;
-                        Holder h;
-                        h.attribute = false;
-                        h.raw_begin = off;
-                        h.raw_end = off + t.original_text.length;
-                        h.decoded.assign(t.original_text.data, t.original_text.length);
-                        h.element = "style";
-                        h.attr = "css";
-                        std::size_t refs_before = scan.refs.size();
-                        css_refs(add_holder(std::move(h)));
-                        if (scan.refs.size() == refs_before) scan.holders.pop_back();
+                        b.style_text(static_cast<std::size_t>(t.original_text.data - b.html().data()), t.original_text.length);
                     }
                 }
                 children = &el.children;
             }
             if (!children) continue;
             for (unsigned i = children->length; i > 0; --i) stack.push_back(static_cast<const GumboNode *>(children->data[i - 1]));
-            if (full()) {
-                scan.truncated = true; // stopped looking at the limit
+            if (b.full()) {
+                b.truncate(); // stopped looking at the limit
                 break;
             }
         }
@@ -450,27 +493,17 @@ Result<Scan> find_refs(std::string_view html, const ParseLimits &limits)
         return stopped;
     }
     if (!g.out) return Error{Code::Software, "the HTML tokenizer failed"};
-    Walker w{html, limits.max_refs, &limits.out_of_time, {}, {}};
+    ScanBuilder builder(html, limits.max_refs);
+    Walker w{&limits.out_of_time, builder};
     w.walk(g.out->document); // the guard frees the tree at once: no recursive gumbo_destroy_output
-    w.scan.parser_peak = html_guard_peak(g.guard);
-    if (w.scan.stop == Stop::Time) {
+    if (w.stop == Stop::Time) {
         stopped.stop = Stop::Time;
         stopped.stop_message = "time limit reached walking the HTML (--max-time); references not looked at";
         return stopped;
     }
-    // Document order, as the bytes come.
-    std::vector<std::size_t> order(w.scan.refs.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        const Ref &ra = w.scan.refs[a], &rb = w.scan.refs[b];
-        std::size_t ha = w.scan.holders[ra.holder].raw_begin, hb = w.scan.holders[rb.holder].raw_begin;
-        return ha != hb ? ha < hb : ra.begin < rb.begin;
-    });
-    std::vector<Ref> sorted;
-    sorted.reserve(order.size());
-    for (std::size_t i : order) sorted.push_back(std::move(w.scan.refs[i]));
-    w.scan.refs = std::move(sorted);
-    return std::move(w.scan);
+    Scan scan = builder.finish();
+    scan.parser_peak = html_guard_peak(g.guard);
+    return scan;
 }
 
 namespace {
@@ -574,6 +607,13 @@ std::size_t ref_extent(std::string_view run)
 }
 
 } // namespace
+
+std::optional<std::string> decode_attribute(std::string_view raw, char quote)
+{
+    auto d = decode_pieces({raw}, quote);
+    if (!d) return std::nullopt;
+    return std::move(d->front());
+}
 
 std::vector<Segment> segments(std::string_view raw, char quote, std::string_view decoded)
 {

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +47,38 @@ struct Scan {
     Stop stop{Stop::None};                // a limit stopped the parse: no holders, no refs
     std::string stop_message;
     std::size_t parser_peak{0};           // the most bytes the HTML parser held at once
+};
+
+// Makes a Scan from what a tokenizer found: the gumbo walk (find_refs) and the streaming
+// tokenizer (html_tokenizer.hh) both report to one, so that both make the same holders and
+// references from the same attributes.
+class ScanBuilder {
+public:
+    ScanBuilder(std::string_view html, std::size_t max_refs) : html_(html), max_refs_(max_refs) {}
+    // Whether an attribute of this name (lower case; "xlink:href" for the XLink namespace)
+    // can hold a reference: the others need not be decoded.
+    static bool wanted(std::string_view name);
+    // An attribute of element tag (lower case): its raw value with any quotes, len bytes at
+    // off in the HTML, and its decoded value. One offset is taken once (gumbo clones elements).
+    void attribute(const std::string &tag, const std::string &name, std::size_t off, std::size_t len,
+                   std::string decoded);
+    // The raw text of a <style> element, len bytes at off.
+    void style_text(std::size_t off, std::size_t len);
+    bool full() const { return scan_.refs.size() >= max_refs_; }
+    void truncate() { scan_.truncated = true; }
+    std::string_view html() const { return html_; }
+    // The scan, references in document order.
+    Scan finish();
+
+private:
+    void add_ref(std::size_t holder, std::size_t b, std::size_t e, std::string url, bool css, bool css_quoted,
+                 bool padded = false);
+    std::size_t add_holder(Holder h);
+    void css_refs(std::size_t holder);
+    std::string_view html_;
+    std::size_t max_refs_;
+    Scan scan_;
+    std::set<std::size_t> seen_; // value offsets already taken
 };
 
 // The report's error kind for a stop: "html-time-limit", "html-memory-limit", "html-nesting-limit".
@@ -104,6 +137,11 @@ struct Segment {
     std::size_t begin, end;         // its decoded text's span in Holder::decoded
     bool identity;                  // literal bytes that decode to themselves: any byte is a boundary
 };
+
+// An attribute value decoded as gumbo decodes it (character references, CR LF, NUL, bytes
+// that are not UTF-8), from one parse of a small fragment with the same quoting (0: unquoted);
+// nullopt when that parse fails.
+std::optional<std::string> decode_attribute(std::string_view raw, char quote);
 
 // The raw value cut into segments, each decoded as gumbo decodes it (one parse of a small
 // fragment with the same quoting); empty when their decodings, end to end, are not exactly

@@ -26,22 +26,124 @@ bool overlaps(std::int64_t b, std::int64_t e, std::int64_t pb, std::int64_t pe)
 
 } // namespace
 
+namespace {
+
+bool ci_at(std::string_view s, std::size_t at, std::string_view lower_word)
+{
+    if (at + lower_word.size() > s.size()) return false;
+    for (std::size_t k = 0; k < lower_word.size(); ++k)
+        if ((s[at + k] >= 'A' && s[at + k] <= 'Z' ? s[at + k] + 32 : s[at + k]) != lower_word[k]) return false;
+    return true;
+}
+
+// Whether no pass can change the message m (see MessageContext::parse, inert_types). GMime
+// gives an entity a media type only from a Content-Type field (a line starting with the
+// name, and its folded continuations), else text/plain (message/rfc822 in a multipart/digest);
+// it reads a Content-ID only from a line starting with that name; a header block never spans
+// an empty line. So, line starts only:
+// - no line starts "content-id" (the index would list it);
+// - between two lines starting "content-type" lies an empty line (never two fields in one
+//   block, which could disagree: src/signatures.cc), and no such field holds, in any case, a
+//   subtype of the types passes edit, "digest" (whose parts default to message/rfc822), or
+//   "message" followed by white space and '/' or '(' (an embedded message, whose Message-ID
+//   the index would list; a comment may stand before the '/');
+// - the limits cannot bind: an entity lies below at most one multipart per Content-Type
+//   field, and each but the first starts after a delimiter line.
+bool provably_inert(std::string_view m, const std::vector<std::string> &types, const Limits &limits)
+{
+    std::vector<std::string> needles{"digest"};
+    for (const std::string &t : types) {
+        auto slash = t.find('/');
+        if (slash == std::string::npos || slash + 1 == t.size()) return false;
+        needles.push_back(text::ascii_lower(t.substr(slash + 1)));
+    }
+    auto harmless = [&](std::string_view field) {
+        for (std::size_t i = 0; i < field.size(); ++i) {
+            for (const std::string &n : needles)
+                if (ci_at(field, i, n)) return false;
+            if (ci_at(field, i, "message")) {
+                std::size_t j = i + 7;
+                while (j < field.size() && (field[j] == ' ' || field[j] == '\t' || field[j] == '\r' || field[j] == '\n')) ++j;
+                if (j < field.size() && (field[j] == '/' || field[j] == '(')) return false;
+            }
+        }
+        return true;
+    };
+    std::size_t delimiters = 0, content_types = 0;
+    bool empty_line_since = true; // since the last Content-Type field
+    for (std::size_t line = 0; line < m.size();) {
+        auto nl = m.find('\n', line);
+        const std::size_t next = nl == std::string_view::npos ? m.size() : nl + 1;
+        const std::size_t len = next - line - (nl == std::string_view::npos ? 0 : 1);
+        if (len == 0 || (len == 1 && m[line] == '\r')) empty_line_since = true;
+        if (m.compare(line, 2, "--") == 0) ++delimiters;
+        if (ci_at(m, line, "content-id")) return false;
+        if (ci_at(m, line, "content-type")) {
+            if (!empty_line_since) return false;
+            empty_line_since = false;
+            ++content_types;
+            std::size_t end = next;
+            while (end < m.size() && (m[end] == ' ' || m[end] == '\t')) {
+                auto more = m.find('\n', end);
+                end = more == std::string_view::npos ? m.size() : more + 1;
+            }
+            if (!harmless(m.substr(line, end - line))) return false;
+        }
+        line = next;
+    }
+    return delimiters + 2 <= limits.max_parts && content_types <= static_cast<std::size_t>(std::max(0, limits.max_depth));
+}
+
+// Where the header block ends: after the first empty line, or at the end.
+std::size_t header_block_size(std::string_view m)
+{
+    if (m.compare(0, 1, "\n") == 0) return 1;
+    if (m.compare(0, 2, "\r\n") == 0) return 2;
+    for (std::size_t nl = m.find('\n'); nl != std::string_view::npos; nl = m.find('\n', nl + 1)) {
+        if (m.compare(nl + 1, 1, "\n") == 0) return nl + 2;
+        if (m.compare(nl + 1, 2, "\r\n") == 0) return nl + 3;
+    }
+    return m.size();
+}
+
+} // namespace
+
 std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const Segment &seg, std::size_t index,
-                                                      bool in_mbox, const Limits &limits)
+                                                      bool in_mbox, const Limits &limits,
+                                                      const std::vector<std::string> *inert_types)
 {
     std::unique_ptr<MessageContext> ctx(new MessageContext(src, seg));
     ctx->in_mbox_ = in_mbox;
-    ctx->length_split_ = in_mbox && mboxcl2_length(src, seg.msg_begin).has_value();
+    // One read of the whole message instead of GMime's read and seek per 4 KiB block of a
+    // file stream (and the prescan's and probes' own reads). Failing that, the file is read.
+    if (!src.in_memory() && seg.msg_end > seg.msg_begin && seg.msg_end - seg.msg_begin <= kWindowMax)
+        if (auto w = Source::window(src, seg.msg_begin, seg.msg_end)) {
+            ctx->window_.emplace(std::move(*w));
+            ctx->src_ = &*ctx->window_;
+        }
+    // An mboxcl2 Content-Length (read from the input: it looks past the message). Only a
+    // header block with a Content-Length field can have one: the window says, without a read.
+    if (in_mbox) {
+        std::string_view head = ctx->window_ ? ctx->window_->view(seg.msg_begin, seg.msg_end) : std::string_view();
+        head = head.substr(0, header_block_size(head));
+        bool maybe = ctx->window_ == std::nullopt;
+        for (std::size_t at = 0; !maybe && at < head.size(); at = head.find('\n', at) + 1) {
+            maybe = ci_at(head, at, "content-length");
+            if (head.find('\n', at) == std::string_view::npos) break;
+        }
+        if (maybe) ctx->length_split_ = mboxcl2_length(src, seg.msg_begin);
+    }
     ctx->limits_ = limits;
     ctx->limits_.max_depth = std::min(limits.max_depth, kMaxDepth); // never past GMime's own
     ctx->start_clock();
     ctx->report_.index = index;
     ctx->report_.source = src.name();
+    const Source &in = *ctx->src_;
 
     // Line-ending convention, from the first line end within the first 64 KiB. Nearly every
     // message has one in its first KiB: read more only when it does not.
     for (std::int64_t probe : {std::int64_t{1024}, std::int64_t{65536}}) {
-        auto head = src.slice(seg.msg_begin, std::min(seg.msg_end, seg.msg_begin + probe));
+        auto head = in.slice(seg.msg_begin, std::min(seg.msg_end, seg.msg_begin + probe));
         if (!head) break;
         const std::string &h = *head;
         auto nl = h.find('\n');
@@ -69,11 +171,24 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
         else ctx->report_.add_error("", "unreadable", over.error().message + "; passed through");
         return ctx;
     }
-    auto sub = GPtr<GMimeStream>::adopt(g_mime_stream_substream(src.stream(), seg.msg_begin, seg.msg_end));
-    auto parser = GPtr<GMimeParser>::adopt(g_mime_parser_new_with_stream(sub.get()));
-    g_mime_parser_set_persist_stream(parser.get(), TRUE);
-    g_mime_parser_set_format(parser.get(), GMIME_FORMAT_MESSAGE);
-    ctx->message_ = GPtr<GMimeMessage>::adopt(g_mime_parser_construct_message(parser.get(), nullptr));
+    auto construct = [&](std::int64_t end) {
+        auto sub = GPtr<GMimeStream>::adopt(g_mime_stream_substream(in.stream(), seg.msg_begin, end));
+        auto parser = GPtr<GMimeParser>::adopt(g_mime_parser_new_with_stream(sub.get()));
+        g_mime_parser_set_persist_stream(parser.get(), TRUE);
+        g_mime_parser_set_format(parser.get(), GMIME_FORMAT_MESSAGE);
+        return GPtr<GMimeMessage>::adopt(g_mime_parser_construct_message(parser.get(), nullptr));
+    };
+    // A message no pass can change: its header block alone, read as GMime reads it (the
+    // header fields do not depend on the body), for its Message-ID. The bytes are in memory
+    // (a window) for messages up to kWindowMax; larger ones are parsed whole.
+    if (inert_types && (in.window() || in.in_memory())) {
+        std::string_view m = in.view(seg.msg_begin, seg.msg_end);
+        if (provably_inert(m, *inert_types, ctx->limits_)) {
+            ctx->message_ = construct(seg.msg_begin + static_cast<std::int64_t>(header_block_size(m)));
+            ctx->headers_only_ = ctx->message_.get() != nullptr; // else parsed whole below, and reported
+        }
+    }
+    if (!ctx->message_) ctx->message_ = construct(seg.msg_end);
     if (!ctx->message_) {
         ctx->report_.add_error("", "unparseable", "no header block: not a message GMime can parse; passed through");
         return ctx;
@@ -182,11 +297,31 @@ Result<std::optional<MessageContext::LimitHit>> MessageContext::prescan() const
     char first = 0, second = 0;
     enum class Field { Name, Yes, No } field = Field::Name;
     std::int64_t pos = seg_.msg_begin;
+    // The message where it is (a window, or an input in memory), else read 64 KiB at a time.
+    const std::string_view whole = src_->view(seg_.msg_begin, seg_.msg_end);
+    std::string buf;
     while (pos < seg_.msg_end) {
-        auto chunk = src_.slice(pos, std::min(seg_.msg_end, pos + 65536));
-        if (!chunk) return chunk.error();
-        if (chunk->empty()) break;
-        for (char c : *chunk) {
+        std::string_view chunk;
+        if (!whole.empty()) {
+            chunk = whole;
+        } else {
+            auto read = src_->slice(pos, std::min(seg_.msg_end, pos + 65536));
+            if (!read) return read.error();
+            buf = std::move(*read);
+            chunk = buf;
+        }
+        if (chunk.empty()) break;
+        for (std::size_t i = 0; i < chunk.size(); ++i) {
+            char c = chunk[i];
+            if (len >= 2 && c != '\n' && (run == Run::Closed || field != Field::Name)) {
+                // Nothing more of this line counts but its length: on to its end.
+                const void *nl = std::memchr(chunk.data() + i, '\n', chunk.size() - i);
+                const std::size_t stop = nl ? static_cast<std::size_t>(static_cast<const char *>(nl) - chunk.data()) : chunk.size();
+                len += stop - i;
+                i = stop;
+                if (i == chunk.size()) break;
+                c = '\n';
+            }
             if (c != '\n') {
                 if (len == 0) first = c;
                 else if (len == 1) second = c;
@@ -217,7 +352,7 @@ Result<std::optional<MessageContext::LimitHit>> MessageContext::prescan() const
             len = 0;
             field = Field::Name;
         }
-        pos += static_cast<std::int64_t>(chunk->size());
+        pos += static_cast<std::int64_t>(chunk.size());
     }
     // A last line with no line break.
     if ((run == Run::In || (run == Run::Open && field == Field::Yes)) && run_bytes + len > limits_.max_header_bytes)
@@ -239,7 +374,7 @@ Result<std::int64_t> MessageContext::header_end(std::int64_t offset) const
     std::string buf;
     for (;;) {
         if (pos >= seg_.msg_end) return seg_.msg_end;
-        auto chunk = src_.slice(pos, std::min(seg_.msg_end, pos + 4096));
+        auto chunk = src_->slice(pos, std::min(seg_.msg_end, pos + 4096));
         if (!chunk) return chunk.error();
         buf = std::move(*chunk);
         for (std::size_t i = 0; i < buf.size(); ++i) {
@@ -250,7 +385,7 @@ Result<std::int64_t> MessageContext::header_end(std::int64_t offset) const
             if (i + 1 < buf.size()) {
                 next = buf[i + 1];
             } else {
-                auto r = src_.read_at(after, &next, 1);
+                auto r = src_->read_at(after, &next, 1);
                 if (!r) return r.error();
             }
             if (next != ' ' && next != '\t') return after;
@@ -265,7 +400,7 @@ Result<std::string> MessageContext::raw_header(GMimeHeader *h) const
     if (off < seg_.msg_begin || off >= seg_.msg_end) return Error{Code::Software, "header has no source offset"};
     auto end = header_end(off);
     if (!end) return end.error();
-    auto text = src_.slice(off, *end);
+    auto text = src_->slice(off, *end);
     if (!text) return text.error();
     const char *name = g_mime_header_get_raw_name(h);
     if (!name || text->compare(0, std::strlen(name), name) != 0)
@@ -303,7 +438,7 @@ Result<std::int64_t> MessageContext::header_block_end(const Node &n) const
         auto span = content_span(n);
         if (!span) return span.error();
         const std::int64_t p = span->first, base = std::max(seg_.msg_begin, p - 1024);
-        auto before = src_.slice(base, p);
+        auto before = src_->slice(base, p);
         if (!before) return before.error();
         const std::string &w = *before;
         std::size_t i = w.size();
@@ -377,6 +512,7 @@ Status MessageContext::add_edit(std::int64_t begin, std::int64_t end, std::strin
 {
     if (eol_ == Eol::CR)
         return Error{Code::DataErr, "CR-only line endings: GMime cannot parse this message reliably; not rewritten"};
+    protections_ready();
     if (begin < seg_.msg_begin || end > seg_.msg_end || end < begin)
         return Error{Code::Software, "edit outside its message"};
     for (const Edit &e : edits_)
@@ -426,7 +562,7 @@ Status MessageContext::add_header(const Node &n, std::string_view name, std::str
     // its own, and the block still ends as it did (several additions stay separate lines).
     if (*at > seg_.msg_begin) {
         char before;
-        auto r = src_.read_at(*at - 1, &before, 1);
+        auto r = src_->read_at(*at - 1, &before, 1);
         if (!r) return r.error();
         // A bare CR there: the block is not in any line-ending convention an insertion could
         // follow (readers differ on whether a CR ends a line). Nothing is added.
@@ -457,7 +593,7 @@ Result<std::pair<std::int64_t, std::int64_t>> MessageContext::content_span(const
     // bare LF: then the last content byte is cut off. Find the real line break.
     // One read covers every case: a line break within the next three bytes, and the two
     // dashes after it.
-    auto after = src_.slice(end, std::min(seg_.msg_end, end + 5));
+    auto after = src_->slice(end, std::min(seg_.msg_end, end + 5));
     if (!after) return after.error();
     const std::string &a = *after;
     if (a.compare(0, 3, "\n--") == 0 || a.compare(0, 4, "\r\n--") == 0) return std::make_pair(begin, end);
@@ -493,7 +629,7 @@ Result<std::string> MessageContext::decoded_content(const Node &n, std::size_t c
     // Decoding never makes content larger (base64 3/4, QP at most 1:1), but padding and
     // white space may: read at most twice the cap.
     if (raw_size > (encoded ? cap * 2 + 65536 : cap)) return Error::limit("part larger than the limit");
-    auto raw = src_.slice(begin, end);
+    auto raw = src_->slice(begin, end);
     if (!raw) return raw.error();
     if (!encoded) return raw;
     GMimeEncoding st;
@@ -549,7 +685,7 @@ Status MessageContext::replace_body(const Node &n, std::string_view encoded, boo
     bool had_nl = false;
     if (end > begin) {
         char c;
-        auto r = src_.read_at(end - 1, &c, 1);
+        auto r = src_->read_at(end - 1, &c, 1);
         if (!r) return r.error();
         had_nl = c == '\n';
     }
@@ -593,9 +729,9 @@ Status MessageContext::replace_body(const Node &n, std::string_view encoded, boo
 
 Status MessageContext::finish()
 {
+    // No Content-Length that split the input: readers go by From_ lines.
     if (!length_split_ || edits_.empty() || !message_) return ok();
-    auto cl = mboxcl2_length(src_, seg_.msg_begin);
-    if (!cl) return ok(); // no Content-Length that split the input: readers go by From_ lines
+    const auto &cl = length_split_;
     std::int64_t delta = 0;
     for (const Edit &e : edits_)
         if (e.begin >= cl->body_begin) delta += static_cast<std::int64_t>(e.text.size()) - (e.end - e.begin);
@@ -640,7 +776,7 @@ Status MessageContext::remove_part(const Node &n)
     }
     // The delimiter line before it, and the line break before that, which RFC 2046 5.1.1
     // makes part of the delimiter.
-    auto before = src_.slice(std::max(seg_.msg_begin, start - 4096), start);
+    auto before = src_->slice(std::max(seg_.msg_begin, start - 4096), start);
     if (!before) return before.error();
     const std::string &b = *before;
     if (b.empty() || b.back() != '\n') return Error{Code::DataErr, "no delimiter line before part " + n.section};
@@ -662,7 +798,7 @@ std::string MessageContext::edited_field(std::int64_t begin, std::string_view te
 {
     std::string head(text.substr(0, 256));
     if (head.empty()) {
-        auto r = src_.slice(begin, std::min(seg_.msg_end, begin + 256));
+        auto r = src_->slice(begin, std::min(seg_.msg_end, begin + 256));
         if (r) head = std::move(*r);
     }
     std::size_t b = head.find_first_not_of("\r\n");
@@ -693,6 +829,7 @@ const MessageContext::Protection *MessageContext::protection_for(std::int64_t be
 
 bool MessageContext::touched(std::size_t i) const
 {
+    protections_ready();
     const Protection &p = protections_.at(i);
     for (const Edit &e : edits_) {
         if (p.names.empty() ? overlaps(e.begin, e.end, p.begin, p.end)
@@ -705,6 +842,7 @@ bool MessageContext::touched(std::size_t i) const
 
 std::optional<std::string> MessageContext::kept(const Node &n, std::string_view header) const
 {
+    protections_ready();
     if (protections_.empty()) return std::nullopt;
     const Protection *p = nullptr;
     if (header.empty()) {

@@ -14,6 +14,7 @@
 #include <gmime/gmime.h>
 
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -29,6 +30,11 @@ enum class Eol { LF, CRLF, CR };
 // The deepest --max-depth: GMime itself stops at 512 levels of message/rfc822 and 1024 of
 // multipart, treating deeper structure as content; the walk's limit must bind before that.
 constexpr int kMaxDepth = 500;
+
+// A message of at most this many bytes in a file is read into memory with one read and
+// parsed from there (Source::window); a larger one is parsed from the file, so that memory
+// stays bounded whatever the message's size.
+constexpr std::int64_t kWindowMax = 8 << 20;
 
 struct Limits {
     int max_depth{64};
@@ -65,10 +71,19 @@ class MessageContext {
 public:
     // Parses one segment of src. A message GMime cannot parse gives a context with no
     // message and an "unparseable" error in its report: it is carried through unchanged.
+    // inert_types (the passes' edited_types(), or null): when the bytes prove that GMime can
+    // find in the message no entity of these types, no Content-ID, no embedded message, no
+    // two Content-Type fields and no more parts than the limits allow, only the header
+    // block is parsed (headers_only()): no pass can change the message, and the run's index
+    // needs no more than its Message-ID.
     static std::unique_ptr<MessageContext> parse(const Source &src, const Segment &seg, std::size_t index,
-                                                 bool in_mbox, const Limits &limits);
+                                                 bool in_mbox, const Limits &limits,
+                                                 const std::vector<std::string> *inert_types = nullptr);
+    bool headers_only() const { return headers_only_; }
 
-    const Source &source() const { return src_; }
+    // The message's bytes: a window of the input read into memory (below kWindowMax), or
+    // the input itself; offsets are the input's either way.
+    const Source &source() const { return *src_; }
     const Segment &segment() const { return seg_; }
     GMimeMessage *message() const { return message_.get(); }
     const std::vector<Node> &nodes() const { return nodes_; }
@@ -159,6 +174,11 @@ public:
         bool enforce{true};
     };
     std::size_t protect(Protection p);
+    // Protections made on first need: the engine defers the signature analysis until a pass
+    // asks kept() or records an edit (or touched() is asked), so that a message no pass
+    // edits never pays for it (a DKIM body hash reads the whole body). The answers are the
+    // same as if it had run first: it runs before the first question or edit is answered.
+    void defer_protections(std::function<void()> make) { deferred_ = std::move(make); }
     // Whether the edits made so far touch protection i.
     bool touched(std::size_t i) const;
     // What passes ask before they edit: the reason a leaf's content, or with a name the
@@ -173,7 +193,7 @@ public:
     Status check_time() const;
 
 private:
-    MessageContext(const Source &src, const Segment &seg) : src_(src), seg_(seg) {}
+    MessageContext(const Source &src, const Segment &seg) : src_(&src), seg_(seg) {}
     void walk(GMimeObject *obj, GMimeMessage *msg, const std::string &section, int depth, int parent);
     Result<std::int64_t> header_end(std::int64_t offset) const;
     struct LimitHit {
@@ -186,10 +206,11 @@ private:
     const Protection *protection_for(std::int64_t begin, std::int64_t end, const std::string &field, bool enforced_only) const;
     std::string edited_field(std::int64_t begin, std::string_view text) const;
 
-    const Source &src_;
+    std::optional<Source> window_; // the message read into memory, when it is
+    const Source *src_;            // window_ or the run's source
     Segment seg_;
     bool in_mbox_{false};
-    bool length_split_{false}; // an mboxcl2 Content-Length ends this message
+    std::optional<ContentLength> length_split_; // an mboxcl2 Content-Length that ends this message
     Limits limits_;
     GPtr<GMimeMessage> message_;
     std::vector<Node> nodes_;
@@ -200,6 +221,15 @@ private:
     std::vector<OutputFile> output_files_;
     std::vector<std::string> waits_;
     std::vector<Protection> protections_;
+    bool headers_only_{false};
+    mutable std::function<void()> deferred_; // see defer_protections
+    void protections_ready() const
+    {
+        if (!deferred_) return;
+        auto make = std::move(deferred_);
+        deferred_ = nullptr; // the analysis itself calls protect()
+        make();
+    }
     std::chrono::steady_clock::time_point deadline_{std::chrono::steady_clock::time_point::max()};
 };
 

@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mimeuri {
 
@@ -27,6 +28,11 @@ public:
     virtual void merge_index(const std::string &) {}
     // Whether the index now knows a key a message waited for (MessageContext::wait_for).
     virtual bool now_known(const std::string &) const { return true; }
+    // The media types ("type/subtype", lower case) of the entities this pass may edit, or
+    // whose presence alone lets it edit anything; empty: it may change any message. A message
+    // that provably holds none of the run's passes' types is copied through with only its
+    // header block parsed (MessageContext::parse, Engine).
+    virtual std::vector<std::string> edited_types() const { return {}; }
 
     // Records this pass's edits and report entries for one message. An Error means the
     // pass failed on this message; the run then applies the --on-error policy.

@@ -1,6 +1,7 @@
 #include "source.hh"
 
 #include "fdio.hh"
+#include "input_stream.hh"
 
 #include <algorithm>
 #include <cerrno>
@@ -25,7 +26,8 @@ Error errno_error(Code code, const std::string &what, int err)
 
 Source::Source(Source &&o) noexcept
     : name_(std::move(o.name_)), size_(o.size_), fd_(std::exchange(o.fd_, -1)),
-      mem_(std::exchange(o.mem_, nullptr)), spooled_(o.spooled_), stream_(std::move(o.stream_)), keep_(std::move(o.keep_))
+      mem_(std::exchange(o.mem_, nullptr)), spooled_(o.spooled_), bytes_(std::exchange(o.bytes_, nullptr)), base_(o.base_),
+      stream_(std::move(o.stream_)), keep_(std::move(o.keep_))
 {
 }
 
@@ -33,11 +35,14 @@ Source &Source::operator=(Source &&o) noexcept
 {
     if (this != &o) {
         if (fd_ >= 0) ::close(fd_);
+        if (bytes_) g_bytes_unref(bytes_);
         name_ = std::move(o.name_);
         size_ = o.size_;
         fd_ = std::exchange(o.fd_, -1);
         mem_ = std::exchange(o.mem_, nullptr);
         spooled_ = o.spooled_;
+        bytes_ = std::exchange(o.bytes_, nullptr);
+        base_ = o.base_;
         stream_ = std::move(o.stream_);
         keep_ = std::move(o.keep_);
     }
@@ -47,6 +52,7 @@ Source &Source::operator=(Source &&o) noexcept
 Source::~Source()
 {
     if (fd_ >= 0) ::close(fd_);
+    if (bytes_) g_bytes_unref(bytes_);
 }
 
 
@@ -160,8 +166,28 @@ Source Source::from_bytes(std::string_view bytes, const std::string &name)
     return s;
 }
 
+Result<Source> Source::window(const Source &src, std::int64_t begin, std::int64_t end)
+{
+    if (begin < 0 || end < begin || end > src.size_) return Error{Code::Software, "bad window in " + src.name_};
+    const auto len = static_cast<std::size_t>(end - begin);
+    char *buf = static_cast<char *>(g_malloc(len ? len : 1));
+    auto r = src.read_at(begin, buf, len);
+    if (!r) {
+        g_free(buf);
+        return r.error();
+    }
+    Source s;
+    s.name_ = src.name_;
+    s.size_ = end;
+    s.base_ = begin;
+    s.bytes_ = g_bytes_new_take(buf, len);
+    s.stream_ = GPtr<GMimeStream>::adopt(input_stream_new(s.bytes_, begin));
+    return s;
+}
+
 Result<Source> Source::reopen() const
 {
+    if (bytes_) return Error{Code::Software, "a window is not reopened"};
     Source s;
     s.name_ = name_;
     s.size_ = size_;
@@ -186,10 +212,14 @@ Result<Source> Source::reopen() const
 
 Result<std::size_t> Source::read_at(std::int64_t off, char *buf, std::size_t len) const
 {
-    if (off < 0 || off > size_) return Error{Code::Software, "read outside " + name_};
+    if (off < base_ || off > size_) return Error{Code::Software, "read outside " + name_};
     std::size_t avail = static_cast<std::size_t>(size_ - off);
     if (len > avail) len = avail;
     if (len == 0) return std::size_t{0};
+    if (bytes_) {
+        std::memcpy(buf, static_cast<const char *>(g_bytes_get_data(bytes_, nullptr)) + (off - base_), len);
+        return len;
+    }
     if (mem_) {
         std::memcpy(buf, mem_->data + off, len);
         return len;
@@ -208,9 +238,18 @@ Result<std::size_t> Source::read_at(std::int64_t off, char *buf, std::size_t len
     return done;
 }
 
+std::string_view Source::view(std::int64_t begin, std::int64_t end) const
+{
+    if (begin < base_ || end < begin || end > size_) return {};
+    const auto len = static_cast<std::size_t>(end - begin);
+    if (bytes_) return {static_cast<const char *>(g_bytes_get_data(bytes_, nullptr)) + (begin - base_), len};
+    if (mem_) return {reinterpret_cast<const char *>(mem_->data) + begin, len};
+    return {};
+}
+
 Result<std::string> Source::slice(std::int64_t begin, std::int64_t end) const
 {
-    if (begin < 0 || end < begin || end > size_) return Error{Code::Software, "bad range in " + name_};
+    if (begin < base_ || end < begin || end > size_) return Error{Code::Software, "bad range in " + name_};
     std::string out(static_cast<std::size_t>(end - begin), '\0');
     auto r = read_at(begin, out.data(), out.size());
     if (!r) return r.error();

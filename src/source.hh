@@ -23,6 +23,10 @@ public:
     static Result<Source> read_fd(int fd, const std::string &name, std::size_t spool_threshold);
     // For tests: a source over bytes held in memory.
     static Source from_bytes(std::string_view bytes, const std::string &name);
+    // The bytes [begin, end) of src, read once into memory: a source with src's offsets
+    // (reads outside [begin, end) are refused) whose stream() is served from memory, so
+    // that GMime parses one message without a read and a seek per 4 KiB block.
+    static Result<Source> window(const Source &src, std::int64_t begin, std::int64_t end);
 
     // An independent handle on the same bytes, for another thread: its own file
     // description (a stream's reads seek), or the same memory, borrowed.
@@ -38,14 +42,18 @@ public:
     std::int64_t size() const { return size_; }
     bool in_memory() const { return mem_ != nullptr; }
     bool spooled() const { return spooled_; }
+    bool window() const { return bytes_ != nullptr; }
 
-    // The bytes themselves when held in memory, else nullptr; the file descriptor otherwise.
+    // The bytes themselves (from offset 0) when held in memory, else nullptr (a window
+    // too); the file descriptor otherwise.
     const char *memory() const { return mem_ ? reinterpret_cast<const char *>(mem_->data) : nullptr; }
     int fd() const { return fd_; }
 
     // The whole input as a GMime stream; parse substreams of it.
     GMimeStream *stream() const { return stream_.get(); }
 
+    // [begin, end) where it is, for a window or a source in memory (empty for a file).
+    std::string_view view(std::int64_t begin, std::int64_t end) const;
     // Reads up to len bytes at off; returns the count read (short only at end of input).
     Result<std::size_t> read_at(std::int64_t off, char *buf, std::size_t len) const;
     // [begin, end) as a string; for small ranges (headers, HTML parts).
@@ -58,6 +66,8 @@ private:
     int fd_{-1};                    // for pread; the stream holds a dup of it
     GByteArray *mem_{nullptr};      // owned by stream_ when in memory (unless borrowed)
     bool spooled_{false};
+    GBytes *bytes_{nullptr};        // a window's bytes, from offset base_
+    std::int64_t base_{0};
     GPtr<GMimeStream> stream_;
     // A reopened in-memory source reads its original's buffer, which the original's
     // stream owns: it keeps that stream (and so the buffer) alive as long as it lives.

@@ -1,0 +1,459 @@
+// The streaming tokenizer (html_tokenizer.hh). State names are the WHATWG tokenizer's
+// (HTML Living Standard 13.2.5); gumbo (0.10) implements the same states for what is read here.
+#include "html_tokenizer.hh"
+
+#include <cstring>
+#include <unordered_set>
+#include <vector>
+
+namespace mimeuri::html {
+
+namespace {
+
+// 13.2.5: the tokenizer's white space (a CR never reaches it: the input stream makes CR LF
+// and CR into LF, 13.2.3.5).
+bool ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; }
+bool alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+bool iequal_at(std::string_view s, std::size_t at, std::string_view word)
+{
+    if (at + word.size() > s.size()) return false;
+    for (std::size_t k = 0; k < word.size(); ++k)
+        if (lower(s[at + k]) != word[k]) return false;
+    return true;
+}
+
+// The value as gumbo decodes it, where that is plain: printable ASCII (no DEL), tab, LF, FF, space
+// as they are, and the references mail is full of (tracking links' "&amp;"): &amp; &lt; &gt;
+// &quot; &apos; with their ';', and numeric ones with ';' for a printable ASCII character
+// (13.2.5.72-80: no replacement table applies to those). Anything else (another reference, a
+// CR, a NUL, 8-bit bytes) is left to gumbo itself (decode_attribute): nullopt.
+std::optional<std::string> plain_decoded(std::string_view v)
+{
+    std::string out;
+    out.reserve(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const char c = v[i];
+        auto u = static_cast<unsigned char>(c);
+        // (gumbo makes DEL, as the other controls, U+FFFD)
+        if (u >= 0x7F || (u < 0x20 && c != '\t' && c != '\n' && c != '\f')) return std::nullopt;
+        if (c != '&') {
+            out += c;
+            continue;
+        }
+        const std::size_t semi = v.find(';', i);
+        if (semi == std::string_view::npos || semi - i > 10) return std::nullopt;
+        const std::string_view name = v.substr(i + 1, semi - i - 1);
+        char d = 0;
+        if (name == "amp") d = '&';
+        else if (name == "lt") d = '<';
+        else if (name == "gt") d = '>';
+        else if (name == "quot") d = '"';
+        else if (name == "apos") d = '\'';
+        else if (name.size() >= 2 && name[0] == '#') {
+            const bool hex = name[1] == 'x' || name[1] == 'X';
+            const std::string_view digits = name.substr(hex ? 2 : 1);
+            if (digits.empty() || digits.size() > 4) return std::nullopt;
+            unsigned cp = 0;
+            for (char h : digits) {
+                int dv = h >= '0' && h <= '9' ? h - '0' : hex && h >= 'a' && h <= 'f' ? h - 'a' + 10 : hex && h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+                if (dv < 0) return std::nullopt;
+                cp = cp * (hex ? 16 : 10) + static_cast<unsigned>(dv);
+            }
+            if (cp < 0x20 || cp > 0x7E) return std::nullopt;
+            d = static_cast<char>(cp);
+        } else {
+            return std::nullopt;
+        }
+        out += d;
+        i = semi;
+    }
+    return out;
+}
+
+template <std::size_t N> bool one_of(std::string_view name, const char *const (&names)[N])
+{
+    for (const char *n : names)
+        if (name == n) return true;
+    return false;
+}
+
+// Start tags after which tree construction changes the tokenizer's states or drops tags:
+// foreign content (CDATA, self-closing, other attribute names), script data, PLAINTEXT,
+// template contents, the "in select" and frameset insertion modes (which ignore most tags),
+// <noscript> (whose reading depends on scripting), and tags gumbo renames or rewrites.
+const char *const kFallbackTags[] = {"svg", "math", "script", "plaintext", "template", "select", "frameset",
+                                     "frame", "noscript", "isindex", "image"};
+const char *const kRawText[] = {"style", "xmp", "iframe", "noembed", "noframes"}; // 13.2.6.4.7 and in head
+const char *const kRcdata[] = {"title", "textarea"};
+// Table structure: ignored "in body" (no table open), handled inside a table.
+const char *const kCellTags[] = {"td", "th", "caption"};
+const char *const kRowTags[] = {"tr", "tbody", "thead", "tfoot", "col", "colgroup"};
+
+struct Attr {
+    std::string name;
+    std::size_t off{0}, len{0}; // the raw value with its quotes; len 0: no value
+    bool missing{false};        // "name=" and then '>'
+};
+
+class Tokenizer {
+public:
+    Tokenizer(std::string_view html, ScanBuilder &b) : h_(html), n_(html.size()), b_(b) {}
+
+    // False when gumbo is needed (why_ says why).
+    bool run()
+    {
+        while (i_ < n_ && why_.empty()) {
+            const void *lt = std::memchr(h_.data() + i_, '<', n_ - i_);
+            const std::size_t at = lt ? static_cast<std::size_t>(static_cast<const char *>(lt) - h_.data()) : n_;
+            if (!content_) text(i_, at);
+            work_ += at - i_;
+            i_ = at;
+            if (i_ < n_) tag_open();
+            if (b_.full()) fallback("more references than the limit"); // gumbo cuts them in tree order
+        }
+        return why_.empty();
+    }
+    const std::string &why() const { return why_; }
+    std::size_t work() const { return work_; }
+
+private:
+    void fallback(std::string why)
+    {
+        if (why_.empty()) why_ = std::move(why);
+    }
+    std::size_t find(char c, std::size_t from) const
+    {
+        if (from >= n_) return n_;
+        const void *p = std::memchr(h_.data() + from, c, n_ - from);
+        return p ? static_cast<std::size_t>(static_cast<const char *>(p) - h_.data()) : n_;
+    }
+    // Text seen before any element: it makes a <head> or a <body> of its own.
+    void text(std::size_t b, std::size_t e)
+    {
+        for (std::size_t k = b; k < e && !content_; ++k) content_ = !ws(h_[k]);
+    }
+    // A bogus comment (13.2.5.41) from `from`: up to the first '>'.
+    void bogus_comment(std::size_t from)
+    {
+        const std::size_t gt = find('>', from);
+        work_ += gt - i_;
+        i_ = gt < n_ ? gt + 1 : n_;
+    }
+
+    // 13.2.5.6 tag open state, at a '<'.
+    void tag_open()
+    {
+        if (i_ + 1 >= n_) { // '<' at the end: text
+            content_ = true;
+            i_ = n_;
+            return;
+        }
+        const char c = h_[i_ + 1];
+        if (c == '!') return markup_declaration();
+        if (c == '/') return end_tag_open();
+        if (alpha(c)) return tag(i_ + 1, true);
+        if (c == '?') return bogus_comment(i_ + 1);
+        content_ = true; // a '<' that is text
+        ++i_;
+        ++work_;
+    }
+
+    // 13.2.5.7 end tag open state.
+    void end_tag_open()
+    {
+        content_ = true; // an end tag before <head> implies one (13.2.6.4.2)
+        if (i_ + 2 >= n_) { // "</" at the end: text
+            i_ = n_;
+            return;
+        }
+        const char c = h_[i_ + 2];
+        if (alpha(c)) return tag(i_ + 2, false);
+        if (c == '>') // "</>": no token; gumbo then names an unknown tag after it by text from here
+            return fallback("</>");
+        bogus_comment(i_ + 2);
+    }
+
+    // 13.2.5.42 markup declaration open state, at "<!".
+    void markup_declaration()
+    {
+        if (h_.compare(i_ + 2, 2, "--") == 0) return comment(i_ + 4);
+        if (iequal_at(h_, i_ + 2, "doctype")) return bogus_comment(i_ + 9); // every DOCTYPE state ends at '>'
+        // "[CDATA[" outside foreign content, and anything else: a bogus comment.
+        bogus_comment(i_ + 2);
+    }
+
+    // 13.2.5.43 to 13.2.5.52, the comment states, from after "<!--". Only where the comment
+    // ends matters: the less-than-sign states change its text, never its end.
+    void comment(std::size_t j)
+    {
+        enum { Start, StartDash, Body, EndDash, End, EndBang } st = Start;
+        auto done = [&](std::size_t end) {
+            work_ += end - i_;
+            i_ = end;
+        };
+        while (j < n_) {
+            const char c = h_[j];
+            switch (st) {
+            case Start:
+            case StartDash:
+            case EndBang: // '>' ends it ("<!-->", "<!--->", "--!>"), '-' moves on, else text
+                if (c == '>') return done(j + 1);
+                if (c == '-') st = st == Start ? StartDash : st == StartDash ? End : EndDash, ++j;
+                else st = Body;
+                break;
+            case Body: {
+                const std::size_t d = find('-', j);
+                if (d >= n_) return done(n_);
+                j = d + 1;
+                st = EndDash;
+                break;
+            }
+            case EndDash:
+                if (c == '-') st = End, ++j;
+                else st = Body;
+                break;
+            case End:
+                if (c == '>') return done(j + 1);
+                if (c == '!') st = EndBang, ++j;
+                else if (c == '-') ++j;
+                else st = Body;
+                break;
+            }
+        }
+        done(n_);
+    }
+
+    // A tag from its name at j: 13.2.5.8 tag name state to 13.2.5.40 self-closing start tag
+    // state. A tag that the end of the text cuts is not emitted (eof-in-tag).
+    void tag(std::size_t j, bool start)
+    {
+        const std::size_t begin = i_;
+        std::string name;
+        for (; j < n_ && !ws(h_[j]) && h_[j] != '/' && h_[j] != '>'; ++j) name += lower(h_[j]);
+        attrs_.clear();
+        enum { BeforeName, Name, AfterName, BeforeValue, AfterQuoted, SelfClosing } st = BeforeName;
+        Attr *cur = nullptr;
+        auto new_attr = [&] {
+            attrs_.emplace_back();
+            cur = &attrs_.back();
+        };
+        bool emitted = false;
+        while (j < n_ && !emitted) {
+            const char c = h_[j];
+            switch (st) {
+            case BeforeName: // 13.2.5.32
+                if (ws(c)) ++j;
+                else if (c == '/') st = SelfClosing, ++j;
+                else if (c == '>') emitted = true;
+                else new_attr(), cur->name += lower(c), st = Name, ++j; // '=' too, as gumbo
+                break;
+            case Name: // 13.2.5.33
+                if (ws(c)) st = AfterName, ++j;
+                else if (c == '/') st = SelfClosing, ++j;
+                else if (c == '=') st = BeforeValue, ++j;
+                else if (c == '>') emitted = true;
+                else cur->name += c == '\0' ? std::string("\xEF\xBF\xBD") : std::string(1, lower(c)), ++j;
+                break;
+            case AfterName: // 13.2.5.34
+                if (ws(c)) ++j;
+                else if (c == '/') st = SelfClosing, ++j;
+                else if (c == '=') st = BeforeValue, ++j;
+                else if (c == '>') emitted = true;
+                else new_attr(), st = Name; // reconsume
+                break;
+            case BeforeValue: // 13.2.5.35
+                if (ws(c)) {
+                    ++j;
+                } else if (c == '"' || c == '\'') { // 13.2.5.36/37: up to the same quote
+                    const std::size_t close = find(c, j + 1);
+                    if (close >= n_) {
+                        j = n_;
+                        break;
+                    }
+                    cur->off = j;
+                    cur->len = close + 1 - j;
+                    j = close + 1;
+                    st = AfterQuoted;
+                } else if (c == '>') {
+                    emitted = true; // missing value: gumbo gives such a value a span of its own
+                    cur->missing = true;
+                } else { // 13.2.5.38 unquoted: up to white space or '>'
+                    std::size_t e = j;
+                    while (e < n_ && !ws(h_[e]) && h_[e] != '>') ++e;
+                    cur->off = j;
+                    cur->len = e - j;
+                    j = e;
+                    st = BeforeName;
+                }
+                break;
+            case AfterQuoted: // 13.2.5.39
+                if (ws(c)) st = BeforeName, ++j;
+                else if (c == '/') st = SelfClosing, ++j;
+                else if (c == '>') emitted = true;
+                else st = BeforeName; // reconsume
+                break;
+            case SelfClosing: // 13.2.5.40
+                if (c == '>') emitted = true;
+                else st = BeforeName; // reconsume
+                break;
+            }
+        }
+        work_ += j - begin;
+        if (!emitted) { // eof-in-tag: no token
+            i_ = n_;
+            return;
+        }
+        i_ = j + 1;
+        if (start) start_tag(name);
+        else end_tag(name);
+    }
+
+    // What tree construction does with a start tag that matters here (13.2.6.4).
+    void start_tag(const std::string &name)
+    {
+        for (char c : name) {
+            auto u = static_cast<unsigned char>(c);
+            if (u >= 0x80 || u < 0x20) return fallback("a tag name that is not ASCII");
+        }
+        if (one_of(name, kFallbackTags)) return fallback("<" + name + ">");
+        if (name == "html" || name == "body" || name == "form" || name == "head" || name == "base") {
+            // The first <html> or <body> gives its element its attributes (an element made
+            // earlier has none to keep); a later one only adds those it lacks, or is ignored,
+            // as a second <form> is, and a <head> after anything that made one.
+            // A second <base>: which comes first in gumbo's tree (base_href) is the tree's to say.
+            int &count = name == "html" ? html_ : name == "body" ? body_ : name == "form" ? form_ : name == "head" ? head_ : base_;
+            if (++count > 1 || (name == "head" && content_)) return fallback("a second <" + name + ">");
+        }
+        if (name != "html" && name != "head") content_ = true;
+        if (!tables(name)) return;
+        if (name == "base" && !tables_.empty()) return fallback("<base> in a table (it may be moved before it)");
+        emit(name);
+        if (one_of(name, kRawText) || one_of(name, kRcdata)) raw_text(name);
+    }
+
+    // The open tables, enough to know when a table tag reaches the tree: each is the byte
+    // 0 (in the table, a row or a row group), 'd' or 'h' (in a td or th), 'c' (in a caption).
+    bool tables(const std::string &name)
+    {
+        const bool cell = one_of(name, kCellTags), row = one_of(name, kRowTags);
+        if ((cell || row) && tables_.empty()) {
+            fallback("<" + name + "> outside a table (ignored)");
+            return false;
+        }
+        if (name == "table") {
+            // In a cell or caption: a table inside it; else it closes the open one first.
+            if (tables_.empty() || tables_.back() != 0) tables_.push_back(0);
+            else tables_.back() = 0;
+        } else if (cell) {
+            tables_.back() = name == "td" ? 'd' : name == "th" ? 'h' : 'c';
+        } else if (row) {
+            tables_.back() = 0;
+        }
+        return true;
+    }
+
+    void end_tag(const std::string &name)
+    {
+        if (tables_.empty()) return;
+        char &top = tables_.back();
+        if (name == "table") tables_.pop_back();
+        else if ((name == "td" && top == 'd') || (name == "th" && top == 'h') || (name == "caption" && top == 'c')) top = 0;
+        else if ((name == "tr" || name == "tbody" || name == "thead" || name == "tfoot") && (top == 'd' || top == 'h'))
+            fallback("</" + name + "> in a cell"); // closes the cell or not, by what the scope holds
+    }
+
+    // The start tag's attributes, the first of each name (later ones are dropped, 13.2.5.33).
+    void emit(const std::string &tag)
+    {
+        // gumbo drops the attribute after a repeated name that has no value (it waits for that
+        // value to drop): the tag goes to gumbo. Names in a hash set: linear in the tag.
+        std::unordered_set<std::string_view> names;
+        for (std::size_t a = 0; a < attrs_.size(); ++a)
+            if (!names.insert(attrs_[a].name).second && attrs_[a].len == 0 && a + 1 < attrs_.size())
+                return fallback("a repeated attribute with no value");
+        // Names already given, wanted ones only (a few).
+        std::vector<std::string_view> taken;
+        for (std::size_t a = 0; a < attrs_.size(); ++a) {
+            const Attr &at = attrs_[a];
+            if (!ScanBuilder::wanted(at.name)) continue;
+            bool dup = false;
+            for (std::string_view t : taken) dup = dup || t == at.name;
+            if (dup) continue;
+            taken.push_back(at.name);
+            if (at.missing) return fallback("an attribute whose value is missing after '='");
+            if (at.len == 0) continue; // no value: no reference
+            const char q = h_[at.off] == '"' || h_[at.off] == '\'' ? h_[at.off] : 0;
+            std::string_view raw = q ? h_.substr(at.off + 1, at.len - 2) : h_.substr(at.off, at.len);
+            // gumbo starts the raw span of an unquoted value that opens with a character
+            // reference after that reference: its spans are not the tokenizer's to give.
+            if (!q && raw[0] == '&') return fallback("an unquoted value that starts with '&'");
+            auto decoded = plain_decoded(raw);
+            if (!decoded) decoded = decode_attribute(raw, q);
+            if (!decoded) return fallback("an attribute value gumbo could not decode alone");
+            b_.attribute(tag, at.name, at.off, at.len, std::move(*decoded));
+        }
+    }
+
+    // RCDATA and RAWTEXT (13.2.5.2/3 and their end tag states): text up to "</name" followed
+    // by white space, '/' or '>'; the end tag itself is read as a tag (it may hold quotes).
+    void raw_text(const std::string &name)
+    {
+        const std::size_t begin = i_;
+        std::size_t j = i_;
+        for (;;) {
+            const std::size_t lt = find('<', j);
+            if (lt >= n_) {
+                j = n_;
+                break;
+            }
+            const std::size_t after = lt + 2 + name.size();
+            if (lt + 1 < n_ && h_[lt + 1] == '/' && iequal_at(h_, lt + 2, name) && after < n_ &&
+                (ws(h_[after]) || h_[after] == '/' || h_[after] == '>')) {
+                j = lt;
+                break;
+            }
+            j = lt + 1;
+        }
+        // gumbo's text node starts at its first character: of a CR LF, the LF (13.2.3.5).
+        const std::size_t text = h_.compare(begin, 2, "\r\n") == 0 && j > begin + 1 ? begin + 1 : begin;
+        if (name == "style" && j > text) b_.style_text(text, j - text);
+        work_ += j - begin;
+        i_ = j;
+        if (j < n_) tag(j + 2, false); // the end tag
+    }
+
+    std::string_view h_;
+    std::size_t n_;
+    ScanBuilder &b_;
+    std::size_t i_{0};
+    std::size_t work_{0};
+    std::string why_;
+    std::vector<Attr> attrs_;
+    std::vector<char> tables_;
+    int html_{0}, body_{0}, form_{0}, head_{0}, base_{0};
+    bool content_{false}; // something that makes the head and body elements was seen
+};
+
+} // namespace
+
+TokenizerResult tokenize_refs(std::string_view html, std::size_t max_refs)
+{
+    ScanBuilder builder(html, max_refs);
+    Tokenizer t(html, builder);
+    TokenizerResult r;
+    if (t.run()) r.scan = builder.finish();
+    else r.fallback = t.why();
+    r.work = t.work();
+    return r;
+}
+
+Result<Scan> scan_refs(std::string_view html, const ParseLimits &limits)
+{
+    if (html.size() < 0xFFFFFFFFu) // beyond, find_refs says it is too large
+        if (auto r = tokenize_refs(html, limits.max_refs); r.scan) return std::move(*r.scan);
+    return find_refs(html, limits);
+}
+
+} // namespace mimeuri::html

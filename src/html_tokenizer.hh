@@ -1,0 +1,40 @@
+// A streaming HTML5 tokenizer for what the references pass reads: start tags and their
+// attributes (raw spans and decoded values), and the text of <style> elements, at byte
+// offsets, in one pass over the text with no tree. It follows the WHATWG tokenizer states for
+// data, tags, attributes, comments, bogus comments, DOCTYPE, RCDATA and RAWTEXT; character
+// references in the values it keeps are decoded as gumbo decodes them.
+//
+// Tree construction changes what a tokenizer sees (foreign content, <script>, <plaintext>,
+// <template>, <select>, framesets) and which tags reach the tree at all (a stray <td>, a
+// second <body> or <form>): on anything of the sort the tokenizer stops and says why, and
+// the caller parses the text with gumbo instead (find_refs). Where it finishes, its Scan is
+// the one find_refs makes: tests/test_html_tokenizer.cc and fuzz/fuzz_html_tokenizer.cc hold
+// it to that, gumbo being the oracle.
+//
+// Cost: linear. Every byte is looked at a bounded number of times (a search for '<', a
+// quote or a '-' moves forward only); memory is the current tag's attributes, the open
+// tables (one byte each) and the references found, never a multiple of the text.
+#pragma once
+
+#include "html_refs.hh"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mimeuri::html {
+
+struct TokenizerResult {
+    std::optional<Scan> scan; // nullopt: the text needs gumbo
+    std::string fallback;     // why, when it does
+    std::size_t work{0};      // bytes stepped over, once each plus the bytes of each tag (tests)
+};
+
+// The references in html, as find_refs finds them, or why gumbo is needed.
+TokenizerResult tokenize_refs(std::string_view html, std::size_t max_refs);
+
+// find_refs through the streaming tokenizer, and through gumbo where it cannot say.
+Result<Scan> scan_refs(std::string_view html, const ParseLimits &limits);
+
+} // namespace mimeuri::html

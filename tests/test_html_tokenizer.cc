@@ -1,0 +1,227 @@
+// The streaming tokenizer (src/html_tokenizer.cc) against gumbo (find_refs), the oracle:
+// wherever the tokenizer gives a Scan, it is the one gumbo's tree gives, field by field
+// (holders, raw spans, quotes, decoded values, references, base href). Over hand-written
+// edge cases, generated hostile HTML, and every HTML part of the corpus; and its work stays
+// linear on inputs that make a tree builder quadratic.
+#include <doctest/doctest.h>
+#include "helpers.hh"
+#include "scan_equal.hh"
+
+#include "html_tokenizer.hh"
+#include "message.hh"
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+using namespace mimeuri;
+using namespace mimeuri::html;
+
+namespace {
+
+// Tokenizer and gumbo agree where the tokenizer answers; returns whether it answered.
+bool agrees(const std::string &h)
+{
+    auto fast = tokenize_refs(h, 1000000);
+    auto slow = find_refs(h, 1000000);
+    REQUIRE(slow.ok());
+    if (!fast.scan) return false;
+    const std::string diff = testing::scan_difference(*fast.scan, *slow);
+    CHECK_MESSAGE(diff.empty(), diff << " in: " << h.substr(0, 300));
+    return true;
+}
+
+std::string repeat(const std::string &s, std::size_t n)
+{
+    std::string out;
+    out.reserve(s.size() * n);
+    for (std::size_t i = 0; i < n; ++i) out += s;
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("tokenizer: the common cases are answered without gumbo, as gumbo answers them")
+{
+    const char *const cases[] = {
+        "<img src=\"cid:a@b\">",
+        "<IMG SRC='cid:a@b' alt=x>",
+        "<img src=cid:a@b>",
+        "<img src=cid:a@b/>",
+        "<p style=\"background:url(cid:x@y)\">t</p>",
+        "<img src=\"cid:a&amp;b\" srcset=\"cid:1 1x, cid:2 2x\">",
+        "<img src=\"&#99;id:x\">",
+        "<img src=\"cid:&colon;x\">",
+        "<img src=\"cid:x&amp\">",
+        "<a href=\"http://t.example/?a=1&amp;b=2&lt;&gt;&quot;&apos;&#65;&#x41;&#X4a;&#10;&#150;&#0;&#x110000;\">",
+        "<a href='&amp;&AMP;&amp&ampx;&#;&#x;&#65&#0065;&#99999;'>",
+        "<a href=&amp;x&#x3a;y>",
+        "<a href=x&amp;y&#x3a;z>",
+        "<a href=&x>",
+        "<a href=x&amp>",
+        "<a href=\"cid:x&notit;\">",
+        "<img src=\"cid:\xC3\xA9t\xE9\">",
+        "<img src=\"ci\r\nd:x\">",
+        "<img src=\"cid:x\" src=\"cid:y\">",
+        "<img src src=\"cid:y\">",
+        "<a x x href=\"cid:u\">",
+        "<a x x y href=\"cid:u\">",
+        "<a x x=2 href=\"cid:u\">",
+        "<a x=1 x href=cid:u>",
+        "<a href=\"cid:u\" x x src=\"cid:v\">",
+        "<a <a <a href=\"cid:u\">",
+        "<base href=><img src=cid:x>",
+        "<img src= ><img src=cid:x>",
+        "<img a=1 src=\"cid:y\"b=2>",
+        "<img/src=cid:x>",
+        "<img src=cid:x\"'<=`>",
+        "<img src = \"cid:x\" >",
+        "<img =src=cid:x>",
+        "<img \"src\"=cid:x src=cid:y>",
+        "<html><head><base href=\"http://e.org/\"><style>a{background:url('cid:s')}</style></head>",
+        "<style>@import \"cid:i\"; p{background:url(cid:p)}</STYLE x='>'><img src=cid:after>",
+        "<style></style><style> </style><style>url(cid:q)",
+        "<style>\r\nurl(cid:crlf)</style><style>\rurl(cid:cr)\r</style><style>\r\n</style>",
+        "<title><img src=cid:no></title><img src=cid:yes>",
+        "<textarea><img src=cid:no></textarea ><img src=cid:yes>",
+        "<xmp><img src=cid:no></xmp><iframe><img src=cid:no></iframe><noembed>x</noembed><noframes></noframes>",
+        "<style>x</styl><img src=cid:no></style><img src=cid:yes>",
+        "<!-- <img src=cid:no> --><img src=cid:yes>",
+        "<!--><img src=cid:yes1>--><!---><img src=cid:yes2><!-- --!><img src=cid:yes3>",
+        "<!-- a --!-x --><img src=cid:no> -->",
+        "<!----!><img src=cid:yes>",
+        "<!---!><img src=cid:no>-->",
+        "<!--<!--><img src=cid:yes>",
+        "<!DOCTYPE html PUBLIC \"a>b\"><img src=cid:yes>",
+        "<!doctype><![CDATA[<img src=cid:no>]]><img src=cid:yes>",
+        "<?php <img src=cid:no> ?><img src=cid:yes>",
+        "</ <img src=cid:no>><img src=cid:yes>",
+        "</><img src=cid:yes></p x=\"<img src=cid:no>\">",
+        "x</><dht a href=\"cid:u\">",
+        "a < b <img src=cid:yes> <",
+        "<img src=\"cid:eof",
+        "<img src=cid:eof",
+        "<div><img src=cid:x style='background:url(\"cid:y\")'></div>",
+        "<body background=cid:bg><p>x<body background=cid:no>",
+        "<html manifest=cid:m><body><form action=cid:f><input formaction=cid:g></form>",
+        "x<head><link href=cid:l>",
+        "<table><tr><td background=cid:c><img src=cid:i></td></tr></table><img src=cid:after>",
+        "<table><td style=\"background:url(cid:a)\"><table><tr><td>x</td></tr></table></td></table>",
+        "<table><caption style=\"x:url(cid:c)\">c</caption><colgroup><col style=\"x:url(cid:d)\"></table>",
+        "<table><table><tr><td style='x:url(cid:a)'>",
+        "<td style='x:url(cid:a)'>",
+        "<svg><image xlink:href=\"cid:a\"/></svg>",
+        "<math><mi xlink:href=cid:a>",
+        "<script>document.write('<img src=cid:x>')</script><img src=cid:y>",
+        "<select><img src=cid:x></select>",
+        "<template><img src=cid:t></template>",
+        "<frameset><frame src=cid:f></frameset>",
+        "<noscript><img src=cid:n></noscript>",
+        "<plaintext><img src=cid:p>",
+        "<image src=cid:i>",
+        "<object data=cid:o><param name=x value=y><embed src=cid:e></object>",
+        "<video poster=cid:p><source src=cid:s></video><img lowsrc=cid:l longdesc=cid:d usemap=cid:u>",
+        "<a href=\"  cid:padded  \">x</a><img src=\"\">",
+        "<o:p style=\"x:url(cid:o)\"></o:p><v:imagedata src=\"cid:v\">",
+        "<p>a<b>b<p>c</b>d<img src=cid:adopted></p>",
+        "<a href=cid:1><a href=cid:2><div><a href=cid:3>",
+        "<b><i><u><img src=cid:x></b></i></u><img src=cid:y>",
+        "<base href=a><base href=b><img src=cid:x>",
+        "<img src=\"cid:x\0y\">",
+        "<img src=\"cid:x\x7fy\">",
+        "<img src=\"cid:x\x01y\">",
+        "<img sr\0c=cid:x>",
+    };
+    int answered = 0;
+    for (const char *c : cases) {
+        CAPTURE(c);
+        answered += agrees(c);
+    }
+    CHECK(answered > 50); // most of these never need gumbo
+    // The common case must not fall back.
+    for (const char *c : {"<img src=\"cid:a@b\">", "<p style=\"background:url(cid:x@y)\">t</p>",
+                          "<table><tr><td background=cid:c><img src=cid:i></td></tr></table>",
+                          "<!-- c --><style>p{}</style><a href=\"x&amp;y\">"})
+        CHECK_MESSAGE(tokenize_refs(c, 1000).scan.has_value(), c);
+    // What needs the tree goes to gumbo.
+    for (const char *c : {"<svg><a xlink:href=cid:x>", "<select><img src=cid:x>", "<td style=x>", "<script>x</script>",
+                          "<body><body background=cid:x>", "<form><form action=cid:x>"})
+        CHECK_MESSAGE(!tokenize_refs(c, 1000).scan.has_value(), c);
+}
+
+TEST_CASE("tokenizer: hostile HTML costs linear work, and agrees with gumbo")
+{
+    // (prefix, repeated piece, suffix): each made large for the work bound, and small for
+    // gumbo (which is itself quadratic on some of them).
+    struct Hostile {
+        std::string prefix, piece, suffix;
+    };
+    const std::vector<Hostile> hostile = {
+        {"", "<b><p>", ""},
+        {"", "<div>", "<img src=cid:deep>"},
+        {"", "<table><tr><td>", "<img src=cid:cells>"},
+        {"<img src=\"cid:", "a", "\">"},
+        {"<p ", "src=cid:x ", ">"},
+        {"<p ", "a=b ", "style=\"x:url(cid:s)\">"},
+        {"<!--", "-", ""},
+        {"<!--", "--!", ""},
+        {"<style>", "</styl", ""},
+        {"<title>", "</titl<", ""},
+        {"", "<a href=\"cid:x&amp;", ""},
+        {"", "</", ""},
+        {"", "<!", ""},
+        {"", "<a", ""},
+        {"", "<img src=cid:", ""},
+        {"<p title=", "&#99;&amp;", ">"},
+    };
+    for (const auto &h : hostile) {
+        CAPTURE(h.piece);
+        const std::string big = h.prefix + repeat(h.piece, (4u << 20) / h.piece.size()) + h.suffix;
+        auto r = tokenize_refs(big, 1000000);
+        // Every byte is stepped over a bounded number of times: no input makes it quadratic.
+        CHECK(r.work <= 2 * big.size() + 16);
+        agrees(h.prefix + repeat(h.piece, 2000 / h.piece.size()) + h.suffix);
+    }
+}
+
+TEST_CASE("tokenizer: every HTML part of the corpus, as gumbo reads it")
+{
+    const std::string corpus = MIMEURI_CORPUS;
+    std::ifstream index(corpus + "/INDEX.tsv");
+    if (!index) {
+        MESSAGE("corpus not found at " MIMEURI_CORPUS "; skipped");
+        return;
+    }
+    std::string line;
+    std::getline(index, line);
+    std::size_t parts = 0, answered = 0;
+    std::map<std::string, int> why; // what sent a part to gumbo
+    while (std::getline(index, line)) {
+        std::stringstream ss(line);
+        std::string path, size, has_html;
+        std::getline(ss, path, '\t');
+        std::getline(ss, size, '\t');
+        std::getline(ss, has_html, '\t');
+        if (has_html != "1") continue;
+        auto src = Source::open_path(corpus + "/" + path, 1 << 20);
+        REQUIRE(src.ok());
+        mimeuri::Segment seg;
+        seg.msg_end = seg.next = src->size();
+        auto ctx = MessageContext::parse(*src, seg, 1, false, Limits{});
+        if (!ctx->message()) continue;
+        for (const Node &n : ctx->nodes()) {
+            GMimeContentType *ct = g_mime_object_get_content_type(n.object);
+            if (n.kind != Node::Kind::Leaf || !ct || !g_mime_content_type_is_type(ct, "text", "html")) continue;
+            auto html = ctx->decoded_content(n, 32u << 20);
+            if (!html) continue;
+            CAPTURE(path);
+            ++parts;
+            if (agrees(*html)) ++answered;
+            else ++why[tokenize_refs(*html, 1000000).fallback];
+        }
+    }
+    MESSAGE(answered << " of " << parts << " corpus HTML parts read by the tokenizer, the rest by gumbo");
+    for (const auto &[reason, n] : why) MESSAGE(n << " to gumbo for " << reason);
+    CHECK(parts > 400);
+    CHECK(answered * 2 > parts); // the fast path is the common one
+}

@@ -1,0 +1,188 @@
+// The engine's copy of a message no pass can change (MessageContext::parse, inert_types): the
+// pre-check must be certain. Every corpus message, every golden and crafted input, and
+// messages written to sit on the pre-check's edges are planned twice, with and without the
+// fast path, and the plans (edits, counts, unprocessed, Message-ID, what mid: waits for) and
+// the run's mid: index must be the same. The fast path runs only when no report or summary
+// line is asked for: with one, every message is parsed whole, as before.
+#include "engine.hh"
+#include "external_body.hh"
+#include "mbox.hh"
+#include "references.hh"
+
+#include <doctest/doctest.h>
+
+#include <glib.h>
+
+#include <fstream>
+#include <sstream>
+
+using namespace mimeuri;
+
+namespace {
+
+std::vector<std::unique_ptr<Pass>> default_passes()
+{
+    std::vector<std::unique_ptr<Pass>> passes;
+    passes.push_back(std::make_unique<ReferencesPass>(RefOptions{}));
+    passes.push_back(std::make_unique<ExternalBodyPass>(ExternalBodyOptions{}));
+    return passes;
+}
+
+// Two engines over the same messages, one with the fast path: same plans, same index.
+struct Twins {
+    std::vector<std::unique_ptr<Pass>> fast_passes = default_passes(), full_passes = default_passes();
+    Engine fast{fast_passes, EngineConfig{}}, full{full_passes, config()};
+    std::size_t messages = 0, copied = 0;
+
+    static EngineConfig config()
+    {
+        EngineConfig c;
+        c.copy_inert = false;
+        return c;
+    }
+
+    void plan(const Source &src, const Segment &seg, std::size_t number, bool in_mbox, const std::string &what)
+    {
+        CAPTURE(what);
+        CAPTURE(number);
+        MessageAt at{src, seg, number, in_mbox, 0};
+        Plan a = fast.plan(at, true), b = full.plan(at, true);
+        ++messages;
+        const std::vector<std::string> types{"text/html", "message/external-body"};
+        if (MessageContext::parse(src, seg, number, in_mbox, Limits{}, &types)->headers_only()) ++copied;
+        CHECK(a.cause == b.cause);
+        CHECK(a.message_id == b.message_id);
+        CHECK(a.unprocessed == b.unprocessed);
+        CHECK(a.dangling == b.dangling);
+        CHECK(a.dangling_mid == b.dangling_mid);
+        CHECK(a.waits == b.waits);
+        CHECK(a.output_files.size() == b.output_files.size());
+        REQUIRE(a.edits.size() == b.edits.size());
+        for (std::size_t i = 0; i < a.edits.size(); ++i) {
+            CHECK(a.edits[i].begin == b.edits[i].begin);
+            CHECK(a.edits[i].end == b.edits[i].end);
+            CHECK(a.edits[i].text == b.edits[i].text);
+        }
+    }
+    void plan_bytes(const std::string &bytes, const std::string &what)
+    {
+        Source src = Source::from_bytes(bytes, what);
+        Segment seg;
+        seg.msg_end = seg.next = static_cast<std::int64_t>(bytes.size());
+        plan(src, seg, 1, false, what);
+    }
+    void plan_file(const std::string &path)
+    {
+        auto src = Source::open_path(path, 1 << 20);
+        REQUIRE(src.ok());
+        auto mbox = looks_like_mbox(*src);
+        const bool in_mbox = mbox.ok() && *mbox;
+        auto segs = split(*src, in_mbox ? Format::Mbox : Format::Message);
+        REQUIRE(segs.ok());
+        for (std::size_t i = 0; i < segs->size(); ++i) plan(*src, (*segs)[i], i + 1, in_mbox, path);
+    }
+    void same_index() { CHECK(fast.save_index() == full.save_index()); }
+};
+
+std::vector<std::string> files_in(const std::string &dir, const std::string &suffix)
+{
+    std::vector<std::string> out;
+    GDir *d = g_dir_open(dir.c_str(), 0, nullptr);
+    if (!d) return out;
+    while (const char *n = g_dir_read_name(d)) {
+        std::string name = n, path = dir + "/" + name;
+        if (g_file_test(path.c_str(), G_FILE_TEST_IS_DIR)) {
+            auto more = files_in(path, suffix);
+            out.insert(out.end(), more.begin(), more.end());
+        } else if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+            out.push_back(path);
+        }
+    }
+    g_dir_close(d);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("inert copy: messages on the edges of the pre-check plan as the full engine plans them")
+{
+    const std::string head = "From: a@example.org\nMessage-ID: <edge@example.org>\nMIME-Version: 1.0\n";
+    const std::vector<std::string> edges = {
+        head + "\nplain text, nothing to do\n",
+        head + "Content-Type: text/plain\n\nhtml in the text, and message/rfc822 and content-id: not fields\n",
+        head + "Content-Type: text/\n html\n\n<img src=\"cid:&lt;x@y&gt;\">\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/html\n\n<img src=\"cid:&lt;x@y&gt;\">\n--b--\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\n\nContent-Type: text/html in a body\n--b--\n",
+        head + "content-type\t:text/html\n\n<img src=\"cid:&lt;x@y&gt;\">\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nx\n--b\nContent-Type: application/pdf\n\n%PDF\n--b--\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: multipart/alternative; boundary=c\n\n--c\nContent-Type: text/plain\n\nx\n--c--\n--b--\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\nContent-Type: application/pdf\n\nconflict\n--b--\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n--b\nContent-Type: application/pdf\n\nno empty line between\n--b--\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n \nContent-Type: text/html\n\nwhite space line\n--b--\n",
+        head + "Content-Type: TEXT/HTML\n\n<img src=\"cid:&lt;x@y&gt;\">\n",
+        head + "Content-Type: text / (comment) Html\n\n<img src=\"cid:&lt;x@y&gt;\">\n",
+        head + "Content-Type: text/plain\nContent-Type: text/html\n\n<img src=\"cid:&lt;x@y&gt;\">\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\n\nno type: text/plain\n--b\n\nsecond\n--b--\n",
+        head + "Content-Type: multipart/digest; boundary=b\n\n--b\n\nMessage-ID: <inner@x>\n\nbody\n--b--\n",
+        head + "Content-Type: message (x) / rfc822\n\nMessage-ID: <inner@x>\n\nbody\n",
+        head + "Content-Type: Message\n /rfc822\n\nMessage-ID: <inner@x>\n\nbody\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: message/external-body; access-type=URL; URL=\"http://x/ a\"\n\nContent-Type: text/plain\n\n--b--\n",
+        head + "Content-ID: <top@example.org>\n\ntext\n",
+        head + "Content-Id:<top@example.org>\n\ntext\n",
+        "Message-ID: <first@x>\nMessage-ID: <second@x>\n\ntwo ids\n",
+        "Message-ID:\n <folded@x>\n\nfolded\n",
+        "Message-ID: <no-body@x>",
+        "Message-ID: <no-blank@x>\nSubject: x",
+        "\n\nno header block at all\n",
+        "not a header\nMessage-ID: <late@x>\n\nbody\n",
+        "Message-ID: <crlf@x>\r\nContent-Type: text/plain\r\n\r\nbody\r\n",
+        "Message-ID: <cr@x>\rContent-Type: text/html\r\r<img src=cid:x>\r",
+        "From: a\nMessage-ID: <x@y>\nContent-Type: multipart/mixed; boundary=b\n\n" + std::string("--b\n\nx\n") +
+            std::string(20, '-') + "\n--b--\n",
+        head + "DKIM-Signature: v=1; a=rsa-sha256; d=example.org; s=s; h=from; bh=AAAA; b=AAAA\n\nsigned body\n",
+    };
+    Twins t;
+    for (const auto &m : edges) t.plan_bytes(m, m.substr(0, 80));
+    t.same_index();
+    MESSAGE(t.copied << " of " << t.messages << " edge messages copied without a full parse");
+    CHECK(t.copied >= 5);
+    // Limits that bind, with and without the inert copy: parsed whole and reported either way.
+    auto unprocessed_either_way = [&](const std::string &m, int max_depth, std::size_t max_parts) {
+        for (bool copy : {true, false}) {
+            std::vector<std::unique_ptr<Pass>> passes = default_passes();
+            EngineConfig c;
+            c.copy_inert = copy;
+            c.limits.max_depth = max_depth;
+            c.limits.max_parts = max_parts;
+            Engine e(passes, c);
+            CHECK(plan_message(e, m).unprocessed);
+        }
+    };
+    // Nested multiparts against a small --max-depth.
+    unprocessed_either_way("Message-ID: <nested@x>\nContent-Type: multipart/mixed; boundary=a\n\n--a\n"
+                           "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: multipart/mixed; boundary=c\n\n"
+                           "--c\n\ndeep\n--c--\n--b--\n--a--\n",
+                           2, 10000);
+    // Delimiter lines against a small --max-parts.
+    std::string many = "Message-ID: <many@x>\nContent-Type: multipart/mixed; boundary=b\n\n";
+    for (int i = 0; i < 20; ++i) many += "--b\n\npart\n";
+    unprocessed_either_way(many + "--b--\n", 64, 5);
+}
+
+TEST_CASE("inert copy: every corpus message, golden case and crafted input plans the same with and without it")
+{
+    std::vector<std::string> files;
+    std::ifstream index(std::string(MIMEURI_CORPUS) + "/INDEX.tsv");
+    std::string line;
+    std::getline(index, line);
+    while (std::getline(index, line)) files.push_back(std::string(MIMEURI_CORPUS) + "/" + line.substr(0, line.find('\t')));
+    if (files.empty()) MESSAGE("corpus not found at " MIMEURI_CORPUS "; only the test data");
+    for (const auto &f : files_in(std::string(MIMEURI_TESTDATA) + "/cases", "input.eml")) files.push_back(f);
+    for (const auto &f : files_in(std::string(MIMEURI_TESTDATA) + "/../fuzz/crafted", ".eml")) files.push_back(f);
+    Twins t;
+    for (const auto &f : files) t.plan_file(f);
+    t.same_index();
+    MESSAGE(t.copied << " of " << t.messages << " messages copied without a full parse");
+    if (!files.empty()) CHECK(t.copied * 4 > t.messages); // it is the common case
+}
