@@ -383,7 +383,9 @@ private:
             if (dup) continue;
             taken.push_back(at.name);
             if (at.missing) return fallback("an attribute whose value is missing after '='");
-            if (at.len == 0) continue; // no value: no reference
+            // A <base href> with no value: gumbo gives it a span, and the base an empty URL.
+            if (at.len == 0 && tag == "base") return fallback("a <base> attribute with no value");
+            if (at.len == 0) continue; // no value: no reference (gumbo's holder would be empty)
             const char q = h_[at.off] == '"' || h_[at.off] == '\'' ? h_[at.off] : 0;
             std::string_view raw = q ? h_.substr(at.off + 1, at.len - 2) : h_.substr(at.off, at.len);
             // gumbo starts the raw span of an unquoted value that opens with a character

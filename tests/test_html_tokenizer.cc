@@ -71,6 +71,8 @@ TEST_CASE("tokenizer: the common cases are answered without gumbo, as gumbo answ
         "<a href=\"cid:u\" x x src=\"cid:v\">",
         "<a <a <a href=\"cid:u\">",
         "<base href=><img src=cid:x>",
+        "<base href style=x><img src=cid:x>",
+        "<img src style=\"x:url(cid:s)\" srcset>",
         "<img src= ><img src=cid:x>",
         "<img a=1 src=\"cid:y\"b=2>",
         "<img/src=cid:x>",
