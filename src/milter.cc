@@ -64,23 +64,31 @@ struct WorkerHello {
     double max_seconds;
 };
 
-// Sends a tag byte and one descriptor over a unix socket (SCM_RIGHTS).
-bool send_fd(int sock, char tag, int fd)
-{
-    iovec iov{&tag, 1};
+// One tag byte and room for one descriptor (SCM_RIGHTS): the message both ways.
+struct FdMessage {
+    iovec iov;
     alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))]{};
     msghdr m{};
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
-    m.msg_control = ctl;
-    m.msg_controllen = sizeof ctl;
-    cmsghdr *c = CMSG_FIRSTHDR(&m);
+    explicit FdMessage(char *tag) : iov{tag, 1}
+    {
+        m.msg_iov = &iov;
+        m.msg_iovlen = 1;
+        m.msg_control = ctl;
+        m.msg_controllen = sizeof ctl;
+    }
+};
+
+// Sends a tag byte and one descriptor over a unix socket.
+bool send_fd(int sock, char tag, int fd)
+{
+    FdMessage f(&tag);
+    cmsghdr *c = CMSG_FIRSTHDR(&f.m);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
     c->cmsg_len = CMSG_LEN(sizeof(int));
     std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
     ssize_t n;
-    do n = ::sendmsg(sock, &m, MSG_NOSIGNAL);
+    do n = ::sendmsg(sock, &f.m, MSG_NOSIGNAL);
     while (n < 0 && errno == EINTR);
     return n == 1;
 }
@@ -89,17 +97,11 @@ bool send_fd(int sock, char tag, int fd)
 // error (EINTR included: the caller decides whether to try again).
 int recv_fd(int sock, char &tag, int &fd)
 {
-    iovec iov{&tag, 1};
-    alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))]{};
-    msghdr m{};
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
-    m.msg_control = ctl;
-    m.msg_controllen = sizeof ctl;
-    ssize_t n = ::recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
+    FdMessage f(&tag);
+    ssize_t n = ::recvmsg(sock, &f.m, MSG_CMSG_CLOEXEC);
     if (n == 0) return 0;
     if (n < 0) return -1;
-    cmsghdr *c = CMSG_FIRSTHDR(&m);
+    cmsghdr *c = CMSG_FIRSTHDR(&f.m);
     if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int))) {
         errno = EPROTO;
         return -1;
