@@ -183,7 +183,6 @@ void on_retire(int) { g_retire = 1; }
 
 struct FrontSettings {
     std::size_t spool_threshold{8u << 20};
-    bool verbose{false};
 };
 FrontSettings g_front;
 std::unique_ptr<Syslog> g_syslog;
@@ -609,7 +608,6 @@ sfsistat on_close(SMFICTX *ctx)
 {
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
     g_front.spool_threshold = opts.spool_threshold;
-    g_front.verbose = opts.verbose;
     g_syslog = std::make_unique<Syslog>();
     std::thread(receive_workers, chan).detach();
     sigset_t none;
