@@ -47,12 +47,6 @@ bool same_id_ci_domain(const std::string &a, const std::string &b)
     return a.compare(0, at_a, b, 0, at_b) == 0 && cturi::iequals(a.substr(at_a), b.substr(at_b));
 }
 
-std::string ci_key(const std::string &id)
-{
-    auto at = id.rfind('@');
-    return at == std::string::npos ? std::string() : id.substr(0, at) + text::ascii_lower(id.substr(at));
-}
-
 std::string mime_type(const Node &n)
 {
     GMimeContentType *ct = g_mime_object_get_content_type(n.object);
@@ -147,7 +141,7 @@ MessageIndex index_message(const MessageContext &ctx)
 
 void RunIndex::add(const std::string &id, Entry e)
 {
-    if (auto key = ci_key(id); !key.empty()) {
+    if (auto key = mid_ci_key(id); !key.empty()) {
         // Of several ids differing only in the domain's case, the first in order answers.
         auto [ci, fresh] = ci_.try_emplace(key, id);
         if (!fresh && id < ci->second) ci->second = id;
@@ -160,26 +154,25 @@ void RunIndex::add(const std::string &id, Entry e)
     it->second.count = count;
 }
 
+RunIndex::Entry RunIndex::entry_of(const StoredMessage &m, int count)
+{
+    Entry e;
+    e.count = count;
+    e.index = m.number;
+    e.section = m.section;
+    e.source = m.source;
+    e.offset = m.offset;
+    for (const auto &[cid, section] : m.cids) e.cids.emplace(cid, section);
+    return e;
+}
+
 void RunIndex::add_message(const MessageContext &ctx)
 {
-    auto add_one = [&](GMimeMessage *m, const std::string &section) {
-        const char *id = g_mime_message_get_message_id(m);
-        if (!id || !*id) return;
-        Entry e;
-        e.count = 1;
-        e.index = ctx.report().index;
+    for (const StoredMessage &m : messages_of(ctx)) {
+        Entry e = entry_of(m, 1);
         e.input_no = ctx.report().input_no;
-        e.section = section;
-        for (const Node &n : ctx.nodes()) {
-            if (n.message != m) continue;
-            if (const char *cid = g_mime_object_get_content_id(n.object)) e.cids.emplace(cid, n.section);
-        }
-        add(id, std::move(e));
-    };
-    add_one(ctx.message(), "");
-    for (const Node &n : ctx.nodes())
-        if (n.kind == Node::Kind::MessagePart)
-            if (GMimeMessage *inner = g_mime_message_part_get_message(GMIME_MESSAGE_PART(n.object))) add_one(inner, n.section);
+        add(m.message_id, std::move(e));
+    }
 }
 
 RunIndex::Found RunIndex::find(const std::string &id, bool ci) const
@@ -187,7 +180,7 @@ RunIndex::Found RunIndex::find(const std::string &id, bool ci) const
     auto found = by_id_.end();
     if (!ci) {
         found = by_id_.find(id);
-    } else if (auto key = ci_key(id); !key.empty()) {
+    } else if (auto key = mid_ci_key(id); !key.empty()) {
         if (auto c = ci_.find(key); c != ci_.end()) found = by_id_.find(c->second);
     }
     return found == by_id_.end() ? nullptr : &*found;
@@ -203,6 +196,8 @@ std::string RunIndex::save() const
         r.put(e.section);
         r.put(static_cast<std::size_t>(e.count));
         r.put(e.input_no);
+        r.put(e.source);
+        r.put(static_cast<std::size_t>(e.offset));
         r.put(e.cids.size());
         for (const auto &[cid, section] : e.cids) {
             r.put(cid);
@@ -223,6 +218,8 @@ void RunIndex::merge(const std::string &bytes)
         e.section = r.get();
         e.count = static_cast<int>(r.get_size());
         e.input_no = r.get_size();
+        e.source = r.get();
+        e.offset = static_cast<std::int64_t>(r.get_size());
         std::size_t cids = r.get_size();
         for (std::size_t k = 0; k < cids; ++k) {
             std::string cid = r.get();

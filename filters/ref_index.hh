@@ -6,6 +6,7 @@
 #pragma once
 
 #include "message.hh"
+#include "mid_store.hh"
 
 #include <cstddef>
 #include <map>
@@ -25,8 +26,6 @@ std::string unescape(const std::string &s);
 std::string resolve(const std::string &base, const std::string &ref);
 // local@domain with the domain compared case-insensitively (RFC 5322 msg-id).
 bool same_id_ci_domain(const std::string &a, const std::string &b);
-// The local part as written and the domain in lower case; "" for an id without "@".
-std::string ci_key(const std::string &id);
 
 // A node's media type, "type/subtype" in lower case ("text/plain" without a Content-Type).
 std::string mime_type(const Node &n);
@@ -71,7 +70,10 @@ public:
         std::map<std::string, std::string> cids; // cleaned Content-ID -> section
         int count{0};                            // how many messages carry this Message-ID
         std::size_t input_no{0};                 // run order, so that the first one wins
+        std::string source;                      // where the message lives: its input
+        std::int64_t offset{0};                  // ... and its offset there
     };
+    static Entry entry_of(const StoredMessage &m, int count);
     using Found = const std::pair<const std::string, Entry> *;
 
     // Indexes the message and the messages embedded in it.

@@ -339,6 +339,10 @@ void PartRewriter::report(const html::Ref &ref, const html::Holder &holder, cons
     if (t.node >= 0 && t.message_id.empty()) e.target = ix_.parts[static_cast<std::size_t>(t.node)].section;
     else if (!t.message_id.empty() && t.status == RefStatus::Resolved) e.target = t.section;
     if (!t.message_id.empty()) e.target_message = t.message_id;
+    if (!t.message_id.empty() && t.offset >= 0) {
+        e.target_source = t.source;
+        e.target_offset = t.offset;
+    }
     ctx_.report().refs.push_back(std::move(e));
 }
 

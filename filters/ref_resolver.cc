@@ -108,6 +108,30 @@ std::optional<Target> Resolver::mid_here(const std::string &id, const std::strin
     return std::nullopt;
 }
 
+// mid: in another message: e is its entry (in the run's index or an external one).
+Target Resolver::in_message(const std::string &found_id, const RunIndex::Entry &e, const std::string &content_id) const
+{
+    Target t;
+    t.message_id = found_id;
+    t.mid = found_id;
+    if (e.count > 1) {
+        t.status = RefStatus::Ambiguous;
+        return t;
+    }
+    t.source = e.source;
+    t.offset = e.offset;
+    if (content_id.empty()) {
+        t.status = RefStatus::Resolved;
+        t.section = e.section;
+        return t;
+    }
+    auto it = e.cids.find(content_id);
+    t.mid_cid = content_id;
+    t.status = it == e.cids.end() ? RefStatus::Dangling : RefStatus::Resolved;
+    if (it != e.cids.end()) t.section = it->second;
+    return t;
+}
+
 Target Resolver::mid(const std::string &url, int from) const
 {
     std::string rest = url.substr(4);
@@ -126,27 +150,33 @@ Target Resolver::mid(const std::string &url, int from) const
             here->broken = broken || ci;
             return *here;
         }
-        RunIndex::Found found = run_.find(id, ci);
-        if (!found) continue;
-        const auto &[found_id, e] = *found;
-        Target t;
-        t.broken = broken || ci;
-        t.message_id = found_id;
-        t.mid = found_id;
-        if (e.count > 1) {
-            t.status = RefStatus::Ambiguous;
+        if (RunIndex::Found found = run_.find(id, ci)) {
+            // The run's own message wins over an index; but an index of the whole archive
+            // that holds the id more than once makes it ambiguous, as one run over the
+            // archive would find it (a sharded run gives one run's answers).
+            RunIndex::Entry e = found->second;
+            if (externals_)
+                for (const auto &x : *externals_)
+                    if (e.count < 2)
+                        if (auto other = x->find(found->first); other && other->count > 1) e.count = other->count;
+            Target t = in_message(found->first, e, content_id);
+            t.broken = broken || ci;
             return t;
         }
-        if (content_id.empty()) {
-            t.status = RefStatus::Resolved;
-            t.section = e.section;
-            return t;
-        }
-        auto it = e.cids.find(content_id);
-        t.mid_cid = content_id;
-        t.status = it == e.cids.end() ? RefStatus::Dangling : RefStatus::Resolved;
-        if (it != e.cids.end()) t.section = it->second;
-        return t;
+        if (externals_)
+            for (const auto &x : *externals_) {
+                std::string key = id;
+                if (ci) {
+                    auto k = x->find_ci(id);
+                    if (!k) continue;
+                    key = *k;
+                }
+                auto e = x->find(key);
+                if (!e) continue;
+                Target t = in_message(key, *e, content_id);
+                t.broken = broken || ci;
+                return t;
+            }
     }
     Target none;
     none.unknown_id = id;

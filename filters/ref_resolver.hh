@@ -8,6 +8,7 @@
 // (RFC 2557 5). Of several matches, choose() decides.
 #pragma once
 
+#include "ref_external.hh"
 #include "ref_index.hh"
 
 #include <optional>
@@ -23,8 +24,10 @@ struct Target {
     RefStatus status{RefStatus::Dangling};
     int node{-1};             // the target entity in this message
     bool broken{false};       // matches, but not as RFC 2392 writes it: repair rewrites it
-    std::string message_id;   // when the target is another message of the run
+    std::string message_id;   // when the target is another message (of the run or an index)
     std::string section;      // target section in that message
+    std::string source;       // where that message lives: its input
+    std::int64_t offset{-1};  // ... and its offset there; -1 when several messages have the id
     std::string mid;          // mid: the Message-ID matched, as the message has it
     std::string mid_cid;      // mid: the Content-ID matched inside it
     bool via_location{false}; // a cid: matched through a Content-Location (RFC 2557 8.3: not a match as written)
@@ -34,7 +37,11 @@ struct Target {
 
 class Resolver {
 public:
-    Resolver(const MessageIndex &message, const RunIndex &run) : ix_(message), run_(run) {}
+    // externals: looked up in order after the run's own messages (--mid-index, --notmuch).
+    Resolver(const MessageIndex &message, const RunIndex &run, const ExternalIndexes *externals = nullptr)
+        : ix_(message), run_(run), externals_(externals)
+    {
+    }
 
     // url starts with "cid:" (any case); padded: white space around it in its slot.
     Target cid(const std::string &url, int from, bool padded) const;
@@ -51,8 +58,10 @@ public:
 
 private:
     std::optional<Target> mid_here(const std::string &id, const std::string &content_id, int from, bool ci) const;
+    Target in_message(const std::string &found_id, const RunIndex::Entry &e, const std::string &content_id) const;
     const MessageIndex &ix_;
     const RunIndex &run_;
+    const ExternalIndexes *externals_;
 };
 
 } // namespace mimeuri::refs

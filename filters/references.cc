@@ -119,6 +119,11 @@ std::string canonical_cid_url(const std::string &content_id)
     return std::string("cid:") + e.get();
 }
 
+ReferencesPass::ReferencesPass(RefOptions opts) : opts_(std::move(opts))
+{
+    for (const std::string &path : opts_.mid_indexes) externals_.push_back(refs::open_mid_index(path));
+}
+
 Status ReferencesPass::index(const MessageContext &ctx)
 {
     run_index_.add_message(ctx);
@@ -133,7 +138,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
 {
     if (opts_.cid == RefOptions::Cid::Off && opts_.mid == RefOptions::Mid::Off) return ok();
     const refs::MessageIndex ix = refs::index_message(ctx);
-    const refs::Resolver resolver(ix, run_index_);
+    const refs::Resolver resolver(ix, run_index_, &externals_);
     Tally tally;
     for (std::size_t i = 0; i < ctx.nodes().size(); ++i)
         if (Status s = refs::rewrite_html_part(ctx, opts_, ix, resolver, static_cast<int>(i), tally); !s) return s;

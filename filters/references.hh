@@ -10,6 +10,7 @@
 #pragma once
 
 #include "pass.hh"
+#include "ref_external.hh"
 #include "ref_index.hh"
 
 #include <cstddef>
@@ -30,11 +31,12 @@ struct RefOptions {
     bool summary_header{false};
     std::size_t html_max{32u << 20}; // decoded HTML bytes parsed per part
     std::size_t max_refs{1000000};   // references looked at per part
+    std::vector<std::string> mid_indexes; // --mid-index: made by `mimeuri index`, consulted in order
 };
 
 class ReferencesPass final : public Pass {
 public:
-    explicit ReferencesPass(RefOptions opts) : opts_(std::move(opts)) {}
+    explicit ReferencesPass(RefOptions opts);
     std::string_view name() const override { return "references"; }
     bool wants_index() const override { return opts_.mid != RefOptions::Mid::Off; }
     // --cid=extract: the run numbers the folders as it takes messages, in one process (a
@@ -54,6 +56,7 @@ public:
 private:
     RefOptions opts_;
     refs::RunIndex run_index_; // the run's messages, as mid: sees them
+    refs::ExternalIndexes externals_; // then these (--mid-index)
 };
 
 // "cid:" + the Content-ID %-encoded as RFC 2392 wants (an existing "%" becomes "%25").

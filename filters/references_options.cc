@@ -23,6 +23,15 @@ OptionTable references_option_table(RefOptions &o)
         {.long_name = "mid-url", .group = g, .key = "mid-url", .kind = K::String, .default_text = "none",
          .help = "Rewrite mid: links to a web archive; {id} is the %-encoded Message-ID; implies --mid=repair",
          .arg_name = "TEMPLATE", .access = bind_text(o.mid_url), .implies = OptionImplies{"mid", "repair"}},
+        {.long_name = "mid-index", .group = g, .key = "mid-index", .kind = K::Repeated, .default_text = "none",
+         .help = "Also resolve mid: references against this index (made by mimeuri index -o INDEX); repeatable, "
+                 "looked up in order after the run's own messages (in the configuration file a list separated by ;)",
+         .arg_name = "INDEX",
+         .access = {[&o](const OptionValue &v) -> Status {
+                        o.mid_indexes = v.list; // one source's list replaces another's
+                        return ok();
+                    },
+                    [&o] { return keyfile_list(o.mid_indexes); }}},
         {.long_name = "inline-types", .group = g, .key = "inline-types", .kind = K::List,
          .default_text = "image/*,font/*,audio/*,video/*,text/css",
          .help = "Types --cid=inline may turn into data: URIs; text/html, SVG and scripts never", .arg_name = "LIST",

@@ -34,8 +34,13 @@ Result<std::vector<std::unique_ptr<Pass>>> make_passes(const Options &opts, cons
     auto wanted = [&](const std::string &n) {
         return all || std::find(opts.passes.begin(), opts.passes.end(), n) != opts.passes.end();
     };
-    if (wanted("references") && (pass_opts.refs.cid != RefOptions::Cid::Off || pass_opts.refs.mid != RefOptions::Mid::Off))
+    if (wanted("references") && (pass_opts.refs.cid != RefOptions::Cid::Off || pass_opts.refs.mid != RefOptions::Mid::Off)) {
+        // An index that cannot be read stops the run before any message is read.
+        if (pass_opts.refs.mid != RefOptions::Mid::Off)
+            for (const std::string &path : pass_opts.refs.mid_indexes)
+                if (Status s = refs::check_mid_index(path); !s) return Error{s.error().code, "--mid-index: " + s.error().message};
         passes.push_back(std::make_unique<ReferencesPass>(pass_opts.refs));
+    }
     if (wanted("external-body") && pass_opts.external_body.mode != ExternalBodyOptions::Mode::Off)
         passes.push_back(std::make_unique<ExternalBodyPass>(pass_opts.external_body));
     if (wanted("labels") && pass_opts.labels.mode != LabelOptions::Mode::Off)

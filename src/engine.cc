@@ -32,6 +32,10 @@ struct Writer {
         r.put(static_cast<std::size_t>(v.has_value()));
         if (v) r.put(*v);
     }
+    void operator()(const std::optional<std::int64_t> &v) // 0 for none, else value + 1 (offsets are >= 0)
+    {
+        r.put(v ? static_cast<std::size_t>(*v) + 1 : 0);
+    }
     void operator()(const std::optional<ExternalBodyEntry::Fields> &f)
     {
         r.put(static_cast<std::size_t>(f.has_value()));
@@ -57,6 +61,11 @@ struct Reader {
     {
         if (r.get_size() == 0) v.reset();
         else v = r.get();
+    }
+    void operator()(std::optional<std::int64_t> &v)
+    {
+        v.reset();
+        if (std::size_t n = r.get_size()) v = static_cast<std::int64_t>(n - 1);
     }
     void operator()(std::optional<ExternalBodyEntry::Fields> &f)
     {
@@ -88,7 +97,7 @@ template <class Io, class E> void fields(Io &io, E &e)
         io(e.part), io(e.attr), io(e.url);
         io(e.kind, RefEntry::Kind::Location), io(e.status, RefEntry::Status::Ambiguous);
         io(e.matched_location), io(e.action, RefEntry::Action::Kept);
-        io(e.kept), io(e.target), io(e.target_message);
+        io(e.kept), io(e.target), io(e.target_message), io(e.target_source), io(e.target_offset);
     } else if constexpr (is<E, ExternalBodyEntry>) {
         io(e.part), io(e.access_type), io(e.url), io(e.url_before), io(e.inner), io(e.original), io(e.kept);
         io(e.status, ExternalBodyEntry::Status::Kept), io(e.reason);
@@ -126,6 +135,7 @@ void put_report(Record &r, const MessageReport &rep)
     r.put(rep.index);
     r.put(rep.input_no);
     r.put(rep.source);
+    r.put(static_cast<std::size_t>(rep.offset));
     r.put(rep.message_id);
     r.put(static_cast<std::size_t>(rep.changed));
     put_all(r, rep.refs);
@@ -145,6 +155,7 @@ MessageReport get_report(Record &r)
     rep.index = r.get_size();
     rep.input_no = r.get_size();
     rep.source = r.get();
+    rep.offset = static_cast<std::int64_t>(r.get_size());
     rep.message_id = r.get();
     rep.changed = r.get_size() != 0;
     rep.refs = get_all<RefEntry>(r);

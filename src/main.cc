@@ -1,5 +1,6 @@
 // mimeuri: the command-line entry point.
 #include "cturi_cli.hh"
+#include "index_cmd.hh"
 #include "milter.hh"
 #include "options.hh"
 #include "output.hh"
@@ -41,6 +42,7 @@ int main(int argc, char **argv)
 
     if (argc > 1 && (std::strcmp(argv[1], "ct2uri") == 0 || std::strcmp(argv[1], "uri2ct") == 0))
         return mimeuri::run_cturi_command(argc - 1, argv + 1);
+    if (argc > 1 && std::strcmp(argv[1], "index") == 0) return mimeuri::run_index_command(argc - 1, argv + 1);
 
     int status = 0;
     try {

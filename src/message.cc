@@ -138,6 +138,7 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
     ctx->start_clock();
     ctx->report_.index = index;
     ctx->report_.source = src.name();
+    ctx->report_.offset = seg.begin;
     const Source &in = *ctx->src_;
 
     // Line-ending convention, from the first line end within the first 64 KiB. Nearly every

@@ -160,6 +160,9 @@ JsonObject *object(const RefEntry &r)
     if (r.kept) set_string(o, "kept", *r.kept);
     set_nullable(o, "target", r.target);
     set_nullable(o, "target_message", r.target_message);
+    set_nullable(o, "target_source", r.target_source);
+    if (r.target_offset) json_object_set_int_member(o, "target_offset", static_cast<gint64>(*r.target_offset));
+    else json_object_set_null_member(o, "target_offset");
     return o;
 }
 
@@ -242,6 +245,7 @@ std::string MessageReport::to_json() const
     JsonObject *o = json_object_new();
     json_object_set_int_member(o, "index", static_cast<gint64>(index));
     set_string(o, "source", source);
+    json_object_set_int_member(o, "offset", static_cast<gint64>(offset));
     set_nullable(o, "message_id", message_id.empty() ? std::nullopt : std::optional<std::string>(message_id));
     json_object_set_boolean_member(o, "changed", changed);
     json_object_set_array_member(o, "refs", array(refs));

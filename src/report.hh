@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -26,6 +27,8 @@ struct RefEntry {
     std::optional<std::string> kept;  // the signature kind, with Action::Kept
     std::optional<std::string> target;         // the target's section; null when none
     std::optional<std::string> target_message; // the target's Message-ID (mid:); null otherwise
+    std::optional<std::string> target_source;  // mid: where that message lives (its input); null
+    std::optional<std::int64_t> target_offset; // when unknown or several messages have the id
 };
 
 // An "external_bodies" entry: one message/external-body part (README, RFC 2017).
@@ -97,6 +100,7 @@ struct MessageReport {
     std::size_t index{0}; // 1-based position of the message in its source
     std::size_t input_no{0}; // position of its source among the run's inputs (not reported)
     std::string source;   // file name, or "-" for standard input
+    std::int64_t offset{0}; // of the message in its source: an mbox message's "From " line
     std::string message_id; // null when empty
     bool changed{false};
     std::vector<RefEntry> refs;

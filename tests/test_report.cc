@@ -23,7 +23,7 @@ MessageReport base()
 std::string line(const std::string &refs, const std::string &bodies, const std::string &labels,
                  const std::string &errors, const std::string &tail = "")
 {
-    return "{\"index\":1,\"source\":\"in.mbox\",\"message_id\":\"x@example.org\",\"changed\":false,\"refs\":[" + refs +
+    return "{\"index\":1,\"source\":\"in.mbox\",\"offset\":0,\"message_id\":\"x@example.org\",\"changed\":false,\"refs\":[" + refs +
            "],\"external_bodies\":[" + bodies + "],\"labels\":[" + labels + "],\"errors\":[" + errors + "]" + tail +
            "}";
 }
@@ -33,12 +33,13 @@ std::string line(const std::string &refs, const std::string &bodies, const std::
 TEST_CASE("report: the README's example line; message_id null when there is none")
 {
     MessageReport r = base();
-    CHECK(r.to_json() == "{\"index\":1,\"source\":\"in.mbox\",\"message_id\":\"x@example.org\",\"changed\":false,"
+    CHECK(r.to_json() == "{\"index\":1,\"source\":\"in.mbox\",\"offset\":0,\"message_id\":\"x@example.org\",\"changed\":false,"
                          "\"refs\":[],\"external_bodies\":[],\"labels\":[],\"errors\":[]}");
     r.message_id.clear();
     r.changed = true;
     r.index = 12;
-    CHECK(r.to_json() == "{\"index\":12,\"source\":\"in.mbox\",\"message_id\":null,\"changed\":true,"
+    r.offset = 4096; // its "From " line in the input
+    CHECK(r.to_json() == "{\"index\":12,\"source\":\"in.mbox\",\"offset\":4096,\"message_id\":null,\"changed\":true,"
                          "\"refs\":[],\"external_bodies\":[],\"labels\":[],\"errors\":[]}");
 }
 
@@ -61,6 +62,8 @@ TEST_CASE("report: refs entries")
     b.status = RefEntry::Status::Resolved;
     b.target = "2";
     b.target_message = "m@x";
+    b.target_source = "b.mbox"; // where that message lives: its input and offset
+    b.target_offset = 172;
     RefEntry c; // a dangling location reference
     c.part = "1.1";
     c.attr = "style";
@@ -84,15 +87,15 @@ TEST_CASE("report: refs entries")
     r.refs = {a, b, c, d, e};
     CHECK(r.to_json() ==
           line("{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"cid:<img@x>\",\"kind\":\"cid\",\"status\":\"resolved\","
-               "\"action\":\"repaired\",\"target\":\"2\",\"target_message\":null},"
+               "\"action\":\"repaired\",\"target\":\"2\",\"target_message\":null,\"target_source\":null,\"target_offset\":null},"
                "{\"part\":\"1\",\"attr\":\"a@href\",\"url\":\"mid:m@x/c@x\",\"kind\":\"mid\",\"status\":\"resolved\","
-               "\"action\":\"none\",\"target\":\"2\",\"target_message\":\"m@x\"},"
+               "\"action\":\"none\",\"target\":\"2\",\"target_message\":\"m@x\",\"target_source\":\"b.mbox\",\"target_offset\":172},"
                "{\"part\":\"1.1\",\"attr\":\"style\",\"url\":\"pic.png\",\"kind\":\"location\",\"status\":\"dangling\","
-               "\"action\":\"none\",\"target\":null,\"target_message\":null},"
+               "\"action\":\"none\",\"target\":null,\"target_message\":null,\"target_source\":null,\"target_offset\":null},"
                "{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"cid:a@x\",\"kind\":\"cid\",\"status\":\"ambiguous\","
-               "\"action\":\"kept\",\"kept\":\"smime\",\"target\":null,\"target_message\":null},"
+               "\"action\":\"kept\",\"kept\":\"smime\",\"target\":null,\"target_message\":null,\"target_source\":null,\"target_offset\":null},"
                "{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"cid:b@x\",\"kind\":\"cid\",\"status\":\"dangling\","
-               "\"matched\":\"content-location\",\"action\":\"extracted\",\"target\":\"3\",\"target_message\":null}",
+               "\"matched\":\"content-location\",\"action\":\"extracted\",\"target\":\"3\",\"target_message\":null,\"target_source\":null,\"target_offset\":null}",
                "", "", ""));
     CHECK(r.dangling() == 2);
     CHECK(r.dangling_mid() == 0);
@@ -204,7 +207,7 @@ TEST_CASE("report: strings are escaped as JSON, invalid UTF-8 replaced by U+FFFD
     MessageReport r = base();
     r.source = "a \"b\" \\ c\n\x01";
     r.message_id = "\xff@\xc3\xa9"; // an invalid byte, then a valid é
-    CHECK(r.to_json() == "{\"index\":1,\"source\":\"a \\\"b\\\" \\\\ c\\n\\u0001\",\"message_id\":\"\xef\xbf\xbd@\xc3\xa9\","
+    CHECK(r.to_json() == "{\"index\":1,\"source\":\"a \\\"b\\\" \\\\ c\\n\\u0001\",\"offset\":0,\"message_id\":\"\xef\xbf\xbd@\xc3\xa9\","
                          "\"changed\":false,\"refs\":[],\"external_bodies\":[],\"labels\":[],\"errors\":[]}");
 }
 
@@ -226,9 +229,9 @@ TEST_CASE("report: extraction failing when taken takes back what it claimed")
     r.extraction_failed("cannot create out/1/a.png: File exists");
     CHECK(r.to_json() ==
           line("{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"cid:a@x\",\"kind\":\"cid\",\"status\":\"resolved\","
-               "\"action\":\"none\",\"target\":\"2\",\"target_message\":null},"
+               "\"action\":\"none\",\"target\":\"2\",\"target_message\":null,\"target_source\":null,\"target_offset\":null},"
                "{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"cid:a@x\",\"kind\":\"cid\",\"status\":\"resolved\","
-               "\"action\":\"repaired\",\"target\":\"2\",\"target_message\":null}",
+               "\"action\":\"repaired\",\"target\":\"2\",\"target_message\":null,\"target_source\":null,\"target_offset\":null}",
                "", "",
                "{\"part\":\"1\",\"code\":\"html\",\"message\":\"bad markup\"},"
                "{\"part\":\"\",\"code\":\"extract\",\"message\":\"cannot create out/1/a.png: File exists\"}"));

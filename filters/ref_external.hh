@@ -1,0 +1,37 @@
+// The reference pass, beyond the run: messages looked up by Message-ID in an index made by
+// `mimeuri index` (--mid-index, src/mid_store.hh) or in a notmuch database (--notmuch), so
+// that mid: and mid:msg/cid (RFC 2392) resolve against an archive larger than one run.
+//
+// A lookup that fails (an unreadable index, a notmuch error) throws: the message is then
+// handled as --on-error says. A reference is never reported dangling because an index
+// could not be read.
+#pragma once
+
+#include "ref_index.hh"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mimeuri::refs {
+
+class ExternalIndex {
+public:
+    virtual ~ExternalIndex() = default;
+    // The message with exactly this Message-ID (Entry::count 2: more than one has it).
+    virtual std::optional<RunIndex::Entry> find(const std::string &id) = 0;
+    // The Message-ID it holds that is id but for the case of the domain (the least of
+    // several), if any.
+    virtual std::optional<std::string> find_ci(const std::string &id) = 0;
+};
+
+using ExternalIndexes = std::vector<std::unique_ptr<ExternalIndex>>;
+
+// An index made by `mimeuri index`, opened read-only on first use in each process (a
+// forked worker opens its own connection: SQLite's must not cross a fork).
+std::unique_ptr<ExternalIndex> open_mid_index(const std::string &path);
+// Whether path opens as such an index; the error names the file and the cause.
+Status check_mid_index(const std::string &path);
+
+} // namespace mimeuri::refs

@@ -1,0 +1,271 @@
+// `mimeuri index -o INDEX FILE...`: the Message-IDs of mboxes, messages and Maildirs, with
+// where each message lives and the Content-IDs of its parts, into a persistent index
+// (src/mid_store.hh) that --mid-index reads. Merges into an existing index; a file with the
+// size and mtime it had when indexed is not read again, a Maildir file renamed by an IMAP
+// server is moved, one deleted is forgotten: a nightly run costs what arrived.
+#include "index_cmd.hh"
+
+#include "gobj.hh"
+#include "maildir.hh"
+#include "mbox.hh"
+#include "message.hh"
+#include "mid_store.hh"
+#include "source.hh"
+
+#include <gmime/gmime.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <dirent.h>
+#include <map>
+#include <sys/stat.h>
+
+namespace mimeuri {
+
+namespace {
+
+struct Listed {
+    std::string path;
+    struct stat st {};
+};
+
+std::int64_t mtime_ns(const struct stat &st)
+{
+    return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+bool is_maildir(const std::string &path)
+{
+    for (const char *sub : {"/cur", "/new"}) {
+        struct stat st {};
+        if (::stat((path + sub).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return true;
+    }
+    return false;
+}
+
+std::string without_trailing_slash(std::string p)
+{
+    while (p.size() > 1 && p.back() == '/') p.pop_back();
+    return p;
+}
+
+struct Totals {
+    std::size_t inputs{0}, read{0}, unchanged{0}, moved{0}, forgotten{0}, messages{0}, ids{0}, failed{0};
+    Code worst{Code::Ok};
+    void fail(const Error &e)
+    {
+        std::fprintf(stderr, "mimeuri: index: %s\n", e.message.c_str());
+        ++failed;
+        // The first failure decides the exit status; a temporary one (a locked index) wins.
+        if (worst == Code::Ok || e.code == Code::TempFail) worst = e.code;
+    }
+};
+
+class Indexer {
+public:
+    Indexer(MidStore &store, Totals &t) : store_(store), t_(t) {}
+
+    // One mbox or message file; maildir/unique set for a Maildir's file.
+    Status file(const std::string &path, const struct stat &st, const std::string &maildir = {},
+                const std::string &unique = {})
+    {
+        auto src = Source::open_path(path, std::size_t{8} << 20);
+        if (!src) return src.error();
+        Format format = Format::Message;
+        if (maildir.empty()) {
+            auto m = looks_like_mbox(*src);
+            if (!m) return m.error();
+            if (*m) format = Format::Mbox;
+        }
+        auto id = store_.begin_file(path, src->size(), mtime_ns(st), maildir, unique);
+        if (!id) return id.error();
+        Splitter splitter(*src, format);
+        std::vector<Segment> segs;
+        std::size_t number = 0;
+        for (bool done = false; !done;) {
+            auto r = splitter.step(segs, std::int64_t{1} << 20);
+            if (!r) return r.error();
+            done = *r;
+            for (const Segment &seg : segs) {
+                ++number;
+                ++t_.messages;
+                // Parsed whole (no inert shortcut): the Content-IDs of every part are wanted.
+                auto ctx = MessageContext::parse(*src, seg, number, format == Format::Mbox, limits_);
+                if (!ctx->message()) continue;
+                for (const StoredMessage &m : messages_of(*ctx)) {
+                    if (Status s = store_.add(*id, m); !s) return s;
+                    ++t_.ids;
+                }
+            }
+            segs.clear();
+        }
+        ++t_.read;
+        return store_.end_file(*id, static_cast<std::int64_t>(number));
+    }
+
+    Status maildir(const std::string &dir)
+    {
+        std::vector<Listed> files;
+        for (const char *sub : {"cur", "new"}) {
+            std::string d = dir + "/" + sub;
+            GDir *gd = g_dir_open(d.c_str(), 0, nullptr);
+            if (!gd) continue;
+            while (const char *name = g_dir_read_name(gd)) {
+                if (name[0] == '.') continue;
+                Listed l;
+                l.path = d + "/" + name;
+                if (::stat(l.path.c_str(), &l.st) != 0 || !S_ISREG(l.st.st_mode)) continue;
+                files.push_back(std::move(l));
+            }
+            g_dir_close(gd);
+        }
+        std::sort(files.begin(), files.end(), [](const Listed &a, const Listed &b) { return a.path < b.path; });
+        auto known = store_.maildir_files(dir);
+        if (!known) return known.error();
+        std::map<std::string, std::size_t> by_path;
+        std::multimap<std::string, std::size_t> by_unique;
+        for (std::size_t k = 0; k < known->size(); ++k) {
+            by_path.emplace((*known)[k].second.path, k);
+            by_unique.emplace((*known)[k].first, k);
+        }
+        std::vector<bool> seen(known->size(), false);
+        std::map<std::string, bool> listed;
+        for (const Listed &f : files) listed[f.path] = true;
+        for (const Listed &f : files) {
+            const std::string unique(maildir::unique_part(f.path.substr(f.path.rfind('/') + 1)));
+            std::optional<std::size_t> match;
+            if (auto p = by_path.find(f.path); p != by_path.end()) match = p->second;
+            else
+                for (auto [it, end] = by_unique.equal_range(unique); it != end && !match; ++it)
+                    if (!seen[it->second] && !listed.count((*known)[it->second].second.path)) match = it->second;
+            if (match) {
+                seen[*match] = true;
+                const MidStore::FileState &old = (*known)[*match].second;
+                const bool same = old.size == f.st.st_size && old.mtime_ns == mtime_ns(f.st);
+                if (same && old.path == f.path) {
+                    ++t_.unchanged;
+                    continue;
+                }
+                if (same) { // renamed by the IMAP server: the same message
+                    if (Status s = store_.rename_file(old.id, f.path); !s) return s;
+                    ++t_.moved;
+                    continue;
+                }
+                if (old.path != f.path)
+                    if (Status s = store_.forget_file(old.id); !s) return s;
+            }
+            Status s = file(f.path, f.st, dir, unique);
+            if (!s && s.error().code == Code::NoInput) {
+                // Renamed between the listing and the read: found again by its inode.
+                std::string now = maildir::locate(f.path, f.st.st_dev, f.st.st_ino);
+                struct stat st {};
+                if (!now.empty() && ::stat(now.c_str(), &st) == 0) s = file(now, st, dir, unique);
+            }
+            if (!s) {
+                if (s.error().code == Code::TempFail || s.error().code == Code::IoErr) return s; // the index itself
+                t_.fail(s.error());
+            }
+        }
+        for (std::size_t k = 0; k < known->size(); ++k)
+            if (!seen[k]) { // expunged
+                if (Status s = store_.forget_file((*known)[k].second.id); !s) return s;
+                ++t_.forgotten;
+            }
+        return ok();
+    }
+
+private:
+    MidStore &store_;
+    Totals &t_;
+    Limits limits_;
+};
+
+} // namespace
+
+int run_index_command(int argc, char **argv)
+{
+    gchar *output = nullptr;
+    gboolean quiet = FALSE;
+    GOptionEntry entries[] = {
+        {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "The index to write (created, or merged into)", "INDEX"},
+        {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No summary line", nullptr},
+        {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr},
+    };
+    std::unique_ptr<GOptionContext, decltype(&g_option_context_free)> octx(g_option_context_new("FILE..."),
+                                                                           g_option_context_free);
+    g_option_context_set_summary(octx.get(),
+                                 "Writes the Message-IDs of mboxes, messages and Maildirs (with where each message lives "
+                                 "and the Content-IDs of its parts) into INDEX, for --mid-index. Merges into an existing "
+                                 "INDEX: files unchanged since they were indexed are not read again.");
+    g_option_context_add_main_entries(octx.get(), entries, nullptr);
+    GError *err = nullptr;
+    if (!g_option_context_parse(octx.get(), &argc, &argv, &err)) {
+        std::fprintf(stderr, "mimeuri: index: %s (see mimeuri index --help)\n", err->message);
+        g_error_free(err);
+        return 64;
+    }
+    GCharPtr out_path(output);
+    std::vector<std::string> inputs;
+    for (int i = 1; i < argc; ++i) inputs.emplace_back(argv[i]);
+    if (!output) {
+        std::fprintf(stderr, "mimeuri: index: -o INDEX is needed (see mimeuri index --help)\n");
+        return 64;
+    }
+    if (inputs.empty()) {
+        std::fprintf(stderr, "mimeuri: index: no FILE to index (see mimeuri index --help)\n");
+        return 64;
+    }
+    for (const auto &in : inputs)
+        if (in == "-") {
+            std::fprintf(stderr, "mimeuri: index: standard input has no place to point at; index files\n");
+            return 64;
+        }
+    auto store = MidStore::open_write(output);
+    if (!store) {
+        std::fprintf(stderr, "mimeuri: index: %s\n", store.error().message.c_str());
+        return exit_status(store.error().code);
+    }
+    Totals t;
+    Indexer ix(*store, t);
+    for (const std::string &given : inputs) {
+        ++t.inputs;
+        const std::string path = without_trailing_slash(given);
+        struct stat st {};
+        if (::stat(path.c_str(), &st) != 0) {
+            t.fail({errno == ENOENT ? Code::NoInput : Code::IoErr, path + ": " + std::strerror(errno)});
+            continue;
+        }
+        Status s = ok();
+        if (S_ISDIR(st.st_mode)) {
+            if (!is_maildir(path)) {
+                t.fail({Code::NoInput, path + ": a folder that is not a Maildir (no cur/ nor new/)"});
+                continue;
+            }
+            s = ix.maildir(path);
+        } else {
+            auto known = store->file(path);
+            if (!known) s = known.error();
+            else if (*known && (*known)->size == st.st_size && (*known)->mtime_ns == mtime_ns(st)) ++t.unchanged;
+            else s = ix.file(path, st);
+        }
+        if (!s) {
+            t.fail(s.error());
+            // The index itself failing (locked, full, unwritable): nothing more can go in.
+            if (s.error().code == Code::TempFail || s.error().message.rfind(store->path(), 0) == 0) break;
+        }
+    }
+    if (Status s = store->commit(); !s) t.fail(s.error());
+    if (!quiet) {
+        auto total = store->count_messages();
+        std::fprintf(stderr,
+                     "mimeuri: index: %s: %zu messages read (%zu Message-IDs) from %zu files; %zu unchanged, %zu moved, "
+                     "%zu gone; %lld Message-IDs in the index\n",
+                     output, t.messages, t.ids, t.read, t.unchanged, t.moved, t.forgotten,
+                     static_cast<long long>(total ? *total : -1));
+    }
+    return t.worst == Code::Ok ? 0 : exit_status(t.worst);
+}
+
+} // namespace mimeuri

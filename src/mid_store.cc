@@ -1,0 +1,431 @@
+// The persistent Message-ID index in SQLite (see mid_store.hh).
+//
+// Schema (user_version 1):
+//   files(id, path UNIQUE, size, mtime_ns, messages, maildir, uniq)  what was indexed, for
+//       incremental runs: a file with the same size and mtime is not read again; a Maildir
+//       file is also known by its unique part, so a rename by the IMAP server is a move.
+//   messages(id, file, number, offset, section, message_id, ci_key)  one row per Message-ID
+//       found (top-level and embedded messages); ci_key only where the domain has capitals.
+//   cids(message, content_id, section)  the Content-IDs of each message's own parts.
+#include "mid_store.hh"
+
+#include "message.hh"
+#include "text.hh"
+
+#include <gmime/gmime.h>
+#include <sqlite3.h>
+
+#include <map>
+
+namespace mimeuri {
+
+namespace {
+
+constexpr int kSchemaVersion = 1;
+constexpr int kApplicationId = 0x6d696d75; // "mimu": `file` and a reader tell it from other SQLite files
+constexpr int kBatch = 5000;               // messages per transaction
+
+const char *kSchema = R"(
+CREATE TABLE IF NOT EXISTS files(
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL UNIQUE,
+  size INTEGER NOT NULL,
+  mtime_ns INTEGER NOT NULL,
+  messages INTEGER NOT NULL DEFAULT 0,
+  maildir TEXT,
+  uniq TEXT);
+CREATE INDEX IF NOT EXISTS files_maildir ON files(maildir, uniq) WHERE maildir IS NOT NULL;
+CREATE TABLE IF NOT EXISTS messages(
+  id INTEGER PRIMARY KEY,
+  file INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  number INTEGER NOT NULL,
+  offset INTEGER NOT NULL,
+  section TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  ci_key TEXT);
+CREATE INDEX IF NOT EXISTS messages_id ON messages(message_id);
+CREATE INDEX IF NOT EXISTS messages_ci ON messages(ci_key) WHERE ci_key IS NOT NULL;
+CREATE INDEX IF NOT EXISTS messages_file ON messages(file);
+CREATE TABLE IF NOT EXISTS cids(
+  message INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+  content_id TEXT NOT NULL,
+  section TEXT NOT NULL,
+  PRIMARY KEY(message, content_id)) WITHOUT ROWID;
+)";
+
+struct StmtFree {
+    void operator()(sqlite3_stmt *s) const { sqlite3_finalize(s); }
+};
+using Stmt = std::unique_ptr<sqlite3_stmt, StmtFree>;
+
+std::string text_of(sqlite3_stmt *s, int col)
+{
+    const unsigned char *t = sqlite3_column_text(s, col);
+    return t ? std::string(reinterpret_cast<const char *>(t), static_cast<std::size_t>(sqlite3_column_bytes(s, col)))
+             : std::string();
+}
+
+// Not named bind: std::bind, found through a std::string argument, would be chosen.
+void put(sqlite3_stmt *s, int i, const std::string &v) { sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT); }
+void put(sqlite3_stmt *s, int i, std::int64_t v) { sqlite3_bind_int64(s, i, v); }
+
+} // namespace
+
+std::string mid_ci_key(const std::string &id)
+{
+    auto at = id.rfind('@');
+    return at == std::string::npos ? std::string() : id.substr(0, at) + text::ascii_lower(id.substr(at));
+}
+
+std::vector<StoredMessage> messages_of(const MessageContext &ctx)
+{
+    std::vector<StoredMessage> out;
+    auto add_one = [&](GMimeMessage *m, const std::string &section) {
+        const char *id = g_mime_message_get_message_id(m);
+        if (!id || !*id) return;
+        StoredMessage s;
+        s.message_id = id;
+        s.source = ctx.report().source;
+        s.offset = ctx.report().offset;
+        s.number = ctx.report().index;
+        s.section = section;
+        for (const Node &n : ctx.nodes()) {
+            if (n.message != m) continue;
+            const char *cid = g_mime_object_get_content_id(n.object);
+            if (!cid) continue;
+            // The first part with a Content-ID answers for it, as in the run's index.
+            bool seen = false;
+            for (const auto &c : s.cids) seen = seen || c.first == cid;
+            if (!seen) s.cids.emplace_back(cid, n.section);
+        }
+        out.push_back(std::move(s));
+    };
+    add_one(ctx.message(), "");
+    for (const Node &n : ctx.nodes())
+        if (n.kind == Node::Kind::MessagePart)
+            if (GMimeMessage *inner = g_mime_message_part_get_message(GMIME_MESSAGE_PART(n.object))) add_one(inner, n.section);
+    return out;
+}
+
+struct MidStore::Impl {
+    sqlite3 *db{nullptr};
+    bool writing{false};
+    bool in_tx{false};
+    int pending{0};
+    std::map<std::string, Stmt> stmts;
+
+    ~Impl()
+    {
+        stmts.clear();
+        if (db) sqlite3_close_v2(db);
+    }
+    Error fail(const std::string &what, const std::string &path) const
+    {
+        int rc = sqlite3_errcode(db);
+        // Locked by a writer for longer than we wait, or out of disk: a retry may pass.
+        Code code = (rc == SQLITE_BUSY || rc == SQLITE_LOCKED || rc == SQLITE_FULL) ? Code::TempFail : Code::IoErr;
+        return Error{code, path + ": " + what + ": " + sqlite3_errmsg(db)};
+    }
+    Result<sqlite3_stmt *> prepare(const char *sql, const std::string &path)
+    {
+        auto it = stmts.find(sql);
+        if (it == stmts.end()) {
+            sqlite3_stmt *s = nullptr;
+            if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr) != SQLITE_OK)
+                return fail("cannot prepare a query", path);
+            it = stmts.emplace(sql, Stmt(s)).first;
+        }
+        sqlite3_reset(it->second.get());
+        sqlite3_clear_bindings(it->second.get());
+        return it->second.get();
+    }
+    Status exec(const char *sql, const std::string &path)
+    {
+        char *msg = nullptr;
+        if (sqlite3_exec(db, sql, nullptr, nullptr, &msg) != SQLITE_OK) {
+            std::string m = msg ? msg : sqlite3_errmsg(db);
+            sqlite3_free(msg);
+            int rc = sqlite3_errcode(db);
+            Code code = (rc == SQLITE_BUSY || rc == SQLITE_LOCKED || rc == SQLITE_FULL) ? Code::TempFail : Code::IoErr;
+            return Error{code, path + ": " + m};
+        }
+        return ok();
+    }
+    Status begin(const std::string &path)
+    {
+        if (in_tx) return ok();
+        // IMMEDIATE: the write lock now (waiting busy_timeout for another writer), not at
+        // the first insert half-way through a file.
+        if (Status s = exec("BEGIN IMMEDIATE", path); !s) return s;
+        in_tx = true;
+        return ok();
+    }
+};
+
+MidStore::MidStore(MidStore &&) noexcept = default;
+MidStore &MidStore::operator=(MidStore &&) noexcept = default;
+MidStore::~MidStore()
+{
+    // An open transaction is rolled back by the close: only what commit() wrote stays.
+}
+
+namespace {
+
+Result<std::int64_t> pragma_int(sqlite3 *db, const char *sql, const std::string &path)
+{
+    sqlite3_stmt *s = nullptr;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK)
+        return Error{Code::Usage, path + ": not a mimeuri index (" + sqlite3_errmsg(db) + ")"};
+    Stmt hold(s);
+    int rc = sqlite3_step(s);
+    if (rc != SQLITE_ROW) return Error{Code::Usage, path + ": not a mimeuri index (" + sqlite3_errmsg(db) + ")"};
+    return static_cast<std::int64_t>(sqlite3_column_int64(s, 0));
+}
+
+} // namespace
+
+Result<MidStore> MidStore::open_read(const std::string &path)
+{
+    if (::g_file_test(path.c_str(), G_FILE_TEST_IS_DIR))
+        return Error{Code::Usage, path + ": a folder, not a mimeuri index (made by mimeuri index -o FILE)"};
+    if (!::g_file_test(path.c_str(), G_FILE_TEST_EXISTS)) return Error{Code::NoInput, path + ": no such index"};
+    MidStore st;
+    st.path_ = path;
+    st.impl_ = std::make_unique<Impl>();
+    // Read-only: never creates nor changes the file, and a lookup never takes the write lock.
+    int rc = sqlite3_open_v2(path.c_str(), &st.impl_->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc != SQLITE_OK) return Error{Code::NoInput, path + ": cannot open the index: " + sqlite3_errstr(rc)};
+    sqlite3_busy_timeout(st.impl_->db, 10000); // a writer committing
+    auto app = pragma_int(st.impl_->db, "PRAGMA application_id", path);
+    if (!app) return app.error();
+    if (*app != kApplicationId) return Error{Code::Usage, path + ": not a mimeuri index (made by mimeuri index -o FILE)"};
+    auto ver = pragma_int(st.impl_->db, "PRAGMA user_version", path);
+    if (!ver) return ver.error();
+    if (*ver != kSchemaVersion)
+        return Error{Code::Usage, path + ": an index of format " + std::to_string(*ver) + ", this mimeuri reads format " +
+                                      std::to_string(kSchemaVersion) + "; make it again with mimeuri index"};
+    return st;
+}
+
+Result<MidStore> MidStore::open_write(const std::string &path, int busy_ms)
+{
+    MidStore st;
+    st.path_ = path;
+    st.impl_ = std::make_unique<Impl>();
+    st.impl_->writing = true;
+    int rc = sqlite3_open_v2(path.c_str(), &st.impl_->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                             nullptr);
+    if (rc != SQLITE_OK) return Error{Code::CantCreate, path + ": cannot open the index: " + sqlite3_errstr(rc)};
+    sqlite3_busy_timeout(st.impl_->db, busy_ms);
+    Impl &im = *st.impl_;
+    auto app = pragma_int(im.db, "PRAGMA application_id", path);
+    if (!app) return app.error();
+    auto ver = pragma_int(im.db, "PRAGMA user_version", path);
+    if (!ver) return ver.error();
+    auto tables = pragma_int(im.db, "SELECT count(*) FROM sqlite_schema", path);
+    if (!tables) return tables.error();
+    if (*tables > 0 && *app != kApplicationId)
+        return Error{Code::Usage, path + ": an SQLite file that is not a mimeuri index; not writing to it"};
+    if (*tables > 0 && *ver != kSchemaVersion)
+        return Error{Code::Usage, path + ": an index of format " + std::to_string(*ver) + ", this mimeuri writes format " +
+                                      std::to_string(kSchemaVersion) + "; index into a new file"};
+    // A rollback journal (not WAL): the index stays one self-contained file, to be copied to
+    // shared storage and read there read-only (WAL needs a writable -shm beside it).
+    // synchronous=NORMAL: a commit is durable once its journal is synced.
+    if (Status s = im.exec("PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL; PRAGMA journal_mode=DELETE", path); !s)
+        return s.error();
+    if (*tables == 0) {
+        if (Status s = im.begin(path); !s) return s.error();
+        std::string init = std::string(kSchema) + "PRAGMA application_id=" + std::to_string(kApplicationId) +
+                           "; PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";";
+        if (Status s = im.exec(init.c_str(), path); !s) return s.error();
+        if (Status s = st.commit(); !s) return s.error();
+    }
+    return st;
+}
+
+Result<std::optional<MidStore::Found>> MidStore::find(const std::string &id)
+{
+    auto q = impl_->prepare("SELECT m.id, f.path, m.offset, m.number, m.section FROM messages m JOIN files f ON f.id = m.file "
+                            "WHERE m.message_id = ?1 ORDER BY m.file, m.number, m.id LIMIT 2",
+                            path_);
+    if (!q) return q.error();
+    sqlite3_stmt *s = *q;
+    put(s, 1, id);
+    std::optional<Found> found;
+    std::int64_t row = 0;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (found) {
+            found->count = 2;
+            break;
+        }
+        found.emplace();
+        found->count = 1;
+        row = sqlite3_column_int64(s, 0);
+        StoredMessage &m = found->first;
+        m.message_id = id;
+        m.source = text_of(s, 1);
+        m.offset = sqlite3_column_int64(s, 2);
+        m.number = static_cast<std::size_t>(sqlite3_column_int64(s, 3));
+        m.section = text_of(s, 4);
+    }
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return impl_->fail("lookup", path_);
+    sqlite3_reset(s);
+    if (!found) return std::optional<Found>();
+    auto c = impl_->prepare("SELECT content_id, section FROM cids WHERE message = ?1", path_);
+    if (!c) return c.error();
+    put(*c, 1, row);
+    while ((rc = sqlite3_step(*c)) == SQLITE_ROW) found->first.cids.emplace_back(text_of(*c, 0), text_of(*c, 1));
+    if (rc != SQLITE_DONE) return impl_->fail("lookup", path_);
+    sqlite3_reset(*c);
+    return found;
+}
+
+Result<std::optional<std::string>> MidStore::find_ci(const std::string &id)
+{
+    std::string key = mid_ci_key(id);
+    if (key.empty()) return std::optional<std::string>();
+    // The ids whose key is `key`: those written with a lower-case domain (their key is the
+    // id itself, not stored) and those with capitals (key stored).
+    auto q = impl_->prepare("SELECT min(message_id) FROM (SELECT message_id FROM messages WHERE message_id = ?1 "
+                            "UNION ALL SELECT message_id FROM messages WHERE ci_key = ?1)",
+                            path_);
+    if (!q) return q.error();
+    put(*q, 1, key);
+    int rc = sqlite3_step(*q);
+    if (rc != SQLITE_ROW) return impl_->fail("lookup", path_);
+    std::optional<std::string> out;
+    if (sqlite3_column_type(*q, 0) != SQLITE_NULL) out = text_of(*q, 0);
+    sqlite3_reset(*q);
+    return out;
+}
+
+Result<std::optional<MidStore::FileState>> MidStore::file(const std::string &path)
+{
+    auto q = impl_->prepare("SELECT id, size, mtime_ns, messages FROM files WHERE path = ?1", path_);
+    if (!q) return q.error();
+    put(*q, 1, path);
+    std::optional<FileState> out;
+    int rc = sqlite3_step(*q);
+    if (rc == SQLITE_ROW)
+        out = FileState{sqlite3_column_int64(*q, 0), path, sqlite3_column_int64(*q, 1), sqlite3_column_int64(*q, 2),
+                        sqlite3_column_int64(*q, 3)};
+    else if (rc != SQLITE_DONE)
+        return impl_->fail("lookup", path_);
+    sqlite3_reset(*q);
+    return out;
+}
+
+Result<std::vector<std::pair<std::string, MidStore::FileState>>> MidStore::maildir_files(const std::string &dir)
+{
+    auto q = impl_->prepare("SELECT uniq, id, path, size, mtime_ns, messages FROM files WHERE maildir = ?1", path_);
+    if (!q) return q.error();
+    put(*q, 1, dir);
+    std::vector<std::pair<std::string, FileState>> out;
+    int rc;
+    while ((rc = sqlite3_step(*q)) == SQLITE_ROW)
+        out.emplace_back(text_of(*q, 0), FileState{sqlite3_column_int64(*q, 1), text_of(*q, 2), sqlite3_column_int64(*q, 3),
+                                                   sqlite3_column_int64(*q, 4), sqlite3_column_int64(*q, 5)});
+    if (rc != SQLITE_DONE) return impl_->fail("lookup", path_);
+    sqlite3_reset(*q);
+    return out;
+}
+
+Result<std::int64_t> MidStore::begin_file(const std::string &path, std::int64_t size, std::int64_t mtime_ns,
+                                          const std::string &maildir, const std::string &unique)
+{
+    if (Status s = impl_->begin(path_); !s) return s.error();
+    // Its old messages (and their Content-IDs) go with the old record (ON DELETE CASCADE).
+    auto del = impl_->prepare("DELETE FROM files WHERE path = ?1", path_);
+    if (!del) return del.error();
+    put(*del, 1, path);
+    if (sqlite3_step(*del) != SQLITE_DONE) return impl_->fail("cannot update the index", path_);
+    auto ins = impl_->prepare("INSERT INTO files(path, size, mtime_ns, maildir, uniq) VALUES(?1, ?2, ?3, ?4, ?5)", path_);
+    if (!ins) return ins.error();
+    put(*ins, 1, path);
+    put(*ins, 2, size);
+    put(*ins, 3, mtime_ns);
+    if (maildir.empty()) sqlite3_bind_null(*ins, 4);
+    else put(*ins, 4, maildir);
+    if (unique.empty()) sqlite3_bind_null(*ins, 5);
+    else put(*ins, 5, unique);
+    if (sqlite3_step(*ins) != SQLITE_DONE) return impl_->fail("cannot update the index", path_);
+    return static_cast<std::int64_t>(sqlite3_last_insert_rowid(impl_->db));
+}
+
+Status MidStore::add(std::int64_t file, const StoredMessage &m)
+{
+    if (Status s = impl_->begin(path_); !s) return s;
+    auto ins = impl_->prepare("INSERT INTO messages(file, number, offset, section, message_id, ci_key) "
+                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+                              path_);
+    if (!ins) return ins.error();
+    put(*ins, 1, file);
+    put(*ins, 2, static_cast<std::int64_t>(m.number));
+    put(*ins, 3, m.offset);
+    put(*ins, 4, m.section);
+    put(*ins, 5, m.message_id);
+    std::string key = mid_ci_key(m.message_id);
+    if (key.empty() || key == m.message_id) sqlite3_bind_null(*ins, 6);
+    else put(*ins, 6, key);
+    if (sqlite3_step(*ins) != SQLITE_DONE) return impl_->fail("cannot add to the index", path_);
+    std::int64_t row = sqlite3_last_insert_rowid(impl_->db);
+    for (const auto &[cid, section] : m.cids) {
+        auto c = impl_->prepare("INSERT OR IGNORE INTO cids(message, content_id, section) VALUES(?1, ?2, ?3)", path_);
+        if (!c) return c.error();
+        put(*c, 1, row);
+        put(*c, 2, cid);
+        put(*c, 3, section);
+        if (sqlite3_step(*c) != SQLITE_DONE) return impl_->fail("cannot add to the index", path_);
+    }
+    ++impl_->pending;
+    return ok();
+}
+
+Status MidStore::end_file(std::int64_t file, std::int64_t messages)
+{
+    auto q = impl_->prepare("UPDATE files SET messages = ?2 WHERE id = ?1", path_);
+    if (!q) return q.error();
+    put(*q, 1, file);
+    put(*q, 2, messages);
+    if (sqlite3_step(*q) != SQLITE_DONE) return impl_->fail("cannot update the index", path_);
+    // A file's rows and its record commit together: an interrupted run leaves no file half
+    // indexed (it is read again next time).
+    if (impl_->pending >= kBatch) return commit();
+    return ok();
+}
+
+Status MidStore::rename_file(std::int64_t file, const std::string &path)
+{
+    if (Status s = impl_->begin(path_); !s) return s;
+    auto q = impl_->prepare("UPDATE files SET path = ?2 WHERE id = ?1", path_);
+    if (!q) return q.error();
+    put(*q, 1, file);
+    put(*q, 2, path);
+    if (sqlite3_step(*q) != SQLITE_DONE) return impl_->fail("cannot update the index", path_);
+    return ok();
+}
+
+Status MidStore::forget_file(std::int64_t file)
+{
+    if (Status s = impl_->begin(path_); !s) return s;
+    auto q = impl_->prepare("DELETE FROM files WHERE id = ?1", path_);
+    if (!q) return q.error();
+    put(*q, 1, file);
+    if (sqlite3_step(*q) != SQLITE_DONE) return impl_->fail("cannot update the index", path_);
+    return ok();
+}
+
+Status MidStore::commit()
+{
+    if (!impl_->in_tx) return ok();
+    if (Status s = impl_->exec("COMMIT", path_); !s) return s;
+    impl_->in_tx = false;
+    impl_->pending = 0;
+    return ok();
+}
+
+Result<std::int64_t> MidStore::count_messages() { return pragma_int(impl_->db, "SELECT count(*) FROM messages", path_); }
+
+} // namespace mimeuri

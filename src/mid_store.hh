@@ -1,0 +1,103 @@
+// The persistent Message-ID index (`mimeuri index`, `--mid-index`): where each message of an
+// archive lives (input name, byte offset, position) under its Message-ID, with the
+// Content-IDs of its parts, so that mid: and mid:msg/cid references (RFC 2392) resolve
+// across runs and shards. Kept in SQLite (docs/design.md says why): looked up through its
+// B-tree indexes, never loaded whole, merged into by later runs.
+#pragma once
+
+#include "result.hh"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+struct sqlite3;
+
+namespace mimeuri {
+
+class MessageContext;
+
+// One message (the top-level one or an embedded message/rfc822) under its Message-ID.
+struct StoredMessage {
+    std::string message_id;   // as GMime decodes it (what the run's own index keys on)
+    std::string source;       // the input's name as it was given (a Maildir's file: its path)
+    std::int64_t offset{0};   // of the message in its input (an mbox: its "From " line)
+    std::size_t number{1};    // 1-based position in its input (the report's "index")
+    std::string section;      // "" for a top-level message, else its message/rfc822 part
+    std::vector<std::pair<std::string, std::string>> cids; // Content-ID (decoded) -> section
+};
+
+// The Message-IDs of a parsed message and of the messages embedded in it, each with the
+// Content-IDs of its own parts, in document order (those without a Message-ID left out).
+// The run's index (filters/ref_index.cc) and `mimeuri index` both read messages this way.
+std::vector<StoredMessage> messages_of(const MessageContext &ctx);
+
+// The local part as written and the domain in lower case (RFC 5322: the domain compares
+// case-insensitively); "" for an id without "@".
+std::string mid_ci_key(const std::string &id);
+
+class MidStore {
+public:
+    // Read-only, for lookups (--mid-index). A file that is not such an index is an error
+    // (Code::Usage: the option names the wrong file); a missing one Code::NoInput.
+    static Result<MidStore> open_read(const std::string &path);
+    // For `mimeuri index`: created when missing, merged into otherwise. Waits up to
+    // busy_ms for another writer.
+    static Result<MidStore> open_write(const std::string &path, int busy_ms = 60000);
+
+    MidStore(MidStore &&) noexcept;
+    MidStore &operator=(MidStore &&) noexcept;
+    MidStore(const MidStore &) = delete;
+    MidStore &operator=(const MidStore &) = delete;
+    ~MidStore();
+
+    const std::string &path() const { return path_; }
+
+    // --- Lookups.
+    struct Found {
+        StoredMessage first; // the first indexed of the messages with this id
+        int count{0};        // how many messages have it (2 stands for "more than one")
+    };
+    // The message(s) with exactly this Message-ID.
+    Result<std::optional<Found>> find(const std::string &id);
+    // Of the Message-IDs equal to id but for the case of the domain, the least (as the run's
+    // own index picks, filters/ref_index.cc); nullopt when none.
+    Result<std::optional<std::string>> find_ci(const std::string &id);
+
+    // --- Writing (open_write).
+    // What the index knows of an input file.
+    struct FileState {
+        std::int64_t id{0};
+        std::string path;
+        std::int64_t size{0};
+        std::int64_t mtime_ns{0};
+        std::int64_t messages{0}; // messages indexed from it (with or without a Message-ID)
+    };
+    Result<std::optional<FileState>> file(const std::string &path);
+    // Every file indexed from the Maildir `dir`, keyed by unique part (maildir.hh).
+    Result<std::vector<std::pair<std::string, FileState>>> maildir_files(const std::string &dir);
+    // A file (re)indexed: its old rows go, a fresh record is made; returns its id.
+    Result<std::int64_t> begin_file(const std::string &path, std::int64_t size, std::int64_t mtime_ns,
+                                     const std::string &maildir, const std::string &unique);
+    Status add(std::int64_t file, const StoredMessage &m);
+    Status end_file(std::int64_t file, std::int64_t messages);
+    // A Maildir file the IMAP server renamed (flags, new/ -> cur/): the same message, moved.
+    Status rename_file(std::int64_t file, const std::string &path);
+    Status forget_file(std::int64_t file);
+    // Writes are grouped into transactions of a few thousand messages; commit() ends one.
+    Status commit();
+
+    // Counts, for the summary line and the benchmark.
+    Result<std::int64_t> count_messages();
+
+private:
+    MidStore() = default;
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+    std::string path_;
+};
+
+} // namespace mimeuri
