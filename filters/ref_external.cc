@@ -2,8 +2,17 @@
 // messages (see ref_external.hh).
 #include "ref_external.hh"
 
+#include "mbox.hh"
+#include "source.hh"
+
+#include <cstdlib>
+#include <map>
 #include <stdexcept>
 #include <unistd.h>
+
+#ifdef MIMEURI_HAVE_NOTMUCH
+#include <notmuch.h>
+#endif
 
 namespace mimeuri::refs {
 
@@ -48,7 +57,135 @@ private:
     pid_t pid_{0};
 };
 
+#ifdef MIMEURI_HAVE_NOTMUCH
+
+// The database opened read-only, with no notmuch configuration file read (config_path ""):
+// what a user's ~/.notmuch-config says must not change what mimeuri resolves.
+Result<notmuch_database_t *> open_notmuch_db(const std::string &path)
+{
+    notmuch_database_t *db = nullptr;
+    char *msg = nullptr;
+    // libnotmuch takes absolute paths only.
+    GCharPtr abs(g_canonicalize_filename(path.c_str(), nullptr));
+    notmuch_status_t st =
+        notmuch_database_open_with_config(abs.get(), NOTMUCH_DATABASE_MODE_READ_ONLY, "", nullptr, &db, &msg);
+    if (st != NOTMUCH_STATUS_SUCCESS) {
+        std::string why = msg ? msg : notmuch_status_to_string(st);
+        std::free(msg);
+        while (!why.empty() && why.back() == '\n') why.pop_back();
+        return Error{Code::NoInput, path + ": cannot open the notmuch database: " + why};
+    }
+    std::free(msg);
+    return db;
+}
+
+class NotmuchIndex final : public ExternalIndex {
+public:
+    explicit NotmuchIndex(std::string path) : path_(std::move(path)) {}
+    ~NotmuchIndex() override
+    {
+        if (db_ && pid_ == ::getpid()) notmuch_database_destroy(db_);
+    }
+
+    std::optional<RunIndex::Entry> find(const std::string &id) override
+    {
+        if (auto c = cache_.find(id); c != cache_.end()) return c->second;
+        notmuch_message_t *msg = nullptr;
+        notmuch_status_t st = notmuch_database_find_message(db(), id.c_str(), &msg);
+        if (st != NOTMUCH_STATUS_SUCCESS)
+            throw std::runtime_error(path_ + ": notmuch lookup: " + notmuch_status_to_string(st));
+        std::optional<RunIndex::Entry> out;
+        if (msg) {
+            const char *file = notmuch_message_get_filename(msg);
+            StoredMessage m;
+            m.message_id = id;
+            m.source = file ? file : "";
+            // The Content-IDs of its parts, from the file notmuch names (any copy will do).
+            m.cids = content_ids(m.source, id);
+            notmuch_message_destroy(msg);
+            out = RunIndex::entry_of(m, 1);
+        }
+        if (cache_.size() >= 256) cache_.clear();
+        cache_.emplace(id, out);
+        return out;
+    }
+
+    // notmuch compares ids exactly: the id with its domain in lower case is tried too.
+    std::optional<std::string> find_ci(const std::string &id) override
+    {
+        std::string key = mid_ci_key(id);
+        if (key.empty() || key == id || !find(key)) return std::nullopt;
+        return key;
+    }
+
+private:
+    notmuch_database_t *db()
+    {
+        if (!db_ || pid_ != ::getpid()) {
+            // One opened before a fork belongs to the parent: left alone, not destroyed.
+            auto d = open_notmuch_db(path_);
+            if (!d) throw std::runtime_error(d.error().message);
+            db_ = *d;
+            pid_ = ::getpid();
+        }
+        return db_;
+    }
+
+    std::vector<std::pair<std::string, std::string>> content_ids(const std::string &file, const std::string &id)
+    {
+        auto src = Source::open_path(file, std::size_t{8} << 20);
+        if (!src) throw std::runtime_error(path_ + ": " + src.error().message);
+        Segment seg;
+        seg.msg_end = seg.next = src->size();
+        auto ctx = MessageContext::parse(*src, seg, 1, false, Limits{});
+        if (!ctx->message()) return {};
+        for (StoredMessage &m : messages_of(*ctx))
+            if (m.section.empty() && m.message_id == id) return std::move(m.cids);
+        return {};
+    }
+
+    std::string path_;
+    notmuch_database_t *db_{nullptr};
+    pid_t pid_{0};
+    std::map<std::string, std::optional<RunIndex::Entry>> cache_;
+};
+
+#endif
+
 } // namespace
+
+bool notmuch_available()
+{
+#ifdef MIMEURI_HAVE_NOTMUCH
+    return true;
+#else
+    return false;
+#endif
+}
+
+std::unique_ptr<ExternalIndex> open_notmuch(const std::string &database)
+{
+#ifdef MIMEURI_HAVE_NOTMUCH
+    return std::make_unique<NotmuchIndex>(database);
+#else
+    (void)database;
+    return nullptr;
+#endif
+}
+
+Status check_notmuch(const std::string &database)
+{
+#ifdef MIMEURI_HAVE_NOTMUCH
+    auto db = open_notmuch_db(database);
+    if (!db) return db.error();
+    notmuch_database_destroy(*db);
+    return ok();
+#else
+    (void)database;
+    return Error{Code::Usage, "--notmuch is not available: this mimeuri was built without libnotmuch "
+                              "(meson setup -Dnotmuch=enabled, with libnotmuch-dev installed)"};
+#endif
+}
 
 std::unique_ptr<ExternalIndex> open_mid_index(const std::string &path) { return std::make_unique<MidIndexFile>(path); }
 

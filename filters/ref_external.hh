@@ -34,4 +34,12 @@ std::unique_ptr<ExternalIndex> open_mid_index(const std::string &path);
 // Whether path opens as such an index; the error names the file and the cause.
 Status check_mid_index(const std::string &path);
 
+// A notmuch database (--notmuch=DATABASE: its mail root or its .notmuch folder), read-only
+// through libnotmuch, opened on first use in each process. mid:ID finds the message notmuch
+// has under ID (notmuch keeps one message for all its copies); mid:ID/CID the part of
+// that message's file with Content-ID CID. Only built with libnotmuch (notmuch_available()).
+bool notmuch_available();
+std::unique_ptr<ExternalIndex> open_notmuch(const std::string &database);
+Status check_notmuch(const std::string &database);
+
 } // namespace mimeuri::refs

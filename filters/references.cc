@@ -122,6 +122,8 @@ std::string canonical_cid_url(const std::string &content_id)
 ReferencesPass::ReferencesPass(RefOptions opts) : opts_(std::move(opts))
 {
     for (const std::string &path : opts_.mid_indexes) externals_.push_back(refs::open_mid_index(path));
+    if (!opts_.notmuch.empty())
+        if (auto nm = refs::open_notmuch(opts_.notmuch)) externals_.push_back(std::move(nm));
 }
 
 Status ReferencesPass::index(const MessageContext &ctx)

@@ -32,6 +32,7 @@ struct RefOptions {
     std::size_t html_max{32u << 20}; // decoded HTML bytes parsed per part
     std::size_t max_refs{1000000};   // references looked at per part
     std::vector<std::string> mid_indexes; // --mid-index: made by `mimeuri index`, consulted in order
+    std::string notmuch;                  // --notmuch: a notmuch database, consulted after them
 };
 
 class ReferencesPass final : public Pass {

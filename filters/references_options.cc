@@ -1,5 +1,6 @@
 // The reference pass's options: --cid, --mid and their limits; configuration group
 // [references].
+#include "ref_external.hh"
 #include "registry.hh"
 
 namespace mimeuri {
@@ -32,6 +33,11 @@ OptionTable references_option_table(RefOptions &o)
                         return ok();
                     },
                     [&o] { return keyfile_list(o.mid_indexes); }}},
+        {.long_name = "notmuch", .group = g, .key = "notmuch", .kind = K::Path, .default_text = "none",
+         .help = std::string("Also resolve mid: references against this notmuch database (its mail root), read-only, "
+                             "after the run's own messages and the --mid-index indexes") +
+                 (refs::notmuch_available() ? "" : " (not available in this build: no libnotmuch)"),
+         .arg_name = "DATABASE", .access = bind_text(o.notmuch)},
         {.long_name = "inline-types", .group = g, .key = "inline-types", .kind = K::List,
          .default_text = "image/*,font/*,audio/*,video/*,text/css",
          .help = "Types --cid=inline may turn into data: URIs; text/html, SVG and scripts never", .arg_name = "LIST",

@@ -39,6 +39,8 @@ Result<std::vector<std::unique_ptr<Pass>>> make_passes(const Options &opts, cons
         if (pass_opts.refs.mid != RefOptions::Mid::Off)
             for (const std::string &path : pass_opts.refs.mid_indexes)
                 if (Status s = refs::check_mid_index(path); !s) return Error{s.error().code, "--mid-index: " + s.error().message};
+        if (pass_opts.refs.mid != RefOptions::Mid::Off && !pass_opts.refs.notmuch.empty())
+            if (Status s = refs::check_notmuch(pass_opts.refs.notmuch); !s) return Error{s.error().code, "--notmuch: " + s.error().message};
         passes.push_back(std::make_unique<ReferencesPass>(pass_opts.refs));
     }
     if (wanted("external-body") && pass_opts.external_body.mode != ExternalBodyOptions::Mode::Off)

@@ -222,6 +222,7 @@ Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra, co
         "With no FILE, or when FILE is -, read standard input.\n"
         "Subcommands: mimeuri ct2uri [--label-format=urc] ARG..., mimeuri uri2ct ARG...\n"
         "  map Content-Types and URIs (draft-eastlake-cturi); - reads one per line from stdin.\n"
+        "  mimeuri index -o INDEX FILE... writes the Message-ID index --mid-index reads.\n"
         "Configuration: " +
         (setup.default_config.empty() ? std::string("--config=FILE") : setup.default_config + " when it exists") +
         "; keys are the long options' names (see mimeuri.conf(5)).\n"
@@ -252,7 +253,7 @@ Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra, co
         return r;
     }
     if (completion) {
-        r.print_and_exit = bash_completion(t, {"ct2uri", "uri2ct"});
+        r.print_and_exit = bash_completion(t, {"ct2uri", "uri2ct", "index"});
         return r;
     }
     if (config_error) return *config_error;
