@@ -16,7 +16,7 @@ R=${1:-/srv/mimeuri-walkthrough}
 mirror=${MIRROR:-http://deb.debian.org/debian}
 log=$R.log
 
-say() { printf '== %s\n' "$*"; }
+say() { printf '== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 fail() { printf 'FAIL: %s (log: %s)\n' "$*" "$log"; exit 1; }
 in_root() { chroot "$R" /bin/bash -c "cd /work/main && $1" </dev/null >>"$log" 2>&1; }
 count() { chroot "$R" /bin/bash -c "if [ -f '$2' ]; then grep -c '$1' '$2'; else echo 0; fi" || true; }
