@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
 # Follows the README as a new user would, on a clean machine: a fresh Debian 12 root made with
-# debootstrap, a clone of this repository in it, then the README's set-up command and every
-# command block of "Where to run it" exactly as written (procmail, Dovecot, Postfix, Exim).
+# debootstrap, a clone of this repository in it, then the README's set-up command, every
+# command block of "Where to run it" exactly as written (procmail, Dovecot, Postfix, Exim),
+# and last the Debian package block of "Installing".
 # After each agent it checks that the sample was delivered and rewritten; for Postfix and
 # Exim it also makes mimeuri fail and checks the mail is deferred (not bounced, not lost) and
-# delivered once mimeuri works again.
+# delivered once mimeuri works again. After the package block it checks that the package is
+# installed, that `man mimeuri` and `man mimeuri.conf` open its pages, that its example
+# configuration passes --print-config and that its /usr/bin/mimeuri repairs the sample.
 #
 # Not part of `meson test` (it downloads a Debian base system and takes minutes). Run as root:
 #   bash tests/integration/readme-walkthrough.sh [ROOT_DIR]    (default /srv/mimeuri-walkthrough)
-# The only things it adds to the README's commands: the users alice and bob, and stopping
-# Postfix before Exim replaces it (systemd would do that on a real machine).
+# The only things it adds to the README's commands: the users alice and bob, stopping
+# Postfix before Exim replaces it (systemd would do that on a real machine), and
+# DEB_BUILD_OPTIONS for the package build (see there).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 R=${1:-/srv/mimeuri-walkthrough}
 mirror=${MIRROR:-http://deb.debian.org/debian}
 log=$R.log
 
-say() { printf '== %s\n' "$*"; }
+say() { printf '== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 fail() { printf 'FAIL: %s (log: %s)\n' "$*" "$log"; exit 1; }
 in_root() { chroot "$R" /bin/bash -c "cd /work/main && $1" </dev/null >>"$log" 2>&1; }
 count() { chroot "$R" /bin/bash -c "if [ -f '$2' ]; then grep -c '$1' '$2'; else echo 0; fi" || true; }
@@ -46,8 +50,8 @@ for m in proc sys dev dev/pts; do mount --bind "/$m" "$R/$m"; done
 mkdir -p "$R/work"
 git clone -q "$here" "$R/work/main"
 
-# The README's blocks, in order: 0 is the set-up command; the agents' blocks start with their
-# apt-get install line.
+# The README's blocks: the set-up command, the install line, the agents' blocks (each starts
+# with its apt-get install line) and the Debian package block.
 python3 - "$R/work/main/README.md" "$R/root" <<'EOF'
 import re, sys
 text = open(sys.argv[1]).read()
@@ -57,7 +61,8 @@ want = {'setup': lambda b: b.startswith('apt-get update'),
         'procmail': lambda b: b.startswith('apt-get install -y procmail'),
         'dovecot': lambda b: b.startswith('apt-get install -y dovecot'),
         'postfix': lambda b: b.startswith('apt-get install -y postfix'),
-        'exim': lambda b: b.startswith('apt-get install -y exim4')}
+        'exim': lambda b: b.startswith('apt-get install -y exim4'),
+        'package': lambda b: b.startswith('apt-get build-dep')}
 for name, match in want.items():
     found = [b for b in blocks if match(b)]
     if len(found) != 1:
@@ -65,7 +70,7 @@ for name, match in want.items():
     open(f'{sys.argv[2]}/readme-{name}.sh', 'w').write(found[0])
 EOF
 
-run_block() { say "README: $1"; in_root "bash -ex /root/readme-$1.sh" || fail "the $1 block"; }
+run_block() { say "README: $1"; in_root "${2:-} bash -ex /root/readme-$1.sh" || fail "the $1 block"; }
 
 run_block setup
 run_block install
@@ -120,4 +125,31 @@ in_root 'exim4 -qff'
 expect bob 3 3 "Exim delivered it on the retry"
 bounces=$(chroot "$R" /bin/bash -c "cat /var/mail/* | grep -c -i '^Subject:.*\(undeliver\|failure\|returned\)' || true")
 [ "$bounces" = 0 ] || fail "$bounces bounce(s) in /var/mail"
+say "ok: nothing bounced"
+
+# The Debian package, last: the agents above were checked with the binary the install line put
+# in /usr/local/bin (their snippets name that path), before any other mimeuri was on the
+# machine; and man-db, a build dependency (debhelper's), does not re-index the manual at each
+# agent's apt-get install. The checks below name /usr/bin/mimeuri: /usr/local/bin comes first
+# in PATH. For CI's time, two additions to the block as written (which builds with the
+# defaults): the environment DEB_BUILD_OPTIONS="nocheck parallel=2", which skips building and
+# running the unit and golden suites (CI ran them already, in its plain build) and compiles on
+# both cores, with DEB_BUILD_PROFILES=nocheck, so that apt-get build-dep leaves out what only
+# those suites need (cmake); and nice, because CI runs this beside its sanitizer, valgrind and
+# fuzzing stages: the package's compilation (about 200 s of CPU) takes the cycles they leave
+# rather than slowing them.
+run_block package "DEB_BUILD_OPTIONS='nocheck parallel=2' DEB_BUILD_PROFILES=nocheck nice -n 19"
+in_root 'dpkg-query -W -f "\${Status} \${Version}\n" mimeuri | grep -qx "install ok installed $(dpkg-parsechangelog -SVersion)" && [ "$(dpkg -S /usr/bin/mimeuri)" = "mimeuri: /usr/bin/mimeuri" ]' \
+  || fail "the package is not installed, or /usr/bin/mimeuri is not its"
+in_root '[ "$(man -w mimeuri)" = /usr/share/man/man1/mimeuri.1.gz ] && man -P cat mimeuri | grep -q "rewrite MIME references, external bodies"' \
+  || fail "man mimeuri does not open the package's mimeuri(1)"
+in_root '[ "$(man -w mimeuri.conf)" = /usr/share/man/man5/mimeuri.conf.5.gz ] && man -P cat mimeuri.conf | grep -q "settings for mimeuri"' \
+  || fail "man mimeuri.conf does not open the package's mimeuri.conf(5)"
+say "ok: man mimeuri and man mimeuri.conf open the package's pages"
+in_root '/usr/bin/mimeuri --config /usr/share/doc/mimeuri/examples/mimeuri.conf --print-config > /tmp/print-config && grep -qx "\[mimeuri\]" /tmp/print-config' \
+  || fail "the packaged example configuration does not pass --print-config"
+say "ok: the packaged example configuration passes --print-config"
+in_root '/usr/bin/mimeuri --report=/tmp/report.jsonl testdata/sample/newsletter.eml > /tmp/sample.eml && cmp /tmp/sample.eml testdata/sample/newsletter.repaired.eml && grep -q \"action.:.repaired\" /tmp/report.jsonl' \
+  || fail "the package's /usr/bin/mimeuri did not repair the sample as expected"
+say "ok: the package's /usr/bin/mimeuri repaired the sample (testdata/sample/newsletter.repaired.eml)"
 say "all README steps worked as written; nothing bounced (log: $log)"
