@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 build=${1:-build}
 shift || true
 [ -f "$build/build.ninja" ] || meson setup "$build" >/dev/null
+# The test suites must build: a missing doctest (Debian 12 finds it through cmake) is an
+# error here, not suites silently left out.
+meson configure "$build" -Dtests=enabled >/dev/null
 ninja -C "$build" >/dev/null
 args=("$@")
 if [ "${MIMEURI_INTEGRATION:-}" != 1 ]; then

@@ -260,7 +260,7 @@ TEST_CASE("the corpus's external-body messages: read, reported, untouched by def
     for (const char *rel : files) {
         std::string path = std::string(MIMEURI_CORPUS) + "/" + rel;
         if (!g_file_test(path.c_str(), G_FILE_TEST_EXISTS)) {
-            MESSAGE("corpus file missing, skipped: " << rel);
+            MESSAGE("corpus file missing, skipped: " << std::string(rel));
             continue;
         }
         CAPTURE(rel);

@@ -177,12 +177,14 @@ TEST_CASE("inert copy: every corpus message, golden case and crafted input plans
     std::string line;
     std::getline(index, line);
     while (std::getline(index, line)) files.push_back(std::string(MIMEURI_CORPUS) + "/" + line.substr(0, line.find('\t')));
-    if (files.empty()) MESSAGE("corpus not found at " MIMEURI_CORPUS "; only the test data");
+    const bool corpus = !files.empty();
+    if (!corpus) MESSAGE("corpus not found at " MIMEURI_CORPUS "; only the test data");
     for (const auto &f : files_in(std::string(MIMEURI_TESTDATA) + "/cases", "input.eml")) files.push_back(f);
     for (const auto &f : files_in(std::string(MIMEURI_TESTDATA) + "/../fuzz/crafted", ".eml")) files.push_back(f);
     Twins t;
     for (const auto &f : files) t.plan_file(f);
     t.same_index();
     MESSAGE(t.copied << " of " << t.messages << " messages copied without a full parse");
-    if (!files.empty()) CHECK(t.copied * 4 > t.messages); // it is the common case
+    // It is the common case in real mail (the test data alone is mostly crafted to change).
+    if (corpus) CHECK(t.copied * 4 > t.messages);
 }
