@@ -8,7 +8,7 @@ make_archive.py corpus CORPUS COUNT OUT PREFIX
     takes, but for the line-end filter, which reads INDEX.tsv's eol column here (CR-only and
     mixed-line-end messages are left out).
 
-make_archive.py refs CORPUS COUNT OUT PREFIX TARGET TARGETS PER SCHEME
+make_archive.py refs CORPUS COUNT OUT PREFIX TARGET TARGETS PER SCHEME [BROKEN]
     An mbox of COUNT text/html messages <PREFIX.N@archive.example>, each with PER links to
     messages of the archive made by "corpus ... TARGET" with TARGETS messages, spread over
     all of it. SCHEME "mid": the links are mid:TARGET.J@archive.example, and one in four
@@ -17,6 +17,9 @@ make_archive.py refs CORPUS COUNT OUT PREFIX TARGET TARGETS PER SCHEME
     SCHEME "tag": the same links, byte for byte as long, with tag: (RFC 4151) in place of
     mid: (an ordinary link, no reference: the same HTML to read, nothing to look up), the
     baseline that the mid: run's extra cost is measured against.
+    BROKEN N (default 0: none): every Nth link has its domain in capitals
+    (mid:TARGET.J@ARCHIVE.EXAMPLE), which resolves but is malformed: --mid=repair rewrites it
+    when, and only when, it resolves, so the output's bytes depend on what was found.
 """
 import re
 import sys
@@ -71,7 +74,7 @@ def write_corpus(corpus, count, path, prefix):
             f.write(FROM_LINE + head + field + tail + b"\n")
 
 
-def write_refs(corpus, count, path, prefix, target, targets, per, scheme):
+def write_refs(corpus, count, path, prefix, target, targets, per, scheme, broken=0):
     msgs = corpus_messages(corpus)
     step = 7919  # a prime: consecutive links land far apart in the target archive
     with open(path, "w") as f:
@@ -85,7 +88,7 @@ def write_refs(corpus, count, path, prefix, target, targets, per, scheme):
                     n = next((n for n in range(j, min(targets, j + len(msgs))) if msgs[n % len(msgs)][3]), None)
                     j = j if n is None else n
                 cid = msgs[j % len(msgs)][3] if r % 4 == 3 else None
-                url = f"{target}.{j}@{DOMAIN}"
+                url = f"{target}.{j}@{DOMAIN.upper() if broken and k % broken == 0 else DOMAIN}"
                 if cid is not None:
                     url += "/" + quote(cid, safe="@!$&'()*+,;=:-._~")
                 link = scheme + ":" + url
@@ -104,7 +107,7 @@ def main():
         a = sys.argv[2:]
         if a[7] not in ("mid", "tag"):
             sys.exit("SCHEME is mid or tag")
-        write_refs(a[0], int(a[1]), a[2], a[3], a[4], int(a[5]), int(a[6]), a[7])
+        write_refs(a[0], int(a[1]), a[2], a[3], a[4], int(a[5]), int(a[6]), a[7], int(a[8]) if len(a) > 8 else 0)
     else:
         sys.exit(__doc__)
 
