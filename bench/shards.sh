@@ -10,7 +10,7 @@
 #     one run over archive.mbox: the same bytes; the same references resolved the same way
 #     (the report's source is "-" and its index and offsets count from each block's start);
 #     also without --mid-index (references into other blocks dangle) and with --recstart alone
-#     (blocks may start at a "From " inside a line);
+#     (blocks may start at a "From " inside a line: counted over 64 KiB blocks);
 #  3. with SSHLOGIN set (e.g. SSHLOGIN=2/host1,2/host2, and SSH="ssh -F config" if needed),
 #     recipe 2 again with the jobs spread over those machines (same paths on every machine).
 # Usage: bash bench/shards.sh [MESSAGES] [BUILD_DIR]   (MESSAGES 20000)
@@ -70,17 +70,37 @@ check "every reference resolved as in one run" cmp -s <(resolved one.jsonl) <(re
 check "the report's source is \"-\"" bash -c "! jq -r .source parts.jsonl | grep -vqx -- -"
 check "offsets count from each block's start ($jobs messages at offset 0)" \
   test "$(jq -r .offset parts.jsonl | grep -cx 0)" -eq "$jobs"
+t_big=$(secs sh -c "parallel --pipepart -a archive.mbox --block 32M --recstart 'From ' --recend '\n\n' -k mimeuri $opts --mid-index=archive.idx > big.out")
+echo "  with --block 32M: parallel ${t_big} s"
+check "output bytes identical to one run (32M blocks)" cmp -s one.out big.out
 rm -f part.*.jsonl
 parallel --pipepart -a archive.mbox --block "$block" --recstart 'From ' --recend '\n\n' -k mimeuri $opts --report=part.{#}.jsonl > noindex.out
 in_order part.*.jsonl > noindex.jsonl
 dangling() { grep -o '"status":"dangling"' "$1" | wc -l; }
 echo "  without --mid-index: $(dangling noindex.jsonl) references dangling (one run: $(dangling one.jsonl))"
 check "without --mid-index the bytes differ from one run" bash -c '! cmp -s one.out noindex.out'
-rm -f part.*.jsonl
-parallel --pipepart -a archive.mbox --block "$block" --recstart 'From ' -k mimeuri $opts --mid-index=archive.idx --report=part.{#}.jsonl > startonly.out
-in_order part.*.jsonl > startonly.jsonl
-echo "  --recstart alone: $(wc -l < startonly.jsonl) messages reported (one run: $(wc -l < one.jsonl));" \
-  "output bytes identical: $(cmp -s one.out startonly.out && echo yes || echo no)"
+# Where blocks start, with --recstart alone and with --recend too. GNU parallel looks for the
+# split string from each block border on, so what it finds depends on the block size: small
+# blocks, for many borders. Each job prints its block's size; the sizes give the cuts.
+cuts() { # parallel options... -> "blocks inside_a_line after_a_quoting_> example"
+  parallel --pipepart -a archive.mbox --block 64k "$@" -k 'wc -c' | python3 -c '
+import sys
+data = open("archive.mbox", "rb").read()
+off, inside, quoted, ex = 0, 0, 0, ""
+sizes = [int(x) for x in sys.stdin]
+for n in sizes[:-1]:
+    off += n
+    if data[off - 1:off] != b"\n":
+        inside += 1
+        quoted += data[off - 1:off] == b">"
+        ex = ex or data[off:off + 30].split(b"\n")[0].decode("latin-1")
+print(len(sizes), inside, quoted, ex)'
+}
+read -r nb inside quoted ex < <(cuts --recstart 'From ')
+echo "  --recstart alone, --block 64k: $inside of $nb blocks start inside a line ($quoted of them" \
+  "between the > and the From of a quoted >From line), e.g. at \"$ex\""
+read -r nb inside_end _ < <(cuts --recstart 'From ' --recend '\n\n')
+check "with --recend '\\n\\n' no block starts inside a line ($nb blocks of 64k)" test "$inside_end" -eq 0
 
 if [ -n "${SSHLOGIN:-}" ]; then
   echo "3. several machines (--sshlogin $SSHLOGIN)"
