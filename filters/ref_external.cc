@@ -22,9 +22,11 @@ class MidIndexFile final : public ExternalIndex {
 public:
     explicit MidIndexFile(std::string path) : path_(std::move(path)) {}
 
-    std::optional<RunIndex::Entry> find(const std::string &id) override
+    std::optional<RunIndex::Entry> find(const std::string &id, bool cids) override
     {
-        auto found = store().find(id);
+        MidStore &st = store();
+        if (Status s = st.begin_read(); !s) throw std::runtime_error(s.error().message);
+        auto found = st.find(id, cids);
         if (!found) throw std::runtime_error(found.error().message);
         if (!*found) return std::nullopt;
         return RunIndex::entry_of((*found)->first, (*found)->count);
@@ -32,9 +34,16 @@ public:
 
     std::optional<std::string> find_ci(const std::string &id) override
     {
-        auto found = store().find_ci(id);
+        MidStore &st = store();
+        if (Status s = st.begin_read(); !s) throw std::runtime_error(s.error().message);
+        auto found = st.find_ci(id);
         if (!found) throw std::runtime_error(found.error().message);
         return *found;
+    }
+
+    void done() override
+    {
+        if (store_ && pid_ == ::getpid()) store_->end_read();
     }
 
 private:
@@ -87,7 +96,7 @@ public:
         if (db_ && pid_ == ::getpid()) notmuch_database_destroy(db_);
     }
 
-    std::optional<RunIndex::Entry> find(const std::string &id) override
+    std::optional<RunIndex::Entry> find(const std::string &id, bool) override
     {
         if (auto c = cache_.find(id); c != cache_.end()) return c->second;
         notmuch_message_t *msg = nullptr;
@@ -114,7 +123,7 @@ public:
     std::optional<std::string> find_ci(const std::string &id) override
     {
         std::string key = mid_ci_key(id);
-        if (key.empty() || key == id || !find(key)) return std::nullopt;
+        if (key.empty() || key == id || !find(key, true)) return std::nullopt;
         return key;
     }
 

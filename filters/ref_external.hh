@@ -19,11 +19,14 @@ namespace mimeuri::refs {
 class ExternalIndex {
 public:
     virtual ~ExternalIndex() = default;
-    // The message with exactly this Message-ID (Entry::count 2: more than one has it).
-    virtual std::optional<RunIndex::Entry> find(const std::string &id) = 0;
+    // The message with exactly this Message-ID (Entry::count 2: more than one has it); its
+    // Content-IDs only with cids.
+    virtual std::optional<RunIndex::Entry> find(const std::string &id, bool cids = true) = 0;
     // The Message-ID it holds that is id but for the case of the domain (the least of
     // several), if any.
     virtual std::optional<std::string> find_ci(const std::string &id) = 0;
+    // The message's references are looked up: what was held for them can go.
+    virtual void done() {}
 };
 
 using ExternalIndexes = std::vector<std::unique_ptr<ExternalIndex>>;

@@ -158,7 +158,7 @@ Target Resolver::mid(const std::string &url, int from) const
             if (externals_)
                 for (const auto &x : *externals_)
                     if (e.count < 2)
-                        if (auto other = x->find(found->first); other && other->count > 1) e.count = other->count;
+                        if (auto other = x->find(found->first, false); other && other->count > 1) e.count = other->count;
             Target t = in_message(found->first, e, content_id);
             t.broken = broken || ci;
             return t;
@@ -171,7 +171,7 @@ Target Resolver::mid(const std::string &url, int from) const
                     if (!k) continue;
                     key = *k;
                 }
-                auto e = x->find(key);
+                auto e = x->find(key, !content_id.empty());
                 if (!e) continue;
                 Target t = in_message(key, *e, content_id);
                 t.broken = broken || ci;

@@ -141,6 +141,14 @@ Status ReferencesPass::apply(MessageContext &ctx)
     if (opts_.cid == RefOptions::Cid::Off && opts_.mid == RefOptions::Mid::Off) return ok();
     const refs::MessageIndex ix = refs::index_message(ctx);
     const refs::Resolver resolver(ix, run_index_, &externals_);
+    // The indexes' read transactions end with the message, however it ends.
+    struct Done {
+        refs::ExternalIndexes &x;
+        ~Done()
+        {
+            for (auto &e : x) e->done();
+        }
+    } done{externals_};
     Tally tally;
     for (std::size_t i = 0; i < ctx.nodes().size(); ++i)
         if (Status s = refs::rewrite_html_part(ctx, opts_, ix, resolver, static_cast<int>(i), tally); !s) return s;

@@ -61,11 +61,16 @@ public:
         StoredMessage first; // the first indexed of the messages with this id
         int count{0};        // how many messages have it (2 stands for "more than one")
     };
-    // The message(s) with exactly this Message-ID.
-    Result<std::optional<Found>> find(const std::string &id);
+    // The message(s) with exactly this Message-ID; with cids, the first one's Content-IDs.
+    Result<std::optional<Found>> find(const std::string &id, bool cids = true);
     // Of the Message-IDs equal to id but for the case of the domain, the least (as the run's
     // own index picks, filters/ref_index.cc); nullopt when none.
     Result<std::optional<std::string>> find_ci(const std::string &id);
+    // Lookups between begin_read() and end_read() share one read transaction: one lock taken
+    // and one check of the file for a message's references, not one per statement. A writer
+    // waits for end_read() (called after each message).
+    Status begin_read();
+    void end_read();
 
     // --- Writing (open_write).
     // What the index knows of an input file.
