@@ -14,12 +14,11 @@
 
 #include <gmime/gmime.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <dirent.h>
 #include <map>
+#include <set>
 #include <sys/stat.h>
 
 namespace mimeuri {
@@ -34,15 +33,6 @@ struct Listed {
 std::int64_t mtime_ns(const struct stat &st)
 {
     return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-}
-
-bool is_maildir(const std::string &path)
-{
-    for (const char *sub : {"/cur", "/new"}) {
-        struct stat st {};
-        if (::stat((path + sub).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return true;
-    }
-    return false;
 }
 
 std::string without_trailing_slash(std::string p)
@@ -107,21 +97,12 @@ public:
 
     Status maildir(const std::string &dir)
     {
-        std::vector<Listed> files;
-        for (const char *sub : {"cur", "new"}) {
-            std::string d = dir + "/" + sub;
-            GDir *gd = g_dir_open(d.c_str(), 0, nullptr);
-            if (!gd) continue;
-            while (const char *name = g_dir_read_name(gd)) {
-                if (name[0] == '.') continue;
-                Listed l;
-                l.path = d + "/" + name;
-                if (::stat(l.path.c_str(), &l.st) != 0 || !S_ISREG(l.st.st_mode)) continue;
-                files.push_back(std::move(l));
-            }
-            g_dir_close(gd);
+        std::vector<Listed> files; // sorted, as listed
+        for (std::string &path : maildir::message_files(dir)) {
+            Listed l;
+            l.path = std::move(path);
+            if (::stat(l.path.c_str(), &l.st) == 0) files.push_back(std::move(l)); // else gone since
         }
-        std::sort(files.begin(), files.end(), [](const Listed &a, const Listed &b) { return a.path < b.path; });
         auto known = store_.maildir_files(dir);
         if (!known) return known.error();
         std::map<std::string, std::size_t> by_path;
@@ -131,8 +112,8 @@ public:
             by_unique.emplace((*known)[k].first, k);
         }
         std::vector<bool> seen(known->size(), false);
-        std::map<std::string, bool> listed;
-        for (const Listed &f : files) listed[f.path] = true;
+        std::set<std::string> listed;
+        for (const Listed &f : files) listed.insert(f.path);
         for (const Listed &f : files) {
             const std::string unique(maildir::unique_part(f.path.substr(f.path.rfind('/') + 1)));
             std::optional<std::size_t> match;
@@ -239,7 +220,7 @@ int run_index_command(int argc, char **argv)
         }
         Status s = ok();
         if (S_ISDIR(st.st_mode)) {
-            if (!is_maildir(path)) {
+            if (!maildir::is_maildir(path)) {
                 t.fail({Code::NoInput, path + ": a folder that is not a Maildir (no cur/ nor new/)"});
                 continue;
             }

@@ -2,6 +2,7 @@
 
 #include <glib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <dirent.h>
 #include <fcntl.h>
@@ -27,6 +28,37 @@ std::string basename_of(const std::string &path)
 }
 
 } // namespace
+
+bool is_maildir(const std::string &path)
+{
+    for (const char *sub : {"/cur", "/new"}) {
+        struct stat st {};
+        if (::stat((path + sub).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return true;
+    }
+    return false;
+}
+
+std::vector<std::string> message_files(const std::string &dir)
+{
+    // "Maildir/" names its files "Maildir/cur/...", as "Maildir" does.
+    std::string root = dir;
+    while (root.size() > 1 && root.back() == '/') root.pop_back();
+    std::vector<std::string> files;
+    for (const char *sub : {"/cur", "/new"}) {
+        const std::string d = root + sub;
+        GDir *gd = g_dir_open(d.c_str(), 0, nullptr);
+        if (!gd) continue;
+        while (const char *name = g_dir_read_name(gd)) {
+            if (name[0] == '.') continue;
+            std::string path = d + "/" + name;
+            struct stat st {};
+            if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) files.push_back(std::move(path));
+        }
+        g_dir_close(gd);
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
 
 std::string_view unique_part(std::string_view name)
 {

@@ -9,8 +9,16 @@
 #include <string>
 #include <string_view>
 #include <sys/types.h>
+#include <vector>
 
 namespace mimeuri::maildir {
+
+// Whether path is a Maildir: a folder with cur/ or new/.
+bool is_maildir(const std::string &path);
+
+// The message files of the Maildir dir, sorted: the regular files of cur/ and new/ whose
+// names do not start with "." (symbolic links followed).
+std::vector<std::string> message_files(const std::string &dir);
 
 // The unique part of a Maildir file name: what comes before the first ',' (fields such as
 // S= and W=, Maildir++) and ':' (the info, ":2,FLAGS").

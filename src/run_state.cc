@@ -1,5 +1,7 @@
 #include "run_state.hh"
 
+#include "maildir.hh"
+
 #include <algorithm>
 #include <filesystem>
 #include <fcntl.h>
@@ -29,24 +31,13 @@ int rank(Code c)
 // FILE arguments: a Maildir (a folder with cur/ or new/) stands for the files in them.
 std::vector<std::string> expand_inputs(const std::vector<std::string> &in)
 {
-    namespace fs = std::filesystem;
     std::vector<std::string> out;
     for (const auto &path : in) {
-        std::error_code ec;
-        bool maildir = path != "-" && fs::is_directory(path, ec) &&
-                       (fs::is_directory(fs::path(path) / "cur", ec) || fs::is_directory(fs::path(path) / "new", ec));
-        if (!maildir) {
+        if (path == "-" || !maildir::is_maildir(path)) {
             out.push_back(path);
             continue;
         }
-        std::vector<std::string> files;
-        for (const char *sub : {"cur", "new"}) {
-            fs::path d = fs::path(path) / sub;
-            if (!fs::is_directory(d, ec)) continue;
-            for (const auto &e : fs::directory_iterator(d, ec))
-                if (e.is_regular_file(ec) && e.path().filename().string()[0] != '.') files.push_back(e.path().string());
-        }
-        std::sort(files.begin(), files.end());
+        auto files = maildir::message_files(path);
         out.insert(out.end(), files.begin(), files.end());
     }
     if (out.empty()) out.emplace_back("-");
