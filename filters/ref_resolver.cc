@@ -109,12 +109,13 @@ std::optional<Target> Resolver::mid_here(const std::string &id, const std::strin
 }
 
 // mid: in another message: e is its entry (in the run's index or an external one).
-Target Resolver::in_message(const std::string &found_id, const RunIndex::Entry &e, const std::string &content_id) const
+Target Resolver::in_message(const std::string &found_id, const RunIndex::Entry &e, int count,
+                            const std::string &content_id) const
 {
     Target t;
     t.message_id = found_id;
     t.mid = found_id;
-    if (e.count > 1) {
+    if (count > 1) {
         t.status = RefStatus::Ambiguous;
         return t;
     }
@@ -154,12 +155,12 @@ Target Resolver::mid(const std::string &url, int from) const
             // The run's own message wins over an index; but an index of the whole archive
             // that holds the id more than once makes it ambiguous, as one run over the
             // archive would find it (a sharded run gives one run's answers).
-            RunIndex::Entry e = found->second;
+            int count = found->second.count;
             if (externals_)
                 for (const auto &x : *externals_)
-                    if (e.count < 2)
-                        if (auto other = x->find(found->first, false); other && other->count > 1) e.count = other->count;
-            Target t = in_message(found->first, e, content_id);
+                    if (count < 2)
+                        if (auto other = x->find(found->first, false); other && other->count > 1) count = other->count;
+            Target t = in_message(found->first, found->second, count, content_id);
             t.broken = broken || ci;
             return t;
         }
@@ -173,7 +174,7 @@ Target Resolver::mid(const std::string &url, int from) const
                 }
                 auto e = x->find(key, !content_id.empty());
                 if (!e) continue;
-                Target t = in_message(key, *e, content_id);
+                Target t = in_message(key, *e, e->count, content_id);
                 t.broken = broken || ci;
                 return t;
             }

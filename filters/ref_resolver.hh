@@ -58,7 +58,8 @@ public:
 
 private:
     std::optional<Target> mid_here(const std::string &id, const std::string &content_id, int from, bool ci) const;
-    Target in_message(const std::string &found_id, const RunIndex::Entry &e, const std::string &content_id) const;
+    // count: how many messages have the id (e's own count, or more that an index knows of).
+    Target in_message(const std::string &found_id, const RunIndex::Entry &e, int count, const std::string &content_id) const;
     const MessageIndex &ix_;
     const RunIndex &run_;
     const ExternalIndexes *externals_;

@@ -16,6 +16,8 @@
 #include <sqlite3.h>
 
 #include <map>
+#include <set>
+#include <string_view>
 
 namespace mimeuri {
 
@@ -89,14 +91,12 @@ std::vector<StoredMessage> messages_of(const MessageContext &ctx)
         s.offset = ctx.report().offset;
         s.number = ctx.report().index;
         s.section = section;
+        std::set<std::string_view> seen; // views into GMime's strings, alive with ctx
         for (const Node &n : ctx.nodes()) {
             if (n.message != m) continue;
             const char *cid = g_mime_object_get_content_id(n.object);
-            if (!cid) continue;
             // The first part with a Content-ID answers for it, as in the run's index.
-            bool seen = false;
-            for (const auto &c : s.cids) seen = seen || c.first == cid;
-            if (!seen) s.cids.emplace_back(cid, n.section);
+            if (cid && seen.insert(cid).second) s.cids.emplace_back(cid, n.section);
         }
         out.push_back(std::move(s));
     };
