@@ -96,7 +96,9 @@ public:
         if (db_ && pid_ == ::getpid()) notmuch_database_destroy(db_);
     }
 
-    std::optional<RunIndex::Entry> find(const std::string &id, bool) override
+    // The file is parsed for its Content-IDs only when a mid:msg/cid asks; the cache holds
+    // only such complete answers.
+    std::optional<RunIndex::Entry> find(const std::string &id, bool cids) override
     {
         if (auto c = cache_.find(id); c != cache_.end()) return c->second;
         notmuch_message_t *msg = nullptr;
@@ -109,11 +111,12 @@ public:
             StoredMessage m;
             m.message_id = id;
             m.source = file ? file : "";
-            // The Content-IDs of its parts, from the file notmuch names (any copy will do).
-            m.cids = content_ids(m.source, id);
             notmuch_message_destroy(msg);
+            // The Content-IDs of its parts, from the file notmuch names (any copy will do).
+            if (cids) m.cids = content_ids(m.source, id);
             out = RunIndex::entry_of(m, 1);
         }
+        if (!cids) return out;
         if (cache_.size() >= 256) cache_.clear();
         cache_.emplace(id, out);
         return out;
@@ -123,7 +126,7 @@ public:
     std::optional<std::string> find_ci(const std::string &id) override
     {
         std::string key = mid_ci_key(id);
-        if (key.empty() || key == id || !find(key, true)) return std::nullopt;
+        if (key.empty() || key == id || !find(key, false)) return std::nullopt;
         return key;
     }
 
