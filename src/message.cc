@@ -535,7 +535,13 @@ Status MessageContext::replace_header(GMimeHeader *h, std::string_view raw_value
     auto raw = raw_header(h);
     if (!raw) return raw.error();
     std::int64_t off = g_mime_header_get_offset(h);
-    if (auto s = add_edit(off, off + static_cast<std::int64_t>(raw->size()), to_eol(std::string(name) + ":" + value)); !s)
+    // A field that ends the input with no line break keeps having none: a break written
+    // there, before a field another pass adds after the block ("\nName: ..."), would make
+    // an empty line and push that field into the body.
+    std::string field = to_eol(std::string(name) + ":" + value);
+    if (raw->empty() || raw->back() != '\n')
+        while (!field.empty() && (field.back() == '\n' || field.back() == '\r')) field.pop_back();
+    if (auto s = add_edit(off, off + static_cast<std::int64_t>(raw->size()), field); !s)
         return s;
     replaced_.emplace_back(h, value);
     return ok();

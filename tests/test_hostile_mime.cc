@@ -247,6 +247,26 @@ TEST_CASE("a header block that ends the input with no line break: added headers 
     }
 }
 
+TEST_CASE("a result header that ends the input with no line break is replaced in place, and what is added after it stays in the header")
+{
+    // Found by fuzz_filter: the planted Content-Type-URI was replaced by a field ending in a
+    // line break, the summary header was added after the block with one of its own before it:
+    // an empty line, and Mimeuri-Refs in the body.
+    testing::TempDir d;
+    for (const char *eol : {"\n", "\r\n"}) {
+        CAPTURE(eol);
+        std::string m = std::string("Message-ID: <g@x>") + eol + "Content-Type-URI: ContentType:text/junk";
+        auto r = run("--labels=top --summary-header", d.file("m.eml", m));
+        CHECK(r.status == 0);
+        CHECK(r.out == std::string("Message-ID: <g@x>") + eol + "Content-Type-URI: ContentType:text/plain?charset=\"us-ascii\"" + eol +
+                           "Mimeuri-Refs: resolved=0 dangling=0 ambiguous=0");
+        // Only the summary header is added when the label is already right.
+        std::string right = std::string("Message-ID: <g@x>") + eol + "Content-Type-URI: ContentType:text/plain?charset=\"us-ascii\"";
+        r = run("--labels=top --summary-header", d.file("r.eml", right));
+        CHECK(r.out == right + eol + "Mimeuri-Refs: resolved=0 dangling=0 ambiguous=0");
+    }
+}
+
 TEST_CASE("mboxcl2: a changed message's Content-Length is updated, so every reader splits the output as the input")
 {
     testing::TempDir d;
