@@ -10,7 +10,10 @@
 #      One run over both files (`--check A B`, the run's own index) and one over B alone with
 #      --mid-index=A's index, each against the same run with B0: the difference, divided by
 #      the number of references, is what a reference costs. The reports of B's messages must be
-#      the same bytes both ways. bench/mid_lookup.c then times the index's two queries alone.
+#      the same bytes both ways. Each message of A is referred to about PER/10 times there
+#      (lookups are kept from message to message); "cold" does the same with every
+#      reference to a different message (N/10 messages of 10 links): nothing kept helps.
+#      bench/mid_lookup.c then times the index's two queries alone.
 #  (c) peak RSS (/usr/bin/time %M) of `mimeuri index`, of a --mid-index run (1,000 messages,
 #      20 references each, spread over the whole index) and of one `--check` run over the
 #      archive (its own index in memory), as the archive grows: N/10, N, 3N messages (GROW).
@@ -18,6 +21,7 @@
 # Usage: bash bench/archive.sh [N|quick] [BUILD_DIR]   (N 100000; quick: N=2000, one round)
 #        RUNS=3 rounds; PER=50 links per message of B; GROW="10000 100000 300000" sizes for (c)
 #        (N/10 N 3N); CORPUS=../shared/corpus. Quick mode's per-reference figures are noise.
+#        ONLY=b runs part (b) alone, over the mboxes and index an earlier run left.
 # The mboxes stay in bench/out/archive/ for the next run: about 7 GB per million messages
 # (2.9 GB with N=100000); remove them when done.
 set -euo pipefail
@@ -57,6 +61,7 @@ echo "$("$bin" --version | head -1); build $build"
 # (a) Indexing speed and size.
 archive "$n"
 a=a-$n.mbox
+if [ "${ONLY:-}" != b ]; then
 size=$(stat -c %s "$a")
 echo
 echo "## (a) mimeuri index over $a: $n messages, $size bytes"
@@ -88,6 +93,9 @@ echo "where the bytes are (dbstat):"
 sqlite3 "$idx" "SELECT '  ' || name || ': ' || sum(pgsize) || ' bytes' FROM dbstat GROUP BY name HAVING sum(pgsize) > 8192 ORDER BY sum(pgsize) DESC"
 again=$(rss "$bin" index -q -o "$idx" "$a")
 echo "the same index again, the mbox unchanged (nothing read): ${again% *} s"
+fi
+idx=a-$n.idx
+[ -f "$idx" ] || { echo "bench/archive.sh: no $idx: run it once without ONLY" >&2; exit 66; }
 
 # (b) A reference looked up in the index against one in the run's own index.
 nb=$((n / 10)); per=${PER:-50}
@@ -127,11 +135,35 @@ echo "per reference, the run's own index: $rw us wall, $rc us cpu"
 echo "per reference, --mid-index:         $iw us wall, $ic us cpu"
 echo "per-reference cost, --mid-index / the run's own index: $(ratio "$iw" "$rw")x wall, $(ratio "$ic" "$rc")x cpu (goal: at most 1x)"
 echo "whole runs: B alone with --mid-index takes $(ratio "$(field idx_mid 2 "${rows[@]}")" "$(field run_mid 2 "${rows[@]}")")x the time of one run over A and B"
+# The same with every reference to a message of its own (N/10 messages of N/(N/10) links:
+# each message of A referred to once), so that nothing looked up before helps.
+pc=$((n / nb)); bc=bc-$n.mbox; bc0=bc0-$n.mbox
+[ -f "$bc" ] || gen refs "$corpus" "$nb" "$bc" b a "$n" "$pc" mid
+[ -f "$bc0" ] || gen refs "$corpus" "$nb" "$bc0" b a "$n" "$pc" tag
+"$bin" --check "$a" "$bc" | grep -F '"source":"'"$bc"'"' > run-cold.jsonl
+"$bin" --check --mid-index="$idx" "$bc" > idx-cold.jsonl
+crefs=$(grep -o '"kind":"mid"' idx-cold.jsonl | wc -l)
+cdistinct=$(grep -o '"url":"mid:[^"/]*' idx-cold.jsonl | sort -u | wc -l)
+same=no; cmp -s run-cold.jsonl idx-cold.jsonl && same=yes
+echo
+echo "cold: $bc, $nb messages of $pc links, $crefs mid: references to $cdistinct different messages; reports identical both ways: $same"
+mapfile -t rows < <(rounds "$runs" \
+  run_mid "$bin --check $a $bc" \
+  run_tag "$bin --check $a $bc0" \
+  idx_mid "$bin --check --mid-index=$idx $bc" \
+  idx_tag "$bin --check --mid-index=$idx $bc0")
+refs=$crefs
+rw=$(per_ref 2 run_mid run_tag); rc=$(per_ref 4 run_mid run_tag)
+iw=$(per_ref 2 idx_mid idx_tag); ic=$(per_ref 4 idx_mid idx_tag)
+echo "cold, per reference, the run's own index: $rw us wall, $rc us cpu"
+echo "cold, per reference, --mid-index:         $iw us wall, $ic us cpu"
+echo "cold, per-reference cost, --mid-index / the run's own index: $(ratio "$iw" "$rw")x wall, $(ratio "$ic" "$rc")x cpu"
 grep -o '"url":"mid:[^"]*' idx.jsonl | sed 's/^"url":"mid://; s,/.*,,' > lookup.ids
 echo "the index's two queries alone (bench/mid_lookup.c, $(wc -l < lookup.ids) lookups, microseconds each):"
 ./mid_lookup "$idx" < lookup.ids | awk '{ printf "  %-12s %7.2f us  (%s found)\n", $1, $2, $3 }'
 
 # (c) Peak memory as the index grows.
+[ "${ONLY:-}" = b ] && exit 0
 echo
 echo "## (c) peak RSS as the archive grows"
 printf '%-9s %12s %11s %11s %9s %11s %9s %12s %9s\n' messages "index bytes" "index s" "index RSS" "lookup s" "lookup RSS" "us/ref" "--check RSS" "check s"

@@ -262,10 +262,20 @@ void MidStore::end_read()
     impl_->in_tx = false;
 }
 
+Result<std::int64_t> MidStore::data_version()
+{
+    auto q = impl_->prepare("PRAGMA data_version", path_);
+    if (!q) return q.error();
+    if (sqlite3_step(*q) != SQLITE_ROW) return impl_->fail("lookup", path_);
+    std::int64_t v = sqlite3_column_int64(*q, 0);
+    sqlite3_reset(*q);
+    return v;
+}
+
 Result<std::optional<MidStore::Found>> MidStore::find(const std::string &id, bool cids)
 {
     auto q = impl_->prepare("SELECT m.id, f.path, m.offset, m.number, m.section FROM messages m JOIN files f ON f.id = m.file "
-                            "WHERE m.message_id = ?1 ORDER BY m.file, m.number, m.id LIMIT 2",
+                            "WHERE m.message_id = ?1 LIMIT 2",
                             path_);
     if (!q) return q.error();
     sqlite3_stmt *s = *q;
@@ -290,7 +300,7 @@ Result<std::optional<MidStore::Found>> MidStore::find(const std::string &id, boo
     }
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) return impl_->fail("lookup", path_);
     sqlite3_reset(s);
-    if (!found || !cids) return found;
+    if (!found || !cids || found->count > 1) return found;
     auto c = impl_->prepare("SELECT content_id, section FROM cids WHERE message = ?1", path_);
     if (!c) return c.error();
     put(*c, 1, row);

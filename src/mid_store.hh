@@ -58,10 +58,12 @@ public:
 
     // --- Lookups.
     struct Found {
-        StoredMessage first; // the first indexed of the messages with this id
+        StoredMessage first; // the message with this id; when count is 2, one of them
         int count{0};        // how many messages have it (2 stands for "more than one")
     };
-    // The message(s) with exactly this Message-ID; with cids, the first one's Content-IDs.
+    // The message(s) with exactly this Message-ID; with cids and one message, its
+    // Content-IDs. Of several, which one comes is not defined: the id is ambiguous then, and
+    // the caller reports no target (no ORDER BY: its sorter cost more than the lookup).
     Result<std::optional<Found>> find(const std::string &id, bool cids = true);
     // Of the Message-IDs equal to id but for the case of the domain, the least (as the run's
     // own index picks, filters/ref_index.cc); nullopt when none.
@@ -71,6 +73,10 @@ public:
     // waits for end_read() (called after each message).
     Status begin_read();
     void end_read();
+    // Inside a read transaction: a number that changes when another connection has
+    // committed since (PRAGMA data_version), so that what was looked up earlier can be kept
+    // while it does not.
+    Result<std::int64_t> data_version();
 
     // --- Writing (open_write).
     // What the index knows of an input file.
