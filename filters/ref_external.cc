@@ -36,18 +36,21 @@ class MidIndexFile final : public ExternalIndex {
 public:
     explicit MidIndexFile(std::string path) : path_(std::move(path)) {}
 
-    std::optional<RunIndex::Entry> find(const std::string &id, bool cids) override
+    const RunIndex::Entry *find(const std::string &id, bool cids) override
     {
         MidStore &st = reading();
-        if (auto c = found_.find(id); c != found_.end() && (c->second.with_cids || !cids || !c->second.entry))
-            return c->second.entry;
+        auto c = found_.find(id);
+        if (c != found_.end() && (c->second.with_cids || !cids || !c->second.entry)) return c->second.get();
         auto found = st.find(id, cids);
         if (!found) throw std::runtime_error(found.error().message);
-        std::optional<RunIndex::Entry> e;
-        if (*found) e = RunIndex::entry_of((*found)->first, (*found)->count);
-        make_room();
-        found_[id] = Cached{e, cids};
-        return e;
+        if (c == found_.end()) {
+            make_room();
+            c = found_.try_emplace(id).first;
+        }
+        c->second.with_cids = cids;
+        c->second.entry.reset();
+        if (*found) c->second.entry = RunIndex::entry_of(std::move((*found)->first), (*found)->count);
+        return c->second.get();
     }
 
     std::optional<std::string> find_ci(const std::string &id) override
@@ -77,6 +80,7 @@ private:
     struct Cached {
         std::optional<RunIndex::Entry> entry; // nullopt: no message has the id
         bool with_cids{false};
+        const RunIndex::Entry *get() const { return entry ? &*entry : nullptr; }
     };
 
     void make_room()
@@ -162,9 +166,9 @@ public:
 
     // The file is parsed for its Content-IDs only when a mid:msg/cid asks; the cache holds
     // only such complete answers.
-    std::optional<RunIndex::Entry> find(const std::string &id, bool cids) override
+    const RunIndex::Entry *find(const std::string &id, bool cids) override
     {
-        if (auto c = cache_.find(id); c != cache_.end()) return c->second;
+        if (auto c = cache_.find(id); c != cache_.end()) return c->second ? &*c->second : nullptr;
         notmuch_message_t *msg = nullptr;
         notmuch_status_t st = notmuch_database_find_message(db(), id.c_str(), &msg);
         if (st != NOTMUCH_STATUS_SUCCESS)
@@ -180,10 +184,13 @@ public:
             if (cids) m.cids = content_ids(m.source, id);
             out = RunIndex::entry_of(m, 1);
         }
-        if (!cids) return out;
+        if (!cids) {
+            last_ = std::move(out);
+            return last_ ? &*last_ : nullptr;
+        }
         if (cache_.size() >= 256) cache_.clear();
-        cache_.emplace(id, out);
-        return out;
+        auto &held = cache_.emplace(id, std::move(out)).first->second;
+        return held ? &*held : nullptr;
     }
 
     // notmuch compares ids exactly: the id with its domain in lower case is tried too.
@@ -224,6 +231,7 @@ private:
     notmuch_database_t *db_{nullptr};
     unsigned gen_{0};
     std::map<std::string, std::optional<RunIndex::Entry>> cache_;
+    std::optional<RunIndex::Entry> last_; // an answer without Content-IDs, not kept
 };
 
 #endif

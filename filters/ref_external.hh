@@ -20,8 +20,9 @@ class ExternalIndex {
 public:
     virtual ~ExternalIndex() = default;
     // The message with exactly this Message-ID (Entry::count 2: more than one has it); its
-    // Content-IDs only with cids.
-    virtual std::optional<RunIndex::Entry> find(const std::string &id, bool cids = true) = 0;
+    // Content-IDs only with cids. Null when none has it. The entry is the index's: valid
+    // until its next find, find_ci or done.
+    virtual const RunIndex::Entry *find(const std::string &id, bool cids = true) = 0;
     // The Message-ID it holds that is id but for the case of the domain (the least of
     // several), if any.
     virtual std::optional<std::string> find_ci(const std::string &id) = 0;

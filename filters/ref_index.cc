@@ -154,15 +154,15 @@ void RunIndex::add(const std::string &id, Entry e)
     it->second.count = count;
 }
 
-RunIndex::Entry RunIndex::entry_of(const StoredMessage &m, int count)
+RunIndex::Entry RunIndex::entry_of(StoredMessage m, int count)
 {
     Entry e;
     e.count = count;
     e.index = m.number;
-    e.section = m.section;
-    e.source = m.source;
+    e.section = std::move(m.section);
+    e.source = std::move(m.source);
     e.offset = m.offset;
-    for (const auto &[cid, section] : m.cids) e.cids.emplace(cid, section);
+    for (auto &[cid, section] : m.cids) e.cids.emplace(std::move(cid), std::move(section));
     return e;
 }
 

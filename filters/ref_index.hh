@@ -73,7 +73,7 @@ public:
         std::string source;                      // where the message lives: its input
         std::int64_t offset{0};                  // ... and its offset there
     };
-    static Entry entry_of(const StoredMessage &m, int count);
+    static Entry entry_of(StoredMessage m, int count);
     using Found = const std::pair<const std::string, Entry> *;
 
     // Indexes the message and the messages embedded in it.

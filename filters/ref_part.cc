@@ -212,9 +212,12 @@ std::optional<Decision> PartRewriter::resolve_ref(const html::Ref &ref, const st
         if (opts_.mid == RefOptions::Mid::Off) return std::nullopt;
         d.kind = Kind::Mid;
         d.target = resolver_.mid(ref.url, node_);
-        // A later message of the input may still carry it (or, with no id to wait for, change
-        // what it found): the run plans this message again once the input is indexed.
-        if (d.target.status == RefStatus::Dangling) ctx_.wait_for(d.target.unknown_id);
+        // A later message of the input may still carry it: the run plans this message again
+        // once the input is indexed, if that id was seen meanwhile. A mid:msg/cid whose
+        // message was found but has no such part waits on that message's id (a later copy
+        // would make it ambiguous), not on nothing (which plans it again whatever came).
+        if (d.target.status == RefStatus::Dangling)
+            ctx_.wait_for(!d.target.unknown_id.empty() ? d.target.unknown_id : d.target.message_id);
     } else {
         if (!ix_.any_location || opts_.cid == RefOptions::Cid::Off) return std::nullopt;
         if (starts_ci(ref.url, "data:") || starts_ci(ref.url, "javascript:") || starts_ci(ref.url, "mailto:") ||

@@ -16,6 +16,7 @@
 #include <sqlite3.h>
 
 #include <map>
+#include <unordered_map>
 #include <set>
 #include <string_view>
 
@@ -26,6 +27,13 @@ namespace {
 constexpr int kSchemaVersion = 1;
 constexpr int kApplicationId = 0x6d696d75; // "mimu": `file` and a reader tell it from other SQLite files
 constexpr int kBatch = 5000;               // messages per transaction
+
+// The lookup by Message-ID reads this index alone (it holds every column the lookup
+// needs but the file's path): no second B-tree search in the messages table. Indexes made
+// before it had messages_id(message_id): open_write() replaces that one (a lookup over an
+// index not yet migrated is as right, and slower).
+const char *kLookupIndex = "CREATE INDEX IF NOT EXISTS messages_lookup ON messages(message_id, file, offset, number, section); "
+                           "DROP INDEX IF EXISTS messages_id;";
 
 const char *kSchema = R"(
 CREATE TABLE IF NOT EXISTS files(
@@ -45,7 +53,7 @@ CREATE TABLE IF NOT EXISTS messages(
   section TEXT NOT NULL,
   message_id TEXT NOT NULL,
   ci_key TEXT);
-CREATE INDEX IF NOT EXISTS messages_id ON messages(message_id);
+CREATE INDEX IF NOT EXISTS messages_lookup ON messages(message_id, file, offset, number, section);
 CREATE INDEX IF NOT EXISTS messages_ci ON messages(ci_key) WHERE ci_key IS NOT NULL;
 CREATE INDEX IF NOT EXISTS messages_file ON messages(file);
 CREATE TABLE IF NOT EXISTS cids(
@@ -112,7 +120,9 @@ struct MidStore::Impl {
     bool writing{false};
     bool in_tx{false};
     int pending{0};
-    std::map<std::string, Stmt> stmts;
+    // Prepared once, keyed by the address of the query's text (a literal at each call site):
+    // no string built and compared on every lookup.
+    std::unordered_map<const char *, Stmt> stmts;
 
     ~Impl()
     {
@@ -242,6 +252,14 @@ Result<MidStore> MidStore::open_write(const std::string &path, int busy_ms)
                            "; PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";";
         if (Status s = im.exec(init.c_str(), path); !s) return s.error();
         if (Status s = st.commit(); !s) return s.error();
+    } else {
+        auto migrated = pragma_int(im.db, "SELECT count(*) FROM sqlite_schema WHERE name = 'messages_lookup'", path);
+        if (!migrated) return migrated.error();
+        if (*migrated == 0) {
+            if (Status s = im.begin(path); !s) return s.error();
+            if (Status s = im.exec(kLookupIndex, path); !s) return s.error();
+            if (Status s = st.commit(); !s) return s.error();
+        }
     }
     return st;
 }

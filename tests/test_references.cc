@@ -136,6 +136,28 @@ TEST_CASE("mid: resolves in the message, its embedded messages, and other files 
     CHECK(fixed.find("mid:c@x") != std::string::npos);
 }
 
+TEST_CASE("mid:msg/cid to an earlier message with no such part, in one mbox: dangling, ambiguous once a later copy comes")
+{
+    // The reference waits on the message it found: a later message with the same id makes
+    // the id ambiguous, as one run that knew every message would say.
+    auto msg = [](const std::string &id, const std::string &body) {
+        return "From x@y Mon Jan  1 00:00:00 2024\nMessage-ID: <" + id + ">\nContent-Type: text/html\n\n" + body + "\n\n";
+    };
+    const std::string first = msg("a@x", "<p>a</p>");
+    const std::string linking = msg("l@x", "<a href=\"mid:a@x/nopart@x\">a's part</a>");
+    testing::TempDir d;
+    for (bool copy_later : {false, true}) {
+        CAPTURE(copy_later);
+        std::string mbox = first + linking + (copy_later ? msg("a@x", "<p>again</p>") : "");
+        Report r;
+        auto p = mimeuri("--check " + quote(d.file(copy_later ? "two.mbox" : "one.mbox", mbox)));
+        REQUIRE(p.status == 0);
+        r.load(p.out);
+        REQUIRE(r.messages.size() == (copy_later ? 3u : 2u));
+        CHECK(s(r.ref(1, 0), "status") == (copy_later ? "ambiguous" : "dangling"));
+    }
+}
+
 TEST_CASE("extract: safe, unique names; nothing outside the folder; nothing overwritten")
 {
     std::string m = "Message-ID: <e@x>\nContent-Type: multipart/related; boundary=r\n\n"
