@@ -111,16 +111,25 @@ same=no; cmp -s run.jsonl idx.jsonl && same=yes
 echo
 echo "## (b) $b: $nb HTML messages, $refs mid: references to $a ($resolved resolved, $withcid of them mid:msg/cid)"
 echo "reports of B's messages, one run over A and B vs B alone with --mid-index: identical: $same"
+# One input (A and B in one mbox) as well as two: a run over one input indexes its messages
+# as it plans them and holds those with a dangling mid: until the input's end (a later one
+# may carry the id), as B alone with --mid-index does; over two inputs it indexes all first.
+[ -f "ab-$n.mbox" ] || cat "$a" "$b" > "ab-$n.mbox"
+[ -f "ab0-$n.mbox" ] || cat "$a" "$b0" > "ab0-$n.mbox"
 mapfile -t rows < <(rounds "$runs" \
   run_mid "$bin --check $a $b" \
   run_tag "$bin --check $a $b0" \
+  one_mid "$bin --check ab-$n.mbox" \
+  one_tag "$bin --check ab0-$n.mbox" \
   idx_mid "$bin --check --mid-index=$idx $b" \
   idx_tag "$bin --check --mid-index=$idx $b0")
 printf '%-44s %9s %9s %9s\n' run "best s" "worst s" "cpu s"
-for l in run_mid run_tag idx_mid idx_tag; do
+for l in run_mid run_tag one_mid one_tag idx_mid idx_tag; do
   case $l in
     run_mid) what="one run: --check A B";;
     run_tag) what="one run: --check A B0 (no references)";;
+    one_mid) what="one run, one input: --check AB";;
+    one_tag) what="one run, one input: --check AB0";;
     idx_mid) what="--check --mid-index=A.idx B";;
     idx_tag) what="--check --mid-index=A.idx B0 (no references)";;
   esac
@@ -129,11 +138,17 @@ done
 per_ref() { # kind(2 wall, 4 cpu) mid tag -> microseconds per reference
   awk -v a="$(field "$2" "$1" "${rows[@]}")" -v b="$(field "$3" "$1" "${rows[@]}")" -v r="$refs" 'BEGIN { printf "%.2f", (a - b) * 1e6 / r }'
 }
-rw=$(per_ref 2 run_mid run_tag); rc=$(per_ref 4 run_mid run_tag)
-iw=$(per_ref 2 idx_mid idx_tag); ic=$(per_ref 4 idx_mid idx_tag)
-echo "per reference, the run's own index: $rw us wall, $rc us cpu"
-echo "per reference, --mid-index:         $iw us wall, $ic us cpu"
-echo "per-reference cost, --mid-index / the run's own index: $(ratio "$iw" "$rw")x wall, $(ratio "$ic" "$rc")x cpu (goal: at most 1x)"
+per_ref_lines() { # label prefix
+  local rw rc ow oc iw ic
+  rw=$(per_ref 2 run_mid run_tag); rc=$(per_ref 4 run_mid run_tag)
+  ow=$(per_ref 2 one_mid one_tag); oc=$(per_ref 4 one_mid one_tag)
+  iw=$(per_ref 2 idx_mid idx_tag); ic=$(per_ref 4 idx_mid idx_tag)
+  echo "${1}per reference, the run's own index, two inputs: $rw us wall, $rc us cpu"
+  echo "${1}per reference, the run's own index, one input:  $ow us wall, $oc us cpu"
+  echo "${1}per reference, --mid-index:                      $iw us wall, $ic us cpu"
+  echo "${1}per-reference cost, --mid-index / the run's own index: $(ratio "$iw" "$rw")x wall, $(ratio "$ic" "$rc")x cpu (two inputs); $(ratio "$iw" "$ow")x wall, $(ratio "$ic" "$oc")x cpu (one input) (goal: at most 1x)"
+}
+per_ref_lines ""
 echo "whole runs: B alone with --mid-index takes $(ratio "$(field idx_mid 2 "${rows[@]}")" "$(field run_mid 2 "${rows[@]}")")x the time of one run over A and B"
 # The same with every reference to a message of its own (N/10 messages of N/(N/10) links:
 # each message of A referred to once), so that nothing looked up before helps.
@@ -147,17 +162,17 @@ cdistinct=$(grep -o '"url":"mid:[^"/]*' idx-cold.jsonl | sort -u | wc -l)
 same=no; cmp -s run-cold.jsonl idx-cold.jsonl && same=yes
 echo
 echo "cold: $bc, $nb messages of $pc links, $crefs mid: references to $cdistinct different messages; reports identical both ways: $same"
+[ -f "abc-$n.mbox" ] || cat "$a" "$bc" > "abc-$n.mbox"
+[ -f "abc0-$n.mbox" ] || cat "$a" "$bc0" > "abc0-$n.mbox"
 mapfile -t rows < <(rounds "$runs" \
   run_mid "$bin --check $a $bc" \
   run_tag "$bin --check $a $bc0" \
+  one_mid "$bin --check abc-$n.mbox" \
+  one_tag "$bin --check abc0-$n.mbox" \
   idx_mid "$bin --check --mid-index=$idx $bc" \
   idx_tag "$bin --check --mid-index=$idx $bc0")
 refs=$crefs
-rw=$(per_ref 2 run_mid run_tag); rc=$(per_ref 4 run_mid run_tag)
-iw=$(per_ref 2 idx_mid idx_tag); ic=$(per_ref 4 idx_mid idx_tag)
-echo "cold, per reference, the run's own index: $rw us wall, $rc us cpu"
-echo "cold, per reference, --mid-index:         $iw us wall, $ic us cpu"
-echo "cold, per-reference cost, --mid-index / the run's own index: $(ratio "$iw" "$rw")x wall, $(ratio "$ic" "$rc")x cpu"
+per_ref_lines "cold, "
 grep -o '"url":"mid:[^"]*' idx.jsonl | sed 's/^"url":"mid://; s,/.*,,' > lookup.ids
 echo "the index's two queries alone (bench/mid_lookup.c, $(wc -l < lookup.ids) lookups, microseconds each):"
 ./mid_lookup "$idx" < lookup.ids | awk '{ printf "  %-12s %7.2f us  (%s found)\n", $1, $2, $3 }'
