@@ -14,6 +14,7 @@
 
 #include <gmime/gmime.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -42,7 +43,7 @@ std::string without_trailing_slash(std::string p)
 }
 
 struct Totals {
-    std::size_t inputs{0}, read{0}, unchanged{0}, moved{0}, forgotten{0}, messages{0}, ids{0}, failed{0};
+    std::size_t inputs{0}, read{0}, unchanged{0}, appended{0}, moved{0}, forgotten{0}, messages{0}, ids{0}, failed{0};
     Code worst{Code::Ok};
     void fail(const Error &e)
     {
@@ -53,13 +54,49 @@ struct Totals {
     }
 };
 
+// A digest of the file's first and last bytes up to `size` (4 KiB each) and of size itself:
+// the next run tells from it whether an mbox only grew since (its indexed bytes still
+// there). A mail client that rewrites the mbox (a message expunged, flags written back)
+// shifts or changes those bytes, and the file is read again whole.
+Result<std::string> tail_of(const Source &src, std::int64_t size)
+{
+    constexpr std::int64_t kEnds = 4096;
+    auto head = src.slice(0, std::min(size, kEnds));
+    if (!head) return head.error();
+    auto bytes = src.slice(std::max<std::int64_t>(0, size - kEnds), size);
+    if (!bytes) return bytes.error();
+    *bytes += "|" + *head + "|" + std::to_string(size);
+    GCharPtr sum(g_compute_checksum_for_data(G_CHECKSUM_SHA256, reinterpret_cast<const guchar *>(bytes->data()), bytes->size()));
+    return std::string(sum.get());
+}
+
+// Whether the mbox `src` is `was` with messages appended: its indexed bytes end as they did,
+// with an empty line, and a "From " line starts right after them (where a read of the whole
+// file would open a message too).
+Result<bool> only_appended(const Source &src, const MidStore::FileState &was)
+{
+    if (was.tail.empty() || was.messages < 1 || was.size < 2 || src.size() <= was.size) return false;
+    auto t = tail_of(src, was.size);
+    if (!t) return t.error();
+    if (*t != was.tail) return false;
+    auto around = src.slice(std::max<std::int64_t>(0, was.size - 3), std::min(src.size(), was.size + 5));
+    if (!around) return around.error();
+    std::string_view a(*around);
+    const std::size_t at = static_cast<std::size_t>(was.size - std::max<std::int64_t>(0, was.size - 3));
+    std::string_view before = a.substr(0, at), after = a.substr(at);
+    const bool empty_line = before.size() >= 2 && (before.substr(before.size() - 2) == "\n\n" ||
+                                                   (before.size() >= 3 && before.substr(before.size() - 3) == "\n\r\n"));
+    return empty_line && after.substr(0, 5) == "From ";
+}
+
 class Indexer {
 public:
     Indexer(MidStore &store, Totals &t) : store_(store), t_(t) {}
 
-    // One mbox or message file; maildir/unique set for a Maildir's file.
+    // One mbox or message file; maildir/unique set for a Maildir's file. was: what the index
+    // knows of it, if anything: an mbox that only grew is read from where it ended.
     Status file(const std::string &path, const struct stat &st, const std::string &maildir = {},
-                const std::string &unique = {})
+                const std::string &unique = {}, const MidStore::FileState *was = nullptr)
     {
         auto src = Source::open_path(path, std::size_t{8} << 20);
         if (!src) return src.error();
@@ -69,11 +106,23 @@ public:
             if (!m) return m.error();
             if (*m) format = Format::Mbox;
         }
-        auto id = store_.begin_file(path, src->size(), mtime_ns(st), maildir, unique);
+        bool appended = false;
+        if (was && format == Format::Mbox) {
+            auto a = only_appended(*src, *was);
+            if (!a) return a.error();
+            appended = *a;
+        }
+        auto id = appended ? store_.grow_file(was->id, src->size(), mtime_ns(st))
+                           : store_.begin_file(path, src->size(), mtime_ns(st), maildir, unique);
         if (!id) return id.error();
         Splitter splitter(*src, format);
-        std::vector<Segment> segs;
         std::size_t number = 0;
+        if (appended) {
+            splitter.start_at(was->size);
+            number = static_cast<std::size_t>(was->messages);
+            ++t_.appended;
+        }
+        std::vector<Segment> segs;
         for (bool done = false; !done;) {
             auto r = splitter.step(segs, std::int64_t{1} << 20);
             if (!r) return r.error();
@@ -92,7 +141,13 @@ public:
             segs.clear();
         }
         ++t_.read;
-        return store_.end_file(*id, static_cast<std::int64_t>(number));
+        std::string tail;
+        if (format == Format::Mbox) {
+            auto t = tail_of(*src, src->size());
+            if (!t) return t.error();
+            tail = std::move(*t);
+        }
+        return store_.end_file(*id, static_cast<std::int64_t>(number), tail);
     }
 
     Status maildir(const std::string &dir)
@@ -229,7 +284,7 @@ int run_index_command(int argc, char **argv)
             auto known = store->file(path);
             if (!known) s = known.error();
             else if (*known && (*known)->size == st.st_size && (*known)->mtime_ns == mtime_ns(st)) ++t.unchanged;
-            else s = ix.file(path, st);
+            else s = ix.file(path, st, {}, {}, *known ? &**known : nullptr);
         }
         if (!s) {
             t.fail(s.error());
@@ -241,9 +296,9 @@ int run_index_command(int argc, char **argv)
     if (!quiet) {
         auto total = store->count_messages();
         std::fprintf(stderr,
-                     "mimeuri: index: %s: %zu messages read (%zu Message-IDs) from %zu files; %zu unchanged, %zu moved, "
-                     "%zu gone; %lld Message-IDs in the index\n",
-                     output, t.messages, t.ids, t.read, t.unchanged, t.moved, t.forgotten,
+                     "mimeuri: index: %s: %zu messages read (%zu Message-IDs) from %zu files (%zu of them mboxes read "
+                     "from where they had ended); %zu unchanged, %zu moved, %zu gone; %lld Message-IDs in the index\n",
+                     output, t.messages, t.ids, t.read, t.appended, t.unchanged, t.moved, t.forgotten,
                      static_cast<long long>(total ? *total : -1));
     }
     return t.worst == Code::Ok ? 0 : exit_status(t.worst);

@@ -109,8 +109,8 @@ Result<bool> Splitter::fill(std::int64_t off)
 
 void Splitter::opened(std::vector<Segment> &out, Start s)
 {
-    if (!any_ && s.from_line != 0) // leading data that is not an mbox message: one of its own
-        out.push_back({0, 0, s.separator, s.from_line});
+    if (!any_ && s.from_line != start_) // leading data that is not an mbox message: one of its own
+        out.push_back({start_, start_, s.separator, s.from_line});
     if (any_) out.push_back({last_.from_line, last_.message, std::max(s.separator, last_.message), s.from_line});
     any_ = true;
     last_ = s;
@@ -176,7 +176,7 @@ Result<bool> Splitter::step(std::vector<Segment> &out, std::int64_t budget)
         line_ = next;
     }
     if (line_ < size) return false;
-    if (!any_) out.push_back({0, 0, size, size});
+    if (!any_) out.push_back({start_, start_, size, size});
     else out.push_back({last_.from_line, last_.message, std::max(size, last_.message), size});
     buf_.clear();
     buf_.shrink_to_fit();

@@ -46,6 +46,13 @@ Result<std::vector<Segment>> split(const Source &src, Format format);
 class Splitter {
 public:
     Splitter(const Source &src, Format format) : src_(src), format_(format) {}
+    // Splits from off on, as if the input started there (`mimeuri index` reading only what
+    // was appended to an mbox: off is the start of a "From " line after an empty line).
+    void start_at(std::int64_t off)
+    {
+        start_ = line_ = buf_off_ = off;
+        buf_.clear();
+    }
     Result<bool> step(std::vector<Segment> &out, std::int64_t budget);
     bool done() const { return done_; }
 
@@ -66,6 +73,7 @@ private:
     std::int64_t prev_line_{-1}; // start of the previous line
     bool prev_empty_{true};     // the start of input counts as "after an empty line"
     bool any_{false};           // a "From " line was found
+    std::int64_t start_{0};     // where splitting started
     Start last_{};              // the latest, whose message's end is not known yet
 };
 

@@ -43,7 +43,8 @@ CREATE TABLE IF NOT EXISTS files(
   mtime_ns INTEGER NOT NULL,
   messages INTEGER NOT NULL DEFAULT 0,
   maildir TEXT,
-  uniq TEXT);
+  uniq TEXT,
+  tail TEXT);
 CREATE INDEX IF NOT EXISTS files_maildir ON files(maildir, uniq) WHERE maildir IS NOT NULL;
 CREATE TABLE IF NOT EXISTS messages(
   id INTEGER PRIMARY KEY,
@@ -253,11 +254,18 @@ Result<MidStore> MidStore::open_write(const std::string &path, int busy_ms)
         if (Status s = im.exec(init.c_str(), path); !s) return s.error();
         if (Status s = st.commit(); !s) return s.error();
     } else {
-        auto migrated = pragma_int(im.db, "SELECT count(*) FROM sqlite_schema WHERE name = 'messages_lookup'", path);
-        if (!migrated) return migrated.error();
-        if (*migrated == 0) {
+        // Indexes made before the lookup index and the files' tail: brought up to date here
+        // (the format number stays: older and newer readers answer alike).
+        auto lookup = pragma_int(im.db, "SELECT count(*) FROM sqlite_schema WHERE name = 'messages_lookup'", path);
+        if (!lookup) return lookup.error();
+        auto tail = pragma_int(im.db, "SELECT count(*) FROM pragma_table_info('files') WHERE name = 'tail'", path);
+        if (!tail) return tail.error();
+        if (*lookup == 0 || *tail == 0) {
             if (Status s = im.begin(path); !s) return s.error();
-            if (Status s = im.exec(kLookupIndex, path); !s) return s.error();
+            if (*lookup == 0)
+                if (Status s = im.exec(kLookupIndex, path); !s) return s.error();
+            if (*tail == 0)
+                if (Status s = im.exec("ALTER TABLE files ADD COLUMN tail TEXT", path); !s) return s.error();
             if (Status s = st.commit(); !s) return s.error();
         }
     }
@@ -349,14 +357,14 @@ Result<std::optional<std::string>> MidStore::find_ci(const std::string &id)
 
 Result<std::optional<MidStore::FileState>> MidStore::file(const std::string &path)
 {
-    auto q = impl_->prepare("SELECT id, size, mtime_ns, messages FROM files WHERE path = ?1", path_);
+    auto q = impl_->prepare("SELECT id, size, mtime_ns, messages, tail FROM files WHERE path = ?1", path_);
     if (!q) return q.error();
     put(*q, 1, path);
     std::optional<FileState> out;
     int rc = sqlite3_step(*q);
     if (rc == SQLITE_ROW)
         out = FileState{sqlite3_column_int64(*q, 0), path, sqlite3_column_int64(*q, 1), sqlite3_column_int64(*q, 2),
-                        sqlite3_column_int64(*q, 3)};
+                        sqlite3_column_int64(*q, 3), text_of(*q, 4)};
     else if (rc != SQLITE_DONE)
         return impl_->fail("lookup", path_);
     sqlite3_reset(*q);
@@ -429,12 +437,26 @@ Status MidStore::add(std::int64_t file, const StoredMessage &m)
     return ok();
 }
 
-Status MidStore::end_file(std::int64_t file, std::int64_t messages)
+Result<std::int64_t> MidStore::grow_file(std::int64_t file, std::int64_t size, std::int64_t mtime_ns)
 {
-    auto q = impl_->prepare("UPDATE files SET messages = ?2 WHERE id = ?1", path_);
+    if (Status s = impl_->begin(path_); !s) return s.error();
+    auto q = impl_->prepare("UPDATE files SET size = ?2, mtime_ns = ?3, tail = NULL WHERE id = ?1", path_);
+    if (!q) return q.error();
+    put(*q, 1, file);
+    put(*q, 2, size);
+    put(*q, 3, mtime_ns);
+    if (sqlite3_step(*q) != SQLITE_DONE) return impl_->fail("cannot update the index", path_);
+    return file;
+}
+
+Status MidStore::end_file(std::int64_t file, std::int64_t messages, const std::string &tail)
+{
+    auto q = impl_->prepare("UPDATE files SET messages = ?2, tail = ?3 WHERE id = ?1", path_);
     if (!q) return q.error();
     put(*q, 1, file);
     put(*q, 2, messages);
+    if (tail.empty()) sqlite3_bind_null(*q, 3);
+    else put(*q, 3, tail);
     if (sqlite3_step(*q) != SQLITE_DONE) return impl_->fail("cannot update the index", path_);
     // A file's rows and its record commit together: an interrupted run leaves no file half
     // indexed (it is read again next time).

@@ -86,6 +86,7 @@ public:
         std::int64_t size{0};
         std::int64_t mtime_ns{0};
         std::int64_t messages{0}; // messages indexed from it (with or without a Message-ID)
+        std::string tail;         // a digest of its last bytes as indexed ("" unknown)
     };
     Result<std::optional<FileState>> file(const std::string &path);
     // Every file indexed from the Maildir `dir`, keyed by unique part (maildir.hh).
@@ -93,8 +94,12 @@ public:
     // A file (re)indexed: its old rows go, a fresh record is made; returns its id.
     Result<std::int64_t> begin_file(const std::string &path, std::int64_t size, std::int64_t mtime_ns,
                                      const std::string &maildir, const std::string &unique);
+    // An mbox that grew by messages appended to it: its record keeps its rows, takes the new
+    // size and mtime; the new messages are added after it. Returns its id.
+    Result<std::int64_t> grow_file(std::int64_t file, std::int64_t size, std::int64_t mtime_ns);
     Status add(std::int64_t file, const StoredMessage &m);
-    Status end_file(std::int64_t file, std::int64_t messages);
+    // tail: the file's digest (index_cmd.cc), to tell next time whether it only grew.
+    Status end_file(std::int64_t file, std::int64_t messages, const std::string &tail = {});
     // A Maildir file the IMAP server renamed (flags, new/ -> cur/): the same message, moved.
     Status rename_file(std::int64_t file, const std::string &path);
     Status forget_file(std::int64_t file);

@@ -24,6 +24,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -235,6 +236,68 @@ def shards_mode(d, msgs, parallel):
               "--pipepart: %s resolved differently:\n  one run %s\n  blocks  %s" % (a["message_id"], key(a), key(b)))
 
 
+SUMMARY = re.compile(rb"(\d+) messages read \(\d+ Message-IDs\) from (\d+) files \((\d+) of them mboxes read from where "
+                     rb"they had ended\); (\d+) unchanged, (\d+) moved, (\d+) gone")
+
+
+def index_rows(path):
+    """What an index holds, in a form two indexes of the same files compare equal in."""
+    db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+    try:
+        files = db.execute("SELECT path, size, messages FROM files ORDER BY path").fetchall()
+        msgs = db.execute("SELECT f.path, m.number, m.offset, m.section, m.message_id FROM messages m JOIN files f "
+                          "ON f.id = m.file ORDER BY f.path, m.number, m.section").fetchall()
+        cids = db.execute("SELECT m.message_id, m.section, c.content_id, c.section FROM cids c JOIN messages m "
+                          "ON m.id = c.message ORDER BY 1, 2, 3").fetchall()
+        return files, msgs, cids
+    finally:
+        db.close()
+
+
+def mbox_append_mode(d, msgs):
+    """An mbox that grows is read from where it ended, and the index is what a fresh one over
+    the whole file would be; an mbox rewritten otherwise is read again whole."""
+    box = os.path.join(d, "box.mbox")
+    open(box, "wb").write(b"".join(mbox_entry(m[1]) for m in msgs[13:18]))
+
+    def index(name="box.midx"):
+        r = run([BIN, "index", "-o", name, "box.mbox"], cwd=d)
+        check(r.returncode == 0, "index: exit %d %s" % (r.returncode, r.stderr))
+        m = SUMMARY.search(r.stderr)
+        return (int(m.group(1)), int(m.group(3))) if m else None  # messages read, mboxes appended to
+
+    def fresh_equal(what):
+        fresh = os.path.join(d, "fresh.midx")
+        if os.path.exists(fresh):
+            os.unlink(fresh)
+        index("fresh.midx")
+        check(index_rows(os.path.join(d, "box.midx")) == index_rows(fresh), what + ": the index differs from a fresh one")
+
+    check(index() == (5, 0), "first index of the mbox")
+    with open(box, "ab") as f:  # three messages delivered
+        f.write(b"".join(mbox_entry(m[1]) for m in msgs[18:21]))
+    check(index() == (3, 1), "an mbox with three messages appended: not only they read")
+    fresh_equal("after an append")
+    check(index() == (0, 0), "an unchanged mbox read again")
+    # A mail client expunges the first message and writes the mbox back, then one arrives:
+    # larger than before, but not what was indexed plus more. Read again whole.
+    data = open(box, "rb").read()
+    second = data.index(b"\nFrom ", 1) + 1
+    open(box, "wb").write(data[second:] + b"".join(mbox_entry(m[1]) for m in msgs[21:24]))
+    check(os.path.getsize(box) > len(data), "the test's rewritten mbox should be larger")
+    check(index() == (10, 0), "a rewritten mbox not read again whole")
+    fresh_equal("after a rewrite")
+    # A message appended with no empty line before its "From " line is no new message to a
+    # reader of the whole file: not taken as appended either.
+    data = open(box, "rb").read().rstrip(b"\r\n") + b"\n"
+    open(box, "wb").write(data)
+    index()
+    open(box, "ab").write(mbox_entry(msgs[24][1]))
+    read, appended = index()
+    check(appended == 0, "a \"From \" line after no empty line taken as an appended message")
+    fresh_equal("after a glued append")
+
+
 def maildir_mode(d, msgs):
     md = os.path.join(d, "Maildir")
     for sub in ("cur", "new", "tmp"):
@@ -248,9 +311,8 @@ def maildir_mode(d, msgs):
     def index():
         r = run([BIN, "index", "-o", "md.midx", "Maildir"], cwd=d)
         check(r.returncode == 0, "index: exit %d %s" % (r.returncode, r.stderr))
-        m = re.search(rb"(\d+) messages read \(\d+ Message-IDs\) from (\d+) files; (\d+) unchanged, (\d+) moved, (\d+) gone",
-                      r.stderr)
-        return tuple(int(x) for x in m.groups()[1:]) if m else None
+        m = SUMMARY.search(r.stderr)
+        return (int(m.group(2)), int(m.group(4)), int(m.group(5)), int(m.group(6))) if m else None
 
     def resolves(mid):
         q = os.path.join(d, "q.eml")
@@ -340,6 +402,7 @@ def main():
             shards_mode(d, msgs[:45], MODE == "parallel")
         elif MODE == "maildir":
             maildir_mode(d, msgs)
+            mbox_append_mode(d, msgs)
         elif MODE == "notmuch":
             notmuch_mode(d, msgs)
         else:
