@@ -114,15 +114,18 @@ echo "reports of B's messages, one run over A and B vs B alone with --mid-index:
 # One input (A and B in one mbox) as well as two: a run over one input indexes its messages
 # as it plans them and holds those with a dangling mid: until the input's end (a later one
 # may carry the id), as B alone with --mid-index does; over two inputs it indexes all first.
-[ -f "ab-$n.mbox" ] || cat "$a" "$b" > "ab-$n.mbox"
-[ -f "ab0-$n.mbox" ] || cat "$a" "$b0" > "ab0-$n.mbox"
-mapfile -t rows < <(rounds "$runs" \
-  run_mid "$bin --check $a $b" \
-  run_tag "$bin --check $a $b0" \
-  one_mid "$bin --check ab-$n.mbox" \
-  one_tag "$bin --check ab0-$n.mbox" \
-  idx_mid "$bin --check --mid-index=$idx $b" \
-  idx_tag "$bin --check --mid-index=$idx $b0")
+six_runs() { # B B0 AB AB0 -> rows: the runs with and without references, three ways
+  [ -f "$3" ] || cat "$a" "$1" > "$3"
+  [ -f "$4" ] || cat "$a" "$2" > "$4"
+  mapfile -t rows < <(rounds "$runs" \
+    run_mid "$bin --check $a $1" \
+    run_tag "$bin --check $a $2" \
+    one_mid "$bin --check $3" \
+    one_tag "$bin --check $4" \
+    idx_mid "$bin --check --mid-index=$idx $1" \
+    idx_tag "$bin --check --mid-index=$idx $2")
+}
+six_runs "$b" "$b0" "ab-$n.mbox" "ab0-$n.mbox"
 printf '%-44s %9s %9s %9s\n' run "best s" "worst s" "cpu s"
 for l in run_mid run_tag one_mid one_tag idx_mid idx_tag; do
   case $l in
@@ -162,15 +165,7 @@ cdistinct=$(grep -o '"url":"mid:[^"/]*' idx-cold.jsonl | sort -u | wc -l)
 same=no; cmp -s run-cold.jsonl idx-cold.jsonl && same=yes
 echo
 echo "cold: $bc, $nb messages of $pc links, $crefs mid: references to $cdistinct different messages; reports identical both ways: $same"
-[ -f "abc-$n.mbox" ] || cat "$a" "$bc" > "abc-$n.mbox"
-[ -f "abc0-$n.mbox" ] || cat "$a" "$bc0" > "abc0-$n.mbox"
-mapfile -t rows < <(rounds "$runs" \
-  run_mid "$bin --check $a $bc" \
-  run_tag "$bin --check $a $bc0" \
-  one_mid "$bin --check abc-$n.mbox" \
-  one_tag "$bin --check abc0-$n.mbox" \
-  idx_mid "$bin --check --mid-index=$idx $bc" \
-  idx_tag "$bin --check --mid-index=$idx $bc0")
+six_runs "$bc" "$bc0" "abc-$n.mbox" "abc0-$n.mbox"
 refs=$crefs
 per_ref_lines "cold, "
 grep -o '"url":"mid:[^"]*' idx.jsonl | sed 's/^"url":"mid://; s,/.*,,' > lookup.ids
