@@ -115,6 +115,15 @@ public:
         auto id = appended ? store_.grow_file(was->id, src->size(), mtime_ns(st))
                            : store_.begin_file(path, src->size(), mtime_ns(st), maildir, unique);
         if (!id) return id.error();
+        // Whatever fails from here on leaves the file as the index had it.
+        struct Abandon {
+            MidStore &store;
+            bool armed{true};
+            ~Abandon()
+            {
+                if (armed) store.abandon_file();
+            }
+        } abandon{store_};
         Splitter splitter(*src, format);
         std::size_t number = 0;
         if (appended) {
@@ -147,7 +156,9 @@ public:
             if (!t) return t.error();
             tail = std::move(*t);
         }
-        return store_.end_file(*id, static_cast<std::int64_t>(number), tail);
+        Status s = store_.end_file(*id, static_cast<std::int64_t>(number), tail);
+        abandon.armed = !s;
+        return s;
     }
 
     Status maildir(const std::string &dir)

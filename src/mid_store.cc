@@ -162,6 +162,14 @@ struct MidStore::Impl {
         }
         return ok();
     }
+    // A file's rows between begin_file (or grow_file) and end_file, in a savepoint of the
+    // batch's transaction: a file that fails half-way is rolled back alone (abandon_file),
+    // and what the run commits afterwards never holds it half indexed under its new size.
+    Status begin_one_file(const std::string &path)
+    {
+        if (Status s = begin(path); !s) return s;
+        return exec("SAVEPOINT one_file", path);
+    }
     Status begin(const std::string &path)
     {
         if (in_tx) return ok();
@@ -389,7 +397,7 @@ Result<std::vector<std::pair<std::string, MidStore::FileState>>> MidStore::maild
 Result<std::int64_t> MidStore::begin_file(const std::string &path, std::int64_t size, std::int64_t mtime_ns,
                                           const std::string &maildir, const std::string &unique)
 {
-    if (Status s = impl_->begin(path_); !s) return s.error();
+    if (Status s = impl_->begin_one_file(path_); !s) return s.error();
     // Its old messages (and their Content-IDs) go with the old record (ON DELETE CASCADE).
     auto del = impl_->prepare("DELETE FROM files WHERE path = ?1", path_);
     if (!del) return del.error();
@@ -439,7 +447,7 @@ Status MidStore::add(std::int64_t file, const StoredMessage &m)
 
 Result<std::int64_t> MidStore::grow_file(std::int64_t file, std::int64_t size, std::int64_t mtime_ns)
 {
-    if (Status s = impl_->begin(path_); !s) return s.error();
+    if (Status s = impl_->begin_one_file(path_); !s) return s.error();
     auto q = impl_->prepare("UPDATE files SET size = ?2, mtime_ns = ?3, tail = NULL WHERE id = ?1", path_);
     if (!q) return q.error();
     put(*q, 1, file);
@@ -458,10 +466,17 @@ Status MidStore::end_file(std::int64_t file, std::int64_t messages, const std::s
     if (tail.empty()) sqlite3_bind_null(*q, 3);
     else put(*q, 3, tail);
     if (sqlite3_step(*q) != SQLITE_DONE) return impl_->fail("cannot update the index", path_);
+    if (Status s = impl_->exec("RELEASE one_file", path_); !s) return s;
     // A file's rows and its record commit together: an interrupted run leaves no file half
     // indexed (it is read again next time).
     if (impl_->pending >= kBatch) return commit();
     return ok();
+}
+
+void MidStore::abandon_file()
+{
+    // Its record as it was before begin_file or grow_file: the next run reads it again.
+    (void)impl_->exec("ROLLBACK TO one_file; RELEASE one_file", path_);
 }
 
 Status MidStore::rename_file(std::int64_t file, const std::string &path)

@@ -100,6 +100,9 @@ public:
     Status add(std::int64_t file, const StoredMessage &m);
     // tail: the file's digest (index_cmd.cc), to tell next time whether it only grew.
     Status end_file(std::int64_t file, std::int64_t messages, const std::string &tail = {});
+    // A file that failed between begin_file (or grow_file) and end_file: its rows and record
+    // go back to what they were before, so that it is read again next time.
+    void abandon_file();
     // A Maildir file the IMAP server renamed (flags, new/ -> cur/): the same message, moved.
     Status rename_file(std::int64_t file, const std::string &path);
     Status forget_file(std::int64_t file);

@@ -85,3 +85,46 @@ TEST_CASE("--mid-index: lookups are kept between messages until another connecti
     CHECK_FALSE(ix->find("d@x", false));
     ix->done();
 }
+
+TEST_CASE("mimeuri index: a file that fails half-way is rolled back alone, and the rest still commits")
+{
+    testing::TempDir d;
+    std::string index = d / "a.midx";
+    put(index, "old.mbox", {"a@x"});
+    auto st = MidStore::open_write(index, 1000);
+    REQUIRE(st.ok());
+    auto add = [&](std::int64_t file, const char *id) {
+        StoredMessage m;
+        m.message_id = id;
+        m.number = 1;
+        REQUIRE(st->add(file, m).ok());
+    };
+    // old.mbox read again (it changed) and failing after its first message: its old record
+    // and rows come back, under the old size, so the next run reads it again.
+    auto again = st->begin_file("old.mbox", 999, 2, "", "");
+    REQUIRE(again.ok());
+    add(*again, "half@x");
+    st->abandon_file();
+    // A new file failing: not in the index at all.
+    auto fresh = st->begin_file("new.mbox", 50, 1, "", "");
+    REQUIRE(fresh.ok());
+    add(*fresh, "lost@x");
+    st->abandon_file();
+    // A file that ends well, in the same transaction: kept.
+    auto good = st->begin_file("good.mbox", 10, 1, "", "");
+    REQUIRE(good.ok());
+    add(*good, "good@x");
+    REQUIRE(st->end_file(*good, 1).ok());
+    REQUIRE(st->commit().ok());
+
+    auto old = st->file("old.mbox");
+    REQUIRE(old.ok());
+    REQUIRE(*old);
+    CHECK((*old)->size == 100);
+    CHECK_FALSE(st->file("new.mbox")->has_value());
+    CHECK(st->file("good.mbox")->has_value());
+    CHECK(st->find("a@x", false)->has_value());
+    CHECK_FALSE(st->find("half@x", false)->has_value());
+    CHECK_FALSE(st->find("lost@x", false)->has_value());
+    CHECK(st->find("good@x", false)->has_value());
+}
