@@ -85,7 +85,10 @@ private:
 
     void make_room()
     {
-        if (found_.size() + found_ci_.size() < kKept) return;
+        if (found_.size() + found_ci_.size() >= kKept) forget();
+    }
+    void forget()
+    {
         found_.clear();
         found_ci_.clear();
     }
@@ -99,8 +102,7 @@ private:
         auto v = st.data_version();
         if (!v) throw std::runtime_error(v.error().message);
         if (*v != version_) {
-            found_.clear();
-            found_ci_.clear();
+            forget();
             version_ = *v;
         }
         reading_ = true;
@@ -117,8 +119,7 @@ private:
             if (!s) throw std::runtime_error(s.error().message);
             store_ = std::make_unique<MidStore>(std::move(*s));
             gen_ = fork_generation();
-            found_.clear();
-            found_ci_.clear();
+            forget();
             reading_ = false;
             version_ = -1;
         }

@@ -58,7 +58,7 @@ struct Totals {
 // the next run tells from it whether an mbox only grew since (its indexed bytes still
 // there). A mail client that rewrites the mbox (a message expunged, flags written back)
 // shifts or changes those bytes, and the file is read again whole.
-Result<std::string> tail_of(const Source &src, std::int64_t size)
+Result<std::string> digest_of(const Source &src, std::int64_t size)
 {
     constexpr std::int64_t kEnds = 4096;
     auto head = src.slice(0, std::min(size, kEnds));
@@ -76,17 +76,15 @@ Result<std::string> tail_of(const Source &src, std::int64_t size)
 Result<bool> only_appended(const Source &src, const MidStore::FileState &was)
 {
     if (was.tail.empty() || was.messages < 1 || was.size < 2 || src.size() <= was.size) return false;
-    auto t = tail_of(src, was.size);
-    if (!t) return t.error();
-    if (*t != was.tail) return false;
-    auto around = src.slice(std::max<std::int64_t>(0, was.size - 3), std::min(src.size(), was.size + 5));
-    if (!around) return around.error();
-    std::string_view a(*around);
-    const std::size_t at = static_cast<std::size_t>(was.size - std::max<std::int64_t>(0, was.size - 3));
-    std::string_view before = a.substr(0, at), after = a.substr(at);
-    const bool empty_line = before.size() >= 2 && (before.substr(before.size() - 2) == "\n\n" ||
-                                                   (before.size() >= 3 && before.substr(before.size() - 3) == "\n\r\n"));
-    return empty_line && after.substr(0, 5) == "From ";
+    auto digest = digest_of(src, was.size);
+    if (!digest) return digest.error();
+    if (*digest != was.tail) return false;
+    auto before = src.slice(std::max<std::int64_t>(0, was.size - 3), was.size);
+    if (!before) return before.error();
+    auto after = src.slice(was.size, std::min(src.size(), was.size + 5));
+    if (!after) return after.error();
+    const std::string_view b(*before);
+    return (b.ends_with("\n\n") || b.ends_with("\n\r\n")) && std::string_view(*after).starts_with("From ");
 }
 
 class Indexer {
@@ -152,7 +150,7 @@ public:
         ++t_.read;
         std::string tail;
         if (format == Format::Mbox) {
-            auto t = tail_of(*src, src->size());
+            auto t = digest_of(*src, src->size());
             if (!t) return t.error();
             tail = std::move(*t);
         }

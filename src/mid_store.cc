@@ -1,11 +1,13 @@
 // The persistent Message-ID index in SQLite (see mid_store.hh).
 //
 // Schema (user_version 1):
-//   files(id, path UNIQUE, size, mtime_ns, messages, maildir, uniq)  what was indexed, for
-//       incremental runs: a file with the same size and mtime is not read again; a Maildir
-//       file is also known by its unique part, so a rename by the IMAP server is a move.
+//   files(id, path UNIQUE, size, mtime_ns, messages, maildir, uniq, tail)  what was indexed,
+//       for incremental runs: a file with the same size and mtime is not read again; a
+//       Maildir file is also known by its unique part, so a rename by the IMAP server is a
+//       move; tail, an mbox's digest (index_cmd.cc), tells one that only grew.
 //   messages(id, file, number, offset, section, message_id, ci_key)  one row per Message-ID
 //       found (top-level and embedded messages); ci_key only where the domain has capitals.
+//       messages_lookup covers the lookup by Message-ID.
 //   cids(message, content_id, section)  the Content-IDs of each message's own parts.
 #include "mid_store.hh"
 
@@ -130,12 +132,15 @@ struct MidStore::Impl {
         stmts.clear();
         if (db) sqlite3_close_v2(db);
     }
-    Error fail(const std::string &what, const std::string &path) const
+    // Locked by a writer for longer than we wait, or out of disk: a retry may pass.
+    Code code() const
     {
         int rc = sqlite3_errcode(db);
-        // Locked by a writer for longer than we wait, or out of disk: a retry may pass.
-        Code code = (rc == SQLITE_BUSY || rc == SQLITE_LOCKED || rc == SQLITE_FULL) ? Code::TempFail : Code::IoErr;
-        return Error{code, path + ": " + what + ": " + sqlite3_errmsg(db)};
+        return (rc == SQLITE_BUSY || rc == SQLITE_LOCKED || rc == SQLITE_FULL) ? Code::TempFail : Code::IoErr;
+    }
+    Error fail(const std::string &what, const std::string &path) const
+    {
+        return Error{code(), path + ": " + what + ": " + sqlite3_errmsg(db)};
     }
     Result<sqlite3_stmt *> prepare(const char *sql, const std::string &path)
     {
@@ -156,9 +161,7 @@ struct MidStore::Impl {
         if (sqlite3_exec(db, sql, nullptr, nullptr, &msg) != SQLITE_OK) {
             std::string m = msg ? msg : sqlite3_errmsg(db);
             sqlite3_free(msg);
-            int rc = sqlite3_errcode(db);
-            Code code = (rc == SQLITE_BUSY || rc == SQLITE_LOCKED || rc == SQLITE_FULL) ? Code::TempFail : Code::IoErr;
-            return Error{code, path + ": " + m};
+            return Error{code(), path + ": " + m};
         }
         return ok();
     }
