@@ -311,7 +311,7 @@ void Engine::index(const MessageAt &m)
 {
     auto ctx = MessageContext::parse(m.src, m.seg, m.number, m.in_mbox, cfg_.limits, inert_types());
     ctx->report().input_no = m.input_no;
-    if (!ctx->message()) return;
+    if (!ctx->message() && !ctx->headers_only()) return;
     for (auto &p : passes_)
         if (p->wants_index()) (void)p->index(*ctx);
 }
@@ -336,7 +336,7 @@ Plan Engine::plan(const MessageAt &m, bool index_first)
     try {
         auto ctx = MessageContext::parse(m.src, m.seg, m.number, m.in_mbox, cfg_.limits, inert_types());
         ctx->report().input_no = m.input_no;
-        if (index_first && ctx->message())
+        if (index_first && (ctx->message() || ctx->headers_only()))
             for (auto &p : passes_)
                 if (p->wants_index()) (void)p->index(*ctx);
         return plan_parsed(*ctx);

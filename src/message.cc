@@ -106,6 +106,53 @@ std::size_t header_block_size(std::string_view m)
     return m.size();
 }
 
+// The Message-ID GMime gives a message whose header block is plain, read without building
+// its objects; nullopt when the block is not plain (then GMime reads it). Plain: lines ending
+// in LF (a CR only right before it), no NUL, ended by an empty line; each line a field
+// ("name:", the name of printable ASCII other than ':', no blank before the colon) or a
+// folded continuation (starting with a space or tab) of one. In such a block GMime's parser
+// (gmime-parser.c, step_headers and header_buffer_parse) takes each field's raw value as the
+// bytes after the colon through the end of its last line; its message keeps the last
+// Message-ID field's g_mime_utils_decode_message_id(decode_text(unfold(raw value)))
+// (gmime-message.c, process_header; gmime-header.c, g_mime_header_get_value): the same
+// functions are called here on the same bytes. tests/test_inert.cc and fuzz_filter compare
+// the two on every input they have.
+std::optional<std::string> plain_message_id(std::string_view m)
+{
+    std::size_t value = std::string_view::npos, value_end = 0; // the last Message-ID's raw value
+    bool in_field = false, last_is_id = false;
+    for (std::size_t line = 0;;) {
+        const std::size_t nl = m.find('\n', line);
+        if (nl == std::string_view::npos) return std::nullopt; // no empty line ends the block
+        std::size_t end = nl > line && m[nl - 1] == '\r' ? nl - 1 : nl;
+        if (end == line) break; // the empty line
+        const std::string_view text = m.substr(line, end - line);
+        if (text.find('\0') != std::string_view::npos || text.find('\r') != std::string_view::npos) return std::nullopt;
+        if (text[0] == ' ' || text[0] == '\t') {
+            if (!in_field) return std::nullopt;
+            if (last_is_id) value_end = nl + 1;
+        } else {
+            const std::size_t colon = text.find(':');
+            if (colon == 0 || colon == std::string_view::npos) return std::nullopt;
+            for (std::size_t k = 0; k < colon; ++k)
+                if (static_cast<unsigned char>(text[k]) <= 32 || static_cast<unsigned char>(text[k]) >= 127) return std::nullopt;
+            in_field = true;
+            last_is_id = colon == 10 && ci_at(text, 0, "message-id");
+            if (last_is_id) {
+                value = line + colon + 1;
+                value_end = nl + 1;
+            }
+        }
+        line = nl + 1;
+    }
+    if (value == std::string_view::npos) return std::string();
+    std::string raw(m.substr(value, value_end - value));
+    GCharPtr unfolded(g_mime_utils_header_unfold(raw.c_str()));
+    GCharPtr decoded(g_mime_utils_header_decode_text(nullptr, unfolded.get()));
+    GCharPtr id(g_mime_utils_decode_message_id(decoded.get()));
+    return std::string(id ? id.get() : "");
+}
+
 } // namespace
 
 std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const Segment &seg, std::size_t index,
@@ -144,9 +191,15 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
     // Line-ending convention, from the first line end within the first 64 KiB. Nearly every
     // message has one in its first KiB: read more only when it does not.
     for (std::int64_t probe : {std::int64_t{1024}, std::int64_t{65536}}) {
-        auto head = in.slice(seg.msg_begin, std::min(seg.msg_end, seg.msg_begin + probe));
-        if (!head) break;
-        const std::string &h = *head;
+        const std::int64_t probe_end = std::min(seg.msg_end, seg.msg_begin + probe);
+        std::string read; // only when the message is not in memory
+        std::string_view h = in.view(seg.msg_begin, probe_end);
+        if (h.empty()) {
+            auto head = in.slice(seg.msg_begin, probe_end);
+            if (!head) break;
+            read = std::move(*head);
+            h = read;
+        }
         auto nl = h.find('\n');
         if (nl != std::string::npos) {
             ctx->eol_ = nl > 0 && h[nl - 1] == '\r' ? Eol::CRLF : Eol::LF;
@@ -185,6 +238,13 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
     if (inert_types && (in.window() || in.in_memory())) {
         std::string_view m = in.view(seg.msg_begin, seg.msg_end);
         if (provably_inert(m, *inert_types, ctx->limits_)) {
+            // A plain header block needs no GMime objects at all (most of an inert message's
+            // cost was building and freeing them); any other is read by GMime.
+            if (auto id = plain_message_id(m)) {
+                ctx->report_.message_id = std::move(*id);
+                ctx->headers_only_ = true;
+                return ctx;
+            }
             ctx->message_ = construct(seg.msg_begin + static_cast<std::int64_t>(header_block_size(m)));
             ctx->headers_only_ = ctx->message_.get() != nullptr; // else parsed whole below, and reported
         }

@@ -74,8 +74,9 @@ public:
     // inert_types (the passes' edited_types(), or null): when the bytes prove that GMime can
     // find in the message no entity of these types, no Content-ID, no embedded message, no
     // two Content-Type fields and no more parts than the limits allow, only the header
-    // block is parsed (headers_only()): no pass can change the message, and the run's index
-    // needs no more than its Message-ID.
+    // block is read (headers_only()): no pass can change the message, and the run's index
+    // needs no more than its Message-ID (report().message_id). A plain header block is read
+    // without GMime (message() is then null), any other by GMime's parser.
     static std::unique_ptr<MessageContext> parse(const Source &src, const Segment &seg, std::size_t index,
                                                  bool in_mbox, const Limits &limits,
                                                  const std::vector<std::string> *inert_types = nullptr);

@@ -93,23 +93,32 @@ std::string mid_ci_key(const std::string &id)
 std::vector<StoredMessage> messages_of(const MessageContext &ctx)
 {
     std::vector<StoredMessage> out;
-    auto add_one = [&](GMimeMessage *m, const std::string &section) {
-        const char *id = g_mime_message_get_message_id(m);
-        if (!id || !*id) return;
-        StoredMessage s;
+    auto stored = [&](const char *id, const std::string &section) -> StoredMessage * {
+        if (!id || !*id) return nullptr;
+        StoredMessage &s = out.emplace_back();
         s.message_id = id;
         s.source = ctx.report().source;
         s.offset = ctx.report().offset;
         s.number = ctx.report().index;
         s.section = section;
+        return &s;
+    };
+    // An inert message read without GMime (MessageContext::headers_only): its Message-ID only
+    // (it has no Content-ID and no embedded message).
+    if (!ctx.message()) {
+        if (ctx.headers_only()) stored(ctx.report().message_id.c_str(), "");
+        return out;
+    }
+    auto add_one = [&](GMimeMessage *m, const std::string &section) {
+        StoredMessage *s = stored(g_mime_message_get_message_id(m), section);
+        if (!s) return;
         std::set<std::string_view> seen; // views into GMime's strings, alive with ctx
         for (const Node &n : ctx.nodes()) {
             if (n.message != m) continue;
             const char *cid = g_mime_object_get_content_id(n.object);
             // The first part with a Content-ID answers for it, as in the run's index.
-            if (cid && seen.insert(cid).second) s.cids.emplace_back(cid, n.section);
+            if (cid && seen.insert(cid).second) s->cids.emplace_back(cid, n.section);
         }
-        out.push_back(std::move(s));
     };
     add_one(ctx.message(), "");
     for (const Node &n : ctx.nodes())
