@@ -2,6 +2,7 @@
 // (HTML Living Standard 13.2.5); gumbo (0.10) implements the same states for what is read here.
 #include "html_tokenizer.hh"
 
+#include <algorithm>
 #include <cstring>
 #include <unordered_set>
 #include <vector>
@@ -323,8 +324,16 @@ private:
             // earlier has none to keep); a later one only adds those it lacks, or is ignored,
             // as a second <form> is, and a <head> after anything that made one.
             // A second <base>: which comes first in gumbo's tree (base_href) is the tree's to say.
+            // A second <html>, <body> or <head> (or a <head> after content) with no attribute
+            // read here changes nothing read here: gumbo merges into <html> and <body> only
+            // the attributes they lack, and ignores the <head>; the tag is then passed over.
             int &count = name == "html" ? html_ : name == "body" ? body_ : name == "form" ? form_ : name == "head" ? head_ : base_;
-            if (++count > 1 || (name == "head" && content_)) return fallback("a second <" + name + ">");
+            if (++count > 1 || (name == "head" && content_)) {
+                const bool bare = name != "form" && name != "base" &&
+                                  std::none_of(attrs_.begin(), attrs_.end(),
+                                               [](const Attr &a) { return ScanBuilder::wanted(a.name); });
+                if (!bare) return fallback("a second <" + name + ">");
+            }
         }
         if (name != "html" && name != "head") content_ = true;
         if (!tables(name)) return;
@@ -360,8 +369,12 @@ private:
         char &top = tables_.back();
         if (name == "table") tables_.pop_back();
         else if ((name == "td" && top == 'd') || (name == "th" && top == 'h') || (name == "caption" && top == 'c')) top = 0;
-        else if ((name == "tr" || name == "tbody" || name == "thead" || name == "tfoot") && (top == 'd' || top == 'h'))
-            fallback("</" + name + "> in a cell"); // closes the cell or not, by what the scope holds
+        // </tr> in a cell closes the cell and its row (13.2.6.4.15, 13.2.6.4.14): a cell always
+        // has a row above it in table scope, made by the tree if the markup has none.
+        else if (name == "tr" && (top == 'd' || top == 'h')) top = 0;
+        // A row group's end tag closes the cell or not, by which group the scope holds.
+        else if ((name == "tbody" || name == "thead" || name == "tfoot") && (top == 'd' || top == 'h'))
+            fallback("</" + name + "> in a cell");
     }
 
     // The start tag's attributes, the first of each name (later ones are dropped, 13.2.5.33).

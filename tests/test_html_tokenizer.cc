@@ -133,6 +133,23 @@ TEST_CASE("tokenizer: the common cases are answered without gumbo, as gumbo answ
         "<img src=\"cid:x\x7fy\">",
         "<img src=\"cid:x\x01y\">",
         "<img sr\0c=cid:x>",
+        "<html><head></head><head><body><img src=cid:second-head>",
+        "<html lang=en><head><title>t</title></head><html><head><style>p{background:url(cid:s)}</style></head><body><img src=cid:h>",
+        "<p>x</p><head><img src=cid:late-head>",
+        "<p>x</p><head profile=p id=h><img src=cid:late-head-attrs>",
+        "<html><html background=cid:no-merge><img src=cid:x>",
+        "<html background=cid:first><html background=cid:second><img src=cid:x>",
+        "<html><head></head><head style='x:url(cid:ignored)'><img src=cid:x>",
+        "<table><tr><td><html><head><img src=cid:in-cell></td></tr></table>",
+        "<body><p>x<body><img src=cid:second-body>",
+        "<body background=cid:b><p>x<body lang=en bgcolor=red><img src=cid:second-body>",
+        "<p>x</p></body></html><body><img src=cid:after-body>",
+        "<table><td><body class=c><img src=cid:body-in-cell></table>",
+        "<table><tr><td style='x:url(cid:a)'></tr><tr><td><table><tr><td>in</tr></table><img src=cid:b></td></tr></table>",
+        "<table><td background=cid:a></tr><table background=cid:t><td>x</table><img src=cid:after>",
+        "<table><tr><th><div><img src=cid:a></tr><table background=cid:t></table>",
+        "<table><caption></tr><table background=cid:in-caption></table></caption></table>",
+        "<table><thead><tr><td></tbody><table background=cid:t></table></td></tr></thead></table>",
     };
     int answered = 0;
     for (const char *c : cases) {
@@ -143,11 +160,13 @@ TEST_CASE("tokenizer: the common cases are answered without gumbo, as gumbo answ
     // The common case must not fall back.
     for (const char *c : {"<img src=\"cid:a@b\">", "<p style=\"background:url(cid:x@y)\">t</p>",
                           "<table><tr><td background=cid:c><img src=cid:i></td></tr></table>",
-                          "<!-- c --><style>p{}</style><a href=\"x&amp;y\">"})
+                          "<!-- c --><style>p{}</style><a href=\"x&amp;y\">",
+                          "<html><head></head><html><head lang=en><img src=cid:x>"})
         CHECK_MESSAGE(tokenize_refs(c, 1000).scan.has_value(), c);
     // What needs the tree goes to gumbo.
     for (const char *c : {"<svg><a xlink:href=cid:x>", "<select><img src=cid:x>", "<td style=x>", "<script>x</script>",
-                          "<body><body background=cid:x>", "<form><form action=cid:x>"})
+                          "<body><body background=cid:x>", "<form><form action=cid:x>",
+                          "<html><html background=cid:x>", "<p>x<head style=y>"})
         CHECK_MESSAGE(!tokenize_refs(c, 1000).scan.has_value(), c);
 }
 
