@@ -348,7 +348,9 @@ private:
     {
         const bool cell = one_of(name, kCellTags), row = one_of(name, kRowTags);
         if ((cell || row) && tables_.empty()) {
-            fallback("<" + name + "> outside a table (ignored)");
+            // Ignored by the tree "in body" (13.2.6.4.7), where every insertion mode that
+            // reaches a table tag with no table open but those of kFallbackTags sends it; its
+            // attributes with it.
             return false;
         }
         if (name == "table") {
