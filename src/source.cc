@@ -96,6 +96,7 @@ Result<Source> Source::read_fd(int fd, const std::string &name, std::size_t spoo
     std::vector<char> chunk(64 * 1024);
     int tmp = -1;
     std::int64_t total = 0;
+    bool can_splice = true, eof = false;
     // A GByteArray's length is a guint: past 4 GiB it would wrap (or GLib abort), so a
     // larger --spool-threshold spools from there on.
     const std::size_t memory_max = std::min<std::size_t>(spool_threshold, G_MAXUINT - chunk.size());
@@ -135,6 +136,29 @@ Result<Source> Source::read_fd(int fd, const std::string &name, std::size_t spoo
             int err = errno;
             return fail(errno_error(Code::TempFail, "cannot spool " + name, err));
         }
+        // The rest moves from the pipe to the spool inside the kernel (no copy through this
+        // process); what splice cannot take (not a pipe) is read and written as above.
+        while (can_splice) {
+            ssize_t m = ::splice(fd, nullptr, tmp, nullptr, 1 << 20, SPLICE_F_MOVE);
+            if (m > 0) {
+                total += m;
+                continue;
+            }
+            if (m == 0) {
+                eof = true;
+                break;
+            }
+            if (errno == EINTR) continue;
+            if (errno == EINVAL || errno == ENOSYS) {
+                can_splice = false;
+                break;
+            }
+            const int err = errno;
+            if (err == ENOSPC || err == EDQUOT || err == EFBIG || err == EIO)
+                return fail(errno_error(Code::TempFail, "cannot spool " + name, err));
+            return fail(errno_error(Code::IoErr, "cannot read " + name, err));
+        }
+        if (eof) break;
     }
     Source s;
     s.name_ = name;

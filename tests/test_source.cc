@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <optional>
+#include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
 
@@ -74,6 +75,35 @@ TEST_CASE("a pipe is held in memory below the threshold and spooled above it")
         REQUIRE(n.ok());
         CHECK(*n == 3);
     }
+}
+
+TEST_CASE("what splice cannot move to the spool (not a pipe) is read and written instead")
+{
+    // A pipe's rest goes to the spool by splice(2); from a socket or a file, splice fails
+    // with EINVAL, and the bytes must come through all the same.
+    std::string data;
+    for (int i = 0; i < 40000; ++i) data += "row " + std::to_string(i) + "\n";
+    testing::TempDir d;
+    std::string p = d.file("in.txt", data);
+    int fd = ::open(p.c_str(), O_RDONLY);
+    REQUIRE(fd >= 0);
+    auto s = Source::read_fd(fd, "file", 1000);
+    ::close(fd);
+    REQUIRE(s.ok());
+    CHECK(s->spooled());
+    CHECK(all_bytes(*s) == data);
+    int sv[2];
+    REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    std::thread writer([&] {
+        (void)write_all(sv[1], data.data(), data.size());
+        ::close(sv[1]);
+    });
+    auto t = Source::read_fd(sv[0], "socket", 1000);
+    writer.join();
+    ::close(sv[0]);
+    REQUIRE(t.ok());
+    CHECK(t->spooled());
+    CHECK(all_bytes(*t) == data);
 }
 
 TEST_CASE("a reopened in-memory source stays readable after its original is gone")
