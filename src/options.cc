@@ -154,7 +154,7 @@ OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
                     },
                     [&o] { return show_real(o.limits.max_seconds); }}},
         {.long_name = "spool-threshold", .group = "mimeuri", .key = "spool-threshold", .kind = K::Size,
-         .default_text = "8388608",
+         .default_text = "1048576",
          .help = "Bytes of piped input held in memory before spooling to a temporary file", .arg_name = "BYTES",
          .access = bind_size(o.spool_threshold)},
         {.long_name = "jobs", .short_name = 'j', .group = "mimeuri", .key = "jobs", .kind = K::Int,

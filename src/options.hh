@@ -32,7 +32,7 @@ struct Options {
     bool strict{false};
     OnError on_error{OnError::Pass};
     Limits limits;
-    std::size_t spool_threshold{8u << 20};
+    std::size_t spool_threshold{1u << 20};
     std::vector<std::string> passes{"all"}; // pass names, "all" or "none"
     bool verbose{false};
     int jobs{1};          // messages processed in parallel
