@@ -89,6 +89,25 @@ Result<std::vector<Segment>> split(const Source &src, Format format)
     }
 }
 
+// Whether the header block at msg_begin may hold a Content-Length, from the buffer alone:
+// false only when the buffer holds the whole block (to its empty line, as mboxcl2_length
+// reads it) and no line in it starts with "Content-Length:". Most messages are decided
+// here, without mboxcl2_length's own read.
+bool Splitter::may_have_content_length(std::int64_t msg_begin) const
+{
+    const std::int64_t end = buf_off_ + static_cast<std::int64_t>(buf_.size());
+    if (msg_begin < buf_off_ || msg_begin >= end) return true;
+    const std::string_view b(buf_.data() + (msg_begin - buf_off_), static_cast<std::size_t>(end - msg_begin));
+    for (std::size_t pos = 0;;) {
+        const std::size_t nl = b.find('\n', pos);
+        if (nl == std::string_view::npos) return true; // the block goes on past the buffer
+        const std::size_t len = nl - pos;
+        if (len == 0 || (len == 1 && b[pos] == '\r')) return false;
+        if (len > 15 && g_ascii_strncasecmp(b.data() + pos, "Content-Length:", 15) == 0) return true;
+        pos = nl + 1;
+    }
+}
+
 int Splitter::byte_at(std::int64_t off) const
 {
     if (off >= buf_off_ && off < buf_off_ + static_cast<std::int64_t>(buf_.size()))
@@ -162,7 +181,7 @@ Result<bool> Splitter::step(std::vector<Segment> &out, std::int64_t budget)
         }
         if (opens) { // the separator is the empty previous line (absent at the start of input)
             opened(out, {line_, prev_line_ >= 0 ? prev_line_ : line_, next});
-            if (std::int64_t end = content_length_end(src_, next); end > next) {
+            if (std::int64_t end = may_have_content_length(next) ? content_length_end(src_, next) : -1; end > next) {
                 // Its body is N bytes: continue after it, as if after an empty line.
                 prev_empty_ = true;
                 prev_line_ = end;

@@ -62,6 +62,7 @@ private:
     };
     void opened(std::vector<Segment> &out, Start s);
     Result<bool> fill(std::int64_t off); // the buffer from off on (at most 1 MiB)
+    bool may_have_content_length(std::int64_t msg_begin) const;
     int byte_at(std::int64_t off) const;
 
     const Source &src_;
