@@ -274,12 +274,38 @@ int run_index_command(int argc, char **argv)
     }
     Totals t;
     Indexer ix(*store, t);
+    // The inputs the index already has, by name; one given under another name (./a.mbox for
+    // a.mbox, a link, an absolute path) would hold every message twice, and make each of
+    // their Message-IDs ambiguous: refused, naming the name it has.
+    auto had = store->inputs();
+    if (!had) {
+        std::fprintf(stderr, "mimeuri: index: %s\n", had.error().message.c_str());
+        return exit_status(had.error().code);
+    }
+    // Each name, and what it names now (a stat each, once); names given in this run join them.
+    std::set<std::string> names(had->begin(), had->end());
+    std::map<std::pair<dev_t, ino_t>, std::string> by_inode;
+    for (const std::string &name : *had)
+        if (struct stat o {}; ::stat(name.c_str(), &o) == 0) by_inode.emplace(std::make_pair(o.st_dev, o.st_ino), name);
+    auto indexed_as = [&](const std::string &path, const struct stat &st) -> std::string {
+        const auto key = std::make_pair(st.st_dev, st.st_ino);
+        if (names.insert(path).second) {
+            auto [at, fresh] = by_inode.emplace(key, path);
+            if (!fresh) return at->second;
+        }
+        return {};
+    };
     for (const std::string &given : inputs) {
         ++t.inputs;
         const std::string path = without_trailing_slash(given);
         struct stat st {};
         if (::stat(path.c_str(), &st) != 0) {
             t.fail({errno == ENOENT ? Code::NoInput : Code::IoErr, path + ": " + std::strerror(errno)});
+            continue;
+        }
+        if (std::string other = indexed_as(path, st); !other.empty()) {
+            t.fail({Code::Usage, path + ": the index has this " + (S_ISDIR(st.st_mode) ? "Maildir" : "file") +
+                                     " already, as " + other + "; give it the name it has there"});
             continue;
         }
         Status s = ok();

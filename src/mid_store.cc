@@ -406,6 +406,20 @@ Result<std::vector<std::pair<std::string, MidStore::FileState>>> MidStore::maild
     return out;
 }
 
+Result<std::vector<std::string>> MidStore::inputs()
+{
+    auto q = impl_->prepare("SELECT path FROM files WHERE maildir IS NULL UNION "
+                            "SELECT DISTINCT maildir FROM files WHERE maildir IS NOT NULL",
+                            path_);
+    if (!q) return q.error();
+    std::vector<std::string> out;
+    int rc;
+    while ((rc = sqlite3_step(*q)) == SQLITE_ROW) out.push_back(text_of(*q, 0));
+    if (rc != SQLITE_DONE) return impl_->fail("lookup", path_);
+    sqlite3_reset(*q);
+    return out;
+}
+
 Result<std::int64_t> MidStore::begin_file(const std::string &path, std::int64_t size, std::int64_t mtime_ns,
                                           const std::string &maildir, const std::string &unique)
 {

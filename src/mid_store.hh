@@ -89,6 +89,8 @@ public:
         std::string tail;         // a digest of its last bytes as indexed ("" unknown)
     };
     Result<std::optional<FileState>> file(const std::string &path);
+    // The inputs indexed so far, as they were named: each file given alone, each Maildir.
+    Result<std::vector<std::string>> inputs();
     // Every file indexed from the Maildir `dir`, keyed by unique part (maildir.hh).
     Result<std::vector<std::pair<std::string, FileState>>> maildir_files(const std::string &dir);
     // A file (re)indexed: its old rows go, a fresh record is made; returns its id.

@@ -186,6 +186,18 @@ def shards_mode(d, msgs, parallel):
                   "%s: exit %d, %r" % (" ".join(args), r.returncode, r.stderr))
         check(b"1 files" in run([BIN, "index", "-o", "y.midx", ".", names[0]], cwd=d).stderr,
               "index: the good input after a bad one was not indexed")
+        # The same file under another name (./x, an absolute path, a link) would hold every
+        # message twice and make each Message-ID ambiguous: refused, naming the name it has,
+        # as is a second name for a file given earlier in the same run; the index unchanged.
+        os.symlink(names[0], os.path.join(d, "link.mbox"))
+        before = index_rows(os.path.join(d, "archive.midx"))
+        for other in ("./" + names[0], os.path.join(d, names[0]), "link.mbox"):
+            r = run([BIN, "index", "-o", "archive.midx", other, names[2]], cwd=d)
+            check(r.returncode == 64 and b"as " + names[0].encode() in r.stderr and b"1 unchanged" in r.stderr,
+                  "index under a second name %s: exit %d, %r" % (other, r.returncode, r.stderr))
+        check(index_rows(os.path.join(d, "archive.midx")) == before, "a second name changed the index")
+        r = run([BIN, "index", "-o", "z.midx", names[1], "./" + names[1]], cwd=d)
+        check(r.returncode == 64 and b"as " + names[1].encode() in r.stderr, "two names in one run: %r" % r.stderr)
         check(open(os.path.join(d, names[1]), "rb").read().startswith(b"From "), "index -o MBOX wrote into the mbox")
         outs, reps = b"", []
         for k, n in enumerate(names):
@@ -348,6 +360,10 @@ def maildir_mode(d, msgs):
     check(index() == (1, 11, 0, 1), "a deleted file not forgotten, or a touched one not read again")
     check(resolves(msgs[1][2]) is None, "a deleted message still resolves")
     check(resolves(new_id) is not None and resolves(old_id) is None, "the touched file was not read again")
+    # The Maildir under a second name: refused, the index left as it was.
+    r = run([BIN, "index", "-o", "md.midx", "./Maildir/"], cwd=d)
+    check(r.returncode == 64 and b"Maildir already, as Maildir" in r.stderr, "a Maildir under a second name: %r" % r.stderr)
+    check(index() == (0, 12, 0, 0), "a Maildir under a second name changed the index")
 
 
 def notmuch_mode(d, msgs):
