@@ -325,14 +325,16 @@ bool spells_reference_char(std::string_view html, std::size_t i)
 
 bool may_hold_reference(std::string_view html)
 {
-    for (std::size_t i = 0; i + 1 < html.size(); ++i) {
-        char c = html[i];
-        if (c == '\\') return true;
-        if (c == '&' && html[i + 1] == '#' && spells_reference_char(html, i)) return true;
-        if (c == '&' && i + 6 < html.size() && g_ascii_strncasecmp(html.data() + i + 1, "colon", 5) == 0) return true;
-        if ((c == 'i' || c == 'I') && (html[i + 1] == 'd' || html[i + 1] == 'D') && i + 2 < html.size() && html[i + 2] == ':')
-            return true;
+    // A backslash or '&' before the last byte, "id:" in any case: found by memchr, the text
+    // read once per character looked for.
+    if (html.size() < 2) return false;
+    if (html.substr(0, html.size() - 1).find('\\') != std::string_view::npos) return true;
+    for (std::size_t i = html.find('&'); i != std::string_view::npos && i + 1 < html.size(); i = html.find('&', i + 1)) {
+        if (html[i + 1] == '#' && spells_reference_char(html, i)) return true;
+        if (i + 6 < html.size() && g_ascii_strncasecmp(html.data() + i + 1, "colon", 5) == 0) return true;
     }
+    for (std::size_t i = html.find(':', 2); i != std::string_view::npos; i = html.find(':', i + 1))
+        if ((html[i - 2] | 0x20) == 'i' && (html[i - 1] | 0x20) == 'd') return true;
     return false;
 }
 

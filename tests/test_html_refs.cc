@@ -218,6 +218,50 @@ TEST_CASE("may_hold_reference agrees with find_refs: false only where the full s
     CHECK(agreed_no > 1000); // the generator does reach the "no" side
 }
 
+TEST_CASE("may_hold_reference, found by memchr, answers as the byte-by-byte loop it replaced")
+{
+    // The loop as it was (before the inert copy used it on whole messages).
+    auto before = [](std::string_view html) {
+        for (std::size_t i = 0; i + 1 < html.size(); ++i) {
+            char c = html[i];
+            if (c == '\\') return true;
+            if (c == '&' && html[i + 1] == '#') {
+                std::size_t j = i + 2;
+                int base = 10;
+                if (j < html.size() && (html[j] == 'x' || html[j] == 'X')) base = 16, ++j;
+                unsigned long v = 0;
+                std::size_t digits = 0;
+                for (; j < html.size() && g_ascii_isxdigit(html[j]); ++j, ++digits) {
+                    if (base == 10 && !g_ascii_isdigit(html[j])) break;
+                    v = v * static_cast<unsigned long>(base) + static_cast<unsigned long>(g_ascii_xdigit_value(html[j]));
+                    if (v > 0x10FFFF) v = 0x110000;
+                }
+                if (digits && v < 128 && std::string_view("cidmCIDM:").find(static_cast<char>(v)) != std::string_view::npos)
+                    return true;
+            }
+            if (c == '&' && i + 6 < html.size() && g_ascii_strncasecmp(html.data() + i + 1, "colon", 5) == 0) return true;
+            if ((c == 'i' || c == 'I') && (html[i + 1] == 'd' || html[i + 1] == 'D') && i + 2 < html.size() && html[i + 2] == ':')
+                return true;
+        }
+        return false;
+    };
+    const std::vector<std::string> bits = {"i", "I", "d", "D", ":", "&", "#", "x", "6", "3", "9", "a", "A", "\\", "colon",
+                                           "COLON", "\xc9", "\xe4", "\0", "\n", "id", "&#", "&#x3", "1", "0"};
+    guint32 seed = 777;
+    auto next = [&] { return seed = seed * 1103515245u + 12345u; };
+    int yes = 0;
+    for (int n = 0; n < 200000; ++n) {
+        std::string h;
+        for (int k = 0, len = static_cast<int>(next() % 9); k < len; ++k) h += bits[(next() >> 8) % bits.size()];
+        CAPTURE(h);
+        const bool b = before(h);
+        yes += b;
+        REQUIRE(mimeuri::html::may_hold_reference(h) == b);
+    }
+    CHECK(yes > 10000);
+    CHECK(yes < 190000);
+}
+
 namespace {
 
 // Sets LC_ALL (as main() does with setlocale(LC_ALL, "")) for a scope; "C" again after.
