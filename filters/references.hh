@@ -48,6 +48,10 @@ public:
     {
         return opts_.summary_header ? std::vector<std::string>{} : std::vector<std::string>{"text/html"};
     }
+    // What it edits in an HTML part follows from references html::may_hold_reference finds
+    // (ref_part.cc, PartRewriter::find), or from Content-Location; beyond --html-max a part
+    // is reported instead.
+    std::size_t edits_only_references_up_to() const override { return opts_.html_max; }
     Status index(const MessageContext &ctx) override;
     std::string save_index() const override;
     void merge_index(const std::string &bytes) override;

@@ -332,7 +332,7 @@ struct ExtractTrap {
 
 } // namespace
 
-// The engine's copy of a message no pass can change (MessageContext::parse, inert_types):
+// The engine's copy of a message no pass can change (MessageContext::parse, InertCheck):
 // the references and external-body passes (those with edited_types), planned with and
 // without it, give the same plans.
 void check_inert_copy(const Source &src, const std::vector<Segment> &segs, bool in_mbox, const RefOptions &ro,
@@ -354,7 +354,8 @@ void check_inert_copy(const Source &src, const std::vector<Segment> &segs, bool 
         MessageAt at{src, segs[i], i + 1, in_mbox, 0};
         Plan a = fast.plan(at, true), b = full.plan(at, true);
         bool same = a.cause == b.cause && a.message_id == b.message_id && a.unprocessed == b.unprocessed &&
-                    a.dangling == b.dangling && a.waits == b.waits && a.edits.size() == b.edits.size();
+                    a.dangling == b.dangling && a.dangling_mid == b.dangling_mid && a.waits == b.waits &&
+                    a.edits.size() == b.edits.size();
         for (std::size_t k = 0; same && k < a.edits.size(); ++k)
             same = a.edits[k].begin == b.edits[k].begin && a.edits[k].end == b.edits[k].end && a.edits[k].text == b.edits[k].text;
         if (!same) fail("the inert copy planned message " + std::to_string(i + 1) + " otherwise than the full engine");

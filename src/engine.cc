@@ -287,14 +287,31 @@ Engine::Engine(std::vector<std::unique_ptr<Pass>> &passes, EngineConfig cfg) : p
     for (auto &p : passes_) {
         auto types = p->edited_types();
         edits_any_ = edits_any_ || types.empty();
-        edited_types_.insert(edited_types_.end(), types.begin(), types.end());
+        inert_.types.insert(inert_.types.end(), types.begin(), types.end());
+    }
+    // The scanned types: those that only passes editing where a reference may be edit (a type
+    // another pass also edits stays a plain one), checked against the smallest of their limits.
+    for (const std::string &t : inert_.types) {
+        bool scanned = true;
+        std::size_t most = SIZE_MAX;
+        for (auto &p : passes_) {
+            auto types = p->edited_types();
+            if (std::find(types.begin(), types.end(), t) == types.end()) continue;
+            const std::size_t up_to = p->edits_only_references_up_to();
+            scanned = scanned && up_to > 0;
+            most = std::min(most, up_to);
+        }
+        if (scanned && std::find(inert_.scanned_types.begin(), inert_.scanned_types.end(), t) == inert_.scanned_types.end()) {
+            inert_.scanned_types.push_back(t);
+            inert_.scan_max = inert_.scan_max ? std::min(inert_.scan_max, most) : most;
+        }
     }
 }
 
-const std::vector<std::string> *Engine::inert_types() const
+const InertCheck *Engine::inert_check() const
 {
     if (!cfg_.copy_inert || cfg_.report || cfg_.summary || cfg_.inject_fault || edits_any_) return nullptr;
-    return &edited_types_;
+    return &inert_;
 }
 
 bool Engine::wants_index() const
@@ -309,7 +326,7 @@ bool Engine::ordered() const
 
 void Engine::index(const MessageAt &m)
 {
-    auto ctx = MessageContext::parse(m.src, m.seg, m.number, m.in_mbox, cfg_.limits, inert_types());
+    auto ctx = MessageContext::parse(m.src, m.seg, m.number, m.in_mbox, cfg_.limits, inert_check());
     ctx->report().input_no = m.input_no;
     if (!ctx->message() && !ctx->headers_only()) return;
     for (auto &p : passes_)
@@ -334,7 +351,7 @@ void Engine::merge_index(std::string bytes)
 Plan Engine::plan(const MessageAt &m, bool index_first)
 {
     try {
-        auto ctx = MessageContext::parse(m.src, m.seg, m.number, m.in_mbox, cfg_.limits, inert_types());
+        auto ctx = MessageContext::parse(m.src, m.seg, m.number, m.in_mbox, cfg_.limits, inert_check());
         ctx->report().input_no = m.input_no;
         if (index_first && (ctx->message() || ctx->headers_only()))
             for (auto &p : passes_)

@@ -45,7 +45,7 @@ struct EngineConfig {
     bool report{false};       // fill Plan::report
     bool summary{false};      // fill Plan::log_line
     bool inject_fault{false}; // every pass fails (MIMEURI_FAULT=pass, docs/testing.md)
-    // A message that provably no pass can change (MessageContext::parse, inert_types) is
+    // A message that provably no pass can change (MessageContext::parse, InertCheck) is
     // planned from its header block alone, when no report or summary line is made. Tests
     // turn it off to compare.
     bool copy_inert{true};
@@ -86,14 +86,15 @@ public:
 
     const EngineConfig &config() const { return cfg_; }
     void set_fault(bool every_pass_fails) { cfg_.inject_fault = every_pass_fails; }
+    // What MessageContext::parse may copy without a full parse, or null when every message
+    // must be parsed.
+    const InertCheck *inert_check() const;
 
 private:
     Plan plan_parsed(MessageContext &ctx);
-    // The inert_types for MessageContext::parse, or null when every message must be parsed.
-    const std::vector<std::string> *inert_types() const;
     std::vector<std::unique_ptr<Pass>> &passes_;
     EngineConfig cfg_;
-    std::vector<std::string> edited_types_; // of every pass
+    InertCheck inert_;                      // every pass's edited types, and which are scanned
     bool edits_any_{false};                 // some pass may change any message
 };
 

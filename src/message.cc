@@ -1,5 +1,6 @@
 #include "message.hh"
 
+#include "html_refs.hh"
 #include "text.hh"
 
 #include <algorithm>
@@ -36,7 +37,45 @@ bool ci_at(std::string_view s, std::size_t at, std::string_view lower_word)
     return true;
 }
 
-// Whether no pass can change the message m (see MessageContext::parse, inert_types). GMime
+// Where the header block ends: after the first empty line, or at the end.
+std::size_t header_block_size(std::string_view m)
+{
+    if (m.compare(0, 1, "\n") == 0) return 1;
+    if (m.compare(0, 2, "\r\n") == 0) return 2;
+    for (std::size_t nl = m.find('\n'); nl != std::string_view::npos; nl = m.find('\n', nl + 1)) {
+        if (m.compare(nl + 1, 1, "\n") == 0) return nl + 2;
+        if (m.compare(nl + 1, 2, "\r\n") == 0) return nl + 3;
+    }
+    return m.size();
+}
+
+// A field's value after its name's colon, without white space or line breaks, in lower case.
+std::string field_value(std::string_view field)
+{
+    auto colon = field.find(':');
+    std::string v;
+    if (colon == std::string_view::npos) return v;
+    for (char c : field.substr(colon + 1))
+        if (c != ' ' && c != '\t' && c != '\r' && c != '\n') v += c;
+    return text::ascii_lower(v);
+}
+
+// Whether no HTML part of m can hold what html::may_hold_reference looks for (see
+// InertCheck): m's bytes as they are, and where a part may be quoted-printable, m decoded as
+// quoted-printable whole (decoding is local: a part's decoded content is a run of the whole's
+// decoding, but for its last two bytes, which only lose what they would show).
+bool nothing_to_reference(std::string_view m, bool quoted_printable)
+{
+    if (html::may_hold_reference(m)) return false;
+    if (!quoted_printable) return true;
+    GMimeEncoding st;
+    g_mime_encoding_init_decode(&st, GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE);
+    std::string out(g_mime_encoding_outlen(&st, m.size()) + 16, '\0');
+    out.resize(g_mime_encoding_flush(&st, m.data(), m.size(), out.data()));
+    return !html::may_hold_reference(out);
+}
+
+// Whether no pass can change the message m (see MessageContext::parse, InertCheck). GMime
 // gives an entity a media type only from a Content-Type field (a line starting with the
 // name, and its folded continuations), else text/plain (message/rfc822 in a multipart/digest);
 // it reads a Content-ID only from a line starting with that name; a header block never spans
@@ -49,61 +88,104 @@ bool ci_at(std::string_view s, std::size_t at, std::string_view lower_word)
 //   the index would list; a comment may stand before the '/');
 // - the limits cannot bind: an entity lies below at most one multipart per Content-Type
 //   field, and each but the first starts after a delimiter line.
-bool provably_inert(std::string_view m, const std::vector<std::string> &types, const Limits &limits)
+// A field that names a scanned type only (text/html for the references pass) is allowed
+// when, besides, every Content-Transfer-Encoding field says 7bit, 8bit, binary or
+// quoted-printable and nothing else (no base64, no uuencode, no comment), no Content-Type
+// field names a charset whose bytes do not keep ASCII's meaning (the pass converts those
+// first; a backslash, an RFC 2231 or 2047 form counts as one), no line starts
+// "content-location" or "content-base", m is at most scan_max bytes (beyond, the pass
+// reports a part), and nothing_to_reference(m).
+bool provably_inert(std::string_view m, const InertCheck &check, const Limits &limits)
 {
-    std::vector<std::string> needles{"digest"};
-    for (const std::string &t : types) {
+    struct Needle {
+        std::string word;
+        bool scanned;
+    };
+    std::vector<Needle> needles{{"digest", false}};
+    for (const std::string &t : check.types) {
         auto slash = t.find('/');
         if (slash == std::string::npos || slash + 1 == t.size()) return false;
-        needles.push_back(text::ascii_lower(t.substr(slash + 1)));
+        const bool scanned = std::find(check.scanned_types.begin(), check.scanned_types.end(), t) != check.scanned_types.end();
+        needles.push_back({text::ascii_lower(t.substr(slash + 1)), scanned});
     }
-    auto harmless = [&](std::string_view field) {
-        for (std::size_t i = 0; i < field.size(); ++i) {
-            for (const std::string &n : needles)
-                if (ci_at(field, i, n)) return false;
-            if (ci_at(field, i, "message")) {
-                std::size_t j = i + 7;
-                while (j < field.size() && (field[j] == ' ' || field[j] == '\t' || field[j] == '\r' || field[j] == '\n')) ++j;
-                if (j < field.size() && (field[j] == '/' || field[j] == '(')) return false;
+    bool scan = false, unsafe = false, quoted_printable = false;
+    auto harmless = [&](std::string_view raw) {
+        const std::string field = text::ascii_lower(std::string(raw));
+        for (const Needle &n : needles)
+            if (field.find(n.word) != std::string::npos) {
+                if (!n.scanned) return false;
+                scan = true;
             }
+        for (std::size_t i = field.find("message"); i != std::string::npos; i = field.find("message", i + 1)) {
+            std::size_t j = i + 7;
+            while (j < field.size() && (field[j] == ' ' || field[j] == '\t' || field[j] == '\r' || field[j] == '\n')) ++j;
+            if (j < field.size() && (field[j] == '/' || field[j] == '(')) return false;
         }
+        if (field.find_first_of("\\*") != std::string::npos || field.find("=?") != std::string::npos) unsafe = true;
+        for (const char *bad : {"utf-16", "utf-32", "ucs-2", "ucs-4", "utf-7", "iso-2022", "hz-gb", "ebcdic", "cp037",
+                                "ibm037", "cp500", "ibm500", "cp1026", "cp875"})
+            if (field.find(bad) != std::string::npos) unsafe = true;
         return true;
+    };
+    auto field_end = [&](std::size_t next) {
+        while (next < m.size() && (m[next] == ' ' || m[next] == '\t')) {
+            auto more = m.find('\n', next);
+            next = more == std::string_view::npos ? m.size() : more + 1;
+        }
+        return next;
     };
     std::size_t delimiters = 0, content_types = 0;
     bool empty_line_since = true; // since the last Content-Type field
+    // In what may be a header block: from the top and from each line starting "--" (every
+    // delimiter line, and then some) to the next empty line. Where a part is scanned, each
+    // line there must be a field or a fold of one, and the empty line that ends it must not
+    // be followed by a delimiter line at once unless the block's type is a multipart (whose
+    // preamble is then empty): GMime's reading of such blocks and of a leaf's empty content
+    // is for the full parse to report (MessageContext::content_span).
+    bool in_header = true, multipart = false;
     for (std::size_t line = 0; line < m.size();) {
         auto nl = m.find('\n', line);
         const std::size_t next = nl == std::string_view::npos ? m.size() : nl + 1;
         const std::size_t len = next - line - (nl == std::string_view::npos ? 0 : 1);
-        if (len == 0 || (len == 1 && m[line] == '\r')) empty_line_since = true;
-        if (m.compare(line, 2, "--") == 0) ++delimiters;
+        const bool empty = len == 0 || (len == 1 && m[line] == '\r');
+        if (empty) empty_line_since = true;
+        if (in_header) {
+            if (empty) {
+                in_header = false;
+                if (m.compare(next, 2, "--") == 0 && !multipart) unsafe = true;
+            } else if (m[line] != ' ' && m[line] != '\t') {
+                if (ci_at(m, line, "content-type") && field_value(m.substr(line, field_end(next) - line)).rfind("multipart/", 0) == 0)
+                    multipart = true;
+                std::size_t k = line;
+                while (k < next && m[k] != ':' && static_cast<unsigned char>(m[k]) > 32 && static_cast<unsigned char>(m[k]) < 127) ++k;
+                if (k == line || k == next || m[k] != ':') unsafe = true;
+            }
+        }
+        if (m.compare(line, 2, "--") == 0) {
+            ++delimiters;
+            in_header = true;
+            multipart = false;
+        }
         if (ci_at(m, line, "content-id")) return false;
         if (ci_at(m, line, "content-type")) {
             if (!empty_line_since) return false;
             empty_line_since = false;
             ++content_types;
-            std::size_t end = next;
-            while (end < m.size() && (m[end] == ' ' || m[end] == '\t')) {
-                auto more = m.find('\n', end);
-                end = more == std::string_view::npos ? m.size() : more + 1;
-            }
-            if (!harmless(m.substr(line, end - line))) return false;
+            if (!harmless(m.substr(line, field_end(next) - line))) return false;
+        } else if (ci_at(m, line, "content-transfer-encoding")) {
+            const std::string v = field_value(m.substr(line, field_end(next) - line));
+            if (v == "quoted-printable") quoted_printable = true;
+            else if (v != "7bit" && v != "8bit" && v != "binary") unsafe = true;
+        } else if (ci_at(m, line, "content-location") || ci_at(m, line, "content-base")) {
+            unsafe = true;
         }
         line = next;
     }
-    return delimiters + 2 <= limits.max_parts && content_types <= static_cast<std::size_t>(std::max(0, limits.max_depth));
-}
-
-// Where the header block ends: after the first empty line, or at the end.
-std::size_t header_block_size(std::string_view m)
-{
-    if (m.compare(0, 1, "\n") == 0) return 1;
-    if (m.compare(0, 2, "\r\n") == 0) return 2;
-    for (std::size_t nl = m.find('\n'); nl != std::string_view::npos; nl = m.find('\n', nl + 1)) {
-        if (m.compare(nl + 1, 1, "\n") == 0) return nl + 2;
-        if (m.compare(nl + 1, 2, "\r\n") == 0) return nl + 3;
-    }
-    return m.size();
+    if (delimiters + 2 > limits.max_parts || content_types > static_cast<std::size_t>(std::max(0, limits.max_depth)))
+        return false;
+    if (!scan) return true;
+    // The message's own header block holds no part's content (and has a Message-ID field).
+    return !unsafe && m.size() <= check.scan_max && nothing_to_reference(m.substr(header_block_size(m)), quoted_printable);
 }
 
 // The Message-ID GMime gives a message whose header block is plain, read without building
@@ -157,7 +239,7 @@ std::optional<std::string> plain_message_id(std::string_view m)
 
 std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const Segment &seg, std::size_t index,
                                                       bool in_mbox, const Limits &limits,
-                                                      const std::vector<std::string> *inert_types)
+                                                      const InertCheck *inert)
 {
     std::unique_ptr<MessageContext> ctx(new MessageContext(src, seg));
     ctx->in_mbox_ = in_mbox;
@@ -235,9 +317,9 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
     // A message no pass can change: its header block alone, read as GMime reads it (the
     // header fields do not depend on the body), for its Message-ID. The bytes are in memory
     // (a window) for messages up to kWindowMax; larger ones are parsed whole.
-    if (inert_types && (in.window() || in.in_memory())) {
+    if (inert && (in.window() || in.in_memory())) {
         std::string_view m = in.view(seg.msg_begin, seg.msg_end);
-        if (provably_inert(m, *inert_types, ctx->limits_)) {
+        if (provably_inert(m, *inert, ctx->limits_)) {
             // A plain header block needs no GMime objects at all (most of an inert message's
             // cost was building and freeing them); any other is read by GMime.
             if (auto id = plain_message_id(m)) {

@@ -67,19 +67,32 @@ struct Edit {
     std::string text; // final bytes, already in the message's line-ending convention
 };
 
+// What lets MessageContext::parse copy a message without a full parse (Engine): the media
+// types the run's passes may edit (a message that provably holds none cannot change), and
+// of those the ones a pass edits only where a reference may be (Pass::
+// edits_only_references_up_to): a message holding them cannot change either when its bytes
+// show no possible reference, none of them is base64 or otherwise encoded, and it is at
+// most scan_max bytes.
+struct InertCheck {
+    std::vector<std::string> types;
+    std::vector<std::string> scanned_types;
+    std::size_t scan_max{0};
+};
+
 class MessageContext {
 public:
     // Parses one segment of src. A message GMime cannot parse gives a context with no
     // message and an "unparseable" error in its report: it is carried through unchanged.
-    // inert_types (the passes' edited_types(), or null): when the bytes prove that GMime can
-    // find in the message no entity of these types, no Content-ID, no embedded message, no
-    // two Content-Type fields and no more parts than the limits allow, only the header
+    // inert (or null): when the bytes prove that GMime can find in the message no entity of
+    // its types (or only of its scanned types, and nothing a reference could be made of),
+    // no Content-ID, no embedded message, no two Content-Type fields and no more parts than
+    // the limits allow, only the header
     // block is read (headers_only()): no pass can change the message, and the run's index
     // needs no more than its Message-ID (report().message_id). A plain header block is read
     // without GMime (message() is then null), any other by GMime's parser.
     static std::unique_ptr<MessageContext> parse(const Source &src, const Segment &seg, std::size_t index,
                                                  bool in_mbox, const Limits &limits,
-                                                 const std::vector<std::string> *inert_types = nullptr);
+                                                 const InertCheck *inert = nullptr);
     bool headers_only() const { return headers_only_; }
 
     // The message's bytes: a window of the input read into memory (below kWindowMax), or

@@ -33,6 +33,12 @@ public:
     // that provably holds none of the run's passes' types is copied through with only its
     // header block parsed (MessageContext::parse, Engine).
     virtual std::vector<std::string> edited_types() const { return {}; }
+    // Nonzero for a pass that edits entities of its edited_types() only where their decoded
+    // content (in an ASCII-compatible charset, up to this many bytes) shows what
+    // html::may_hold_reference looks for, and that no Content-Location steers: a message
+    // whose bytes, raw and quoted-printable decoded, show nothing of the kind is copied
+    // through as well (MessageContext::parse, InertCheck).
+    virtual std::size_t edits_only_references_up_to() const { return 0; }
 
     // Records this pass's edits and report entries for one message. An Error means the
     // pass failed on this message; the run then applies the --on-error policy.
