@@ -6,6 +6,9 @@
 #include "source.hh"
 
 #include <atomic>
+#include <gmodule.h>
+#include <mutex>
+#include <type_traits>
 #include <cstdlib>
 #include <map>
 #include <stdexcept>
@@ -137,18 +140,64 @@ private:
 
 #ifdef MIMEURI_HAVE_NOTMUCH
 
+// libnotmuch, loaded (GModule) the first time --notmuch needs it, not linked: every other
+// run starts without it and what it brings (Xapian's relocations and page faults were a
+// fifth of a one-message run's start-up; bench/README.md).
+struct NotmuchApi {
+    decltype(&notmuch_database_open_with_config) open_with_config{};
+    decltype(&notmuch_status_to_string) status_to_string{};
+    decltype(&notmuch_database_destroy) destroy{};
+    decltype(&notmuch_database_find_message) find_message{};
+    decltype(&notmuch_message_get_filename) get_filename{};
+    decltype(&notmuch_message_destroy) message_destroy{};
+};
+
+Result<const NotmuchApi *> notmuch_api()
+{
+    static NotmuchApi api;
+    static std::string error;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        const char *name = "libnotmuch.so." G_STRINGIFY(LIBNOTMUCH_MAJOR_VERSION);
+        GModule *m = g_module_open(name, static_cast<GModuleFlags>(G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL));
+        if (!m) {
+            error = g_module_error();
+            return;
+        }
+        g_module_make_resident(m);
+        auto take = [&](const char *symbol, auto &fn) {
+            gpointer p = nullptr;
+            if (!g_module_symbol(m, symbol, &p) || !p) {
+                if (error.empty()) error = std::string(name) + " has no " + symbol;
+                return;
+            }
+            fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(p);
+        };
+        take("notmuch_database_open_with_config", api.open_with_config);
+        take("notmuch_status_to_string", api.status_to_string);
+        take("notmuch_database_destroy", api.destroy);
+        take("notmuch_database_find_message", api.find_message);
+        take("notmuch_message_get_filename", api.get_filename);
+        take("notmuch_message_destroy", api.message_destroy);
+    });
+    if (!error.empty()) return Error{Code::Usage, "not available: " + error + " (Debian: apt-get install libnotmuch5)"};
+    return &api;
+}
+
 // The database opened read-only, with no notmuch configuration file read (config_path ""):
 // what a user's ~/.notmuch-config says must not change what mimeuri resolves.
 Result<notmuch_database_t *> open_notmuch_db(const std::string &path)
 {
+    auto nm = notmuch_api();
+    if (!nm) return nm.error();
     notmuch_database_t *db = nullptr;
     char *msg = nullptr;
     // libnotmuch takes absolute paths only.
     GCharPtr abs(g_canonicalize_filename(path.c_str(), nullptr));
     notmuch_status_t st =
-        notmuch_database_open_with_config(abs.get(), NOTMUCH_DATABASE_MODE_READ_ONLY, "", nullptr, &db, &msg);
+        (*nm)->open_with_config(abs.get(), NOTMUCH_DATABASE_MODE_READ_ONLY, "", nullptr, &db, &msg);
     if (st != NOTMUCH_STATUS_SUCCESS) {
-        std::string why = msg ? msg : notmuch_status_to_string(st);
+        std::string why = msg ? msg : (*nm)->status_to_string(st);
         std::free(msg);
         while (!why.empty() && why.back() == '\n') why.pop_back();
         return Error{Code::NoInput, path + ": cannot open the notmuch database: " + why};
@@ -162,7 +211,7 @@ public:
     explicit NotmuchIndex(std::string path) : path_(std::move(path)) {}
     ~NotmuchIndex() override
     {
-        if (db_ && gen_ == fork_generation()) notmuch_database_destroy(db_);
+        if (db_ && gen_ == fork_generation()) (*notmuch_api())->destroy(db_); // loaded: it opened db_
     }
 
     // The file is parsed for its Content-IDs only when a mid:msg/cid asks; the cache holds
@@ -171,16 +220,18 @@ public:
     {
         if (auto c = cache_.find(id); c != cache_.end()) return c->second ? &*c->second : nullptr;
         notmuch_message_t *msg = nullptr;
-        notmuch_status_t st = notmuch_database_find_message(db(), id.c_str(), &msg);
+        notmuch_database_t *database = db(); // loads the library, or throws
+        const NotmuchApi &nm = **notmuch_api();
+        notmuch_status_t st = nm.find_message(database, id.c_str(), &msg);
         if (st != NOTMUCH_STATUS_SUCCESS)
-            throw std::runtime_error(path_ + ": notmuch lookup: " + notmuch_status_to_string(st));
+            throw std::runtime_error(path_ + ": notmuch lookup: " + nm.status_to_string(st));
         std::optional<RunIndex::Entry> out;
         if (msg) {
-            const char *file = notmuch_message_get_filename(msg);
+            const char *file = nm.get_filename(msg);
             StoredMessage m;
             m.message_id = id;
             m.source = file ? file : "";
-            notmuch_message_destroy(msg);
+            nm.message_destroy(msg);
             // The Content-IDs of its parts, from the file notmuch names (any copy will do).
             if (cids) m.cids = content_ids(m.source, id);
             out = RunIndex::entry_of(m, 1);
@@ -263,11 +314,11 @@ Status check_notmuch(const std::string &database)
 #ifdef MIMEURI_HAVE_NOTMUCH
     auto db = open_notmuch_db(database);
     if (!db) return db.error();
-    notmuch_database_destroy(*db);
+    (*notmuch_api())->destroy(*db);
     return ok();
 #else
     (void)database;
-    return Error{Code::Usage, "--notmuch is not available: this mimeuri was built without libnotmuch "
+    return Error{Code::Usage, "not available: this mimeuri was built without libnotmuch "
                               "(meson setup -Dnotmuch=enabled, with libnotmuch-dev installed)"};
 #endif
 }
