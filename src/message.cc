@@ -75,6 +75,68 @@ bool nothing_to_reference(std::string_view m, bool quoted_printable)
     return !html::may_hold_reference(out);
 }
 
+// The end of the field whose first line ends at next: after its folded continuations.
+std::size_t field_end(std::string_view m, std::size_t next)
+{
+    while (next < m.size() && (m[next] == ' ' || m[next] == '\t')) {
+        auto more = m.find('\n', next);
+        next = more == std::string_view::npos ? m.size() : more + 1;
+    }
+    return next;
+}
+
+// Whether an HTML part of m, copied without a full parse, is certain to give the references
+// pass nothing to edit or report (see InertCheck): m is at most scan_max bytes (beyond, the
+// pass reports a part); every Content-Transfer-Encoding field says 7bit, 8bit, binary or
+// quoted-printable and nothing else (no base64, no uuencode, no comment); no Content-Type
+// field names a charset whose bytes do not keep ASCII's meaning (the pass converts those
+// first; a backslash, an RFC 2231 or 2047 form counts as one); no line starts
+// "content-location" or "content-base"; every header block is plain, and a leaf's ends with
+// content, not a delimiter line (GMime's reading of those is the full parse's to report,
+// MessageContext::content_span); and nothing_to_reference(m's body). What may be a header
+// block: from the top and from each line starting "--" (every delimiter line, and then
+// some) to the next empty line.
+bool nothing_to_edit_in_html(std::string_view m, std::size_t scan_max)
+{
+    if (m.size() > scan_max) return false;
+    bool quoted_printable = false, in_header = true, multipart = false;
+    for (std::size_t line = 0; line < m.size();) {
+        auto nl = m.find('\n', line);
+        const std::size_t next = nl == std::string_view::npos ? m.size() : nl + 1;
+        const std::size_t len = next - line - (nl == std::string_view::npos ? 0 : 1);
+        const bool empty = len == 0 || (len == 1 && m[line] == '\r');
+        if (in_header && empty) {
+            in_header = false;
+            if (m.compare(next, 2, "--") == 0 && !multipart) return false;
+        } else if (in_header && m[line] != ' ' && m[line] != '\t') {
+            std::size_t k = line;
+            while (k < next && m[k] != ':' && static_cast<unsigned char>(m[k]) > 32 && static_cast<unsigned char>(m[k]) < 127) ++k;
+            if (k == line || k == next || m[k] != ':') return false;
+        }
+        if (m.compare(line, 2, "--") == 0) {
+            in_header = true;
+            multipart = false;
+        }
+        if (ci_at(m, line, "content-type")) {
+            const std::string field = text::ascii_lower(std::string(m.substr(line, field_end(m, next) - line)));
+            if (in_header && field_value(field).rfind("multipart/", 0) == 0) multipart = true;
+            if (field.find_first_of("\\*") != std::string::npos || field.find("=?") != std::string::npos) return false;
+            for (const char *bad : {"utf-16", "utf-32", "ucs-2", "ucs-4", "utf-7", "iso-2022", "hz-gb", "ebcdic", "cp037",
+                                    "ibm037", "cp500", "ibm500", "cp1026", "cp875"})
+                if (field.find(bad) != std::string::npos) return false;
+        } else if (ci_at(m, line, "content-transfer-encoding")) {
+            const std::string v = field_value(m.substr(line, field_end(m, next) - line));
+            if (v == "quoted-printable") quoted_printable = true;
+            else if (v != "7bit" && v != "8bit" && v != "binary") return false;
+        } else if (ci_at(m, line, "content-location") || ci_at(m, line, "content-base")) {
+            return false;
+        }
+        line = next;
+    }
+    // The message's own header block holds no part's content (and has a Message-ID field).
+    return nothing_to_reference(m.substr(header_block_size(m)), quoted_printable);
+}
+
 // Whether no pass can change the message m (see MessageContext::parse, InertCheck). GMime
 // gives an entity a media type only from a Content-Type field (a line starting with the
 // name, and its folded continuations), else text/plain (message/rfc822 in a multipart/digest);
@@ -88,13 +150,8 @@ bool nothing_to_reference(std::string_view m, bool quoted_printable)
 //   the index would list; a comment may stand before the '/');
 // - the limits cannot bind: an entity lies below at most one multipart per Content-Type
 //   field, and each but the first starts after a delimiter line.
-// A field that names a scanned type only (text/html for the references pass) is allowed
-// when, besides, every Content-Transfer-Encoding field says 7bit, 8bit, binary or
-// quoted-printable and nothing else (no base64, no uuencode, no comment), no Content-Type
-// field names a charset whose bytes do not keep ASCII's meaning (the pass converts those
-// first; a backslash, an RFC 2231 or 2047 form counts as one), no line starts
-// "content-location" or "content-base", m is at most scan_max bytes (beyond, the pass
-// reports a part), and nothing_to_reference(m).
+// A field that names only scanned types (text/html for the references pass) is allowed when
+// nothing_to_edit_in_html(m) holds besides.
 bool provably_inert(std::string_view m, const InertCheck &check, const Limits &limits)
 {
     struct Needle {
@@ -108,84 +165,42 @@ bool provably_inert(std::string_view m, const InertCheck &check, const Limits &l
         const bool scanned = std::find(check.scanned_types.begin(), check.scanned_types.end(), t) != check.scanned_types.end();
         needles.push_back({text::ascii_lower(t.substr(slash + 1)), scanned});
     }
-    bool scan = false, unsafe = false, quoted_printable = false;
-    auto harmless = [&](std::string_view raw) {
-        const std::string field = text::ascii_lower(std::string(raw));
-        for (const Needle &n : needles)
-            if (field.find(n.word) != std::string::npos) {
-                if (!n.scanned) return false;
-                scan = true;
+    bool scan = false;
+    auto harmless = [&](std::string_view field) {
+        for (std::size_t i = 0; i < field.size(); ++i) {
+            for (const Needle &n : needles)
+                if (ci_at(field, i, n.word)) {
+                    if (!n.scanned) return false;
+                    scan = true;
+                }
+            if (ci_at(field, i, "message")) {
+                std::size_t j = i + 7;
+                while (j < field.size() && (field[j] == ' ' || field[j] == '\t' || field[j] == '\r' || field[j] == '\n')) ++j;
+                if (j < field.size() && (field[j] == '/' || field[j] == '(')) return false;
             }
-        for (std::size_t i = field.find("message"); i != std::string::npos; i = field.find("message", i + 1)) {
-            std::size_t j = i + 7;
-            while (j < field.size() && (field[j] == ' ' || field[j] == '\t' || field[j] == '\r' || field[j] == '\n')) ++j;
-            if (j < field.size() && (field[j] == '/' || field[j] == '(')) return false;
         }
-        if (field.find_first_of("\\*") != std::string::npos || field.find("=?") != std::string::npos) unsafe = true;
-        for (const char *bad : {"utf-16", "utf-32", "ucs-2", "ucs-4", "utf-7", "iso-2022", "hz-gb", "ebcdic", "cp037",
-                                "ibm037", "cp500", "ibm500", "cp1026", "cp875"})
-            if (field.find(bad) != std::string::npos) unsafe = true;
         return true;
-    };
-    auto field_end = [&](std::size_t next) {
-        while (next < m.size() && (m[next] == ' ' || m[next] == '\t')) {
-            auto more = m.find('\n', next);
-            next = more == std::string_view::npos ? m.size() : more + 1;
-        }
-        return next;
     };
     std::size_t delimiters = 0, content_types = 0;
     bool empty_line_since = true; // since the last Content-Type field
-    // In what may be a header block: from the top and from each line starting "--" (every
-    // delimiter line, and then some) to the next empty line. Where a part is scanned, each
-    // line there must be a field or a fold of one, and the empty line that ends it must not
-    // be followed by a delimiter line at once unless the block's type is a multipart (whose
-    // preamble is then empty): GMime's reading of such blocks and of a leaf's empty content
-    // is for the full parse to report (MessageContext::content_span).
-    bool in_header = true, multipart = false;
     for (std::size_t line = 0; line < m.size();) {
         auto nl = m.find('\n', line);
         const std::size_t next = nl == std::string_view::npos ? m.size() : nl + 1;
         const std::size_t len = next - line - (nl == std::string_view::npos ? 0 : 1);
-        const bool empty = len == 0 || (len == 1 && m[line] == '\r');
-        if (empty) empty_line_since = true;
-        if (in_header) {
-            if (empty) {
-                in_header = false;
-                if (m.compare(next, 2, "--") == 0 && !multipart) unsafe = true;
-            } else if (m[line] != ' ' && m[line] != '\t') {
-                if (ci_at(m, line, "content-type") && field_value(m.substr(line, field_end(next) - line)).rfind("multipart/", 0) == 0)
-                    multipart = true;
-                std::size_t k = line;
-                while (k < next && m[k] != ':' && static_cast<unsigned char>(m[k]) > 32 && static_cast<unsigned char>(m[k]) < 127) ++k;
-                if (k == line || k == next || m[k] != ':') unsafe = true;
-            }
-        }
-        if (m.compare(line, 2, "--") == 0) {
-            ++delimiters;
-            in_header = true;
-            multipart = false;
-        }
+        if (len == 0 || (len == 1 && m[line] == '\r')) empty_line_since = true;
+        if (m.compare(line, 2, "--") == 0) ++delimiters;
         if (ci_at(m, line, "content-id")) return false;
         if (ci_at(m, line, "content-type")) {
             if (!empty_line_since) return false;
             empty_line_since = false;
             ++content_types;
-            if (!harmless(m.substr(line, field_end(next) - line))) return false;
-        } else if (ci_at(m, line, "content-transfer-encoding")) {
-            const std::string v = field_value(m.substr(line, field_end(next) - line));
-            if (v == "quoted-printable") quoted_printable = true;
-            else if (v != "7bit" && v != "8bit" && v != "binary") unsafe = true;
-        } else if (ci_at(m, line, "content-location") || ci_at(m, line, "content-base")) {
-            unsafe = true;
+            if (!harmless(m.substr(line, field_end(m, next) - line))) return false;
         }
         line = next;
     }
     if (delimiters + 2 > limits.max_parts || content_types > static_cast<std::size_t>(std::max(0, limits.max_depth)))
         return false;
-    if (!scan) return true;
-    // The message's own header block holds no part's content (and has a Message-ID field).
-    return !unsafe && m.size() <= check.scan_max && nothing_to_reference(m.substr(header_block_size(m)), quoted_printable);
+    return !scan || nothing_to_edit_in_html(m, check.scan_max);
 }
 
 // The Message-ID GMime gives a message whose header block is plain, read without building
