@@ -89,15 +89,8 @@ Result<std::vector<Segment>> split(const Source &src, Format format)
     }
 }
 
-// Whether the header block at msg_begin may hold a Content-Length, from the buffer alone:
-// false only when the buffer holds the whole block (to its empty line, as mboxcl2_length
-// reads it) and no line in it starts with "Content-Length:". Most messages are decided
-// here, without mboxcl2_length's own read.
-bool Splitter::may_have_content_length(std::int64_t msg_begin) const
+bool may_have_content_length(std::string_view b)
 {
-    const std::int64_t end = buf_off_ + static_cast<std::int64_t>(buf_.size());
-    if (msg_begin < buf_off_ || msg_begin >= end) return true;
-    const std::string_view b(buf_.data() + (msg_begin - buf_off_), static_cast<std::size_t>(end - msg_begin));
     for (std::size_t pos = 0;;) {
         const std::size_t nl = b.find('\n', pos);
         if (nl == std::string_view::npos) return true; // the block goes on past the buffer
@@ -106,6 +99,16 @@ bool Splitter::may_have_content_length(std::int64_t msg_begin) const
         if (len > 15 && g_ascii_strncasecmp(b.data() + pos, "Content-Length:", 15) == 0) return true;
         pos = nl + 1;
     }
+}
+
+// From the buffer alone, where it holds the start of the message at msg_begin; most
+// messages are decided there, without mboxcl2_length's own read.
+bool Splitter::may_have_content_length(std::int64_t msg_begin) const
+{
+    const std::int64_t end = buf_off_ + static_cast<std::int64_t>(buf_.size());
+    if (msg_begin < buf_off_ || msg_begin >= end) return true;
+    return mimeuri::may_have_content_length(
+        std::string_view(buf_.data() + (msg_begin - buf_off_), static_cast<std::size_t>(end - msg_begin)));
 }
 
 int Splitter::byte_at(std::int64_t off) const

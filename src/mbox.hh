@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace mimeuri {
@@ -30,6 +31,10 @@ struct ContentLength {
     std::int64_t end;        // body_begin + N
 };
 std::optional<ContentLength> mboxcl2_length(const Source &src, std::int64_t msg_begin);
+// Whether the header block at the start of head may hold what mboxcl2_length looks for: false
+// only when head holds the whole block (to its empty line) and no line in it starts with
+// "Content-Length:", when mboxcl2_length would find none either; it reads nothing.
+bool may_have_content_length(std::string_view head);
 
 // True when the input starts with an mbox "From " line.
 Result<bool> looks_like_mbox(const Source &src);

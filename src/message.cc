@@ -267,16 +267,8 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
         }
     // An mboxcl2 Content-Length (read from the input: it looks past the message). Only a
     // header block with a Content-Length field can have one: the window says, without a read.
-    if (in_mbox) {
-        std::string_view head = ctx->window_ ? ctx->window_->view(seg.msg_begin, seg.msg_end) : std::string_view();
-        head = head.substr(0, header_block_size(head));
-        bool maybe = ctx->window_ == std::nullopt;
-        for (std::size_t at = 0; !maybe && at < head.size(); at = head.find('\n', at) + 1) {
-            maybe = ci_at(head, at, "content-length");
-            if (head.find('\n', at) == std::string_view::npos) break;
-        }
-        if (maybe) ctx->length_split_ = mboxcl2_length(src, seg.msg_begin);
-    }
+    if (in_mbox && (!ctx->window_ || may_have_content_length(ctx->window_->view(seg.msg_begin, seg.msg_end))))
+        ctx->length_split_ = mboxcl2_length(src, seg.msg_begin);
     ctx->limits_ = limits;
     ctx->limits_.max_depth = std::min(limits.max_depth, kMaxDepth); // never past GMime's own
     ctx->start_clock();
