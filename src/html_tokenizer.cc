@@ -17,6 +17,16 @@ bool ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c ==
 bool alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
+bool one_of_chars(char c, std::string_view set) { return set.find(c) != std::string_view::npos; }
+
+bool iequal(std::string_view a, std::string_view b)
+{
+    if (a.size() != b.size()) return false;
+    for (std::size_t k = 0; k < a.size(); ++k)
+        if (lower(a[k]) != lower(b[k])) return false;
+    return true;
+}
+
 bool iequal_at(std::string_view s, std::size_t at, std::string_view word)
 {
     if (at + word.size() > s.size()) return false;
@@ -84,10 +94,23 @@ template <std::size_t N> bool one_of(std::string_view name, const char *const (&
 // foreign content (CDATA, self-closing, other attribute names), script data, PLAINTEXT,
 // template contents, the "in select" and frameset insertion modes (which ignore most tags),
 // <noscript> (whose reading depends on scripting), and tags gumbo renames or rewrites.
-const char *const kFallbackTags[] = {"svg", "math", "script", "plaintext", "template", "select", "frameset",
+const char *const kFallbackTags[] = {"math", "script", "plaintext", "template", "select", "frameset",
                                      "frame", "noscript", "isindex", "image"};
 const char *const kRawText[] = {"style", "xmp", "iframe", "noembed", "noframes"}; // 13.2.6.4.7 and in head
 const char *const kRcdata[] = {"title", "textarea"};
+// SVG elements read inside <svg> (13.2.6.5, "any other start tag": a foreign element with
+// the tag's attributes). Not among them, so that the tree goes to gumbo: the tags that break
+// out of foreign content (<div>, <p>, <font>...), the HTML integration points (foreignObject,
+// desc, title), <script> and <style> (their text is not RAWTEXT there), and anything else.
+const char *const kSvgTags[] = {
+    "a", "animate", "animatemotion", "animatetransform", "circle", "clippath", "defs", "ellipse", "feblend",
+    "fecolormatrix", "fecomponenttransfer", "fecomposite", "feconvolvematrix", "fediffuselighting",
+    "fedisplacementmap", "fedistantlight", "fedropshadow", "feflood", "fefunca", "fefuncb", "fefuncg", "fefuncr",
+    "fegaussianblur", "feimage", "femerge", "femergenode", "femorphology", "feoffset", "fepointlight",
+    "fespecularlighting", "fespotlight", "fetile", "feturbulence", "filter", "g", "image", "line", "lineargradient",
+    "marker", "mask", "metadata", "mpath", "path", "pattern", "polygon", "polyline", "radialgradient", "rect", "set",
+    "stop", "svg", "switch", "symbol", "text", "textpath", "tspan", "use", "view"};
+constexpr std::size_t kMaxSvgDepth = 512;
 // Table structure: ignored "in body" (no table open), handled inside a table.
 const char *const kCellTags[] = {"td", "th", "caption"};
 const char *const kRowTags[] = {"tr", "tbody", "thead", "tfoot", "col", "colgroup"};
@@ -181,6 +204,13 @@ private:
     {
         if (h_.compare(i_ + 2, 2, "--") == 0) return comment(i_ + 4);
         if (iequal_at(h_, i_ + 2, "doctype")) return bogus_comment(i_ + 9); // every DOCTYPE state ends at '>'
+        if (!svg_.empty() && h_.compare(i_ + 2, 7, "[CDATA[") == 0) { // 13.2.5.69: text up to "]]>"
+            const std::size_t end = h_.find("]]>", i_ + 9);
+            const std::size_t next = end == std::string_view::npos ? n_ : end + 3;
+            work_ += next - i_;
+            i_ = next;
+            return;
+        }
         // "[CDATA[" outside foreign content, and anything else: a bogus comment.
         bogus_comment(i_ + 2);
     }
@@ -241,6 +271,7 @@ private:
             cur = &attrs_.back();
         };
         bool emitted = false;
+        self_closing_ = false;
         while (j < n_ && !emitted) {
             const char c = h_[j];
             switch (st) {
@@ -296,7 +327,7 @@ private:
                 else st = BeforeName; // reconsume
                 break;
             case SelfClosing: // 13.2.5.40
-                if (c == '>') emitted = true;
+                if (c == '>') emitted = self_closing_ = true;
                 else st = BeforeName; // reconsume
                 break;
             }
@@ -307,8 +338,23 @@ private:
             return;
         }
         i_ = j + 1;
-        if (start) start_tag(name);
-        else end_tag(name);
+        // The tag's name as gumbo reads it from the tag's text to match an end tag in foreign
+        // content (gumbo_tag_from_original_text): of a start tag, up to white space other than
+        // CR, '/' or '>'; of an end tag, everything between "</" and '>'.
+        std::size_t name_end = begin + (start ? 1 : 2);
+        if (start)
+            while (name_end < j && !one_of_chars(h_[name_end], "\t\n\f /")) ++name_end;
+        else
+            name_end = j;
+        raw_name_ = h_.substr(begin + (start ? 1 : 2), name_end - (begin + (start ? 1 : 2)));
+        if (!svg_.empty()) {
+            if (start) foreign_start_tag(name);
+            else foreign_end_tag();
+        } else if (start) {
+            start_tag(name);
+        } else {
+            end_tag(name);
+        }
     }
 
     // What tree construction does with a start tag that matters here (13.2.6.4).
@@ -319,6 +365,14 @@ private:
             if (u >= 0x80 || u < 0x20) return fallback("a tag name that is not ASCII");
         }
         if (one_of(name, kFallbackTags)) return fallback("<" + name + ">");
+        if (name == "svg") {
+            // Foster parenting (13.2.6.1) would put it and what it holds before the table.
+            if (!tables_.empty() && tables_.back() == 0) return fallback("<svg> in a table");
+            content_ = true;
+            emit(name);
+            if (!self_closing_) open_svg(); // foreign content from here
+            return;
+        }
         if (name == "html" || name == "body" || name == "form" || name == "head" || name == "base") {
             // The first <html> or <body> gives its element its attributes (an element made
             // earlier has none to keep); a later one only adds those it lacks, or is ignored,
@@ -363,6 +417,36 @@ private:
             tables_.back() = 0;
         }
         return true;
+    }
+
+    // Inside <svg> (13.2.6.5): an SVG element, closed by its end tag or by "/>".
+    void foreign_start_tag(const std::string &name)
+    {
+        for (char c : name) {
+            auto u = static_cast<unsigned char>(c);
+            if (u >= 0x80 || u < 0x20) return fallback("a tag name that is not ASCII");
+        }
+        if (!one_of(name, kSvgTags)) return fallback("<" + name + "> in <svg>");
+        emit(name);
+        if (!self_closing_) open_svg();
+    }
+    void open_svg()
+    {
+        // Bounded memory: deeper SVG than any drawing needs goes to gumbo (and its limits).
+        if (svg_.size() >= kMaxSvgDepth) return fallback("SVG nested deeper than " + std::to_string(kMaxSvgDepth));
+        svg_.push_back(raw_name_);
+    }
+    // An end tag inside <svg> closes the nearest open SVG element of its name and those above
+    // it; one that names none reaches the HTML element under the <svg>, and the HTML rules:
+    // gumbo then.
+    void foreign_end_tag()
+    {
+        for (std::size_t k = svg_.size(); k > 0; --k)
+            if (iequal(svg_[k - 1], raw_name_)) {
+                svg_.resize(k - 1);
+                return;
+            }
+        fallback("</" + std::string(raw_name_) + "> closing no open SVG element");
     }
 
     void end_tag(const std::string &name)
@@ -449,6 +533,9 @@ private:
     std::string why_;
     std::vector<Attr> attrs_;
     std::vector<char> tables_;
+    std::vector<std::string_view> svg_; // the open SVG elements, by their raw names
+    std::string_view raw_name_;         // the last tag's name as gumbo matches end tags by it
+    bool self_closing_{false};
     int html_{0}, body_{0}, form_{0}, head_{0}, base_{0};
     bool content_{false}; // something that makes the head and body elements was seen
 };

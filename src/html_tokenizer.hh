@@ -4,16 +4,20 @@
 // data, tags, attributes, comments, bogus comments, DOCTYPE, RCDATA and RAWTEXT; character
 // references in the values it keeps are decoded as gumbo decodes them.
 //
-// Tree construction changes what a tokenizer sees (foreign content, <script>, <plaintext>,
-// <template>, <select>, framesets) and which tags reach the tree at all (a stray <td>, a
-// second <body> or <form>): on anything of the sort the tokenizer stops and says why, and
-// the caller parses the text with gumbo instead (find_refs). Where it finishes, its Scan is
+// Tree construction changes what a tokenizer sees (MathML, <script>, <plaintext>, <template>,
+// <select>, framesets) and which tags reach the tree at all (a stray <td>, a second <body> or
+// <form>): on anything of the sort the tokenizer stops and says why, and the caller parses the
+// text with gumbo instead (find_refs). Inside <svg> it reads SVG's own elements (self-closing
+// tags, CDATA sections, end tags matched as gumbo matches them) and stops on anything that
+// would leave foreign content (an HTML tag, an integration point, an end tag of no open SVG
+// element). Where it finishes, its Scan is
 // the one find_refs makes: tests/test_html_tokenizer.cc and fuzz/fuzz_html_tokenizer.cc hold
 // it to that, gumbo being the oracle.
 //
 // Cost: linear. Every byte is looked at a bounded number of times (a search for '<', a
 // quote or a '-' moves forward only); memory is the current tag's attributes, the open
-// tables (one byte each) and the references found, never a multiple of the text.
+// tables (one byte each), the open SVG elements (at most 512) and the references found,
+// never a multiple of the text.
 #pragma once
 
 #include "html_refs.hh"
