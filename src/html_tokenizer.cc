@@ -100,8 +100,10 @@ const char *const kRawText[] = {"style", "xmp", "iframe", "noembed", "noframes"}
 const char *const kRcdata[] = {"title", "textarea"};
 // SVG elements read inside <svg> (13.2.6.5, "any other start tag": a foreign element with
 // the tag's attributes). Not among them, so that the tree goes to gumbo: the tags that break
-// out of foreign content (<div>, <p>, <font>...), the HTML integration points (foreignObject,
-// desc, title), <script> and <style> (their text is not RAWTEXT there), and anything else.
+// out of foreign content (<div>, <p>, <font>...), <script> and <style> (their text is not
+// RAWTEXT there), and anything else. The HTML integration points (foreignObject, desc,
+// title) are read while they hold text only: a start tag in one is read by HTML's rules
+// (13.2.6, the tree construction dispatcher), and goes to gumbo.
 const char *const kSvgTags[] = {
     "a", "animate", "animatemotion", "animatetransform", "circle", "clippath", "defs", "ellipse", "feblend",
     "fecolormatrix", "fecomponenttransfer", "fecomposite", "feconvolvematrix", "fediffuselighting",
@@ -109,7 +111,8 @@ const char *const kSvgTags[] = {
     "fegaussianblur", "feimage", "femerge", "femergenode", "femorphology", "feoffset", "fepointlight",
     "fespecularlighting", "fespotlight", "fetile", "feturbulence", "filter", "g", "image", "line", "lineargradient",
     "marker", "mask", "metadata", "mpath", "path", "pattern", "polygon", "polyline", "radialgradient", "rect", "set",
-    "stop", "svg", "switch", "symbol", "text", "textpath", "tspan", "use", "view"};
+    "stop", "svg", "switch", "symbol", "text", "textpath", "tspan", "use", "view",
+    "foreignobject", "desc", "title"};
 constexpr std::size_t kMaxSvgDepth = 512;
 // Table structure: ignored "in body" (no table open), handled inside a table.
 const char *const kCellTags[] = {"td", "th", "caption"};
@@ -370,7 +373,7 @@ private:
             if (!tables_.empty() && tables_.back() == 0) return fallback("<svg> in a table");
             content_ = true;
             emit(name);
-            if (!self_closing_) open_svg(); // foreign content from here
+            if (!self_closing_) open_svg(name); // foreign content from here
             return;
         }
         if (name == "html" || name == "body" || name == "form" || name == "head" || name == "base") {
@@ -381,7 +384,11 @@ private:
             // A second <html>, <body> or <head> (or a <head> after content) with no attribute
             // read here changes nothing read here: gumbo merges into <html> and <body> only
             // the attributes they lack, and ignores the <head>; the tag is then passed over.
+            // A <form> while the form element pointer is set (13.2.6.4.7: from a <form> to the
+            // next </form>) is ignored.
             int &count = name == "html" ? html_ : name == "body" ? body_ : name == "form" ? form_ : name == "head" ? head_ : base_;
+            if (name == "form" && count == 1 && !form_open_) count = 0;
+            if (name == "form") form_open_ = true;
             if (++count > 1 || (name == "head" && content_)) {
                 const bool bare = name != "form" && name != "base" &&
                                   std::none_of(attrs_.begin(), attrs_.end(),
@@ -426,15 +433,17 @@ private:
             auto u = static_cast<unsigned char>(c);
             if (u >= 0x80 || u < 0x20) return fallback("a tag name that is not ASCII");
         }
+        if (svg_.back().integration) return fallback("<" + name + "> in an SVG <" + svg_.back().name + ">");
         if (!one_of(name, kSvgTags)) return fallback("<" + name + "> in <svg>");
         emit(name);
-        if (!self_closing_) open_svg();
+        if (!self_closing_) open_svg(name);
     }
-    void open_svg()
+    void open_svg(const std::string &name)
     {
         // Bounded memory: deeper SVG than any drawing needs goes to gumbo (and its limits).
         if (svg_.size() >= kMaxSvgDepth) return fallback("SVG nested deeper than " + std::to_string(kMaxSvgDepth));
-        svg_.push_back(raw_name_);
+        const bool integration = name == "foreignobject" || name == "desc" || name == "title";
+        svg_.push_back({raw_name_, integration ? name.c_str() : "", integration});
     }
     // An end tag inside <svg> closes the nearest open SVG element of its name and those above
     // it; one that names none reaches the HTML element under the <svg>, and the HTML rules:
@@ -442,7 +451,7 @@ private:
     void foreign_end_tag()
     {
         for (std::size_t k = svg_.size(); k > 0; --k)
-            if (iequal(svg_[k - 1], raw_name_)) {
+            if (iequal(svg_[k - 1].raw, raw_name_)) {
                 svg_.resize(k - 1);
                 return;
             }
@@ -451,6 +460,7 @@ private:
 
     void end_tag(const std::string &name)
     {
+        if (name == "form") form_open_ = false; // 13.2.6.4.7: the pointer is null after any </form>
         if (tables_.empty()) return;
         char &top = tables_.back();
         if (name == "table") tables_.pop_back();
@@ -533,10 +543,16 @@ private:
     std::string why_;
     std::vector<Attr> attrs_;
     std::vector<char> tables_;
-    std::vector<std::string_view> svg_; // the open SVG elements, by their raw names
+    struct OpenSvg {
+        std::string_view raw; // the name as gumbo matches end tags by it
+        std::string name;     // an integration point's (else empty)
+        bool integration{false};
+    };
+    std::vector<OpenSvg> svg_; // the open SVG elements
     std::string_view raw_name_;         // the last tag's name as gumbo matches end tags by it
     bool self_closing_{false};
     int html_{0}, body_{0}, form_{0}, head_{0}, base_{0};
+    bool form_open_{false}; // the form element pointer is set
     bool content_{false}; // something that makes the head and body elements was seen
 };
 
