@@ -282,6 +282,7 @@ private:
                 if (ws(c)) ++j;
                 else if (c == '/') st = SelfClosing, ++j;
                 else if (c == '>') emitted = true;
+                else if (c == '\0') fallback("an attribute name that starts with NUL"), j = n_; // gumbo drops one such NUL
                 else new_attr(), cur->name += lower(c), st = Name, ++j; // '=' too, as gumbo
                 break;
             case Name: // 13.2.5.33
@@ -296,6 +297,7 @@ private:
                 else if (c == '/') st = SelfClosing, ++j;
                 else if (c == '=') st = BeforeValue, ++j;
                 else if (c == '>') emitted = true;
+                else if (c == '\0') fallback("an attribute name that starts with NUL"), j = n_;
                 else new_attr(), st = Name; // reconsume
                 break;
             case BeforeValue: // 13.2.5.35
