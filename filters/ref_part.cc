@@ -118,14 +118,14 @@ public:
     Status run();
 
 private:
-    std::optional<std::string> load(bool &rewritable, std::string &charset);
-    Status find(const std::string &html, std::optional<html::Scan> &out);
+    std::optional<Content> load(bool &rewritable, std::string &charset);
+    Status find(std::string_view html, std::optional<html::Scan> &out);
     std::optional<Decision> resolve_ref(const html::Ref &ref, const std::string &base);
     void decide_local(std::size_t ri, Decision &d);
     void decide(const html::Ref &ref, std::size_t ri, Decision &d);
     std::string canonical(int target);
     void report(const html::Ref &ref, const html::Holder &holder, const Decision &d);
-    Status write(const std::string &html, const html::Scan &scan, bool rewritable, const std::string &charset);
+    Status write(std::string_view html, const html::Scan &scan, bool rewritable, const std::string &charset);
     void unclaim(std::size_t k);
 
     MessageContext &ctx_;
@@ -149,7 +149,7 @@ private:
 };
 
 // The part's text: decoded, and in UTF-8 when its charset is not ASCII-compatible.
-std::optional<std::string> PartRewriter::load(bool &rewritable, std::string &charset)
+std::optional<Content> PartRewriter::load(bool &rewritable, std::string &charset)
 {
     auto bytes = ctx_.decoded_content(hn_, opts_.html_max);
     if (!bytes) {
@@ -160,19 +160,18 @@ std::optional<std::string> PartRewriter::load(bool &rewritable, std::string &cha
     }
     if (const char *cs = g_mime_object_get_content_type_parameter(hn_.object, "charset")) charset = cs;
     rewritable = ascii_compatible(charset);
-    std::string html = std::move(*bytes);
     if (!rewritable) {
         gsize written = 0;
-        GCharPtr conv(g_convert(html.data(), static_cast<gssize>(html.size()), "UTF-8", charset.c_str(), nullptr,
+        GCharPtr conv(g_convert(bytes->data(), static_cast<gssize>(bytes->size()), "UTF-8", charset.c_str(), nullptr,
                                 &written, nullptr));
-        if (conv) html.assign(conv.get(), written);
+        if (conv) return Content::owned(std::string(conv.get(), written));
     }
-    return html;
+    return std::move(*bytes);
 }
 
 // Finds the references; out stays empty when there are none to look at (or the part is
 // reported and left).
-Status PartRewriter::find(const std::string &html, std::optional<html::Scan> &out)
+Status PartRewriter::find(std::string_view html, std::optional<html::Scan> &out)
 {
     // No reference can be in a part without "id:" (cid:, mid:, any case), a numeric
     // character reference for c, i, d, m or ':', &colon;, or a backslash (a CSS escape):
@@ -359,7 +358,7 @@ void PartRewriter::unclaim(std::size_t k)
 }
 
 // Makes the replacements and writes the part back in its transfer encoding.
-Status PartRewriter::write(const std::string &html, const html::Scan &scan, bool rewritable, const std::string &charset)
+Status PartRewriter::write(std::string_view html, const html::Scan &scan, bool rewritable, const std::string &charset)
 {
     auto unclaim_all = [&] {
         for (std::size_t k = 0; k < reps_.size(); ++k) unclaim(k);
@@ -397,7 +396,7 @@ Status PartRewriter::run()
     auto html = load(rewritable, charset);
     if (!html) return ok();
     std::optional<html::Scan> scan;
-    if (Status s = find(*html, scan); !s || !scan) return s;
+    if (Status s = find(html->view(), scan); !s || !scan) return s;
     std::string base = ix_.parts[static_cast<std::size_t>(node_)].base;
     if (scan->base_href)
         if (std::string b = resolve(base, *scan->base_href); !b.empty()) base = b;
@@ -412,13 +411,13 @@ Status PartRewriter::run()
         report(ref, scan->holders[ref.holder], *d);
     }
     if (!pending_.refs.empty()) {
-        pending_.html = std::move(*html);
+        pending_.html = std::move(*html).take();
         pending_.scan = std::move(*scan);
         tally_.extracts.push_back(std::move(pending_));
         return ok();
     }
     if (reps_.empty()) return ok();
-    return write(*html, *scan, rewritable, charset);
+    return write(html->view(), *scan, rewritable, charset);
 }
 
 } // namespace

@@ -762,10 +762,10 @@ Result<std::pair<std::int64_t, std::int64_t>> MessageContext::content_span(const
     return Error{Code::DataErr, "part " + n.section + ": cannot find where its content ends"};
 }
 
-Result<std::string> MessageContext::decoded_content(const Node &n, std::size_t cap) const
+Result<Content> MessageContext::decoded_content(const Node &n, std::size_t cap) const
 {
     if (!GMIME_IS_PART(n.object)) return Error{Code::DataErr, "not a leaf part"};
-    if (!g_mime_part_get_content(GMIME_PART(n.object))) return std::string(); // no body at all
+    if (!g_mime_part_get_content(GMIME_PART(n.object))) return Content(); // no body at all
     auto span = content_span(n);
     if (!span) return span.error();
     auto [begin, end] = *span;
@@ -779,22 +779,29 @@ Result<std::string> MessageContext::decoded_content(const Node &n, std::size_t c
         if (g_mime_data_wrapper_write_to_stream(w, mem.get()) < 0) return Error{Code::DataErr, "cannot decode the part"};
         GByteArray *a = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(mem.get()));
         if (a->len > cap) return Error::limit("part larger than the limit");
-        return std::string(reinterpret_cast<const char *>(a->data), a->len);
+        return Content::owned(std::string(reinterpret_cast<const char *>(a->data), a->len));
     }
     const bool encoded = enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE;
     // Decoding never makes content larger (base64 3/4, QP at most 1:1), but padding and
     // white space may: read at most twice the cap.
     if (raw_size > (encoded ? cap * 2 + 65536 : cap)) return Error::limit("part larger than the limit");
-    auto raw = src_->slice(begin, end);
-    if (!raw) return raw.error();
+    // The bytes where they are when the message is held in memory; else read.
+    Content raw;
+    if (std::string_view v = src_->view(begin, end); v.size() == raw_size) {
+        raw = Content::borrowed(v);
+    } else {
+        auto read = src_->slice(begin, end);
+        if (!read) return read.error();
+        raw = Content::owned(std::move(*read));
+    }
     if (!encoded) return raw;
     GMimeEncoding st;
     g_mime_encoding_init_decode(&st, enc);
-    std::string out(g_mime_encoding_outlen(&st, raw->size()) + 16, '\0');
-    std::size_t len = g_mime_encoding_flush(&st, raw->data(), raw->size(), out.data());
+    std::string out(g_mime_encoding_outlen(&st, raw.size()) + 16, '\0');
+    std::size_t len = g_mime_encoding_flush(&st, raw.data(), raw.size(), out.data());
     out.resize(len);
     if (out.size() > cap) return Error::limit("part larger than the limit");
-    return out;
+    return Content::owned(std::move(out));
 }
 
 Status MessageContext::set_sole_header(const Node &n, std::string_view name, std::string_view raw_value)

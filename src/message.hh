@@ -79,6 +79,34 @@ struct InertCheck {
     std::size_t scan_max{0};
 };
 
+// Bytes borrowed from a message's window (valid while its MessageContext lives) or owned.
+class Content {
+public:
+    Content() = default;
+    static Content borrowed(std::string_view v)
+    {
+        Content c;
+        c.view_ = v;
+        return c;
+    }
+    static Content owned(std::string s)
+    {
+        Content c;
+        c.own_ = std::move(s);
+        c.owned_ = true;
+        return c;
+    }
+    std::string_view view() const { return owned_ ? std::string_view(own_) : view_; }
+    std::size_t size() const { return view().size(); }
+    const char *data() const { return view().data(); }
+    std::string take() && { return owned_ ? std::move(own_) : std::string(view_); }
+
+private:
+    std::string own_;
+    std::string_view view_;
+    bool owned_{false};
+};
+
 class MessageContext {
 public:
     // Parses one segment of src. A message GMime cannot parse gives a context with no
@@ -137,8 +165,9 @@ public:
     // message's (an LF message with a CRLF delimiter line); this one is checked.
     Result<std::pair<std::int64_t, std::int64_t>> content_span(const Node &n) const;
     // A leaf's content with its transfer encoding undone, at most cap bytes (a DataErr
-    // beyond), read from content_span().
-    Result<std::string> decoded_content(const Node &n, std::size_t cap) const;
+    // beyond), read from content_span(): content with no transfer encoding to undo is
+    // borrowed from the message's window (or the input held in memory), not copied.
+    Result<Content> decoded_content(const Node &n, std::size_t cap) const;
 
     // Edits that follow from the others, made once every pass has run: in an mbox, a
     // Content-Length that split the input (mboxcl2) is set to the body's new length, so

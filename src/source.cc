@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -190,21 +191,64 @@ Source Source::from_bytes(std::string_view bytes, const std::string &name)
     return s;
 }
 
+namespace {
+
+// Window buffers, reused: a message's window is freed before the next one is read, and a
+// fresh buffer costs a page fault per 4 KiB the read writes (25-40 us each on the virtual
+// machines mail runs on). Each thread keeps the largest buffer freed (at most kSpareMax) for
+// the next window that fits in it. A buffer's capacity is stored in front of its bytes.
+constexpr std::size_t kSpareMax = 2u << 20;
+constexpr std::size_t kHead = 16;
+
+struct Spare {
+    char *block{nullptr}; // kHead bytes (the capacity), then the buffer
+    ~Spare() { g_free(block); }
+};
+thread_local Spare spare;
+
+std::size_t capacity_of(const char *block)
+{
+    std::size_t cap;
+    std::memcpy(&cap, block, sizeof cap);
+    return cap;
+}
+
+char *take_buffer(std::size_t len)
+{
+    if (spare.block && capacity_of(spare.block) >= len) return std::exchange(spare.block, nullptr) + kHead;
+    const std::size_t cap = std::max<std::size_t>(len, 4096);
+    char *block = static_cast<char *>(g_malloc(cap + kHead));
+    std::memcpy(block, &cap, sizeof cap);
+    return block + kHead;
+}
+
+void give_back(gpointer data)
+{
+    char *block = static_cast<char *>(data) - kHead;
+    if (capacity_of(block) > kSpareMax || (spare.block && capacity_of(spare.block) >= capacity_of(block))) {
+        g_free(block);
+        return;
+    }
+    g_free(std::exchange(spare.block, block));
+}
+
+} // namespace
+
 Result<Source> Source::window(const Source &src, std::int64_t begin, std::int64_t end)
 {
     if (begin < 0 || end < begin || end > src.size_) return Error{Code::Software, "bad window in " + src.name_};
     const auto len = static_cast<std::size_t>(end - begin);
-    char *buf = static_cast<char *>(g_malloc(len ? len : 1));
+    char *buf = take_buffer(len);
     auto r = src.read_at(begin, buf, len);
     if (!r) {
-        g_free(buf);
+        give_back(buf);
         return r.error();
     }
     Source s;
     s.name_ = src.name_;
     s.size_ = end;
     s.base_ = begin;
-    s.bytes_ = g_bytes_new_take(buf, len);
+    s.bytes_ = g_bytes_new_with_free_func(buf, len, give_back, buf);
     s.stream_ = GPtr<GMimeStream>::adopt(input_stream_new(s.bytes_, begin));
     return s;
 }
