@@ -118,6 +118,22 @@ constexpr std::size_t kMaxSvgDepth = 512;
 const char *const kCellTags[] = {"td", "th", "caption"};
 const char *const kRowTags[] = {"tr", "tbody", "thead", "tfoot", "col", "colgroup"};
 
+// An attribute name as gumbo may compare it, over-approximated: printable ASCII as it is, each
+// run of other bytes one mark. gumbo's input stream makes controls, DEL and invalid UTF-8 U+FFFD
+// one or more times and leaves other UTF-8 as it is, and changes no printable ASCII (names are
+// lowercased before they get here): two names gumbo holds equal have the same key.
+std::string name_key(std::string_view name)
+{
+    std::string key;
+    key.reserve(name.size());
+    for (char c : name) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u >= 0x20 && u < 0x7F) key += c;
+        else if (key.empty() || key.back() != '\x01') key += '\x01';
+    }
+    return key;
+}
+
 struct Attr {
     std::string name;
     std::size_t off{0}, len{0}; // the raw value with its quotes; len 0: no value
@@ -479,10 +495,12 @@ private:
     void emit(const std::string &tag)
     {
         // gumbo drops the attribute after a repeated name that has no value (it waits for that
-        // value to drop): the tag goes to gumbo. Names in a hash set: linear in the tag.
-        std::unordered_set<std::string_view> names;
+        // value to drop, and, with no error recorded, keeps the repeated name to prefix the
+        // next): the tag goes to gumbo. Names in a hash set: linear in the tag. Names compared
+        // as gumbo compares them (name_key): "\x04" and "\x07" are one name, U+FFFD, to it.
+        std::unordered_set<std::string> names;
         for (std::size_t a = 0; a < attrs_.size(); ++a)
-            if (!names.insert(attrs_[a].name).second && attrs_[a].len == 0 && a + 1 < attrs_.size())
+            if (!names.insert(name_key(attrs_[a].name)).second && attrs_[a].len == 0 && a + 1 < attrs_.size())
                 return fallback("a repeated attribute with no value");
         // Names already given, wanted ones only (a few).
         std::vector<std::string_view> taken;
