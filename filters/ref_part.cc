@@ -1,6 +1,7 @@
 // The reference pass, step 3: one HTML part (see ref_part.hh).
 #include "ref_part.hh"
 
+#include "charsets.hh"
 #include "html_tokenizer.hh"
 #include "text.hh"
 #include "transfer.hh"
@@ -161,6 +162,7 @@ std::optional<Content> PartRewriter::load(bool &rewritable, std::string &charset
     if (const char *cs = g_mime_object_get_content_type_parameter(hn_.object, "charset")) charset = cs;
     rewritable = ascii_compatible(charset);
     if (!rewritable) {
+        keep_charset(charset); // its module stays loaded for the next part (charsets.hh)
         gsize written = 0;
         GCharPtr conv(g_convert(bytes->data(), static_cast<gssize>(bytes->size()), "UTF-8", charset.c_str(), nullptr,
                                 &written, nullptr));

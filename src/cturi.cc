@@ -1,5 +1,6 @@
 #include "cturi.hh"
 
+#include "charsets.hh"
 #include "text.hh"
 
 #include <glib.h>
@@ -184,6 +185,7 @@ std::string to_utf8(const std::string &bytes, const std::string &charset)
 {
     std::string cs = lower(charset);
     if (cs.empty() || cs == "utf-8" || cs == "utf8" || cs == "us-ascii") return bytes;
+    keep_charset(charset); // its module stays loaded (charsets.hh)
     gsize written = 0;
     char *out = g_convert(bytes.data(), static_cast<gssize>(bytes.size()), "UTF-8", charset.c_str(), nullptr,
                           &written, nullptr);

@@ -1,5 +1,6 @@
 #include "message.hh"
 
+#include "charsets.hh"
 #include "html_refs.hh"
 #include "text.hh"
 
@@ -315,6 +316,12 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
         return ctx;
     }
     auto construct = [&](std::int64_t end) {
+        // The charset converters GMime will open for the header values, kept loaded
+        // (charsets.hh): where the bytes are in memory, which is all but the largest messages.
+        if (in.window() || in.in_memory()) {
+            std::string_view m = in.view(seg.msg_begin, end);
+            keep_charsets_for(m, header_block_size(m));
+        }
         auto sub = GPtr<GMimeStream>::adopt(g_mime_stream_substream(in.stream(), seg.msg_begin, end));
         auto parser = GPtr<GMimeParser>::adopt(g_mime_parser_new_with_stream(sub.get()));
         g_mime_parser_set_persist_stream(parser.get(), TRUE);

@@ -1,8 +1,14 @@
+#include "charsets.hh"
 #include "helpers.hh"
 #include "message.hh"
 #include "output.hh"
 
 #include <doctest/doctest.h>
+
+#include <glib.h>
+#include <link.h>
+
+#include <cstring>
 
 using namespace mimeuri;
 
@@ -222,4 +228,60 @@ TEST_CASE("CR-only messages are never rewritten")
     if (p.ctx->message() && !p.ctx->nodes().empty())
         CHECK_FALSE(p.ctx->add_header(p.ctx->nodes()[0], "X-A", " 1").ok());
     CHECK_FALSE(p.ctx->changed());
+}
+
+namespace {
+
+// Whether the process has the gconv module `file` (e.g. "KOI8-R.so") loaded.
+bool gconv_loaded(const char *file)
+{
+    struct Query {
+        const char *file;
+        bool found;
+    } q{file, false};
+    dl_iterate_phdr(
+        [](dl_phdr_info *info, size_t, void *data) {
+            auto *query = static_cast<Query *>(data);
+            const char *slash = std::strrchr(info->dlpi_name, '/');
+            if (slash && std::strstr(info->dlpi_name, "/gconv/") && std::strcmp(slash + 1, query->file) == 0) query->found = true;
+            return 0;
+        },
+        &q);
+    return q.found;
+}
+
+// A converter from `charset` opened and closed, as GMime does for a header value, and then
+// other modules' converters released: glibc unloads a module no converter holds once others
+// have been released twice more (gconv_dl.c).
+void convert_and_move_on(const char *charset)
+{
+    for (const char *cs : {charset, "CP1253", "KOI8-R", "CP1253", "KOI8-R", "CP1253"}) {
+        GIConv cd = g_iconv_open("UTF-8", cs);
+        REQUIRE(cd != reinterpret_cast<GIConv>(-1));
+        g_iconv_close(cd);
+    }
+}
+
+} // namespace
+
+TEST_CASE("charsets: the converters a message's header values need stay loaded after its parse")
+{
+    CHECK(encoded_word_charsets("Subject: =?ISO-2022-JP?B?GyRC?= =?iso-8859-1*en?q?x?= =?iso-2022-jp?B?eA==?=\n"
+                                "X: =?bad?X?y?= a=?b ?= =??Q?x?= =?a b?Q?x?= =?koi8-r?Q?") ==
+          std::vector<std::string>{"ISO-2022-JP", "iso-8859-1", "koi8-r"});
+    // The premise: a module no converter holds is unloaded (IBM1047: no test message uses it).
+    convert_and_move_on("IBM1047");
+    CHECK(!gconv_loaded("IBM1047.so"));
+    // A message whose Subject GMime decodes from ISO-8859-13: its module stays.
+    auto p = parse("Subject: =?ISO-8859-13?Q?=E0ia?=\n\nbody\n");
+    REQUIRE(p.ctx);
+    convert_and_move_on("ISO-8859-13");
+    CHECK(gconv_loaded("ISO8859-13.so"));
+    // An 8-bit header value: GMime's fallback, ISO-8859-1, stays.
+    auto eight_bit = parse("Subject: caf\xe9\n\nbody\n");
+    convert_and_move_on("ISO-8859-1");
+    CHECK(gconv_loaded("ISO8859-1.so"));
+    CHECK(keep_charset("iso-8859-13"));
+    CHECK(!keep_charset("UTF-8"));
+    CHECK(!keep_charset("x-no-such-charset"));
 }

@@ -1,0 +1,41 @@
+// Charset converters kept loaded for the life of the process.
+//
+// glibc's iconv_open loads the charset's module (gconv, a shared object) and iconv_close lets
+// it go: a module no converter uses is unloaded once two other modules have been released
+// (gconv_dl.c, TRIES_BEFORE_UNLOAD). GMime opens and closes a converter for every header value
+// it decodes (an RFC 2047 word, an 8-bit value), and the references pass one for each HTML part
+// in a charset that is not ASCII-compatible; so over a mailbox of mixed charsets each module was
+// loaded and unloaded again and again (45 times over the 5,000-message bench mbox): dlopen,
+// mmap, relocation, and a TLB flush at munmap, about 7% of the run's CPU on this machine.
+//
+// keep_charset holds one converter from the charset to UTF-8 open, never used and never
+// closed, so its module stays loaded. At most kMaxKept charsets are kept and kMaxTried names
+// looked at, so hostile input naming a thousand charsets costs a bounded number of loads.
+// Thread-safe (the milter calls it from its threads).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mimeuri {
+
+constexpr std::size_t kMaxKept = 32;
+constexpr std::size_t kMaxTried = 256;
+
+// Keeps a converter from `charset` (a MIME charset name, mapped to its iconv name as GMime maps
+// it) to UTF-8 open. Returns whether one is open for it now (false for a name iconv does not
+// know, UTF-8 and US-ASCII, which need no module, and once the bounds are reached).
+bool keep_charset(std::string_view charset);
+
+// The charsets of the RFC 2047 encoded words in `text` ("=?name?Q?" or "=?name*lang?B?"), in
+// order of first appearance, each once; at most kMaxKept of them.
+std::vector<std::string> encoded_word_charsets(std::string_view text);
+
+// Before GMime parses the message `m`: the converters its header values will need kept, those
+// of its encoded words, and GMime's fallbacks for 8-bit header values when its header block
+// holds any (g_mime_utils_decode_8bit: the locale's charset, ISO-8859-1).
+void keep_charsets_for(std::string_view m, std::size_t header_block_size);
+
+} // namespace mimeuri
