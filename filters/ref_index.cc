@@ -7,6 +7,7 @@
 
 #include <gmime/gmime.h>
 
+#include <algorithm>
 #include <tuple>
 
 namespace mimeuri::refs {
@@ -139,19 +140,71 @@ MessageIndex index_message(const MessageContext &ctx)
     return ix;
 }
 
+RunIndex::RunIndex() : bytes_(g_string_chunk_new(64 * 1024)) {}
+RunIndex::~RunIndex() { g_string_chunk_free(bytes_); }
+
+std::string_view RunIndex::keep(std::string_view s)
+{
+    return {g_string_chunk_insert_len(bytes_, s.data(), static_cast<gssize>(s.size())), s.size()};
+}
+
+RunIndex::Slot RunIndex::slot_of(Entry &&e)
+{
+    Slot s;
+    s.index = e.index;
+    s.offset = e.offset;
+    s.input_no = static_cast<std::uint32_t>(e.input_no);
+    s.count = e.count;
+    // The inputs' names: a run has a few, and the last one asked for is nearly always it.
+    auto it = std::find(sources_.rbegin(), sources_.rend(), e.source);
+    if (it == sources_.rend()) {
+        sources_.push_back(std::move(e.source));
+        s.source = static_cast<std::uint32_t>(sources_.size() - 1);
+    } else {
+        s.source = static_cast<std::uint32_t>(sources_.rend() - it - 1);
+    }
+    if (!e.section.empty() || !e.cids.empty()) {
+        extras_.push_back({std::move(e.section), std::move(e.cids)});
+        s.extra = static_cast<std::uint32_t>(extras_.size());
+    }
+    return s;
+}
+
+RunIndex::Entry RunIndex::entry_at(const Slot &s) const
+{
+    Entry e;
+    e.index = s.index;
+    e.offset = s.offset;
+    e.input_no = s.input_no;
+    e.count = s.count;
+    e.source = sources_[s.source];
+    if (s.extra) {
+        e.section = extras_[s.extra - 1].section;
+        e.cids = extras_[s.extra - 1].cids;
+    }
+    return e;
+}
+
 void RunIndex::add(const std::string &id, Entry e)
 {
+    auto found = by_id_.find(id);
+    if (found != by_id_.end()) {
+        // The message first in run order keeps the place; the others count as duplicates.
+        Slot &s = found->second;
+        const int count = s.count + e.count;
+        if (std::make_tuple(e.input_no, e.index) < std::make_tuple(std::size_t{s.input_no}, std::size_t{s.index}))
+            s = slot_of(std::move(e)); // (the replaced one's extra, if any, stays unused: duplicates are rare)
+        s.count = count;
+        return;
+    }
+    const std::string_view kept = keep(id);
+    by_id_.emplace(kept, slot_of(std::move(e)));
     if (auto key = mid_ci_key(id); !key.empty()) {
         // Of several ids differing only in the domain's case, the first in order answers.
-        auto [ci, fresh] = ci_.try_emplace(key, id);
-        if (!fresh && id < ci->second) ci->second = id;
+        auto c = ci_.find(key);
+        if (c == ci_.end()) ci_.emplace(key == id ? kept : keep(key), kept);
+        else if (kept < c->second) c->second = kept;
     }
-    auto [it, inserted] = by_id_.try_emplace(id, e);
-    if (inserted) return;
-    // The message first in run order keeps the place; the others count as duplicates.
-    int count = it->second.count + e.count;
-    if (std::tie(e.input_no, e.index) < std::tie(it->second.input_no, it->second.index)) it->second = std::move(e);
-    it->second.count = count;
 }
 
 RunIndex::Entry RunIndex::entry_of(StoredMessage m, int count)
@@ -183,15 +236,17 @@ RunIndex::Found RunIndex::find(const std::string &id, bool ci) const
     } else if (auto key = mid_ci_key(id); !key.empty()) {
         if (auto c = ci_.find(key); c != ci_.end()) found = by_id_.find(c->second);
     }
-    return found == by_id_.end() ? nullptr : &*found;
+    if (found == by_id_.end()) return std::nullopt;
+    return std::make_pair(std::string(found->first), entry_at(found->second));
 }
 
 std::string RunIndex::save() const
 {
     Record r;
     r.put(by_id_.size());
-    for (const auto &[id, e] : by_id_) {
-        r.put(id);
+    for (const auto &[id, slot] : by_id_) {
+        const Entry e = entry_at(slot);
+        r.put(std::string(id));
         r.put(e.index);
         r.put(e.section);
         r.put(static_cast<std::size_t>(e.count));

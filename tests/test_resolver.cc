@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -246,4 +247,63 @@ TEST_CASE("resolver: mid: into an embedded message/rfc822")
     CHECK(p.section(whole.node) == "2");
     // A Content-ID of the outer message is not one of the inner message's.
     CHECK(resolve_one(p, run, "mid:outer@x/pic@x", p.node("1")).status == RefStatus::Dangling);
+}
+
+TEST_CASE("run index: each entry given back whole, the first in run order keeping the place, and a worker's share merged")
+{
+    auto entry = [](std::size_t index, std::size_t input_no, const char *source, std::int64_t offset,
+                    const char *section = "", std::map<std::string, std::string> cids = {}) {
+        RunIndex::Entry e;
+        e.index = index;
+        e.input_no = input_no;
+        e.source = source;
+        e.offset = offset;
+        e.section = section;
+        e.cids = std::move(cids);
+        e.count = 1;
+        return e;
+    };
+    RunIndex run;
+    run.add("top@x", entry(3, 0, "in.mbox", 100));
+    run.add("emb@x", entry(5, 0, "in.mbox", 900, "2", {{"c@x", "2.1"}}));
+    run.add("Top@Example.ORG", entry(1, 1, "other.mbox", 7));
+    run.add("emb@x", entry(9, 0, "in.mbox", 2000)); // later: counted, not kept
+    run.add("late@x", entry(4, 0, "in.mbox", 1500, "1.2", {{"d@x", "1.2.1"}, {"e@x", "1.2.2"}}));
+    run.add("late@x", entry(2, 0, "first.mbox", 50)); // earlier in run order: takes the place
+    auto check = [](const RunIndex &r) {
+        CHECK(r.size() == 4);
+        auto top = r.find("top@x", false);
+        REQUIRE(top);
+        CHECK(top->first == "top@x");
+        CHECK(top->second.index == 3);
+        CHECK(top->second.source == "in.mbox");
+        CHECK(top->second.offset == 100);
+        CHECK(top->second.section.empty());
+        CHECK(top->second.count == 1);
+        auto emb = r.find("emb@x", false);
+        REQUIRE(emb);
+        CHECK(emb->second.index == 5);
+        CHECK(emb->second.section == "2");
+        CHECK(emb->second.cids == std::map<std::string, std::string>{{"c@x", "2.1"}});
+        CHECK(emb->second.count == 2);
+        auto late = r.find("late@x", false);
+        REQUIRE(late);
+        CHECK(late->second.index == 2);
+        CHECK(late->second.source == "first.mbox");
+        CHECK(late->second.section.empty());
+        CHECK(late->second.cids.empty());
+        CHECK(late->second.count == 2);
+        CHECK_FALSE(r.find("top@example.org", false));
+        auto ci = r.find("Top@example.org", true); // the domain compared case-insensitively
+        REQUIRE(ci);
+        CHECK(ci->first == "Top@Example.ORG");
+        CHECK(ci->second.source == "other.mbox");
+        CHECK(ci->second.input_no == 1);
+        CHECK_FALSE(r.find("top@example.org", true)); // the local part is not
+        CHECK_FALSE(r.find("none@x", true));
+    };
+    check(run);
+    RunIndex merged; // as the parent takes a --jobs worker's share
+    merged.merge(run.save());
+    check(merged);
 }
