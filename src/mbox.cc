@@ -120,11 +120,15 @@ int Splitter::byte_at(std::int64_t off) const
 
 Result<bool> Splitter::fill(std::int64_t off)
 {
-    constexpr std::size_t chunk_size = 1 << 20;
-    buf_.resize(chunk_size);
-    auto n = src_.read_at(off, buf_.data(), chunk_size);
-    if (!n) return n.error();
-    buf_.resize(*n);
+    constexpr std::size_t chunk_size = 256 << 10;
+    block_.reset(); // (its buffer to be read into again, when no window holds it)
+    buf_ = {};
+    auto b = src_.read_block(off, chunk_size);
+    if (!b) return b.error();
+    block_.reset(*b);
+    gsize n = 0;
+    const auto *data = static_cast<const char *>(g_bytes_get_data(*b, &n));
+    buf_ = std::string_view(data ? data : "", n);
     buf_off_ = off;
     return true;
 }
@@ -200,8 +204,8 @@ Result<bool> Splitter::step(std::vector<Segment> &out, std::int64_t budget)
     if (line_ < size) return false;
     if (!any_) out.push_back({start_, start_, size, size});
     else out.push_back({last_.from_line, last_.message, std::max(size, last_.message), size});
-    buf_.clear();
-    buf_.shrink_to_fit();
+    block_.reset();
+    buf_ = {};
     return done_ = true;
 }
 

@@ -5,6 +5,7 @@
 #include "source.hh"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -56,7 +57,8 @@ public:
     void start_at(std::int64_t off)
     {
         start_ = line_ = buf_off_ = off;
-        buf_.clear();
+        block_.reset();
+        buf_ = {};
     }
     Result<bool> step(std::vector<Segment> &out, std::int64_t budget);
     bool done() const { return done_; }
@@ -73,7 +75,8 @@ private:
     const Source &src_;
     Format format_;
     bool done_{false};
-    std::string buf_;
+    std::unique_ptr<GBytes, void (*)(GBytes *)> block_{nullptr, g_bytes_unref}; // from src_.read_block()
+    std::string_view buf_;      // block_'s bytes
     std::int64_t buf_off_{0};   // source offset of buf_[0]
     std::int64_t line_{0};      // start of the current line
     std::int64_t prev_line_{-1}; // start of the previous line

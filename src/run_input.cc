@@ -45,7 +45,12 @@ Result<std::optional<MboxLock>> lock_input(const RunState &rs, const std::string
     return std::optional<MboxLock>(std::move(*l));
 }
 
-std::unique_ptr<Opened> open_input(RunState &rs, std::size_t input_no, int jobs)
+// The mbox split runs this far ahead of the messages planned in one process, so that the
+// splitter's last two blocks (Source::read_block, 256 KiB each) still hold the messages
+// when their windows are made: no read of their own.
+constexpr std::int64_t kSplitStep = 64 << 10;
+
+std::unique_ptr<Opened> open_input(RunState &rs, std::size_t input_no)
 {
     const std::string &input = rs.inputs[input_no];
     auto src = rs.inputs.open(input_no);
@@ -62,7 +67,7 @@ std::unique_ptr<Opened> open_input(RunState &rs, std::size_t input_no, int jobs)
     if (!format) return rs.outcome.fail(format.error()), nullptr;
     auto in = std::make_unique<Opened>(std::move(*src), *format);
     in->read = read;
-    in->split_more(jobs == 1 ? std::numeric_limits<std::int64_t>::max() : (1 << 20));
+    in->split_more(kSplitStep); // the rest as the messages are taken
     if (in->split_failure) return rs.outcome.fail(*in->split_failure), nullptr;
     return in;
 }
@@ -130,7 +135,7 @@ void run_input(RunState &rs, std::size_t input_no, int jobs)
     const std::string &input = rs.inputs[input_no];
     auto lock = lock_input(rs, input);
     if (!lock) return rs.outcome.fail(lock.error());
-    auto in = open_input(rs, input_no, jobs);
+    auto in = open_input(rs, input_no);
     if (!in) return;
     // With --on-error=pass and a shared output, each message is written as soon as it is
     // taken, so memory does not grow with the mailbox. Otherwise (tempfail: nothing for a
@@ -143,8 +148,14 @@ void run_input(RunState &rs, std::size_t input_no, int jobs)
     auto replan = [&](std::size_t i) { return rs.engine.plan({in->src, in->segs[i], i + 1, in->mbox, input_no}); };
     ForwardHold hold(rs, taker, input, index_as_we_go, replan);
     if (jobs == 1 || (in->splitter.done() && in->segs.size() < 2)) {
-        for (std::size_t i = 0; i < in->segs.size() && !taker.failed(); ++i)
+        // Split a block at a time, just ahead of the messages planned: the splitter's last
+        // two blocks hold them, and their windows are made without a read of their own.
+        for (std::size_t i = 0; !taker.failed(); ++i) {
+            while (i >= in->segs.size() && in->split_more(kSplitStep)) {
+            }
+            if (i >= in->segs.size()) break;
             hold.arrive(i, rs.engine.plan({in->src, in->segs[i], i + 1, in->mbox, input_no}, index_as_we_go));
+        }
     } else {
         plan_forked(rs, *in, input_no, jobs, index_as_we_go, taker, hold);
     }

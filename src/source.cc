@@ -30,6 +30,16 @@ Source::Source(Source &&o) noexcept
       mem_(std::exchange(o.mem_, nullptr)), spooled_(o.spooled_), bytes_(std::exchange(o.bytes_, nullptr)), base_(o.base_),
       stream_(std::move(o.stream_)), keep_(std::move(o.keep_))
 {
+    for (int k = 0; k < 2; ++k) {
+        blocks_[k] = std::exchange(o.blocks_[k], nullptr);
+        block_off_[k] = o.block_off_[k];
+    }
+}
+
+void Source::drop_blocks() const
+{
+    for (GBytes *&b : blocks_)
+        if (b) g_bytes_unref(std::exchange(b, nullptr));
 }
 
 Source &Source::operator=(Source &&o) noexcept
@@ -46,6 +56,11 @@ Source &Source::operator=(Source &&o) noexcept
         base_ = o.base_;
         stream_ = std::move(o.stream_);
         keep_ = std::move(o.keep_);
+        drop_blocks();
+        for (int k = 0; k < 2; ++k) {
+            blocks_[k] = std::exchange(o.blocks_[k], nullptr);
+            block_off_[k] = o.block_off_[k];
+        }
     }
     return *this;
 }
@@ -54,6 +69,7 @@ Source::~Source()
 {
     if (fd_ >= 0) ::close(fd_);
     if (bytes_) g_bytes_unref(bytes_);
+    drop_blocks();
 }
 
 
@@ -193,18 +209,14 @@ Source Source::from_bytes(std::string_view bytes, const std::string &name)
 
 namespace {
 
-// Window buffers, reused: a message's window is freed before the next one is read, and a
-// fresh buffer costs a page fault per 4 KiB the read writes (25-40 us each on the virtual
-// machines mail runs on). Each thread keeps the largest buffer freed (at most kSpareMax) for
-// the next window that fits in it. A buffer's capacity is stored in front of its bytes.
+// Window and block buffers, reused: a message's window is freed before the next one is read,
+// a block of the mbox splitter's once two newer ones are read, and a fresh buffer costs a page
+// fault per 4 KiB the read writes (25-40 us each on the virtual machines mail runs on). Each
+// thread keeps up to kSpares freed buffers (of at most kSpareMax each; the largest are kept)
+// for the next reads that fit in them. A buffer's capacity is stored in front of its bytes.
 constexpr std::size_t kSpareMax = 2u << 20;
+constexpr std::size_t kSpares = 4;
 constexpr std::size_t kHead = 16;
-
-struct Spare {
-    char *block{nullptr}; // kHead bytes (the capacity), then the buffer
-    ~Spare() { g_free(block); }
-};
-thread_local Spare spare;
 
 std::size_t capacity_of(const char *block)
 {
@@ -213,9 +225,21 @@ std::size_t capacity_of(const char *block)
     return cap;
 }
 
+struct Spares {
+    char *blocks[kSpares]{}; // each kHead bytes (the capacity), then the buffer; or null
+    ~Spares()
+    {
+        for (char *b : blocks) g_free(b);
+    }
+};
+thread_local Spares spares;
+
 char *take_buffer(std::size_t len)
 {
-    if (spare.block && capacity_of(spare.block) >= len) return std::exchange(spare.block, nullptr) + kHead;
+    char **best = nullptr; // the smallest spare that fits
+    for (char *&b : spares.blocks)
+        if (b && capacity_of(b) >= len && (!best || capacity_of(b) < capacity_of(*best))) best = &b;
+    if (best) return std::exchange(*best, nullptr) + kHead;
     const std::size_t cap = std::max<std::size_t>(len, 4096);
     char *block = static_cast<char *>(g_malloc(cap + kHead));
     std::memcpy(block, &cap, sizeof cap);
@@ -225,30 +249,72 @@ char *take_buffer(std::size_t len)
 void give_back(gpointer data)
 {
     char *block = static_cast<char *>(data) - kHead;
-    if (capacity_of(block) > kSpareMax || (spare.block && capacity_of(spare.block) >= capacity_of(block))) {
+    if (capacity_of(block) > kSpareMax) {
         g_free(block);
         return;
     }
-    g_free(std::exchange(spare.block, block));
+    char **smallest = nullptr; // an empty slot, else the smallest spare, if smaller than block
+    for (char *&b : spares.blocks)
+        if (!b || !smallest || (*smallest && capacity_of(b) < capacity_of(*smallest))) {
+            smallest = &b;
+            if (!b) break;
+        }
+    if (*smallest && capacity_of(*smallest) >= capacity_of(block)) {
+        g_free(block);
+        return;
+    }
+    g_free(std::exchange(*smallest, block));
 }
 
 } // namespace
+
+Result<GBytes *> Source::read_block(std::int64_t off, std::size_t len) const
+{
+    if (off < 0 || off > size_) return Error{Code::Software, "bad block in " + name_};
+    len = std::min(len, static_cast<std::size_t>(size_ - off));
+    const bool cache = !mem_ && !bytes_; // (a source in memory has its bytes at hand already)
+    if (cache && blocks_[1]) g_bytes_unref(std::exchange(blocks_[1], nullptr)); // its buffer for this read
+    char *buf = take_buffer(len);
+    auto r = read_at(off, buf, len);
+    if (!r) {
+        give_back(buf);
+        return r.error();
+    }
+    GBytes *block = g_bytes_new_with_free_func(buf, *r, give_back, buf);
+    if (cache) {
+        blocks_[1] = std::exchange(blocks_[0], g_bytes_ref(block));
+        block_off_[1] = std::exchange(block_off_[0], off);
+    }
+    return block;
+}
 
 Result<Source> Source::window(const Source &src, std::int64_t begin, std::int64_t end)
 {
     if (begin < 0 || end < begin || end > src.size_) return Error{Code::Software, "bad window in " + src.name_};
     const auto len = static_cast<std::size_t>(end - begin);
-    char *buf = take_buffer(len);
-    auto r = src.read_at(begin, buf, len);
-    if (!r) {
-        give_back(buf);
-        return r.error();
+    GBytes *bytes = nullptr;
+    for (int k = 0; k < 2 && !bytes; ++k)
+        if (GBytes *b = src.blocks_[k]; b && begin >= src.block_off_[k] &&
+                                        end <= src.block_off_[k] + static_cast<std::int64_t>(g_bytes_get_size(b)))
+            bytes = g_bytes_new_from_bytes(b, static_cast<gsize>(begin - src.block_off_[k]), len);
+    if (!bytes) {
+        char *buf = take_buffer(len);
+        auto r = src.read_at(begin, buf, len);
+        if (!r) {
+            give_back(buf);
+            return r.error();
+        }
+        if (*r < len) { // the file shrank since it was opened
+            give_back(buf);
+            return Error{Code::IoErr, src.name_ + " ended before the message did (it shrank while being read)"};
+        }
+        bytes = g_bytes_new_with_free_func(buf, len, give_back, buf);
     }
     Source s;
     s.name_ = src.name_;
     s.size_ = end;
     s.base_ = begin;
-    s.bytes_ = g_bytes_new_with_free_func(buf, len, give_back, buf);
+    s.bytes_ = bytes;
     s.stream_ = GPtr<GMimeStream>::adopt(input_stream_new(s.bytes_, begin));
     return s;
 }

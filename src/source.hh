@@ -58,6 +58,11 @@ public:
     Result<std::size_t> read_at(std::int64_t off, char *buf, std::size_t len) const;
     // [begin, end) as a string; for small ranges (headers, HTML parts).
     Result<std::string> slice(std::int64_t begin, std::int64_t end) const;
+    // Up to len bytes at off (short only at end of input), read once and shared: a window
+    // made later that lies inside one of the last two blocks read is served from it, with no
+    // read of its own (the mbox splitter reads its blocks so, and the messages it finds are
+    // then read from memory). Returns a new reference.
+    Result<GBytes *> read_block(std::int64_t off, std::size_t len) const;
 
 private:
     Source() = default;
@@ -67,6 +72,9 @@ private:
     GByteArray *mem_{nullptr};      // owned by stream_ when in memory (unless borrowed)
     bool spooled_{false};
     GBytes *bytes_{nullptr};        // a window's bytes, from offset base_
+    mutable GBytes *blocks_[2]{nullptr, nullptr}; // the last two read_block()s, newest first
+    mutable std::int64_t block_off_[2]{0, 0};
+    void drop_blocks() const;
     std::int64_t base_{0};
     GPtr<GMimeStream> stream_;
     // A reopened in-memory source reads its original's buffer, which the original's

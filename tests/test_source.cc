@@ -155,3 +155,39 @@ TEST_CASE("a --spool-threshold of 4 GiB or more spools a piped input past 4 GiB 
     REQUIRE(tail.ok());
     CHECK(*tail == "aaa");
 }
+
+TEST_CASE("a window inside one of the last two blocks read is served from it, without a read of its own")
+{
+    testing::TempDir d;
+    const std::string before(3000, 'a'), after(3000, 'b');
+    std::string p = d.file("box", before);
+    auto s = Source::open_path(p, 0);
+    REQUIRE(s.ok());
+    auto window_bytes = [&](std::int64_t b, std::int64_t e) {
+        auto w = Source::window(*s, b, e);
+        REQUIRE(w.ok());
+        return std::string(w->view(b, e));
+    };
+    auto block = [&](std::int64_t off, std::size_t len) {
+        auto r = s->read_block(off, len);
+        REQUIRE(r.ok());
+        std::string bytes(static_cast<const char *>(g_bytes_get_data(*r, nullptr)), g_bytes_get_size(*r));
+        g_bytes_unref(*r);
+        return bytes;
+    };
+    CHECK(block(0, 1000) == before.substr(0, 1000));
+    CHECK(block(1000, 1000) == before.substr(1000, 1000));
+    // The file's bytes change under the source (as no mail file should): what comes from a
+    // block is what was read then, what is read now is what is there now.
+    testing::write_file(p, after);
+    CHECK(window_bytes(10, 990) == before.substr(10, 980));    // in the older block
+    CHECK(window_bytes(1000, 2000) == before.substr(1000, 1000)); // in the newer one, whole
+    CHECK(window_bytes(900, 1100) == after.substr(900, 200));   // across the two: read
+    CHECK(window_bytes(2000, 2100) == after.substr(2000, 100)); // past them: read
+    CHECK(block(2000, 5000) == after.substr(2000, 1000));      // short at the end of input
+    CHECK(window_bytes(10, 990) == after.substr(10, 980));     // the oldest block is let go
+    CHECK(window_bytes(2500, 3000) == after.substr(2500, 500)); // in the newest block
+    // A window that the file no longer holds whole is an error, not bytes that were never read.
+    testing::write_file(p, "short");
+    CHECK_FALSE(Source::window(*s, 1500, 2500).ok()); // across two blocks: read
+}
