@@ -32,10 +32,12 @@ mapfile -t rows < <(rounds "$runs" \
 base=$(echo "${rows[0]}" | awk '{ print $2 }')
 base_cpu=$(echo "${rows[0]}" | awk '{ print $4 }')
 printf '%-16s %8s %8s %8s %8s %11s %11s %9s %9s\n' run best worst cpu MB/s messages/s peak_RSS "vs gmime" "cpu vs"
+# (cat's time is below /usr/bin/time's 10 ms resolution: its rates print as 0)
 for r in "${rows[@]}"; do
   set -- $r
   printf '%-16s %8.3f %8.3f %8.3f %8.1f %11.0f %7.1f MiB %8.2fx %8.2fx\n' "$1" "$2" "$3" "$4" \
-    "$(echo "$size / 1000000 / $2" | bc -l)" "$(echo "$count / $2" | bc -l)" "$(echo "$5 / 1024" | bc -l)" \
+    "$(awk -v s="$size" -v t="$2" 'BEGIN { print (t > 0 ? s / 1e6 / t : 0) }')" \
+    "$(awk -v n="$count" -v t="$2" 'BEGIN { print (t > 0 ? n / t : 0) }')" "$(echo "$5 / 1024" | bc -l)" \
     "$(echo "$2 / $base" | bc -l)" "$(echo "$4 / $base_cpu" | bc -l)"
 done
 py=$(echo "${rows[4]}" | awk '{ print $2 }'); mu=$(echo "${rows[1]}" | awk '{ print $2 }')
