@@ -897,8 +897,41 @@ Status MessageContext::replace_body(const Node &n, std::string_view encoded, boo
     return add_edit(begin, end, convert_eol ? to_eol(text) : text);
 }
 
+char MessageContext::output_byte_before(std::size_t insertion) const
+{
+    // The output holds, before an insertion at p: the insertions at p made before it, else the
+    // text of an edit ending at p (an empty one: look before it), else the input's byte.
+    std::int64_t pos = edits_[insertion].begin;
+    std::size_t upto = insertion; // insertions at pos that count: edits_[0, upto)
+    for (;;) {
+        for (std::size_t i = upto; i-- > 0;)
+            if (edits_[i].begin == pos && edits_[i].end == pos && !edits_[i].text.empty()) return edits_[i].text.back();
+        const Edit *span = nullptr;
+        for (const Edit &e : edits_)
+            if (e.end == pos && e.begin < pos) span = &e;
+        if (!span) break;
+        if (!span->text.empty()) return span->text.back();
+        pos = span->begin;
+        upto = edits_.size();
+    }
+    if (pos <= seg_.msg_begin) return '\0';
+    char c = '\0';
+    (void)src_->read_at(pos - 1, &c, 1);
+    return c;
+}
+
 Status MessageContext::finish()
 {
+    // add_header starts a field added to a header block that ended with no line break with
+    // one. Where a copy removed since (set_sole_header) or before was that block's last field,
+    // the output already has a line break there: a second would make an empty line and push
+    // the added field into the body.
+    const std::string eol = to_eol("\n");
+    for (std::size_t i = 0; i < edits_.size(); ++i) {
+        Edit &e = edits_[i];
+        if (e.begin == e.end && e.text.compare(0, eol.size(), eol) == 0 && output_byte_before(i) == '\n')
+            e.text.erase(0, eol.size());
+    }
     // No Content-Length that split the input: readers go by From_ lines.
     if (!length_split_ || edits_.empty() || !message_) return ok();
     const auto &cl = length_split_;

@@ -236,6 +236,9 @@ public:
     Status check_time() const;
 
 private:
+    // The byte the output holds just before edits_[insertion] (an insertion), or NUL at the
+    // message's start.
+    char output_byte_before(std::size_t insertion) const;
     MessageContext(const Source &src, const Segment &seg) : src_(&src), seg_(seg) {}
     void walk(GMimeObject *obj, GMimeMessage *msg, const std::string &section, int depth, int parent);
     Result<std::int64_t> header_end(std::int64_t offset) const;

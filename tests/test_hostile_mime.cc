@@ -267,6 +267,37 @@ TEST_CASE("a result header that ends the input with no line break is replaced in
     }
 }
 
+TEST_CASE("a removed copy that was the last field, with no line break: what is added after the block stays in the header")
+{
+    // Found by fuzz_filter: of two planted Content-Type-URI fields the first was replaced (its
+    // line break kept) and the second, which ended the input with no line break, removed; the
+    // summary header then came after a line break of its own: an empty line, and Mimeuri-Refs
+    // in the body.
+    testing::TempDir d;
+    const std::string label = "Content-Type-URI: ContentType:text/plain?charset=\"us-ascii\"";
+    const std::string summary = "Mimeuri-Refs: resolved=0 dangling=0 ambiguous=0";
+    for (const char *eol : {"\n", "\r\n"}) {
+        CAPTURE(eol);
+        const std::string head = std::string("Message-ID: <g@x>") + eol;
+        // The label planted twice, then the summary header planted twice.
+        std::string m = head + "Content-Type-URI: a" + eol + "Content-Type-URI: b";
+        auto r = run("--labels=top --summary-header", d.file("m.eml", m));
+        CHECK(r.status == 0);
+        CHECK(r.out == head + label + eol + summary);
+        // Here the first copy, replaced, keeps its line break, and the block now ends with it.
+        m = head + label + eol + "Mimeuri-Refs: x" + eol + "Mimeuri-Refs: y";
+        r = run("--labels=top --summary-header", d.file("s.eml", m));
+        CHECK(r.status == 0);
+        CHECK(r.out == head + label + eol + summary + eol);
+        // The fuzzer's own input: a CR inside the values, NULs after the last one.
+        m = std::string("Subject: stale") + eol + "Content-Type-URI: Con\rtentUype:text stale" + eol +
+            std::string("Content-Type-URI: Con\rtn\x10\0\0\0", 28);
+        r = run("--labels=all --summary-header", d.file("f.eml", m));
+        CHECK(r.status == 0);
+        CHECK(r.out == std::string("Subject: stale") + eol + label + eol + summary);
+    }
+}
+
 TEST_CASE("mboxcl2: a changed message's Content-Length is updated, so every reader splits the output as the input")
 {
     testing::TempDir d;
