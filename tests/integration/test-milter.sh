@@ -18,6 +18,10 @@ for _ in $(seq 50); do [ -S "$T/log.sock" ] && break; sleep 0.1; done
 SOCK=$P/queue/mimeuri/milter.sock
 mkdir -p "$(dirname "$SOCK")"
 start_service() { # extra options
+  # The service runs as postfix and cannot remove its socket from this root-owned folder when
+  # it stops: the file left would pass the check below before the new service listens, and
+  # a retry sent then is refused.
+  rm -f "$SOCK"
   MIMEURI_SYSLOG_SOCKET=$T/log.sock "$T/bin/mimeuri" --milter="unix:$SOCK" --user=postfix "$@" >>"$T/service.log" 2>&1 &
   SERVICE_PID=$!
   for _ in $(seq 50); do [ -S "$SOCK" ] && return 0; sleep 0.1; done
