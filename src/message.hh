@@ -169,9 +169,12 @@ public:
     // borrowed from the message's window (or the input held in memory), not copied.
     Result<Content> decoded_content(const Node &n, std::size_t cap) const;
 
-    // Edits that follow from the others, made once every pass has run: in an mbox, a
-    // Content-Length that split the input (mboxcl2) is set to the body's new length, so
-    // that every reader splits the result as it split the input.
+    // Edits that follow from the others, made once every pass has run: a field added after
+    // a header block that ended with no line break loses the line break add_header put before
+    // it where the output has one there already (that block's last field removed or
+    // replaced), so that it never follows an empty line; and in an mbox, a Content-Length
+    // that split the input (mboxcl2) is set to the body's new length, so that every reader
+    // splits the result as it split the input.
     Status finish();
 
     // A header's value as passes left it: the raw value a pass replaced it with, else
