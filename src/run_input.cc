@@ -147,6 +147,9 @@ void run_input(RunState &rs, std::size_t input_no, int jobs)
     const bool index_as_we_go = rs.engine.wants_index() && rs.inputs.size() == 1;
     auto replan = [&](std::size_t i) { return rs.engine.plan({in->src, in->segs[i], i + 1, in->mbox, input_no}); };
     ForwardHold hold(rs, taker, input, index_as_we_go, replan);
+    // With several jobs, the first MiB split before deciding (as before the split went
+    // incremental): an mbox of one message up to that size is planned here, without workers.
+    if (jobs > 1) in->split_more(1 << 20);
     if (jobs == 1 || (in->splitter.done() && in->segs.size() < 2)) {
         // Split a block at a time, just ahead of the messages planned: the splitter's last
         // two blocks hold them, and their windows are made without a read of their own.
