@@ -125,16 +125,16 @@ void ScanBuilder::css_refs(std::size_t holder)
     }
 }
 
-void ScanBuilder::attribute(const std::string &tag, const std::string &name, std::size_t off, std::size_t len,
+void ScanBuilder::attribute(const std::string &tag, const std::string &name, std::size_t off, std::string_view raw,
                             std::string decoded)
 {
+    const std::size_t len = raw.size();
     const bool style = name == "style", srcset = name == "srcset" || name == "imagesrcset";
     const bool url = url_attribute(name) || name == "xlink:href";
     if (!style && !srcset && !url) return;
     if (len == 0) return;
-    if (off > html_.size() || !seen_.insert(off).second) return;
+    if (!seen_.insert(off).second) return;
     Holder h;
-    const char *raw = html_.data() + off;
     if (len >= 2 && (raw[0] == '"' || raw[0] == '\'') && raw[len - 1] == raw[0]) {
         h.quote = raw[0];
         h.raw_begin = off + 1;
@@ -190,14 +190,14 @@ void ScanBuilder::attribute(const std::string &tag, const std::string &name, std
     }
 }
 
-void ScanBuilder::style_text(std::size_t off, std::size_t len)
+void ScanBuilder::style_text(std::size_t off, std::string_view text)
 {
-    if (off > html_.size() || !seen_.insert(off).second) return;
+    if (!seen_.insert(off).second) return;
     Holder h;
     h.attribute = false;
     h.raw_begin = off;
-    h.raw_end = off + len;
-    h.decoded.assign(html_.data() + off, len);
+    h.raw_end = off + text.size();
+    h.decoded.assign(text);
     h.element = "style";
     h.attr = "css";
     std::size_t refs_before = scan_.refs.size();
@@ -240,8 +240,17 @@ namespace {
 // gumbo's tree, walked: every element's attributes and <style> text, to a ScanBuilder.
 struct Walker {
     const std::function<bool()> *out_of_time;
+    std::string_view html;
     ScanBuilder &b;
     Stop stop{Stop::None};
+
+    // Where gumbo's text lies in the HTML; nullopt for text of its own (not in the input).
+    std::optional<std::size_t> offset_of(const char *p, std::size_t len) const
+    {
+        const auto base = reinterpret_cast<std::uintptr_t>(html.data()), at = reinterpret_cast<std::uintptr_t>(p);
+        if (at < base || at - base > html.size() || len > html.size() - (at - base)) return std::nullopt;
+        return static_cast<std::size_t>(at - base);
+    }
 
     void walk(const GumboNode *root)
     {
@@ -272,8 +281,8 @@ struct Walker {
                     std::string name = a->name;
                     if (a->attr_namespace == GUMBO_ATTR_NAMESPACE_XLINK) name = "xlink:" + name;
                     if (!ScanBuilder::wanted(name) || !a->original_value.data) continue;
-                    b.attribute(tag, name, static_cast<std::size_t>(a->original_value.data - b.html().data()),
-                                a->original_value.length, a->value ? a->value : "");
+                    if (auto off = offset_of(a->original_value.data, a->original_value.length))
+                        b.attribute(tag, name, *off, html.substr(*off, a->original_value.length), a->value ? a->value : "");
                 }
                 if (el.tag == GUMBO_TAG_STYLE) {
                     for (unsigned i = 0; i < el.children.length; ++i) {
@@ -281,7 +290,8 @@ struct Walker {
                         if (c->type != GUMBO_NODE_TEXT && c->type != GUMBO_NODE_WHITESPACE) continue;
                         const GumboText &t = c->v.text;
                         if (!t.original_text.data) continue;
-                        b.style_text(static_cast<std::size_t>(t.original_text.data - b.html().data()), t.original_text.length);
+                        if (auto off = offset_of(t.original_text.data, t.original_text.length))
+                            b.style_text(*off, html.substr(*off, t.original_text.length));
                     }
                 }
                 children = &el.children;
@@ -495,8 +505,8 @@ Result<Scan> find_refs(std::string_view html, const ParseLimits &limits)
         return stopped;
     }
     if (!g.out) return Error{Code::Software, "the HTML tokenizer failed"};
-    ScanBuilder builder(html, limits.max_refs);
-    Walker w{&limits.out_of_time, builder};
+    ScanBuilder builder(limits.max_refs);
+    Walker w{&limits.out_of_time, html, builder};
     w.walk(g.out->document); // the guard frees the tree at once: no recursive gumbo_destroy_output
     if (w.stop == Stop::Time) {
         stopped.stop = Stop::Time;

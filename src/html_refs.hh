@@ -54,19 +54,18 @@ struct Scan {
 // references from the same attributes.
 class ScanBuilder {
 public:
-    ScanBuilder(std::string_view html, std::size_t max_refs) : html_(html), max_refs_(max_refs) {}
+    explicit ScanBuilder(std::size_t max_refs) : max_refs_(max_refs) {}
     // Whether an attribute of this name (lower case; "xlink:href" for the XLink namespace)
     // can hold a reference: the others need not be decoded.
     static bool wanted(std::string_view name);
-    // An attribute of element tag (lower case): its raw value with any quotes, len bytes at
-    // off in the HTML, and its decoded value. One offset is taken once (gumbo clones elements).
-    void attribute(const std::string &tag, const std::string &name, std::size_t off, std::size_t len,
+    // An attribute of element tag (lower case): its raw value with any quotes (raw, at off in
+    // the HTML), and its decoded value. One offset is taken once (gumbo clones elements).
+    void attribute(const std::string &tag, const std::string &name, std::size_t off, std::string_view raw,
                    std::string decoded);
-    // The raw text of a <style> element, len bytes at off.
-    void style_text(std::size_t off, std::size_t len);
+    // The raw text of a <style> element, at off in the HTML.
+    void style_text(std::size_t off, std::string_view text);
     bool full() const { return scan_.refs.size() >= max_refs_; }
     void truncate() { scan_.truncated = true; }
-    std::string_view html() const { return html_; }
     // The scan, references in document order.
     Scan finish();
 
@@ -75,7 +74,6 @@ private:
                  bool padded = false);
     std::size_t add_holder(Holder h);
     void css_refs(std::size_t holder);
-    std::string_view html_;
     std::size_t max_refs_;
     Scan scan_;
     std::set<std::size_t> seen_; // value offsets already taken

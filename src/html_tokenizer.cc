@@ -114,6 +114,7 @@ const char *const kSvgTags[] = {
     "stop", "svg", "switch", "symbol", "text", "textpath", "tspan", "use", "view",
     "foreignobject", "desc", "title"};
 constexpr std::size_t kMaxSvgDepth = 512;
+constexpr std::size_t kMaxSvgName = 64; // the longest SVG tag name is 19 bytes
 // Table structure: ignored "in body" (no table open), handled inside a table.
 const char *const kCellTags[] = {"td", "th", "caption"};
 const char *const kRowTags[] = {"tr", "tbody", "thead", "tfoot", "col", "colgroup"};
@@ -142,22 +143,56 @@ struct Attr {
 
 class Tokenizer {
 public:
-    Tokenizer(std::string_view html, ScanBuilder &b) : h_(html), n_(html.size()), b_(b) {}
+    explicit Tokenizer(ScanBuilder &b) : b_(b) {}
+
+    // The next piece of the text: h, which starts at byte `base` of the whole; `last` when the
+    // text ends with it. A piece that is not the last may end inside a tag, a comment or
+    // the text of a <style>: run() then stops at its start (consumed()), and the next piece
+    // must begin there.
+    void piece(std::string_view h, std::size_t base, bool last)
+    {
+        h_ = h;
+        n_ = h.size();
+        at_ = base;
+        last_ = last;
+        i_ = 0;
+        short_ = false;
+    }
 
     // False when gumbo is needed (why_ says why).
     bool run()
     {
         while (i_ < n_ && why_.empty()) {
-            const void *lt = std::memchr(h_.data() + i_, '<', n_ - i_);
-            const std::size_t at = lt ? static_cast<std::size_t>(static_cast<const char *>(lt) - h_.data()) : n_;
-            if (!content_) text(i_, at);
-            work_ += at - i_;
-            i_ = at;
-            if (i_ < n_) tag_open();
+            const std::size_t start = i_, work = work_;
+            if (!raw_.empty()) {
+                raw_text();
+            } else {
+                const void *lt = std::memchr(h_.data() + i_, '<', n_ - i_);
+                const std::size_t at = lt ? static_cast<std::size_t>(static_cast<const char *>(lt) - h_.data()) : n_;
+                if (!content_) text(i_, at);
+                work_ += at - i_;
+                i_ = at;
+                if (i_ < n_) {
+                    const std::size_t tag_start = i_, tag_work = work_;
+                    tag_open();
+                    if (short_) i_ = tag_start, work_ = tag_work;
+                }
+            }
+            if (short_) { // the piece ends inside what starts at i_: read again with more
+                // <style> text is kept (a holder): read again whole. Other raw text matters
+                // only where it ends: read on from where an end tag may start.
+                if (!raw_.empty()) {
+                    if (raw_ == "style") i_ = start, work_ = work;
+                    else work_ = work + (raw_resume_ - start), i_ = raw_resume_;
+                }
+                break;
+            }
             if (b_.full()) fallback("more references than the limit"); // gumbo cuts them in tree order
         }
         return why_.empty();
     }
+    // How much of the piece is read: the rest goes again at the start of the next one.
+    std::size_t consumed() const { return short_ ? i_ : n_; }
     const std::string &why() const { return why_; }
     std::size_t work() const { return work_; }
 
@@ -165,6 +200,14 @@ private:
     void fallback(std::string why)
     {
         if (why_.empty()) why_ = std::move(why);
+    }
+    // At the end of a piece: true (and the construct being read is given up, to be read
+    // again with the next piece) unless the piece is the last, whose end is the text's.
+    bool more()
+    {
+        if (last_) return false;
+        short_ = true;
+        return true;
     }
     std::size_t find(char c, std::size_t from) const
     {
@@ -181,6 +224,7 @@ private:
     void bogus_comment(std::size_t from)
     {
         const std::size_t gt = find('>', from);
+        if (gt >= n_ && more()) return;
         work_ += gt - i_;
         i_ = gt < n_ ? gt + 1 : n_;
     }
@@ -189,6 +233,7 @@ private:
     void tag_open()
     {
         if (i_ + 1 >= n_) { // '<' at the end: text
+            if (more()) return;
             content_ = true;
             i_ = n_;
             return;
@@ -208,6 +253,7 @@ private:
     {
         content_ = true; // an end tag before <head> implies one (13.2.6.4.2)
         if (i_ + 2 >= n_) { // "</" at the end: text
+            if (more()) return;
             i_ = n_;
             return;
         }
@@ -221,10 +267,12 @@ private:
     // 13.2.5.42 markup declaration open state, at "<!".
     void markup_declaration()
     {
+        if (i_ + 9 > n_ && more()) return; // "<!" and "[CDATA[" or "DOCTYPE" decide
         if (h_.compare(i_ + 2, 2, "--") == 0) return comment(i_ + 4);
         if (iequal_at(h_, i_ + 2, "doctype")) return bogus_comment(i_ + 9); // every DOCTYPE state ends at '>'
         if (!svg_.empty() && h_.compare(i_ + 2, 7, "[CDATA[") == 0) { // 13.2.5.69: text up to "]]>"
             const std::size_t end = h_.find("]]>", i_ + 9);
+            if (end == std::string_view::npos && more()) return;
             const std::size_t next = end == std::string_view::npos ? n_ : end + 3;
             work_ += next - i_;
             i_ = next;
@@ -255,7 +303,7 @@ private:
                 break;
             case Body: {
                 const std::size_t d = find('-', j);
-                if (d >= n_) return done(n_);
+                if (d >= n_) return more() ? void() : done(n_);
                 j = d + 1;
                 st = EndDash;
                 break;
@@ -272,7 +320,7 @@ private:
                 break;
             }
         }
-        done(n_);
+        if (!more()) done(n_);
     }
 
     // A tag from its name at j: 13.2.5.8 tag name state to 13.2.5.40 self-closing start tag
@@ -355,6 +403,7 @@ private:
         }
         work_ += j - begin;
         if (!emitted) { // eof-in-tag: no token
+            if (why_.empty() && more()) return;
             i_ = n_;
             return;
         }
@@ -418,7 +467,7 @@ private:
         if (!tables(name)) return;
         if (name == "base" && !tables_.empty()) return fallback("<base> in a table (it may be moved before it)");
         emit(name);
-        if (one_of(name, kRawText) || one_of(name, kRcdata)) raw_text(name);
+        if (one_of(name, kRawText) || one_of(name, kRcdata)) raw_ = name; // run() reads its text next
     }
 
     // The open tables, enough to know when a table tag reaches the tree: each is the byte
@@ -461,7 +510,9 @@ private:
         // Bounded memory: deeper SVG than any drawing needs goes to gumbo (and its limits).
         if (svg_.size() >= kMaxSvgDepth) return fallback("SVG nested deeper than " + std::to_string(kMaxSvgDepth));
         const bool integration = name == "foreignobject" || name == "desc" || name == "title";
-        svg_.push_back({raw_name_, integration ? name.c_str() : "", integration});
+        // The name is kept (the text it is in may be gone by its end tag): a long one goes to gumbo.
+        if (raw_name_.size() > kMaxSvgName) return fallback("an SVG tag name over " + std::to_string(kMaxSvgName) + " bytes");
+        svg_.push_back({std::string(raw_name_), integration ? name.c_str() : "", integration});
     }
     // An end tag inside <svg> closes the nearest open SVG element of its name and those above
     // it; one that names none reaches the HTML element under the <svg>, and the HTML rules:
@@ -523,23 +574,27 @@ private:
             auto decoded = plain_decoded(raw);
             if (!decoded) decoded = decode_attribute(raw, q);
             if (!decoded) return fallback("an attribute value gumbo could not decode alone");
-            b_.attribute(tag, at.name, at.off, at.len, std::move(*decoded));
+            b_.attribute(tag, at.name, at_ + at.off, h_.substr(at.off, at.len), std::move(*decoded));
         }
     }
 
-    // RCDATA and RAWTEXT (13.2.5.2/3 and their end tag states): text up to "</name" followed
-    // by white space, '/' or '>'; the end tag itself is read as a tag (it may hold quotes).
-    void raw_text(const std::string &name)
+    // RCDATA and RAWTEXT (13.2.5.2/3 and their end tag states) of the element raw_: text up to
+    // "</name" followed by white space, '/' or '>'; the end tag itself is read as a tag (it
+    // may hold quotes).
+    void raw_text()
     {
+        const std::string &name = raw_;
         const std::size_t begin = i_;
         std::size_t j = i_;
         for (;;) {
             const std::size_t lt = find('<', j);
             if (lt >= n_) {
+                if (more()) return void(raw_resume_ = n_);
                 j = n_;
                 break;
             }
             const std::size_t after = lt + 2 + name.size();
+            if (after >= n_ && more()) return void(raw_resume_ = lt); // what follows "</" decides
             if (lt + 1 < n_ && h_[lt + 1] == '/' && iequal_at(h_, lt + 2, name) && after < n_ &&
                 (ws(h_[after]) || h_[after] == '/' || h_[after] == '>')) {
                 j = lt;
@@ -549,14 +604,21 @@ private:
         }
         // gumbo's text node starts at its first character: of a CR LF, the LF (13.2.3.5).
         const std::size_t text = h_.compare(begin, 2, "\r\n") == 0 && j > begin + 1 ? begin + 1 : begin;
-        if (name == "style" && j > text) b_.style_text(text, j - text);
         work_ += j - begin;
-        i_ = j;
+        i_ = raw_resume_ = j;
         if (j < n_) tag(j + 2, false); // the end tag
+        if (short_) return;
+        if (name == "style" && j > text) b_.style_text(at_ + text, h_.substr(text, j - text));
+        raw_.clear();
     }
 
     std::string_view h_;
-    std::size_t n_;
+    std::size_t n_{0};
+    std::size_t at_{0};   // where h_ starts in the whole text
+    bool last_{true};
+    bool short_{false};   // the piece ended inside what starts at i_
+    std::string raw_;     // the RCDATA or RAWTEXT element whose text comes next
+    std::size_t raw_resume_{0}; // where its text is read on, when a piece ends in it
     ScanBuilder &b_;
     std::size_t i_{0};
     std::size_t work_{0};
@@ -564,7 +626,7 @@ private:
     std::vector<Attr> attrs_;
     std::vector<char> tables_;
     struct OpenSvg {
-        std::string_view raw; // the name as gumbo matches end tags by it
+        std::string raw;      // the name as gumbo matches end tags by it
         std::string name;     // an integration point's (else empty)
         bool integration{false};
     };
@@ -580,12 +642,65 @@ private:
 
 TokenizerResult tokenize_refs(std::string_view html, std::size_t max_refs)
 {
-    ScanBuilder builder(html, max_refs);
-    Tokenizer t(html, builder);
+    ScanBuilder builder(max_refs);
+    Tokenizer t(builder);
+    t.piece(html, 0, true);
     TokenizerResult r;
     if (t.run()) r.scan = builder.finish();
     else r.fallback = t.why();
     r.work = t.work();
+    return r;
+}
+
+struct PieceTokenizer::Impl {
+    explicit Impl(std::size_t max_refs) : builder(max_refs), t(builder) {}
+    ScanBuilder builder;
+    Tokenizer t;
+    std::string carry;    // the unfinished construct the last piece ended in
+    std::size_t base{0};  // where carry starts in the whole text
+    std::string why;
+};
+
+PieceTokenizer::PieceTokenizer(std::size_t max_refs, std::size_t max_carry)
+    : impl_(std::make_unique<Impl>(max_refs)), max_carry_(max_carry)
+{
+}
+
+PieceTokenizer::~PieceTokenizer() = default;
+
+bool PieceTokenizer::step(std::string_view piece, bool last)
+{
+    Impl &m = *impl_;
+    if (!m.why.empty()) return false;
+    std::string_view h = piece;
+    if (!m.carry.empty()) {
+        m.carry.append(piece);
+        h = m.carry;
+    }
+    m.t.piece(h, m.base, last);
+    if (!m.t.run()) {
+        m.why = m.t.why();
+        return false;
+    }
+    const std::size_t used = m.t.consumed();
+    m.base += used;
+    if (h.data() == m.carry.data()) m.carry.erase(0, used);
+    else m.carry.assign(h.substr(used));
+    if (m.carry.size() > max_carry_) {
+        m.why = "a tag, comment or element text over " + std::to_string(max_carry_) + " bytes";
+        return false;
+    }
+    return true;
+}
+
+bool PieceTokenizer::feed(std::string_view piece) { return step(piece, false); }
+
+TokenizerResult PieceTokenizer::finish()
+{
+    TokenizerResult r;
+    if (step({}, true)) r.scan = impl_->builder.finish();
+    else r.fallback = impl_->why;
+    r.work = impl_->t.work();
     return r;
 }
 

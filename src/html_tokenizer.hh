@@ -23,6 +23,7 @@
 #include "html_refs.hh"
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,27 @@ struct TokenizerResult {
 
 // The references in html, as find_refs finds them, or why gumbo is needed.
 TokenizerResult tokenize_refs(std::string_view html, std::size_t max_refs);
+
+// The same, for a text that comes in pieces (a part decoded as it is read): memory is what
+// the tokenizer holds plus the one construct (tag, comment, <style> text...) a piece ends in,
+// never the text. feed() false: gumbo is needed, or that construct grew over max_carry bytes
+// (the caller then reads the text whole); finish() then says why.
+class PieceTokenizer {
+public:
+    explicit PieceTokenizer(std::size_t max_refs, std::size_t max_carry = 1u << 20);
+    ~PieceTokenizer();
+    PieceTokenizer(const PieceTokenizer &) = delete;
+    PieceTokenizer &operator=(const PieceTokenizer &) = delete;
+    bool feed(std::string_view piece);
+    // After the last piece: the scan tokenize_refs makes of the whole text, or why not.
+    TokenizerResult finish();
+
+private:
+    bool step(std::string_view piece, bool last);
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+    std::size_t max_carry_;
+};
 
 // find_refs through the streaming tokenizer, and through gumbo where it cannot say.
 Result<Scan> scan_refs(std::string_view html, const ParseLimits &limits);

@@ -19,10 +19,33 @@ using namespace mimeuri::html;
 
 namespace {
 
-// Tokenizer and gumbo agree where the tokenizer answers; returns whether it answered.
+// The text fed to PieceTokenizer in pieces of every size in `sizes`: each time the answer
+// tokenize_refs gives for the whole (the same scan, or gumbo needed for the same reason).
+void pieces_agree(const std::string &h, const TokenizerResult &whole, std::initializer_list<std::size_t> sizes)
+{
+    for (std::size_t size : sizes) {
+        CAPTURE(size);
+        PieceTokenizer t(1000000, 1u << 20);
+        for (std::size_t at = 0; at < h.size(); at += size)
+            if (!t.feed(std::string_view(h).substr(at, size))) break;
+        auto r = t.finish();
+        REQUIRE_MESSAGE(r.scan.has_value() == whole.scan.has_value(), "in: " << h.substr(0, 300));
+        if (r.scan) {
+            const std::string diff = testing::scan_difference(*r.scan, *whole.scan);
+            CHECK_MESSAGE(diff.empty(), diff << " in: " << h.substr(0, 300));
+        } else {
+            CHECK(r.fallback == whole.fallback);
+        }
+    }
+}
+
+// Tokenizer and gumbo agree where the tokenizer answers; returns whether it answered. The
+// tokenizer fed in pieces answers as it does for the whole text.
 bool agrees(const std::string &h)
 {
     auto fast = tokenize_refs(h, 1000000);
+    if (h.size() <= 4096) pieces_agree(h, fast, {1, 2, 3, 7, 61});
+    pieces_agree(h, fast, {4096, 65536});
     auto slow = find_refs(h, 1000000);
     REQUIRE(slow.ok());
     if (!fast.scan) return false;
@@ -337,4 +360,40 @@ TEST_CASE("tokenizer: every HTML part of the corpus, as gumbo reads it")
     for (const auto &[reason, n] : why) MESSAGE(n << " to gumbo for " << reason);
     CHECK(parts > 400);
     CHECK(answered * 2 > parts); // the fast path is the common one
+}
+
+TEST_CASE("tokenizer in pieces: what it holds is the construct a piece ends in, at most max_carry bytes")
+{
+    const std::size_t mib = 1u << 20;
+    auto fed = [](const std::string &h, std::size_t max_carry) {
+        PieceTokenizer t(1000000, max_carry);
+        for (std::size_t at = 0; at < h.size(); at += 1000)
+            if (!t.feed(std::string_view(h).substr(at, 1000))) break;
+        return t.finish();
+    };
+    // Text, and the text of an element whose end only matters (RCDATA <title>, RAWTEXT <xmp>),
+    // is not held: a reference after a megabyte of it is found at its place.
+    for (const std::string open : {"<p>", "<title>", "<xmp>", "<textarea>"}) {
+        CAPTURE(open);
+        const std::string text = open == "<p>" ? "a < b & c 1<2 " : "a < b </ c </x ";
+        const std::string h = open + repeat(text, mib / text.size()) + "</" + open.substr(1) + "<img src=cid:x@y>";
+        auto r = fed(h, 4096);
+        REQUIRE(r.scan);
+        REQUIRE(r.scan->refs.size() == 1);
+        CHECK(r.scan->refs[0].url == "cid:x@y");
+        CHECK(r.scan->holders[0].raw_begin == h.size() - 8);
+    }
+    // A comment, a tag or <style> text longer than max_carry: the caller reads the text whole.
+    for (const std::string &h : {"<!--" + std::string(mib, 'x') + "--><img src=cid:x@y>",
+                                 "<img alt=\"" + std::string(mib, 'x') + "\" src=cid:x@y>",
+                                 "<style>" + repeat("p{background:url(cid:x@y)} ", mib / 27) + "</style>"}) {
+        CAPTURE(h.substr(0, 20));
+        auto r = fed(h, 4096);
+        CHECK_FALSE(r.scan);
+        CHECK(r.fallback == "a tag, comment or element text over 4096 bytes");
+        auto whole = fed(h, 2 * mib); // under a larger bound, the answer for the whole
+        REQUIRE(whole.scan);
+        CHECK(testing::scan_difference(*whole.scan, *tokenize_refs(h, 1000000).scan).empty());
+        CHECK_FALSE(whole.scan->refs.empty());
+    }
 }
