@@ -120,6 +120,7 @@ public:
 
 private:
     std::optional<Content> load(bool &rewritable, std::string &charset);
+    Result<bool> find_in_pieces(std::optional<html::Scan> &out);
     Status find(std::string_view html, std::optional<html::Scan> &out);
     std::optional<Decision> resolve_ref(const html::Ref &ref, const std::string &base);
     void decide_local(std::size_t ri, Decision &d);
@@ -169,6 +170,43 @@ std::optional<Content> PartRewriter::load(bool &rewritable, std::string &charset
         if (conv) return Content::owned(std::string(conv.get(), written));
     }
     return std::move(*bytes);
+}
+
+// A part of over kPiecesMin bytes in an ASCII-compatible charset is scanned as it is
+// decoded, a block at a time (MessageContext::decoded_pieces, html::PieceTokenizer): it is
+// read whole only if a reference in it is to change, or the tokenizer cannot say (gumbo then
+// reads it, as find() does), or one tag, comment or <style> text in it is over kMaxCarry.
+constexpr std::size_t kPiecesMin = std::size_t{1} << 20;
+constexpr std::size_t kMaxCarry = std::size_t{1} << 20;
+
+// The scan of a large part in pieces: true and out set when the tokenizer answered, with the
+// scan find() makes of the whole (a part with no reference has no cid: or mid: one, where
+// find() skips the parse); false: find() is to read it whole.
+Result<bool> PartRewriter::find_in_pieces(std::optional<html::Scan> &out)
+{
+    if (GMIME_IS_PART(hn_.object) &&
+        g_mime_part_get_content_encoding(GMIME_PART(hn_.object)) == GMIME_CONTENT_ENCODING_UUENCODE)
+        return false;
+    std::string charset;
+    if (const char *cs = g_mime_object_get_content_type_parameter(hn_.object, "charset")) charset = cs;
+    if (!ascii_compatible(charset)) return false;
+    auto span = ctx_.content_span(hn_);
+    if (!span || static_cast<std::size_t>(span->second - span->first) < kPiecesMin) return false;
+    html::PieceTokenizer tokenizer(opts_.max_refs, kMaxCarry);
+    Status late = ok();
+    auto read = ctx_.decoded_pieces(hn_, opts_.html_max, [&](std::string_view piece) {
+        if (Status t = ctx_.check_time(); !t) {
+            late = t;
+            return false;
+        }
+        return tokenizer.feed(piece);
+    });
+    if (!late) return late.error();
+    if (!read) return false; // find() reports it as it comes
+    auto r = tokenizer.finish();
+    if (!r.scan) return false;
+    out = std::move(*r.scan);
+    return true;
 }
 
 // Finds the references; out stays empty when there are none to look at (or the part is
@@ -395,10 +433,15 @@ Status PartRewriter::run()
 {
     bool rewritable = true;
     std::string charset;
-    auto html = load(rewritable, charset);
-    if (!html) return ok();
+    std::optional<Content> html;
     std::optional<html::Scan> scan;
-    if (Status s = find(html->view(), scan); !s || !scan) return s;
+    auto pieces = find_in_pieces(scan);
+    if (!pieces) return pieces.error();
+    if (!*pieces) {
+        html = load(rewritable, charset);
+        if (!html) return ok();
+        if (Status s = find(html->view(), scan); !s || !scan) return s;
+    }
     std::string base = ix_.parts[static_cast<std::size_t>(node_)].base;
     if (scan->base_href)
         if (std::string b = resolve(base, *scan->base_href); !b.empty()) base = b;
@@ -411,6 +454,12 @@ Status PartRewriter::run()
         if (!d) continue;
         decide(ref, ri, *d);
         report(ref, scan->holders[ref.holder], *d);
+    }
+    if (!html && (!pending_.refs.empty() || !reps_.empty())) { // read in pieces, and to change: whole now
+        if (const char *cs = g_mime_object_get_content_type_parameter(hn_.object, "charset")) charset = cs;
+        auto bytes = ctx_.decoded_content(hn_, opts_.html_max);
+        if (!bytes) return bytes.error(); // read before: the input changed, or the machine failed
+        html = std::move(*bytes);
     }
     if (!pending_.refs.empty()) {
         pending_.html = std::move(*html).take();

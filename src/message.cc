@@ -811,6 +811,52 @@ Result<Content> MessageContext::decoded_content(const Node &n, std::size_t cap) 
     return Content::owned(std::move(out));
 }
 
+Status MessageContext::decoded_pieces(const Node &n, std::size_t cap, const std::function<bool(std::string_view)> &sink,
+                                      std::size_t block) const
+{
+    if (!GMIME_IS_PART(n.object)) return Error{Code::DataErr, "not a leaf part"};
+    if (!g_mime_part_get_content(GMIME_PART(n.object))) return ok(); // no body at all
+    GMimeContentEncoding enc = g_mime_part_get_content_encoding(GMIME_PART(n.object));
+    if (enc == GMIME_CONTENT_ENCODING_UUENCODE) {
+        auto whole = decoded_content(n, cap);
+        if (!whole) return whole.error();
+        if (whole->size() > 0) sink(whole->view());
+        return ok();
+    }
+    auto span = content_span(n);
+    if (!span) return span.error();
+    auto [begin, end] = *span;
+    const auto raw_size = static_cast<std::size_t>(end - begin);
+    const bool encoded = enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE;
+    if (raw_size > (encoded ? cap * 2 + 65536 : cap)) return Error::limit("part larger than the limit"); // as decoded_content
+    GMimeEncoding st;
+    if (encoded) g_mime_encoding_init_decode(&st, enc);
+    std::string raw_buf, out;
+    std::size_t total = 0;
+    for (std::int64_t at = begin; at < end;) {
+        const std::int64_t stop = std::min<std::int64_t>(end, at + static_cast<std::int64_t>(block));
+        std::string_view raw = src_->view(at, stop);
+        if (raw.size() != static_cast<std::size_t>(stop - at)) { // not in memory: read
+            raw_buf.resize(static_cast<std::size_t>(stop - at));
+            auto r = src_->read_at(at, raw_buf.data(), raw_buf.size());
+            if (!r) return r.error();
+            raw = raw_buf;
+        }
+        at = stop;
+        std::string_view piece = raw;
+        if (encoded) {
+            out.resize(g_mime_encoding_outlen(&st, raw.size()) + 16);
+            const std::size_t len = at == end ? g_mime_encoding_flush(&st, raw.data(), raw.size(), out.data())
+                                              : g_mime_encoding_step(&st, raw.data(), raw.size(), out.data());
+            piece = std::string_view(out.data(), len);
+        }
+        total += piece.size();
+        if (total > cap) return Error::limit("part larger than the limit");
+        if (!piece.empty() && !sink(piece)) return ok();
+    }
+    return ok();
+}
+
 Status MessageContext::set_sole_header(const Node &n, std::string_view name, std::string_view raw_value)
 {
     std::vector<GMimeHeader *> found;

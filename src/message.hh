@@ -168,6 +168,12 @@ public:
     // beyond), read from content_span(): content with no transfer encoding to undo is
     // borrowed from the message's window (or the input held in memory), not copied.
     Result<Content> decoded_content(const Node &n, std::size_t cap) const;
+    // The same bytes in pieces, never held whole: read and decoded `block` bytes at a time,
+    // each piece handed to sink (which returns false to stop). The same limits and errors as
+    // decoded_content (checked as the pieces come: a DataErr beyond cap may follow pieces);
+    // uuencoded content comes in one piece.
+    Status decoded_pieces(const Node &n, std::size_t cap, const std::function<bool(std::string_view)> &sink,
+                          std::size_t block = std::size_t{256} << 10) const;
 
     // Edits that follow from the others, made once every pass has run: a field added after
     // a header block that ended with no line break loses the line break add_header put before

@@ -240,3 +240,62 @@ TEST_CASE("issue 14: the same hostile HTML without a <script>: the streaming tok
         CHECK(r.report.find("html-") == std::string::npos); // no html-*-limit
     }
 }
+
+TEST_CASE("issue 14: a large HTML part is read in pieces; references cut by piece ends are found, repaired, reported")
+{
+    // 3 MB of HTML in constructs of about 4 KB, so that wherever a piece ends (256 KiB of the
+    // part as encoded) it cuts a tag, an attribute value, <style> text, a comment or RCDATA.
+    // What a browser reads (HTML 13.2.5): the references in attributes and in <style>, none
+    // in a comment or in <title> text.
+    std::string html, want; // want: html with each repairable reference repaired
+    int resolved = 0, dangling = 0, repairable = 0;
+    for (int i = 0; html.size() < 3000000; ++i) {
+        const std::string pad(4000 + static_cast<std::size_t>(i % 97), static_cast<char>('a' + i % 26));
+        std::string piece;
+        switch (i % 5) {
+        case 0:
+            piece = "<img alt=\"" + pad + "\" src=\"CID:&lt;img@x&gt;\">";
+            ++resolved, ++repairable;
+            break;
+        case 1:
+            piece = "<img src='cid:missing" + std::to_string(i) + "@x' title=" + pad + ">";
+            ++dangling;
+            break;
+        case 2:
+            piece = "<style>/* " + pad + " */ p{background:url(cid:img@x)}</style>";
+            ++resolved;
+            break;
+        case 3: piece = "<!-- " + pad + " <img src=cid:in-a-comment@x> -->"; break;
+        case 4: piece = "<title>" + pad + "<img src=cid:in-title-text@x></title>"; break;
+        }
+        html += piece + "\n";
+    }
+    want = html;
+    for (std::size_t at = 0; (at = want.find("CID:&lt;img@x&gt;", at)) != std::string::npos;)
+        want.replace(at, 17, "cid:img@x");
+    auto count = [](const std::string &s, const std::string &what) {
+        int n = 0;
+        for (std::size_t at = 0; (at = s.find(what, at)) != std::string::npos; at += what.size()) ++n;
+        return n;
+    };
+    // The same with a <script> at the end: the tokenizer stops there, and the part is read whole.
+    for (const std::string &tail : {std::string(), std::string("<script></script>")})
+        for (const char *cte : {"7bit", "base64", "quoted-printable"}) {
+            CAPTURE(cte);
+            CAPTURE(tail);
+            const std::string in = related(html + tail, cte);
+            Run check = run_limited(in, "--cid=check");
+            REQUIRE(check.p.status == 0);
+            CHECK(check.p.out == in);
+            CHECK(count(check.report, "\"status\":\"resolved\"") == resolved);
+            CHECK(count(check.report, "\"status\":\"dangling\"") == dangling);
+            CHECK(count(check.report, "in-a-comment") + count(check.report, "in-title-text") == 0);
+            Run repair = run_limited(in, "--cid=repair");
+            REQUIRE(repair.p.status == 0);
+            CHECK(count(repair.report, "\"action\":\"repaired\"") == repairable);
+            auto tree = testing::mime_tree(repair.p.out);
+            REQUIRE(tree.leaves.size() == 2);
+            CHECK(tree.leaves[0] == want + tail);
+            CHECK(tree.leaves[1] == testing::mime_tree(in).leaves[1]);
+        }
+}
