@@ -176,8 +176,15 @@ std::optional<Content> PartRewriter::load(bool &rewritable, std::string &charset
 // decoded, a block at a time (MessageContext::decoded_pieces, html::PieceTokenizer): it is
 // read whole only if a reference in it is to change, or the tokenizer cannot say (gumbo then
 // reads it, as find() does), or one tag, comment or <style> text in it is over kMaxCarry.
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 constexpr std::size_t kPiecesMin = std::size_t{1} << 20;
 constexpr std::size_t kMaxCarry = std::size_t{1} << 20;
+constexpr std::size_t kPieceBlock = std::size_t{256} << 10;
+#else // the fuzzers' inputs are small: every HTML part of 1 KiB or more goes in pieces of 61 bytes
+constexpr std::size_t kPiecesMin = 1024;
+constexpr std::size_t kMaxCarry = 512;
+constexpr std::size_t kPieceBlock = 61;
+#endif
 
 // The scan of a large part in pieces: true and out set when the tokenizer answered, with the
 // scan find() makes of the whole (a part with no reference has no cid: or mid: one, where
@@ -200,7 +207,7 @@ Result<bool> PartRewriter::find_in_pieces(std::optional<html::Scan> &out)
             return false;
         }
         return tokenizer.feed(piece);
-    });
+    }, kPieceBlock);
     if (!late) return late.error();
     if (!read) return false; // find() reports it as it comes
     auto r = tokenizer.finish();
