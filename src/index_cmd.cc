@@ -295,6 +295,30 @@ int run_index_command(int argc, char **argv)
         }
         return {};
     };
+    // Files the index has under a name that names nothing now. An mbox moved (mv keeps its
+    // size, its mtime and its bytes) is found among them by those and by the digest of its
+    // ends, and renamed in the index instead of read again: read again, every Message-ID in
+    // it would be in the index twice, each ambiguous.
+    std::vector<MidStore::FileState> gone;
+    for (const std::string &name : *had) {
+        struct stat o {};
+        if (::stat(name.c_str(), &o) == 0 || errno != ENOENT) continue;
+        if (auto f = store->file(name); f && *f && !(*f)->tail.empty()) gone.push_back(**f);
+    }
+    auto moved_here = [&](const std::string &path, const struct stat &st) -> Result<bool> {
+        for (auto it = gone.begin(); it != gone.end(); ++it) {
+            if (it->size != st.st_size || it->mtime_ns != mtime_ns(st)) continue;
+            auto src = Source::open_path(path, std::size_t{8} << 20);
+            if (!src) return src.error();
+            auto digest = digest_of(*src, it->size);
+            if (!digest) return digest.error();
+            if (*digest != it->tail) continue;
+            if (Status s = store->rename_file(it->id, path); !s) return s.error();
+            gone.erase(it);
+            return true;
+        }
+        return false;
+    };
     for (const std::string &given : inputs) {
         ++t.inputs;
         const std::string path = without_trailing_slash(given);
@@ -317,8 +341,11 @@ int run_index_command(int argc, char **argv)
             s = ix.maildir(path);
         } else {
             auto known = store->file(path);
+            Result<bool> moved = false;
             if (!known) s = known.error();
             else if (*known && (*known)->size == st.st_size && (*known)->mtime_ns == mtime_ns(st)) ++t.unchanged;
+            else if (!*known && S_ISREG(st.st_mode) && (moved = moved_here(path, st)) && *moved) ++t.moved;
+            else if (!moved) s = moved.error();
             else s = ix.file(path, st, {}, {}, *known ? &**known : nullptr);
         }
         if (!s) {

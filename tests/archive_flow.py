@@ -398,6 +398,43 @@ def notmuch_mode(d, msgs):
     check(bad.returncode == 66 and b"no-such-db" in bad.stderr, "--notmuch on a missing database: exit %d" % bad.returncode)
 
 
+def mbox_moved_mode(d, msgs):
+    """An mbox moved away from its indexed name (mv: same size, mtime and bytes) is renamed in
+    the index, not read again: each of its Message-IDs stays in the index once. A file of the
+    same size and mtime whose bytes differ is read as a new one."""
+    d = os.path.join(d, "moved")
+    os.mkdir(d)
+
+    def index(name):
+        r = run([BIN, "index", "-o", "box.midx", name], cwd=d)
+        check(r.returncode == 0, "index %s: exit %d %s" % (name, r.returncode, r.stderr))
+        m = SUMMARY.search(r.stderr)
+        return (int(m.group(1)), int(m.group(5))) if m else None  # messages read, files moved
+
+    def fresh_rows(name):
+        fresh = os.path.join(d, "fresh.midx")
+        if os.path.exists(fresh):
+            os.unlink(fresh)
+        check(run([BIN, "index", "-o", "fresh.midx", name], cwd=d).returncode == 0, "fresh index of " + name)
+        return index_rows(fresh)
+
+    data = b"".join(mbox_entry(m[1]) for m in msgs[25:29])
+    open(os.path.join(d, "old.mbox"), "wb").write(data)
+    check(index("old.mbox") == (4, 0), "first index of old.mbox")
+    os.rename(os.path.join(d, "old.mbox"), os.path.join(d, "new.mbox"))
+    check(index("new.mbox") == (0, 1), "a moved mbox read again, or not taken as moved")
+    check(index_rows(os.path.join(d, "box.midx")) == fresh_rows("new.mbox"),
+          "after a move, the index is not what a fresh index of new.mbox is (each Message-ID once, under its new name)")
+    check(index("new.mbox") == (0, 0), "the moved mbox read again on the next run")
+    # Gone, and another file of the same size and mtime whose last bytes differ: read.
+    st = os.stat(os.path.join(d, "new.mbox"))
+    other = data[:-3] + (b"X" if data[-3:-2] != b"X" else b"Y") + data[-2:]
+    os.unlink(os.path.join(d, "new.mbox"))
+    open(os.path.join(d, "other.mbox"), "wb").write(other)
+    os.utime(os.path.join(d, "other.mbox"), ns=(st.st_atime_ns, st.st_mtime_ns))
+    check(index("other.mbox") == (4, 0), "a different file of the same size and mtime taken as the moved one")
+
+
 def main():
     if MODE == "parallel" and not shutil.which("parallel"):
         print("GNU parallel not installed: skipped")
@@ -419,6 +456,7 @@ def main():
         elif MODE == "maildir":
             maildir_mode(d, msgs)
             mbox_append_mode(d, msgs)
+            mbox_moved_mode(d, msgs)
         elif MODE == "notmuch":
             notmuch_mode(d, msgs)
         else:
