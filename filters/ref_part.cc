@@ -119,6 +119,11 @@ public:
     Status run();
 
 private:
+    std::string charset() const
+    {
+        const char *cs = g_mime_object_get_content_type_parameter(hn_.object, "charset");
+        return cs ? cs : "";
+    }
     std::optional<Content> load(bool &rewritable, std::string &charset);
     Result<bool> find_in_pieces(std::optional<html::Scan> &out);
     Status find(std::string_view html, std::optional<html::Scan> &out);
@@ -160,7 +165,7 @@ std::optional<Content> PartRewriter::load(bool &rewritable, std::string &charset
                                     "); references not looked at");
         return std::nullopt;
     }
-    if (const char *cs = g_mime_object_get_content_type_parameter(hn_.object, "charset")) charset = cs;
+    charset = this->charset();
     rewritable = ascii_compatible(charset);
     if (!rewritable) {
         keep_charset(charset); // its module stays loaded for the next part (charsets.hh)
@@ -194,9 +199,7 @@ Result<bool> PartRewriter::find_in_pieces(std::optional<html::Scan> &out)
     if (GMIME_IS_PART(hn_.object) &&
         g_mime_part_get_content_encoding(GMIME_PART(hn_.object)) == GMIME_CONTENT_ENCODING_UUENCODE)
         return false;
-    std::string charset;
-    if (const char *cs = g_mime_object_get_content_type_parameter(hn_.object, "charset")) charset = cs;
-    if (!ascii_compatible(charset)) return false;
+    if (!ascii_compatible(charset())) return false;
     auto span = ctx_.content_span(hn_);
     if (!span || static_cast<std::size_t>(span->second - span->first) < kPiecesMin) return false;
     html::PieceTokenizer tokenizer(opts_.max_refs, kMaxCarry);
@@ -463,7 +466,7 @@ Status PartRewriter::run()
         report(ref, scan->holders[ref.holder], *d);
     }
     if (!html && (!pending_.refs.empty() || !reps_.empty())) { // read in pieces, and to change: whole now
-        if (const char *cs = g_mime_object_get_content_type_parameter(hn_.object, "charset")) charset = cs;
+        charset = this->charset(); // ASCII-compatible: rewritable
         auto bytes = ctx_.decoded_content(hn_, opts_.html_max);
         if (!bytes) return bytes.error(); // read before: the input changed, or the machine failed
         html = std::move(*bytes);

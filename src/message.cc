@@ -769,6 +769,23 @@ Result<std::pair<std::int64_t, std::int64_t>> MessageContext::content_span(const
     return Error{Code::DataErr, "part " + n.section + ": cannot find where its content ends"};
 }
 
+namespace {
+
+bool decodes(GMimeContentEncoding enc)
+{
+    return enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE;
+}
+
+// Decoding never makes content larger (base64 3/4, QP at most 1:1), but padding and white
+// space may: content is read up to twice the cap.
+Status within_cap(std::size_t raw_size, GMimeContentEncoding enc, std::size_t cap)
+{
+    if (raw_size > (decodes(enc) ? cap * 2 + 65536 : cap)) return Error::limit("part larger than the limit");
+    return ok();
+}
+
+} // namespace
+
 Result<Content> MessageContext::decoded_content(const Node &n, std::size_t cap) const
 {
     if (!GMIME_IS_PART(n.object)) return Error{Code::DataErr, "not a leaf part"};
@@ -788,10 +805,8 @@ Result<Content> MessageContext::decoded_content(const Node &n, std::size_t cap) 
         if (a->len > cap) return Error::limit("part larger than the limit");
         return Content::owned(std::string(reinterpret_cast<const char *>(a->data), a->len));
     }
-    const bool encoded = enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE;
-    // Decoding never makes content larger (base64 3/4, QP at most 1:1), but padding and
-    // white space may: read at most twice the cap.
-    if (raw_size > (encoded ? cap * 2 + 65536 : cap)) return Error::limit("part larger than the limit");
+    const bool encoded = decodes(enc);
+    if (Status s = within_cap(raw_size, enc, cap); !s) return s.error();
     // The bytes where they are when the message is held in memory; else read.
     Content raw;
     if (std::string_view v = src_->view(begin, end); v.size() == raw_size) {
@@ -826,9 +841,8 @@ Status MessageContext::decoded_pieces(const Node &n, std::size_t cap, const std:
     auto span = content_span(n);
     if (!span) return span.error();
     auto [begin, end] = *span;
-    const auto raw_size = static_cast<std::size_t>(end - begin);
-    const bool encoded = enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE;
-    if (raw_size > (encoded ? cap * 2 + 65536 : cap)) return Error::limit("part larger than the limit"); // as decoded_content
+    const bool encoded = decodes(enc);
+    if (Status s = within_cap(static_cast<std::size_t>(end - begin), enc, cap); !s) return s;
     GMimeEncoding st;
     if (encoded) g_mime_encoding_init_decode(&st, enc);
     std::string raw_buf, out;
