@@ -20,8 +20,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         std::fprintf(stderr, "fuzz_html_tokenizer: %zu steps for %zu bytes\n", fast.work, html.size());
         std::abort();
     }
-    // Pieces of 1 to 64 bytes, cut where the input says (its bytes' sum): every place a
-    // tag, comment, raw text or character reference can be cut is tried across the corpus.
+    // Pieces of a size the input says (its bytes' hash, 1 to 64 bytes for inputs up to 16 KiB):
+    // every place a tag, comment, raw text or character reference can be cut is tried across
+    // the corpus.
     unsigned sum = 0;
     for (char c : html) sum = sum * 31 + static_cast<unsigned char>(c);
     // A construct cut by pieces is read again with each one: over a text of n bytes in pieces

@@ -179,12 +179,7 @@ public:
                 }
             }
             if (short_) { // the piece ends inside what starts at i_: read again with more
-                // <style> text is kept (a holder): read again whole. Other raw text matters
-                // only where it ends: read on from where an end tag may start.
-                if (!raw_.empty()) {
-                    if (raw_ == "style") i_ = start, work_ = work;
-                    else work_ = work + (raw_resume_ - start), i_ = raw_resume_;
-                }
+                if (!raw_.empty()) work_ = work + (raw_resume_ - start), i_ = raw_resume_;
                 break;
             }
             if (b_.full()) fallback("more references than the limit"); // gumbo cuts them in tree order
@@ -585,16 +580,20 @@ private:
     {
         const std::string &name = raw_;
         const std::size_t begin = i_;
+        // Where a piece that ends in the text makes it read on: <style> text is kept (a
+        // holder), so from its start; other raw text matters only where it ends, so from where
+        // an end tag may start.
+        auto resume_at = [&](std::size_t at) { raw_resume_ = name == "style" ? begin : at; };
         std::size_t j = i_;
         for (;;) {
             const std::size_t lt = find('<', j);
             if (lt >= n_) {
-                if (more()) return void(raw_resume_ = n_);
+                if (more()) return resume_at(n_);
                 j = n_;
                 break;
             }
             const std::size_t after = lt + 2 + name.size();
-            if (after >= n_ && more()) return void(raw_resume_ = lt); // what follows "</" decides
+            if (after >= n_ && more()) return resume_at(lt); // what follows "</" decides
             if (lt + 1 < n_ && h_[lt + 1] == '/' && iequal_at(h_, lt + 2, name) && after < n_ &&
                 (ws(h_[after]) || h_[after] == '/' || h_[after] == '>')) {
                 j = lt;
@@ -605,9 +604,9 @@ private:
         // gumbo's text node starts at its first character: of a CR LF, the LF (13.2.3.5).
         const std::size_t text = h_.compare(begin, 2, "\r\n") == 0 && j > begin + 1 ? begin + 1 : begin;
         work_ += j - begin;
-        i_ = raw_resume_ = j;
+        i_ = j;
         if (j < n_) tag(j + 2, false); // the end tag
-        if (short_) return;
+        if (short_) return resume_at(j);
         if (name == "style" && j > text) b_.style_text(at_ + text, h_.substr(text, j - text));
         raw_.clear();
     }
@@ -642,14 +641,7 @@ private:
 
 TokenizerResult tokenize_refs(std::string_view html, std::size_t max_refs)
 {
-    ScanBuilder builder(max_refs);
-    Tokenizer t(builder);
-    t.piece(html, 0, true);
-    TokenizerResult r;
-    if (t.run()) r.scan = builder.finish();
-    else r.fallback = t.why();
-    r.work = t.work();
-    return r;
+    return PieceTokenizer(max_refs).finish(html); // one piece, read in place
 }
 
 struct PieceTokenizer::Impl {
@@ -672,11 +664,9 @@ bool PieceTokenizer::step(std::string_view piece, bool last)
 {
     Impl &m = *impl_;
     if (!m.why.empty()) return false;
-    std::string_view h = piece;
-    if (!m.carry.empty()) {
-        m.carry.append(piece);
-        h = m.carry;
-    }
+    const bool carried = !m.carry.empty();
+    if (carried) m.carry.append(piece);
+    const std::string_view h = carried ? std::string_view(m.carry) : piece;
     m.t.piece(h, m.base, last);
     if (!m.t.run()) {
         m.why = m.t.why();
@@ -684,7 +674,7 @@ bool PieceTokenizer::step(std::string_view piece, bool last)
     }
     const std::size_t used = m.t.consumed();
     m.base += used;
-    if (h.data() == m.carry.data()) m.carry.erase(0, used);
+    if (carried) m.carry.erase(0, used);
     else m.carry.assign(h.substr(used));
     if (m.carry.size() > max_carry_) {
         m.why = "a tag, comment or element text over " + std::to_string(max_carry_) + " bytes";
@@ -695,10 +685,10 @@ bool PieceTokenizer::step(std::string_view piece, bool last)
 
 bool PieceTokenizer::feed(std::string_view piece) { return step(piece, false); }
 
-TokenizerResult PieceTokenizer::finish()
+TokenizerResult PieceTokenizer::finish(std::string_view last)
 {
     TokenizerResult r;
-    if (step({}, true)) r.scan = impl_->builder.finish();
+    if (step(last, true)) r.scan = impl_->builder.finish();
     else r.fallback = impl_->why;
     r.work = impl_->t.work();
     return r;

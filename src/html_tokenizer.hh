@@ -45,13 +45,14 @@ TokenizerResult tokenize_refs(std::string_view html, std::size_t max_refs);
 // (the caller then reads the text whole); finish() then says why.
 class PieceTokenizer {
 public:
-    explicit PieceTokenizer(std::size_t max_refs, std::size_t max_carry = 1u << 20);
+    explicit PieceTokenizer(std::size_t max_refs, std::size_t max_carry = std::size_t(-1));
     ~PieceTokenizer();
     PieceTokenizer(const PieceTokenizer &) = delete;
     PieceTokenizer &operator=(const PieceTokenizer &) = delete;
     bool feed(std::string_view piece);
-    // After the last piece: the scan tokenize_refs makes of the whole text, or why not.
-    TokenizerResult finish();
+    // With the last piece (which is read in place): the scan tokenize_refs makes of the whole
+    // text, or why not.
+    TokenizerResult finish(std::string_view last = {});
 
 private:
     bool step(std::string_view piece, bool last);

@@ -283,10 +283,18 @@ int run_index_command(int argc, char **argv)
         return exit_status(had.error().code);
     }
     // Each name, and what it names now (a stat each, once); names given in this run join them.
+    // Files the index has under a name that names nothing now are `gone`: an mbox moved (mv
+    // keeps its size, its mtime and its bytes) is found among them by those and by the digest
+    // of its ends, and renamed in the index instead of read again: read again, every
+    // Message-ID in it would be in the index twice, each ambiguous.
     std::set<std::string> names(had->begin(), had->end());
     std::map<std::pair<dev_t, ino_t>, std::string> by_inode;
-    for (const std::string &name : *had)
+    std::vector<MidStore::FileState> gone;
+    for (const std::string &name : *had) {
         if (struct stat o {}; ::stat(name.c_str(), &o) == 0) by_inode.emplace(std::make_pair(o.st_dev, o.st_ino), name);
+        else if (errno == ENOENT)
+            if (auto f = store->file(name); f && *f && !(*f)->tail.empty()) gone.push_back(**f);
+    }
     auto indexed_as = [&](const std::string &path, const struct stat &st) -> std::string {
         const auto key = std::make_pair(st.st_dev, st.st_ino);
         if (names.insert(path).second) {
@@ -295,16 +303,6 @@ int run_index_command(int argc, char **argv)
         }
         return {};
     };
-    // Files the index has under a name that names nothing now. An mbox moved (mv keeps its
-    // size, its mtime and its bytes) is found among them by those and by the digest of its
-    // ends, and renamed in the index instead of read again: read again, every Message-ID in
-    // it would be in the index twice, each ambiguous.
-    std::vector<MidStore::FileState> gone;
-    for (const std::string &name : *had) {
-        struct stat o {};
-        if (::stat(name.c_str(), &o) == 0 || errno != ENOENT) continue;
-        if (auto f = store->file(name); f && *f && !(*f)->tail.empty()) gone.push_back(**f);
-    }
     auto moved_here = [&](const std::string &path, const struct stat &st) -> Result<bool> {
         for (auto it = gone.begin(); it != gone.end(); ++it) {
             if (it->size != st.st_size || it->mtime_ns != mtime_ns(st)) continue;
