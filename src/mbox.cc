@@ -31,17 +31,22 @@ std::int64_t content_length_end(const Source &src, std::int64_t msg_begin)
 std::optional<ContentLength> mboxcl2_length(const Source &src, std::int64_t msg_begin)
 {
     // Most header blocks fit in 4 KiB; read 64 KiB only for one that does not.
+    // (A piped input still arriving: what has arrived of each, waited for as needed.)
     std::int64_t window = 4096;
-    auto head = src.slice(msg_begin, std::min(src.size(), msg_begin + window));
+    auto arrived = src.reach(msg_begin + window);
+    if (!arrived) return std::nullopt;
+    auto head = src.slice(msg_begin, std::min(*arrived, msg_begin + window));
     if (!head) return std::nullopt;
     std::string h = std::move(*head);
     std::int64_t length = -1;
     std::size_t pos = 0, body = std::string::npos;
     for (;;) {
         auto nl = h.find('\n', pos);
-        if (nl == std::string::npos && window < 65536 && msg_begin + window < src.size()) {
+        if (const std::int64_t whole = src.known_size(); nl == std::string::npos && window < 65536 && (whole < 0 || msg_begin + window < whole)) {
             window = 65536;
-            auto more = src.slice(msg_begin, std::min(src.size(), msg_begin + window));
+            arrived = src.reach(msg_begin + window);
+            if (!arrived) return std::nullopt;
+            auto more = src.slice(msg_begin, std::min(*arrived, msg_begin + window));
             if (!more) return std::nullopt;
             h = std::move(*more);
             continue;
@@ -64,8 +69,10 @@ std::optional<ContentLength> mboxcl2_length(const Source &src, std::int64_t msg_
     if (length < 0 || body == std::string::npos) return std::nullopt;
     std::int64_t end = msg_begin + static_cast<std::int64_t>(body) + length;
     ContentLength found{length, msg_begin + static_cast<std::int64_t>(body), end};
-    if (end == src.size()) return found;
-    if (end > src.size()) return std::nullopt;
+    auto at_end = src.reach(end + 7);
+    if (!at_end) return std::nullopt;
+    if (end == *at_end) return found;
+    if (end > *at_end) return std::nullopt;
     char next[7] = {0};
     auto n = src.read_at(end, next, sizeof next);
     if (!n) return std::nullopt;
@@ -145,13 +152,54 @@ void Splitter::opened(std::vector<Segment> &out, Start s)
 Result<bool> Splitter::step(std::vector<Segment> &out, std::int64_t budget)
 {
     if (done_) return true;
-    const std::int64_t size = src_.size();
     if (format_ != Format::Mbox) {
-        out.push_back({0, 0, size, size});
+        auto size = src_.settle();
+        if (!size) return size.error();
+        out.push_back({0, 0, *size, *size});
         return done_ = true;
     }
-    const std::int64_t stop = budget > size - line_ ? size : line_ + budget;
-    while (line_ < size && line_ < stop) {
+    // How far the input goes, as far as is known: a piped input still arriving is split as
+    // it comes (Source::reach); `size` is the input's end only once `complete`.
+    // Once a message is found, the step ends rather than wait for more of the input: the
+    // message is filtered while the sender writes the next.
+    std::int64_t size = 0;
+    bool complete = false;
+    const std::size_t found_before = out.size();
+    auto reach = [&](std::int64_t want) -> Result<bool> { // false: the step ends here (found one)
+        if (out.size() > found_before && src_.arrived() < want && src_.known_size() < 0) return false;
+        auto r = src_.reach(want);
+        if (!r) return r.error();
+        const std::int64_t whole = src_.known_size(); // (asked after: it may have ended since)
+        complete = whole >= 0;
+        size = complete ? whole : *r;
+        return true;
+    };
+    const std::int64_t stop = budget > std::numeric_limits<std::int64_t>::max() - line_ ? std::numeric_limits<std::int64_t>::max()
+                                                                                        : line_ + budget;
+    // A message that has just begun may say its length (mboxcl2): if it does, the split goes
+    // on after its body. Reading its header may wait for a piped input: not with a message
+    // found in this step, which is filtered first.
+    auto content_length = [&]() -> Result<bool> { // false: the step ends here
+        if (cl_from_ < 0) return true;
+        if (out.size() > found_before && src_.known_size() < 0) return false;
+        const std::int64_t from = std::exchange(cl_from_, -1);
+        if (std::int64_t end = content_length_end(src_, from); end > from) {
+            // Its body is N bytes: continue after it, as if after an empty line (an empty
+            // separator line right at `end` is the next line read).
+            prev_empty_ = true;
+            prev_line_ = end;
+            line_ = end;
+        }
+        return true;
+    };
+    while (line_ < stop) {
+        if (auto r = content_length(); !r || !*r) return r;
+        if (line_ >= stop) break;
+        if (line_ + 5 > size && !complete) {
+            auto r = reach(line_ + 5);
+            if (!r || !*r) return r;
+        }
+        if (line_ >= size) break; // the end of the input (complete: reach waits for 5 bytes or the end)
         // Make sure the buffer holds [line, line + 5) or up to end of input.
         if (line_ + 5 > buf_off_ + static_cast<std::int64_t>(buf_.size()) &&
             buf_off_ + static_cast<std::int64_t>(buf_.size()) < size)
@@ -172,7 +220,11 @@ Result<bool> Splitter::step(std::vector<Segment> &out, std::int64_t budget)
                     break;
                 }
             }
-            if (end >= size) break;
+            if (end >= size && !complete) { // (ending the step here reads this line again from its start)
+                auto r = reach(end + 1);
+                if (!r || !*r) return r;
+            }
+            if (end >= size) break; // the input ends in this line
             if (auto f = fill(end); !f) return f.error();
         }
         std::int64_t next = nl < 0 ? size : nl + 1;
@@ -186,22 +238,15 @@ Result<bool> Splitter::step(std::vector<Segment> &out, std::int64_t budget)
             if (!n) return n.error();
             empty = (c == '\r');
         }
-        if (opens) { // the separator is the empty previous line (absent at the start of input)
-            opened(out, {line_, prev_line_ >= 0 ? prev_line_ : line_, next});
-            if (std::int64_t end = may_have_content_length(next) ? content_length_end(src_, next) : -1; end > next) {
-                // Its body is N bytes: continue after it, as if after an empty line.
-                prev_empty_ = true;
-                prev_line_ = end;
-                line_ = end;
-                // An empty separator line right at `end` is the next line to read.
-                continue;
-            }
-        }
+        // (the separator is the empty previous line, absent at the start of input)
+        if (opens) opened(out, {line_, prev_line_ >= 0 ? prev_line_ : line_, next});
         prev_empty_ = empty;
         prev_line_ = line_;
         line_ = next;
+        if (opens && may_have_content_length(next)) cl_from_ = next; // decided first thing next
     }
-    if (line_ < size) return false;
+    if (auto r = content_length(); !r || !*r) return r;
+    if (!complete || line_ < size) return false;
     if (!any_) out.push_back({start_, start_, size, size});
     else out.push_back({last_.from_line, last_.message, std::max(size, last_.message), size});
     block_.reset();

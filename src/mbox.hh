@@ -57,6 +57,7 @@ public:
     void start_at(std::int64_t off)
     {
         start_ = line_ = buf_off_ = off;
+        cl_from_ = -1;
         block_.reset();
         buf_ = {};
     }
@@ -84,6 +85,7 @@ private:
     bool any_{false};           // a "From " line was found
     std::int64_t start_{0};     // where splitting started
     Start last_{};              // the latest, whose message's end is not known yet
+    std::int64_t cl_from_{-1};  // a message just begun, its Content-Length (mboxcl2) not yet read
 };
 
 } // namespace mimeuri

@@ -57,7 +57,7 @@ std::unique_ptr<Opened> open_input(RunState &rs, std::size_t input_no)
     if (!src) return rs.outcome.fail(src.error()), nullptr;
     struct stat read {};
     if (rs.opts.in_place && src->fd() >= 0 && ::fstat(src->fd(), &read) == 0) read.st_size = src->size();
-    if (src->size() == 0) {
+    if (src->known_size() == 0) { // (a piped input still arriving has passed the spool threshold)
         // An empty output would be stored as an empty message by procmail, Dovecot or Exim.
         rs.outcome.fail({rs.opts.on_error == OnError::TempFail ? Code::TempFail : Code::DataErr,
                          input + ": empty input, nothing to filter"});
@@ -150,7 +150,11 @@ void run_input(RunState &rs, std::size_t input_no, int jobs)
     // With several jobs, the first MiB split before deciding (as before the split went
     // incremental): an mbox of one message up to that size is planned here, without workers.
     if (jobs > 1) in->split_more(1 << 20);
-    if (jobs == 1 || (in->splitter.done() && in->segs.size() < 2)) {
+    bool fork = jobs > 1 && !(in->splitter.done() && in->segs.size() < 2);
+    // No thread across a fork: a piped input is spooled whole first (the workers read it).
+    if (fork)
+        if (auto s = in->src.settle(); !s) in->split_failure = s.error(), fork = false;
+    if (!fork) {
         // Split a block at a time, just ahead of the messages planned: the splitter's last
         // two blocks hold them, and their windows are made without a read of their own.
         for (std::size_t i = 0; !taker.failed(); ++i) {

@@ -4,10 +4,19 @@
 #include "input_stream.hh"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <condition_variable>
+#include <csignal>
 #include <cstring>
+#include <mutex>
+#include <limits>
+#include <optional>
+#include <system_error>
+#include <thread>
 #include <utility>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,10 +32,213 @@ Error errno_error(Code code, const std::string &what, int err)
 }
 
 
+// The most a read asks to have arrived beyond its offset (a length is a size_t).
+constexpr std::size_t kMaxWant = std::size_t(1) << 40;
+
 } // namespace
 
+// A piped input past the threshold: a thread moves the rest from the pipe to the spool file,
+// at explicit offsets (the file's position is the GMime stream's, which reads through a
+// duplicate of the same description), and says how far it has got. The thread owns its two
+// descriptors; the Source waits for it (its end of input) before letting go of the spool.
+struct Source::Spool {
+    std::mutex m;
+    std::condition_variable grew;
+    std::atomic<std::int64_t> arrived{0}; // bytes in the file, readable
+    std::atomic<bool> ended{false};       // set under m, with failure
+    std::optional<Error> failure;         // under m
+    std::thread thread;
+
+    ~Spool()
+    {
+        if (thread.joinable()) thread.join();
+    }
+    void run(int in, int tmp, std::string name);
+    void add(std::int64_t n)
+    {
+        {
+            std::lock_guard<std::mutex> l(m);
+            arrived.store(arrived.load(std::memory_order_relaxed) + n, std::memory_order_release);
+        }
+        grew.notify_all();
+    }
+    void end(std::optional<Error> e)
+    {
+        {
+            std::lock_guard<std::mutex> l(m);
+            failure = std::move(e);
+            ended.store(true, std::memory_order_release);
+        }
+        grew.notify_all();
+    }
+};
+
+namespace {
+
+// A fork while a spool's thread runs would leave the child a spool that never grows (the
+// thread is not copied): every fork in the process waits for running spools to end first.
+std::mutex spools_m;
+std::condition_variable spools_ended;
+int spools_running = 0;
+
+void wait_for_spools()
+{
+    std::unique_lock<std::mutex> l(spools_m);
+    spools_ended.wait(l, [] { return spools_running == 0; });
+}
+
+} // namespace
+
+void Source::Spool::run(int in, int tmp, std::string name)
+{
+    bool can_splice = true;
+    std::vector<char> chunk;
+    std::optional<Error> why;
+    const auto spool_failed = [&](int err) {
+        return errno_error(err == ENOSPC || err == EDQUOT || err == EFBIG || err == EIO ? Code::TempFail : Code::IoErr,
+                           "cannot spool " + name, err);
+    };
+    for (;;) {
+        loff_t at = arrived.load(std::memory_order_relaxed);
+        ssize_t got;
+        if (can_splice) {
+            // From the pipe to the spool inside the kernel (no copy through this process).
+            got = ::splice(in, nullptr, tmp, &at, 1 << 20, SPLICE_F_MOVE);
+            if (got < 0 && (errno == EINVAL || errno == ENOSYS)) { // not a pipe: read and write
+                can_splice = false;
+                continue;
+            }
+            if (got < 0 && errno != EINTR) {
+                // splice does not say which side failed: a full disk is the spool's, the rest the input's
+                const int err = errno;
+                why = err == ENOSPC || err == EDQUOT || err == EFBIG || err == EIO ? spool_failed(err)
+                                                                                        : errno_error(Code::IoErr, "cannot read " + name, err);
+                break;
+            }
+        } else {
+            chunk.resize(64 * 1024);
+            got = ::read(in, chunk.data(), chunk.size());
+            if (got < 0 && errno != EINTR) {
+                why = errno_error(Code::IoErr, "cannot read " + name, errno);
+                break;
+            }
+            if (got > 0) {
+                std::size_t done = 0;
+                while (done < static_cast<std::size_t>(got)) {
+                    ssize_t w = ::pwrite(tmp, chunk.data() + done, static_cast<std::size_t>(got) - done, at + static_cast<off_t>(done));
+                    if (w < 0 && errno == EINTR) continue;
+                    if (w < 0) break;
+                    done += static_cast<std::size_t>(w);
+                }
+                if (done < static_cast<std::size_t>(got)) {
+                    why = spool_failed(errno);
+                    break;
+                }
+            }
+        }
+        if (got < 0) continue; // EINTR
+        if (got == 0) break;   // end of input
+        add(got);
+    }
+    ::close(in);
+    ::close(tmp);
+    end(std::move(why));
+    {
+        std::lock_guard<std::mutex> l(spools_m);
+        --spools_running;
+    }
+    spools_ended.notify_all();
+}
+
+Result<Source> Source::spool_rest(int in_fd, int tmp, std::int64_t spooled, const std::string &name)
+{
+    const int in = ::fcntl(in_fd, F_DUPFD_CLOEXEC, 0), out = ::fcntl(tmp, F_DUPFD_CLOEXEC, 0);
+    const int stream_fd = ::fcntl(tmp, F_DUPFD_CLOEXEC, 0);
+    if (in < 0 || out < 0 || stream_fd < 0) {
+        const int err = errno;
+        for (int fd : {in, out, stream_fd, tmp})
+            if (fd >= 0) ::close(fd);
+        return errno_error(Code::TempFail, "cannot spool " + name, err);
+    }
+    Source s;
+    s.name_ = name;
+    s.size_ = spooled;
+    s.fd_ = tmp;
+    s.spooled_ = true;
+    s.spool_ = std::make_shared<Spool>();
+    s.spool_->arrived = spooled;
+    // The stream is unbounded (the file grows); GMime reads it through substreams of each
+    // message, which have arrived whole before they are parsed.
+    s.stream_ = GPtr<GMimeStream>::adopt(g_mime_stream_fs_new_with_bounds(stream_fd, 0, -1));
+    // No signal reaches the thread: the run's handlers stay on the thread that runs it.
+    sigset_t all, was;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &was);
+    static std::once_flag guard;
+    std::call_once(guard, [] { pthread_atfork(wait_for_spools, nullptr, nullptr); });
+    {
+        std::lock_guard<std::mutex> l(spools_m);
+        ++spools_running;
+    }
+    try {
+        s.spool_->thread = std::thread(&Spool::run, s.spool_.get(), in, out, name);
+    } catch (const std::system_error &e) {
+        {
+            std::lock_guard<std::mutex> l(spools_m);
+            --spools_running;
+        }
+        pthread_sigmask(SIG_SETMASK, &was, nullptr);
+        ::close(in);
+        ::close(out);
+        return Error{Code::TempFail, "cannot spool " + name + ": " + e.what()};
+    }
+    pthread_sigmask(SIG_SETMASK, &was, nullptr);
+    return s;
+}
+
+std::int64_t Source::known_size() const
+{
+    if (!spool_) return size_;
+    if (!spool_->ended.load(std::memory_order_acquire)) return -1;
+    std::lock_guard<std::mutex> l(spool_->m);
+    if (spool_->failure) return -1; // never all of it
+    return size_ = spool_->arrived.load(std::memory_order_acquire);
+}
+
+std::int64_t Source::arrived() const
+{
+    return spool_ ? spool_->arrived.load(std::memory_order_acquire) : size_;
+}
+
+Result<std::int64_t> Source::reach(std::int64_t want) const
+{
+    if (!spool_) return size_;
+    std::int64_t now = spool_->arrived.load(std::memory_order_acquire);
+    if (now < want) {
+        std::unique_lock<std::mutex> l(spool_->m);
+        spool_->grew.wait(l, [&] { return spool_->arrived.load() >= want || spool_->ended.load(); });
+        now = spool_->arrived.load();
+        if (now < want && spool_->failure) return *spool_->failure;
+    }
+    return size_ = now;
+}
+
+Result<std::int64_t> Source::settle() const
+{
+    if (!spool_) return size_;
+    auto r = reach(std::numeric_limits<std::int64_t>::max());
+    if (spool_->thread.joinable()) spool_->thread.join();
+    return r;
+}
+
+std::int64_t Source::size() const
+{
+    if (spool_) (void)settle();
+    return size_;
+}
+
 Source::Source(Source &&o) noexcept
-    : name_(std::move(o.name_)), size_(o.size_), fd_(std::exchange(o.fd_, -1)),
+    : name_(std::move(o.name_)), size_(o.size_), spool_(std::move(o.spool_)), fd_(std::exchange(o.fd_, -1)),
       mem_(std::exchange(o.mem_, nullptr)), spooled_(o.spooled_), bytes_(std::exchange(o.bytes_, nullptr)), base_(o.base_),
       stream_(std::move(o.stream_)), keep_(std::move(o.keep_))
 {
@@ -49,6 +261,7 @@ Source &Source::operator=(Source &&o) noexcept
         if (bytes_) g_bytes_unref(bytes_);
         name_ = std::move(o.name_);
         size_ = o.size_;
+        spool_ = std::move(o.spool_);
         fd_ = std::exchange(o.fd_, -1);
         mem_ = std::exchange(o.mem_, nullptr);
         spooled_ = o.spooled_;
@@ -111,84 +324,47 @@ Result<Source> Source::read_fd(int fd, const std::string &name, std::size_t spoo
 {
     GByteArray *buf = g_byte_array_new();
     std::vector<char> chunk(64 * 1024);
-    int tmp = -1;
     std::int64_t total = 0;
-    bool can_splice = true, eof = false;
     // A GByteArray's length is a guint: past 4 GiB it would wrap (or GLib abort), so a
     // larger --spool-threshold spools from there on.
     const std::size_t memory_max = std::min<std::size_t>(spool_threshold, G_MAXUINT - chunk.size());
-    auto fail = [&](Error e) -> Result<Source> {
-        g_byte_array_unref(buf);
-        if (tmp >= 0) ::close(tmp);
-        return e;
-    };
     for (;;) {
         ssize_t n = ::read(fd, chunk.data(), chunk.size());
         if (n < 0) {
             if (errno == EINTR) continue;
-            return fail(errno_error(Code::IoErr, "cannot read " + name, errno));
+            int err = errno;
+            g_byte_array_unref(buf);
+            return errno_error(Code::IoErr, "cannot read " + name, err);
         }
         if (n == 0) break;
         total += n;
-        if (tmp < 0 && buf->len + static_cast<std::size_t>(n) <= memory_max) {
+        if (buf->len + static_cast<std::size_t>(n) <= memory_max) {
             g_byte_array_append(buf, reinterpret_cast<guint8 *>(chunk.data()), static_cast<guint>(n));
             continue;
         }
+        // Past the threshold: spool to an unlinked temporary file, what was read first, and
+        // the rest as it arrives.
+        GError *gerr = nullptr;
+        char *tmpname = nullptr;
+        int tmp = g_file_open_tmp("mimeuri-spool-XXXXXX", &tmpname, &gerr);
         if (tmp < 0) {
-            // Past the threshold: spool to an unlinked temporary file.
-            GError *gerr = nullptr;
-            char *tmpname = nullptr;
-            tmp = g_file_open_tmp("mimeuri-spool-XXXXXX", &tmpname, &gerr);
-            if (tmp < 0)
-                return fail(Error::from_gerror(Code::TempFail, gerr, "cannot spool " + name));
-            ::unlink(tmpname);
-            g_free(tmpname);
-            if (!write_all(tmp, buf->data, buf->len)) {
-                int err = errno;
-                return fail(errno_error(Code::TempFail, "cannot spool " + name, err));
-            }
-            g_byte_array_set_size(buf, 0);
+            g_byte_array_unref(buf);
+            return Error::from_gerror(Code::TempFail, gerr, "cannot spool " + name);
         }
-        if (!write_all(tmp, chunk.data(), static_cast<std::size_t>(n))) {
-            int err = errno;
-            return fail(errno_error(Code::TempFail, "cannot spool " + name, err));
+        ::unlink(tmpname);
+        g_free(tmpname);
+        const bool written = write_all(tmp, buf->data, buf->len) && write_all(tmp, chunk.data(), static_cast<std::size_t>(n));
+        const int err = errno;
+        g_byte_array_unref(buf);
+        if (!written) {
+            ::close(tmp);
+            return errno_error(Code::TempFail, "cannot spool " + name, err);
         }
-        // The rest moves from the pipe to the spool inside the kernel (no copy through this
-        // process); what splice cannot take (not a pipe) is read and written as above.
-        while (can_splice) {
-            ssize_t m = ::splice(fd, nullptr, tmp, nullptr, 1 << 20, SPLICE_F_MOVE);
-            if (m > 0) {
-                total += m;
-                continue;
-            }
-            if (m == 0) {
-                eof = true;
-                break;
-            }
-            if (errno == EINTR) continue;
-            if (errno == EINVAL || errno == ENOSYS) {
-                can_splice = false;
-                break;
-            }
-            const int err = errno;
-            if (err == ENOSPC || err == EDQUOT || err == EFBIG || err == EIO)
-                return fail(errno_error(Code::TempFail, "cannot spool " + name, err));
-            return fail(errno_error(Code::IoErr, "cannot read " + name, err));
-        }
-        if (eof) break;
+        return spool_rest(fd, tmp, total, name);
     }
     Source s;
     s.name_ = name;
     s.size_ = total;
-    if (tmp >= 0) {
-        g_byte_array_unref(buf);
-        s.fd_ = tmp;
-        s.spooled_ = true;
-        int sfd = ::dup(tmp);
-        if (sfd < 0) return errno_error(Code::TempFail, "cannot dup spool file", errno);
-        s.stream_ = GPtr<GMimeStream>::adopt(g_mime_stream_fs_new_with_bounds(sfd, 0, total));
-        return s;
-    }
     s.mem_ = buf;
     GMimeStream *ms = g_mime_stream_mem_new_with_byte_array(buf); // takes buf
     s.stream_ = GPtr<GMimeStream>::adopt(ms);
@@ -270,8 +446,12 @@ void give_back(gpointer data)
 
 Result<GBytes *> Source::read_block(std::int64_t off, std::size_t len) const
 {
-    if (off < 0 || off > size_) return Error{Code::Software, "bad block in " + name_};
-    len = std::min(len, static_cast<std::size_t>(size_ - off));
+    // Of a piped input still arriving, what has arrived (at least a byte, unless it has ended):
+    // the splitter reads on as the sender writes, not a whole block later.
+    auto arrived = reach(off + (len > 0 ? 1 : 0));
+    if (!arrived) return arrived.error();
+    if (off < 0 || off > *arrived) return Error{Code::Software, "bad block in " + name_};
+    len = std::min(len, static_cast<std::size_t>(*arrived - off));
     const bool cache = !mem_ && !bytes_; // (a source in memory has its bytes at hand already)
     if (cache && blocks_[1]) g_bytes_unref(std::exchange(blocks_[1], nullptr)); // its buffer for this read
     char *buf = take_buffer(len);
@@ -290,7 +470,9 @@ Result<GBytes *> Source::read_block(std::int64_t off, std::size_t len) const
 
 Result<Source> Source::window(const Source &src, std::int64_t begin, std::int64_t end)
 {
-    if (begin < 0 || end < begin || end > src.size_) return Error{Code::Software, "bad window in " + src.name_};
+    auto arrived = src.reach(end);
+    if (!arrived) return arrived.error();
+    if (begin < 0 || end < begin || end > *arrived) return Error{Code::Software, "bad window in " + src.name_};
     const auto len = static_cast<std::size_t>(end - begin);
     GBytes *bytes = nullptr;
     for (int k = 0; k < 2 && !bytes; ++k)
@@ -324,7 +506,10 @@ Result<Source> Source::reopen() const
     if (bytes_) return Error{Code::Software, "a window is not reopened"};
     Source s;
     s.name_ = name_;
-    s.size_ = size_;
+    // Still arriving (or failed): the handle shares the spool and waits for it as this one does.
+    const std::int64_t whole = known_size();
+    if (whole < 0) s.spool_ = spool_;
+    s.size_ = whole < 0 ? arrived() : whole;
     s.spooled_ = spooled_;
     if (mem_) {
         s.mem_ = mem_;
@@ -340,14 +525,16 @@ Result<Source> Source::reopen() const
     s.fd_ = fd;
     int sfd = ::dup(fd);
     if (sfd < 0) return errno_error(Code::IoErr, "cannot dup " + name_, errno);
-    s.stream_ = GPtr<GMimeStream>::adopt(g_mime_stream_fs_new_with_bounds(sfd, 0, size_));
+    s.stream_ = GPtr<GMimeStream>::adopt(g_mime_stream_fs_new_with_bounds(sfd, 0, s.spool_ ? -1 : size_));
     return s;
 }
 
 Result<std::size_t> Source::read_at(std::int64_t off, char *buf, std::size_t len) const
 {
-    if (off < base_ || off > size_) return Error{Code::Software, "read outside " + name_};
-    std::size_t avail = static_cast<std::size_t>(size_ - off);
+    auto arrived = reach(off + static_cast<std::int64_t>(std::min<std::size_t>(len, kMaxWant)));
+    if (!arrived) return arrived.error();
+    if (off < base_ || off > *arrived) return Error{Code::Software, "read outside " + name_};
+    std::size_t avail = static_cast<std::size_t>(*arrived - off);
     if (len > avail) len = avail;
     if (len == 0) return std::size_t{0};
     if (bytes_) {
@@ -383,7 +570,9 @@ std::string_view Source::view(std::int64_t begin, std::int64_t end) const
 
 Result<std::string> Source::slice(std::int64_t begin, std::int64_t end) const
 {
-    if (begin < base_ || end < begin || end > size_) return Error{Code::Software, "bad range in " + name_};
+    auto arrived = reach(end);
+    if (!arrived) return arrived.error();
+    if (begin < base_ || end < begin || end > *arrived) return Error{Code::Software, "bad range in " + name_};
     std::string out(static_cast<std::size_t>(end - begin), '\0');
     auto r = read_at(begin, out.data(), out.size());
     if (!r) return r.error();

@@ -1,5 +1,6 @@
 // Input sources: a file read in place, or standard input held in memory up to a
-// threshold and spooled to an unlinked temporary file beyond it.
+// threshold and spooled to an unlinked temporary file beyond it. The spool fills as the
+// input arrives (a thread moves it), and what has arrived is read while the rest comes.
 #pragma once
 
 #include "gobj.hh"
@@ -8,6 +9,7 @@
 #include <gmime/gmime.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -18,8 +20,11 @@ public:
     // A regular file is read in place; anything else (a FIFO, a terminal, /dev/stdin)
     // goes through the same bounded spooling as standard input.
     static Result<Source> open_path(const std::string &path, std::size_t spool_threshold);
-    // Reads all of fd (not closed). Kept in memory up to spool_threshold bytes,
-    // spooled to an unlinked temporary file beyond it, so memory stays bounded.
+    // Reads all of fd (not closed; the spool reads a duplicate of it). Kept in memory up to
+    // spool_threshold bytes, spooled to an unlinked temporary file beyond it, so memory stays
+    // bounded. A spooled input is returned as soon as the threshold is passed: a thread moves
+    // the rest to the spool as it arrives (reach(), settle()), so that the first messages are
+    // filtered while the sender is still writing the last.
     static Result<Source> read_fd(int fd, const std::string &name, std::size_t spool_threshold);
     // For tests: a source over bytes held in memory.
     static Source from_bytes(std::string_view bytes, const std::string &name);
@@ -39,7 +44,20 @@ public:
     ~Source();
 
     const std::string &name() const { return name_; }
-    std::int64_t size() const { return size_; }
+    // The whole input's size: for a spooled input still arriving, once all of it has (waits).
+    // Should the spool fail, what arrived; every read past it then fails with settle()'s error.
+    std::int64_t size() const;
+    // The size when it is known without waiting (the whole input has arrived), else -1 (also
+    // when the spool failed: the whole input never arrives).
+    std::int64_t known_size() const;
+    // How many bytes have arrived so far, without waiting (the size, for any other source).
+    std::int64_t arrived() const;
+    // Waits until at least `want` bytes have arrived or the input has ended, and returns how
+    // many have (fewer than want only at the end), or why the spool failed.
+    Result<std::int64_t> reach(std::int64_t want) const;
+    // Waits for the whole input (and the spool's thread to end: before a fork), and returns
+    // its size, or why the spool failed.
+    Result<std::int64_t> settle() const;
     bool in_memory() const { return mem_ != nullptr; }
     bool spooled() const { return spooled_; }
     bool window() const { return bytes_ != nullptr; }
@@ -66,8 +84,11 @@ public:
 
 private:
     Source() = default;
+    struct Spool; // the thread moving a piped input to the spool file, and what it has moved
+    static Result<Source> spool_rest(int in, int tmp, std::int64_t spooled, const std::string &name);
     std::string name_;
-    std::int64_t size_{0};
+    mutable std::int64_t size_{0}; // with spool_, what has arrived when last asked
+    std::shared_ptr<Spool> spool_; // a spooled piped input (shared with its reopened handles)
     int fd_{-1};                    // for pread; the stream holds a dup of it
     GByteArray *mem_{nullptr};      // owned by stream_ when in memory (unless borrowed)
     bool spooled_{false};

@@ -67,7 +67,7 @@ void Taker::write(std::size_t i, Plan &&plan)
     const std::int64_t until = segs_[i].next;
     if (stream_) {
         // Untouched messages are copied in runs of up to 4 MiB, not one call each.
-        if (!plan.edits.empty() || until - written_ >= (4 << 20) || until == src_.size()) {
+        if (!plan.edits.empty() || until - written_ >= (4 << 20) || until == src_.known_size()) {
             std::vector<const Edit *> edits;
             for (const Edit &ed : plan.edits) edits.push_back(&ed);
             if (auto s = write_spliced(*rs_.out, src_, written_, until, edits); !s) return fail(s.error());

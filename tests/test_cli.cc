@@ -213,6 +213,35 @@ TEST_CASE("a pipe fed one byte per write, large enough to spool, comes out ident
     CHECK(testing::read_file(d / "out") == msg);
 }
 
+TEST_CASE("a piped mbox is filtered as it arrives: a message is written before the sender sends the next")
+{
+    // The sender sends the first message and the first 100 bytes of the second (its From
+    // line and part of its header), then waits for mimeuri's output to hold the first (at most
+    // 20 s) before it sends the rest. Each message has a cid: reference to repair (an edit, so
+    // it is written when taken, not gathered into a run of untouched messages).
+    testing::TempDir d;
+    auto msg = [](int i) {
+        return "From b@example.org Sat Nov 21 00:00:00 2026\nFrom: b@example.org\nMessage-ID: <m" + std::to_string(i) +
+               "@example.org>\nMIME-Version: 1.0\nContent-Type: multipart/related; boundary=\"b\"\n\n--b\n"
+               "Content-Type: text/html\n\n<img src=\"cid:&lt;att@example.org&gt;\">\n--b\nContent-Type: image/png\n"
+               "Content-Transfer-Encoding: base64\nContent-ID: <att@example.org>\n\niVBORw0KGgo=\n--b--\n\n";
+    };
+    const std::string all = msg(1) + msg(2) + msg(3);
+    const std::size_t cut = msg(1).size() + 100;
+    std::string first = d.file("first", all.substr(0, cut)), rest = d.file("rest", all.substr(cut));
+    std::string whole = d.file("all.mbox", all);
+    const std::string out = quote(d / "out");
+    auto r = testing::sh("{ cat " + quote(first) + "; for i in $(seq 200); do [ -s " + out + " ] && break; sleep 0.1; done; "
+                         "[ -s " + out + " ] && echo seen > " + quote(d / "saw") + "; cat " + quote(rest) + "; } | " +
+                         testing::bin() + " --spool-threshold=100 > " + out + "; echo $?");
+    CHECK(r.out == "0\n");
+    CHECK(testing::read_file(d / "saw") == "seen\n");
+    auto file = mimeuri(quote(whole));
+    REQUIRE(file.status == 0);
+    CHECK(file.out != all); // (repaired)
+    CHECK(testing::read_file(d / "out") == file.out);
+}
+
 TEST_CASE("--in-place leaves files with nothing to change untouched")
 {
     testing::TempDir d;

@@ -1,9 +1,15 @@
 #include "helpers.hh"
 #include "fdio.hh"
+#include "mbox.hh"
 #include "source.hh"
 
 #include <doctest/doctest.h>
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <optional>
 #include <sys/socket.h>
 #include <thread>
@@ -190,4 +196,162 @@ TEST_CASE("a window inside one of the last two blocks read is served from it, wi
     // A window that the file no longer holds whole is an error, not bytes that were never read.
     testing::write_file(p, "short");
     CHECK_FALSE(Source::window(*s, 1500, 2500).ok()); // across two blocks: read
+}
+
+namespace {
+
+std::string mbox_message(int i, std::size_t lines)
+{
+    std::string m = "From a@example.org Mon Jan  1 00:00:00 2024\nSubject: m" + std::to_string(i) + "\n\n";
+    for (std::size_t k = 0; k < lines; ++k) m += "line " + std::to_string(k) + " of message " + std::to_string(i) + "\n";
+    return m + "\n";
+}
+
+std::vector<Segment> split_all(const Source &s)
+{
+    auto r = split(s, Format::Mbox);
+    REQUIRE(r.ok());
+    return *r;
+}
+
+bool same(const std::vector<Segment> &a, const std::vector<Segment> &b)
+{
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i].begin != b[i].begin || a[i].msg_begin != b[i].msg_begin || a[i].msg_end != b[i].msg_end || a[i].next != b[i].next)
+            return false;
+    return true;
+}
+
+} // namespace
+
+TEST_CASE("a piped mbox past the threshold is split as it arrives, not after its sender is done")
+{
+    // Two messages of about 700 KB, the third's From line and 100 KB of it; then the sender
+    // waits until the test has split the first two (at most 10 s) and sends the rest.
+    const std::string first = mbox_message(1, 22000) + mbox_message(2, 22000);
+    const std::string third = mbox_message(3, 6000);
+    const std::string data = first + third;
+    const std::size_t pause = first.size() + 100000;
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    std::atomic<bool> split_two{false};
+    std::thread sender([&] {
+        write_all(fds[1], data.data(), pause);
+        for (int k = 0; k < 1000 && !split_two; ++k) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        write_all(fds[1], data.data() + pause, data.size() - pause);
+        ::close(fds[1]);
+    });
+    auto s = Source::read_fd(fds[0], "-", 1 << 20);
+    ::close(fds[0]); // the spool reads a duplicate of it
+    REQUIRE(s.ok());
+    CHECK(s->spooled());
+    CHECK(s->known_size() == -1); // returned past the threshold, before the end
+    Splitter splitter(*s, Format::Mbox);
+    std::vector<Segment> segs;
+    while (segs.size() < 2) {
+        auto r = splitter.step(segs, 1024);
+        REQUIRE(r.ok());
+        REQUIRE_FALSE(*r);
+    }
+    CHECK(s->known_size() == -1); // both split while the sender still held the rest
+    CHECK(segs[1].next == static_cast<std::int64_t>(first.size()));
+    auto window = Source::window(*s, segs[0].msg_begin, segs[0].msg_end);
+    REQUIRE(window.ok());
+    CHECK(window->view(segs[0].msg_begin, segs[0].msg_end) ==
+          std::string_view(first).substr(static_cast<std::size_t>(segs[0].msg_begin),
+                                         static_cast<std::size_t>(segs[0].msg_end - segs[0].msg_begin)));
+    split_two = true;
+    for (;;) {
+        auto r = splitter.step(segs, 1024);
+        REQUIRE(r.ok());
+        if (*r) break;
+    }
+    sender.join();
+    CHECK(s->size() == static_cast<std::int64_t>(data.size()));
+    CHECK(s->known_size() == static_cast<std::int64_t>(data.size()));
+    CHECK(all_bytes(*s) == data);
+    CHECK(same(segs, split_all(Source::from_bytes(data, "-"))));
+    // A handle reopened while the input arrives, and one after, read the same bytes.
+    auto again = s->reopen();
+    REQUIRE(again.ok());
+    CHECK(all_bytes(*again) == data);
+}
+
+TEST_CASE("a pipe's input reopened while it arrives waits for it as the original does")
+{
+    const std::string data = mbox_message(1, 60000);
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    std::atomic<bool> go{false};
+    std::thread sender([&] {
+        write_all(fds[1], data.data(), 1200000);
+        for (int k = 0; k < 1000 && !go; ++k) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        write_all(fds[1], data.data() + 1200000, data.size() - 1200000);
+        ::close(fds[1]);
+    });
+    auto s = Source::read_fd(fds[0], "-", 1 << 20);
+    ::close(fds[0]);
+    REQUIRE(s.ok());
+    auto other = s->reopen();
+    REQUIRE(other.ok());
+    CHECK(other->known_size() == -1);
+    go = true;
+    CHECK(other->size() == static_cast<std::int64_t>(data.size()));
+    CHECK(all_bytes(*other) == data);
+    CHECK(all_bytes(*s) == data);
+    sender.join();
+    // Reopened after the spool ended, before anyone asked the original its size: the handle
+    // has the whole input, not what the original had seen (a run's stdin is such a handle).
+    int more[2];
+    REQUIRE(::pipe(more) == 0);
+    std::thread second([&] {
+        write_all(more[1], data.data(), data.size());
+        ::close(more[1]);
+    });
+    auto t = Source::read_fd(more[0], "-", 1 << 20);
+    ::close(more[0]);
+    REQUIRE(t.ok());
+    second.join();
+    for (int k = 0; k < 1000 && t->arrived() < static_cast<std::int64_t>(data.size()); ++k)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50)); // (the thread marks the end after the last byte)
+    auto late = t->reopen();
+    REQUIRE(late.ok());
+    CHECK(late->known_size() == static_cast<std::int64_t>(data.size()));
+    CHECK(all_bytes(*late) == data);
+}
+
+TEST_CASE("a spool that fails part way (the file size limit) fails every read past what arrived")
+{
+    // In a child: RLIMIT_FSIZE stops the spool file at 2 MiB (EFBIG; SIGXFSZ ignored).
+    const std::string data = mbox_message(1, 150000) + mbox_message(2, 10);
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        ::signal(SIGXFSZ, SIG_IGN);
+        struct rlimit lim {2u << 20, 2u << 20};
+        ::setrlimit(RLIMIT_FSIZE, &lim);
+        int fds[2];
+        if (::pipe(fds) != 0) ::_exit(10);
+        std::thread sender([&] {
+            write_all(fds[1], data.data(), data.size());
+            ::close(fds[1]);
+        });
+        auto s = Source::read_fd(fds[0], "-", 1 << 20);
+        if (!s) ::_exit(11);
+        auto whole = s->settle();
+        int code = 0;
+        if (whole || whole.error().code != Code::TempFail || whole.error().message.find("cannot spool -") != 0) code = 12;
+        else if (s->size() > (2 << 20)) code = 13;              // what arrived, no more
+        else if (auto head = s->slice(0, 1000); !head || *head != data.substr(0, 1000)) code = 14; // what arrived is read
+        else if (split(*s, Format::Mbox).ok()) code = 15;        // a split reads past it: fails
+        ::close(fds[0]);
+        // (the sender is blocked on a pipe nobody reads: no join, no destructors)
+        ::_exit(code);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
 }
