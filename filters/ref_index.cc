@@ -133,6 +133,7 @@ MessageIndex index_message(const MessageContext &ctx)
         if (!cl.empty()) {
             std::string loc = resolve(p.base, cl);
             p.location = loc.empty() ? cl : loc;
+            p.location_unescaped = unescape(p.location);
             p.base = p.location;
             ix.any_location = true;
         }

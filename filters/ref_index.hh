@@ -44,6 +44,7 @@ struct IndexedPart {
     std::string cid_clean;   // the Content-ID as GMime decodes it
     std::string cid_raw;     // the Content-ID as written, without brackets
     std::string location;    // Content-Location, absolute where it resolves (RFC 2557 4.4)
+    std::string location_unescaped; // the same with %XX decoded, as a reference is compared to it
     std::string base;        // what relative URLs in this entity resolve against
 };
 

@@ -188,11 +188,13 @@ Target Resolver::location(const std::string &url, const std::string &base, int f
 {
     Target t;
     std::string abs = resolve(base, url); // RFC 2557 5: both sides absolute
+    const std::string abs_unescaped = abs.empty() ? std::string() : unescape(abs); // (each part's: in the index)
     std::vector<int> matches;
     for (std::size_t i = 0; i < ix_.parts.size(); ++i) {
         const std::string &loc = ix_.parts[i].location;
         if (loc.empty() || static_cast<int>(i) == from) continue;
-        if (loc == abs || loc == url || (!abs.empty() && unescape(loc) == unescape(abs))) matches.push_back(static_cast<int>(i));
+        if (loc == abs || loc == url || (!abs.empty() && ix_.parts[i].location_unescaped == abs_unescaped))
+            matches.push_back(static_cast<int>(i));
     }
     choose(matches, from, t);
     return t;
