@@ -94,10 +94,7 @@ void Source::Spool::run(int in, int tmp, std::string name)
     bool can_splice = true;
     std::vector<char> chunk;
     std::optional<Error> why;
-    const auto spool_failed = [&](int err) {
-        return errno_error(err == ENOSPC || err == EDQUOT || err == EFBIG || err == EIO ? Code::TempFail : Code::IoErr,
-                           "cannot spool " + name, err);
-    };
+    const auto cannot_spool = [&](int err) { return errno_error(Code::TempFail, "cannot spool " + name, err); };
     for (;;) {
         loff_t at = arrived.load(std::memory_order_relaxed);
         ssize_t got;
@@ -111,8 +108,8 @@ void Source::Spool::run(int in, int tmp, std::string name)
             if (got < 0 && errno != EINTR) {
                 // splice does not say which side failed: a full disk is the spool's, the rest the input's
                 const int err = errno;
-                why = err == ENOSPC || err == EDQUOT || err == EFBIG || err == EIO ? spool_failed(err)
-                                                                                        : errno_error(Code::IoErr, "cannot read " + name, err);
+                why = err == ENOSPC || err == EDQUOT || err == EFBIG || err == EIO ? cannot_spool(err)
+                                                                                   : errno_error(Code::IoErr, "cannot read " + name, err);
                 break;
             }
         } else {
@@ -131,7 +128,7 @@ void Source::Spool::run(int in, int tmp, std::string name)
                     done += static_cast<std::size_t>(w);
                 }
                 if (done < static_cast<std::size_t>(got)) {
-                    why = spool_failed(errno);
+                    why = cannot_spool(errno);
                     break;
                 }
             }
