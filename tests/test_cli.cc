@@ -231,14 +231,22 @@ TEST_CASE("a piped mbox is filtered as it arrives: a message is written before t
     std::string first = d.file("first", all.substr(0, cut)), rest = d.file("rest", all.substr(cut));
     std::string whole = d.file("all.mbox", all);
     const std::string out = quote(d / "out");
-    auto r = testing::sh("{ cat " + quote(first) + "; for i in $(seq 200); do [ -s " + out + " ] && break; sleep 0.1; done; "
-                         "[ -s " + out + " ] && echo seen > " + quote(d / "saw") + "; cat " + quote(rest) + "; } | " +
-                         testing::bin() + " --spool-threshold=100 > " + out + "; echo $?");
-    CHECK(r.out == "0\n");
-    CHECK(testing::read_file(d / "saw") == "seen\n");
+    auto send = [&](const std::string &env, int tenths) { // what the sender saw before sending the rest
+        auto r = testing::sh("rm -f " + out + "; { cat " + quote(first) + "; for i in $(seq " + std::to_string(tenths) +
+                             "); do [ -s " + out + " ] && break; sleep 0.1; done; [ -s " + out + " ] && echo seen > " +
+                             quote(d / "saw") + " || echo nothing > " + quote(d / "saw") + "; cat " + quote(rest) + "; } | " +
+                             env + testing::bin() + " --spool-threshold=100 > " + out + "; echo $?");
+        CHECK(r.out == "0\n");
+        return testing::read_file(d / "saw");
+    };
     auto file = mimeuri(quote(whole));
     REQUIRE(file.status == 0);
     CHECK(file.out != all); // (repaired)
+    CHECK(send("", 200) == "seen\n");
+    CHECK(testing::read_file(d / "out") == file.out);
+    // Where no thread can be started for the spool, the input is spooled whole first (as it
+    // was before): the same bytes, written after the sender is done.
+    CHECK(send("MIMEURI_FAULT=no-thread ", 15) == "nothing\n");
     CHECK(testing::read_file(d / "out") == file.out);
 }
 
