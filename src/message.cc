@@ -231,7 +231,9 @@ std::optional<std::string> plain_message_id(std::string_view m)
             if (last_is_id) value_end = nl + 1;
         } else {
             const std::size_t colon = text.find(':');
-            if (colon == 0 || colon == std::string_view::npos) return std::nullopt;
+            // GMime fails a message whose field name does not fit its 4 KiB read buffer (from
+            // 4,224 bytes here): a name longer than a line may be (RFC 5322: 998) goes to GMime.
+            if (colon == 0 || colon == std::string_view::npos || colon > 998) return std::nullopt;
             for (std::size_t k = 0; k < colon; ++k)
                 if (static_cast<unsigned char>(text[k]) <= 32 || static_cast<unsigned char>(text[k]) >= 127) return std::nullopt;
             in_field = true;
