@@ -310,17 +310,17 @@ void protect_conflicting_types(MessageContext &ctx)
     const auto &nodes = ctx.nodes();
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         GMimeHeaderList *hl = MessageContext::headers_of(nodes[i]);
-        const int count = hl ? g_mime_header_list_get_count(hl) : 0;
-        int fields = 0; // (one, the common case: nothing to compare, nothing parsed)
-        for (int k = 0; k < count && fields < 2; ++k)
-            if (g_ascii_strcasecmp(g_mime_header_get_name(g_mime_header_list_get_header_at(hl, k)), "Content-Type") == 0) ++fields;
-        if (fields < 2) continue;
-        std::vector<std::string> seen; // "type/subtype;boundary" of each Content-Type field
-        for (int k = 0; k < count; ++k) {
+        std::vector<const char *> raws; // each Content-Type field's raw value
+        for (int k = 0; hl && k < g_mime_header_list_get_count(hl); ++k) {
             GMimeHeader *h = g_mime_header_list_get_header_at(hl, k);
             if (g_ascii_strcasecmp(g_mime_header_get_name(h), "Content-Type") != 0) continue;
             const char *raw = g_mime_header_get_raw_value(h);
-            GMimeContentType *ct = g_mime_content_type_parse(nullptr, raw ? raw : "");
+            raws.push_back(raw ? raw : "");
+        }
+        if (raws.size() < 2) continue; // (the common case: nothing to compare, nothing parsed)
+        std::vector<std::string> seen; // "type/subtype;boundary" of each
+        for (const char *raw : raws) {
+            GMimeContentType *ct = g_mime_content_type_parse(nullptr, raw);
             std::string key;
             if (ct) {
                 char *type = g_mime_content_type_get_mime_type(ct);
