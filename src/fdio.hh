@@ -23,6 +23,24 @@ inline bool write_all(int fd, const void *data, std::size_t len)
     return true;
 }
 
+// Writes all len bytes at offset `at` (the file position untouched); false on an error, with
+// errno telling which.
+inline bool pwrite_all(int fd, const void *data, std::size_t len, off_t at)
+{
+    auto *p = static_cast<const char *>(data);
+    while (len > 0) {
+        ssize_t n = ::pwrite(fd, p, len, at);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        p += n;
+        at += n;
+        len -= static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
 // Reads exactly len bytes; false on an error or at end of file first.
 inline bool read_all(int fd, void *data, std::size_t len)
 {

@@ -165,8 +165,11 @@ Result<bool> Splitter::step(std::vector<Segment> &out, std::int64_t budget)
     std::int64_t size = 0;
     bool complete = false;
     const std::size_t found_before = out.size();
+    // A message found in this step while the input is still arriving: the step ends here
+    // rather than wait.
+    auto end_step_here = [&] { return out.size() > found_before && src_.known_size() < 0; };
     auto reach = [&](std::int64_t want) -> Result<bool> { // false: the step ends here (found one)
-        if (out.size() > found_before && src_.arrived() < want && src_.known_size() < 0) return false;
+        if (src_.arrived() < want && end_step_here()) return false;
         auto r = src_.reach(want);
         if (!r) return r.error();
         const std::int64_t whole = src_.known_size(); // (asked after: it may have ended since)
@@ -181,7 +184,7 @@ Result<bool> Splitter::step(std::vector<Segment> &out, std::int64_t budget)
     // found in this step, which is filtered first.
     auto content_length = [&]() -> Result<bool> { // false: the step ends here
         if (cl_from_ < 0) return true;
-        if (out.size() > found_before && src_.known_size() < 0) return false;
+        if (end_step_here()) return false;
         const std::int64_t from = std::exchange(cl_from_, -1);
         if (std::int64_t end = content_length_end(src_, from); end > from) {
             // Its body is N bytes: continue after it, as if after an empty line (an empty

@@ -46,7 +46,7 @@ struct Source::Spool {
     std::condition_variable grew;
     std::atomic<std::int64_t> arrived{0}; // bytes in the file, readable
     std::atomic<bool> ended{false};       // set under m, with failure
-    std::optional<Error> failure;         // under m
+    std::optional<Error> failure;         // written under m before ended; read freely once ended
     std::thread thread;
 
     ~Spool()
@@ -119,18 +119,9 @@ void Source::Spool::run(int in, int tmp, std::string name)
                 why = errno_error(Code::IoErr, "cannot read " + name, errno);
                 break;
             }
-            if (got > 0) {
-                std::size_t done = 0;
-                while (done < static_cast<std::size_t>(got)) {
-                    ssize_t w = ::pwrite(tmp, chunk.data() + done, static_cast<std::size_t>(got) - done, at + static_cast<off_t>(done));
-                    if (w < 0 && errno == EINTR) continue;
-                    if (w < 0) break;
-                    done += static_cast<std::size_t>(w);
-                }
-                if (done < static_cast<std::size_t>(got)) {
-                    why = cannot_spool(errno);
-                    break;
-                }
+            if (got > 0 && !pwrite_all(tmp, chunk.data(), static_cast<std::size_t>(got), at)) {
+                why = cannot_spool(errno);
+                break;
             }
         }
         if (got < 0) continue; // EINTR
@@ -197,8 +188,8 @@ Result<Source> Source::spool_rest(int in_fd, int tmp, std::int64_t spooled, cons
 std::int64_t Source::known_size() const
 {
     if (!spool_) return size_;
+    // `failure` is set before `ended` is released and never again: no lock needed to read it.
     if (!spool_->ended.load(std::memory_order_acquire)) return -1;
-    std::lock_guard<std::mutex> l(spool_->m);
     if (spool_->failure) return -1; // never all of it
     return size_ = spool_->arrived.load(std::memory_order_acquire);
 }
