@@ -158,6 +158,52 @@ TEST_CASE("mid:msg/cid to an earlier message with no such part, in one mbox: dan
     }
 }
 
+
+TEST_CASE("a Message-ID held twice: over one mbox only references after the second copy are ambiguous; "
+          "over a Maildir and with --mid-index all of them (man mimeuri, --mid; docs/scale.md)")
+{
+    auto msg = [](const std::string &id, const std::string &html) {
+        return "From x@y Mon Jan  1 00:00:00 2024\nMessage-ID: <" + id + ">\nContent-Type: text/html\n\n" + html + "\n\n";
+    };
+    const std::string link = "<a href=\"mid:x@example.org\">x</a>";
+    const std::vector<std::string> msgs = {msg("x@example.org", "<p>first</p>"), msg("r1@example.org", link),
+                                           msg("x@example.org", "<p>second copy</p>"), msg("r2@example.org", link)};
+    testing::TempDir d;
+    std::string all;
+    for (const auto &m : msgs) all += m;
+    const std::string mbox = d.file("in.mbox", all);
+    // The two linking messages' statuses (report lines 1 and 3).
+    auto statuses = [](const std::string &out) {
+        Report r;
+        r.load(out);
+        REQUIRE(r.messages.size() == 4u);
+        return std::make_pair(s(r.ref(1, 0), "status"), s(r.ref(3, 0), "status"));
+    };
+    SUBCASE("one mbox, no index: answered from what the run has read so far")
+    {
+        auto p = mimeuri("--check " + quote(mbox));
+        REQUIRE(p.status == 0);
+        CHECK(statuses(p.out) == std::make_pair(std::string("resolved"), std::string("ambiguous")));
+    }
+    SUBCASE("the same mbox with --mid-index of itself: both ambiguous")
+    {
+        REQUIRE(testing::sh("cd " + quote(d.path) + " && " + testing::bin() + " index -q -o in.idx in.mbox; echo $?").out == "0\n");
+        auto p = mimeuri("--check --mid-index=" + quote(d / "in.idx") + " " + quote(mbox));
+        REQUIRE(p.status == 0);
+        CHECK(statuses(p.out) == std::make_pair(std::string("ambiguous"), std::string("ambiguous")));
+    }
+    SUBCASE("the same messages as a Maildir (every file indexed first): both ambiguous")
+    {
+        for (const char *sub : {"cur", "new", "tmp"}) REQUIRE(g_mkdir_with_parents((d / ("md/" + std::string(sub))).c_str(), 0700) == 0);
+        for (std::size_t i = 0; i < msgs.size(); ++i) {
+            const std::string body = msgs[i].substr(msgs[i].find('\n') + 1); // without the From_ line
+            d.file("md/cur/" + std::to_string(1000 + i) + ".M" + std::to_string(i) + "P1.host:2,S", body);
+        }
+        auto p = mimeuri("--check " + quote(d / "md"));
+        REQUIRE(p.status == 0);
+        CHECK(statuses(p.out) == std::make_pair(std::string("ambiguous"), std::string("ambiguous")));
+    }
+}
 TEST_CASE("extract: safe, unique names; nothing outside the folder; nothing overwritten")
 {
     std::string m = "Message-ID: <e@x>\nContent-Type: multipart/related; boundary=r\n\n"
