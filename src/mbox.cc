@@ -33,22 +33,23 @@ std::optional<ContentLength> mboxcl2_length(const Source &src, std::int64_t msg_
     // Most header blocks fit in 4 KiB; read 64 KiB only for one that does not.
     // (A piped input still arriving: what has arrived of each, waited for as needed.)
     std::int64_t window = 4096;
-    auto arrived = src.reach(msg_begin + window);
-    if (!arrived) return std::nullopt;
-    auto head = src.slice(msg_begin, std::min(*arrived, msg_begin + window));
-    if (!head) return std::nullopt;
-    std::string h = std::move(*head);
+    std::string h;
+    auto read_head = [&]() -> bool { // the first `window` bytes of the message, or up to the end
+        auto arrived = src.reach(msg_begin + window);
+        if (!arrived) return false;
+        auto head = src.slice(msg_begin, std::min(*arrived, msg_begin + window));
+        if (!head) return false;
+        h = std::move(*head);
+        return true;
+    };
+    if (!read_head()) return std::nullopt;
     std::int64_t length = -1;
     std::size_t pos = 0, body = std::string::npos;
     for (;;) {
         auto nl = h.find('\n', pos);
         if (const std::int64_t whole = src.known_size(); nl == std::string::npos && window < 65536 && (whole < 0 || msg_begin + window < whole)) {
             window = 65536;
-            arrived = src.reach(msg_begin + window);
-            if (!arrived) return std::nullopt;
-            auto more = src.slice(msg_begin, std::min(*arrived, msg_begin + window));
-            if (!more) return std::nullopt;
-            h = std::move(*more);
+            if (!read_head()) return std::nullopt;
             continue;
         }
         if (nl == std::string::npos) return std::nullopt;

@@ -50,6 +50,12 @@ std::string png_part(const char *cid)
     return std::string("Content-Type: image/png\nContent-ID: ") + cid + "\nContent-Transfer-Encoding: base64\n\niVBORw0KGgo=\n";
 }
 
+// One mbox entry: an HTML message with this Message-ID.
+std::string msg(const std::string &id, const std::string &html)
+{
+    return "From x@y Mon Jan  1 00:00:00 2024\nMessage-ID: <" + id + ">\nContent-Type: text/html\n\n" + html + "\n\n";
+}
+
 } // namespace
 
 TEST_CASE("duplicates: the last alternative wins inside multipart/alternative; elsewhere ambiguous")
@@ -140,9 +146,6 @@ TEST_CASE("mid:msg/cid to an earlier message with no such part, in one mbox: dan
 {
     // The reference waits on the message it found: a later message with the same id makes
     // the id ambiguous, as one run that knew every message would say.
-    auto msg = [](const std::string &id, const std::string &body) {
-        return "From x@y Mon Jan  1 00:00:00 2024\nMessage-ID: <" + id + ">\nContent-Type: text/html\n\n" + body + "\n\n";
-    };
     const std::string first = msg("a@x", "<p>a</p>");
     const std::string linking = msg("l@x", "<a href=\"mid:a@x/nopart@x\">a's part</a>");
     testing::TempDir d;
@@ -162,9 +165,6 @@ TEST_CASE("mid:msg/cid to an earlier message with no such part, in one mbox: dan
 TEST_CASE("a Message-ID held twice: over one mbox only references after the second copy are ambiguous; "
           "over a Maildir and with --mid-index all of them (man mimeuri, --mid; docs/scale.md)")
 {
-    auto msg = [](const std::string &id, const std::string &html) {
-        return "From x@y Mon Jan  1 00:00:00 2024\nMessage-ID: <" + id + ">\nContent-Type: text/html\n\n" + html + "\n\n";
-    };
     const std::string link = "<a href=\"mid:x@example.org\">x</a>";
     const std::vector<std::string> msgs = {msg("x@example.org", "<p>first</p>"), msg("r1@example.org", link),
                                            msg("x@example.org", "<p>second copy</p>"), msg("r2@example.org", link)};
