@@ -31,6 +31,16 @@ OptionTable pass_option_table(PassOptions &o);
 // The names --passes accepts, in running order.
 const std::vector<std::string> &pass_names();
 
+// What is checked once, when the settings are loaded (at a run's start, the service's start
+// and each reload): the pass names, and that every --mid-index and --notmuch can be read.
+Status check_passes(const Options &opts, const PassOptions &pass_opts);
+
+// The passes for settings check_passes accepted, in running order: made per run, and in
+// the service per message (their state, the mid: index, never carries over), without
+// opening the indexes again only to check them.
+std::vector<std::unique_ptr<Pass>> build_passes(const Options &opts, const PassOptions &pass_opts);
+
+// Both, for callers that hold settings nobody checked (tests, benches).
 Result<std::vector<std::unique_ptr<Pass>>> make_passes(const Options &opts, const PassOptions &pass_opts);
 
 } // namespace mimeuri

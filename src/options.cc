@@ -5,7 +5,9 @@
 
 #include <gmime/gmime.h>
 
+#include <algorithm>
 #include <optional>
+#include <thread>
 
 #ifndef MIMEURI_VERSION
 #define MIMEURI_VERSION "0"
@@ -158,8 +160,14 @@ OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
          .help = "Bytes of piped input held in memory before spooling to a temporary file", .arg_name = "BYTES",
          .access = bind_size(o.spool_threshold)},
         {.long_name = "jobs", .short_name = 'j', .group = "mimeuri", .key = "jobs", .kind = K::Int,
-         .default_text = "1", .help = "Messages processed in parallel; output keeps input order", .arg_name = "N",
-         .access = bind_int(o.jobs, 1, 256)},
+         .default_text = "1; with --milter one per CPU, at least 2",
+         .help = "Messages processed in parallel; output keeps input order", .arg_name = "N",
+         .access = {[&o](const OptionValue &v) -> Status {
+                        if (Status s = bind_int(o.jobs, 1, 256).set(v); !s) return s;
+                        o.jobs_given = true;
+                        return ok();
+                    },
+                    [&o] { return std::to_string(o.jobs); }}},
         {.long_name = "syslog", .group = "mimeuri", .key = "syslog", .kind = K::Flag, .default_text = "off",
          .help = "Log one line per message (Message-ID, what changed) to syslog or journald, facility mail",
          .access = bind_flag(o.syslog)},
@@ -194,6 +202,10 @@ OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
         if (!o.user.empty() && o.milter.empty()) return usage_error("--user needs --milter");
         if (o.check && (o.in_place || !o.output.empty()))
             return usage_error("--check writes no messages; drop -o/--in-place");
+        // Not given: one message at a time on the command line; the service plans one per
+        // CPU and at least two at once (one slow message does not hold up the next).
+        if (!o.jobs_given && !o.milter.empty())
+            o.jobs = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
         return ok();
     });
     return t;

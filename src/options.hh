@@ -36,6 +36,7 @@ struct Options {
     std::vector<std::string> passes{"all"}; // pass names, "all" or "none"
     bool verbose{false};
     int jobs{1};          // messages processed in parallel
+    bool jobs_given{false}; // --jobs (or jobs=) was set; if not, the service plans one per CPU
     bool syslog{false};   // one line per message to syslog/journald (LOG_MAIL)
     bool progress{false}; // progress line and summary on stderr (set when it is a terminal)
     SignedMode signed_mode{SignedMode::Keep}; // --signed: signed content kept, or rewritten

@@ -388,6 +388,59 @@ TEST_CASE("forged result headers: mimeuri's Mimeuri-Refs and type label are the 
     CHECK(again.out == r.out);
 }
 
+TEST_CASE("forged result headers with white space before the colon are ours too: replaced, never left beside ours")
+{
+    // Issue 31 (1). RFC 5322 4.5.3 (obs-optional: field-name *WSP ":"): "Mimeuri-Refs :" is
+    // the field Mimeuri-Refs to every reader (GMime, Dovecot, Python), so a Sieve rule would
+    // read the forged value. It must be treated as our field, as the exact form is.
+    testing::TempDir d;
+    for (const char *ws : {" ", "\t", "  \t"}) {
+        CAPTURE(std::string(ws).size());
+        const std::string sp(ws);
+        const std::string m = "Message-ID: <f@x>\nMimeuri-Refs" + sp +
+                              ": resolved=1 dangling=0 ambiguous=0\nContent-Type-URI" + sp +
+                              ": ContentType:text/plain\nContent-Type: multipart/related; boundary=b\n\n--b\n"
+                              "Content-Type: text/html\nContent-Type-URI" + sp +
+                              ": ContentType:image/png\n\n<img src=\"cid:nothere@x\">\n--b--\n";
+        auto r = run("--summary-header --labels=all", d.file("m.eml", m));
+        CHECK(r.status == 0);
+        CHECK(r.err.find("invalid header name") == std::string::npos);
+        // Fields as a reader names them: the name before ':' with trailing white space dropped.
+        auto fields = [&](const std::string &want) {
+            std::vector<std::string> values;
+            for (const auto &l : lines_of(r.out)) {
+                auto colon = l.find(':');
+                if (colon == std::string::npos || l.empty() || l[0] == ' ' || l[0] == '\t') continue;
+                std::string name = l.substr(0, colon);
+                while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.pop_back();
+                if (g_ascii_strcasecmp(name.c_str(), want.c_str()) == 0) values.push_back(l.substr(colon + 1));
+            }
+            return values;
+        };
+        auto refs = fields("Mimeuri-Refs");
+        REQUIRE(refs.size() == 1);
+        CHECK(refs[0] == " resolved=0 dangling=1 ambiguous=0");
+        auto labels = fields("Content-Type-URI");
+        REQUIRE(labels.size() == 2); // the top and the HTML part, each its own
+        CHECK(labels[0].find("multipart/related") != std::string::npos);
+        CHECK(labels[1].find("text/html") != std::string::npos);
+        // GMime, as a reader, agrees.
+        GMimeStream *s = g_mime_stream_mem_new_with_buffer(r.out.data(), r.out.size());
+        GMimeParser *p = g_mime_parser_new_with_stream(s);
+        GMimeMessage *msg = g_mime_parser_construct_message(p, nullptr);
+        REQUIRE(msg);
+        const char *v = g_mime_object_get_header(GMIME_OBJECT(msg), "Mimeuri-Refs");
+        REQUIRE(v);
+        CHECK(std::string(v) == "resolved=0 dangling=1 ambiguous=0");
+        g_object_unref(msg);
+        g_object_unref(p);
+        g_object_unref(s);
+        // Run again over its own output: nothing to change.
+        auto again = run("--summary-header --labels=all", d.file("out.eml", r.out));
+        CHECK(again.out == r.out);
+    }
+}
+
 TEST_CASE("UTF-7, UTF-16 and ISO-2022-JP HTML: references are checked, and the report claims no repair")
 {
     testing::TempDir d;

@@ -1,8 +1,11 @@
 #include "helpers.hh"
 #include "options.hh"
 #include "registry.hh"
+#include "settings.hh"
 
 #include <doctest/doctest.h>
+
+#include <thread>
 
 using namespace mimeuri;
 
@@ -586,4 +589,72 @@ TEST_CASE("the example configuration shows every key, commented out, and is a go
     auto shipped = parse_all({"--config=" + d.file("shipped.conf", example)}, &q);
     REQUIRE(shipped.ok());
     CHECK(shown(shipped->options, q) == shown(Options{}, PassOptions{}));
+}
+
+// Issue 30: the service ignored the default configuration file (it parsed its arguments
+// again without it, at the start and on SIGHUP). Every entry point now loads through one
+// SettingsLoader; these hold it to the command line's reading.
+TEST_CASE("the service reads the default configuration file, at its start and on reload, as the command line does")
+{
+    testing::TempDir d;
+    const std::string conf = d.file("mimeuri.conf", "[mimeuri]\non-error = tempfail\n[references]\nsummary-header = yes\n");
+    const SettingsLoader service({"mimeuri", "--milter=unix:" + d / "m.sock", "--user=nobody"}, conf);
+    const SettingsLoader command_line({"mimeuri", "a.eml"}, conf);
+    for (const SettingsLoader *l : {&service, &command_line}) {
+        auto s = l->load();
+        REQUIRE_MESSAGE(s.ok(), s.error().message);
+        REQUIRE(s->settings);
+        CHECK(s->settings->opts.on_error == OnError::TempFail);
+        CHECK(s->settings->pass_opts.refs.summary_header);
+    }
+    // A reload is the same load again: it sees the file as it is now.
+    testing::write_file(conf, "[mimeuri]\non-error = pass\n");
+    auto again = service.load();
+    REQUIRE(again.ok());
+    CHECK(again->settings->opts.on_error == OnError::Pass);
+    CHECK_FALSE(again->settings->pass_opts.refs.summary_header);
+    // A bad file at a reload is an error (the service keeps the settings it has).
+    testing::write_file(conf, "[mimeuri]\non-error = sometimes\n");
+    auto bad = service.load();
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().code == kConfigError);
+    // --no-config: the file is not read.
+    testing::write_file(conf, "[mimeuri]\non-error = tempfail\n");
+    auto none = SettingsLoader({"mimeuri", "--no-config", "a.eml"}, conf).load();
+    REQUIRE(none.ok());
+    CHECK(none->settings->opts.on_error == OnError::Pass);
+}
+
+TEST_CASE("--print-config shows the --jobs the service runs with")
+{
+    testing::TempDir d;
+    const unsigned cpus = std::max(2u, std::thread::hardware_concurrency());
+    auto shown_jobs = [&](std::vector<std::string> args) {
+        auto s = SettingsLoader(std::move(args)).load();
+        REQUIRE(s.ok());
+        REQUIRE(s->print_and_exit);
+        auto at = s->print_and_exit->find("\njobs=");
+        REQUIRE(at != std::string::npos);
+        return std::stoi(s->print_and_exit->substr(at + 6));
+    };
+    CHECK(shown_jobs({"mimeuri", "--print-config"}) == 1);
+    CHECK(shown_jobs({"mimeuri", "--milter=unix:" + d / "m.sock", "--print-config"}) == static_cast<int>(cpus));
+    // Given, it is what is given, for the service too.
+    CHECK(shown_jobs({"mimeuri", "--milter=unix:" + d / "m.sock", "--jobs=1", "--print-config"}) == 1);
+    auto run = SettingsLoader({"mimeuri", "--milter=unix:" + d / "m.sock"}).load();
+    REQUIRE(run.ok());
+    CHECK(run->settings->opts.jobs == static_cast<int>(cpus));
+}
+
+TEST_CASE("an index that cannot be read stops the load, not each message")
+{
+    testing::TempDir d;
+    auto s = SettingsLoader({"mimeuri", "--mid-index=" + d / "missing.db", "a.eml"}).load();
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().message.find("--mid-index") != std::string::npos);
+    // Once checked, building the passes opens nothing: no error path left per message.
+    Options o;
+    PassOptions p;
+    p.refs.mid_indexes = {d / "missing.db"};
+    CHECK(build_passes(o, p).size() == make_passes(Options{}, PassOptions{})->size());
 }

@@ -2,10 +2,9 @@
 #include "cturi_cli.hh"
 #include "index_cmd.hh"
 #include "milter.hh"
-#include "options.hh"
 #include "output.hh"
-#include "registry.hh"
 #include "run.hh"
+#include "settings.hh"
 
 #include <gmime/gmime.h>
 
@@ -46,32 +45,28 @@ int main(int argc, char **argv)
 
     int status = 0;
     try {
-        mimeuri::PassOptions pass_opts;
-        mimeuri::CommandLineSetup setup;
-        setup.default_config = MIMEURI_SYSCONFDIR "/mimeuri.conf";
-        setup.pass_names = mimeuri::pass_names();
-        auto parsed = mimeuri::parse_options(argc, argv, mimeuri::pass_option_table(pass_opts), setup);
-        if (!parsed) {
-            g_warning("%s", parsed.error().message.c_str());
-            return mimeuri::exit_status(parsed.error().code);
+        // One loader for every entry point: the service reads the same files again with it
+        // on SIGHUP.
+        const mimeuri::SettingsLoader loader(argc, argv, MIMEURI_SYSCONFDIR "/mimeuri.conf");
+        auto loaded = loader.load();
+        if (!loaded) {
+            g_warning("%s", loaded.error().message.c_str());
+            return mimeuri::exit_status(loaded.error().code);
         }
-        if (parsed->print_and_exit) {
-            std::fputs(parsed->print_and_exit->c_str(), stdout);
+        if (loaded->print_and_exit) {
+            std::fputs(loaded->print_and_exit->c_str(), stdout);
             return std::fflush(stdout) == 0 ? 0 : mimeuri::exit_status(mimeuri::Code::IoErr);
         }
-        mimeuri::Options &opts = parsed->options;
-        auto passes = mimeuri::make_passes(opts, pass_opts);
-        if (!passes) {
-            g_warning("%s", passes.error().message.c_str());
-            return mimeuri::exit_status(passes.error().code);
-        }
+        mimeuri::Settings &settings = *loaded->settings;
+        mimeuri::Options &opts = settings.opts;
         if (!opts.milter.empty()) {
-            status = mimeuri::run_milter(argc, argv, opts, std::move(*passes));
+            status = mimeuri::run_milter(loader, std::move(loaded->settings));
         } else {
+            auto passes = mimeuri::build_passes(opts, settings.pass_opts);
             // On a terminal, a progress line; with --check too, unless the report itself goes
             // to that terminal (the line would be drawn over it).
             opts.progress = isatty(2) && !(opts.check && opts.report_path.empty() && isatty(1));
-            status = mimeuri::run(opts, *passes);
+            status = mimeuri::run(opts, passes);
         }
     } catch (const std::exception &e) {
         // Nothing may escape, from the option parsing and the passes' construction as from

@@ -14,17 +14,15 @@
 //   message, per --on-error.
 #pragma once
 
-#include "options.hh"
-#include "pass.hh"
-#include "registry.hh"
+#include "settings.hh"
 
 #include <memory>
-#include <vector>
 
 namespace mimeuri {
 
-// Runs the service until SIGTERM; returns the exit status. argv is kept to read the
-// configuration again on SIGHUP.
-int run_milter(int argc, char **argv, const Options &opts, std::vector<std::unique_ptr<Pass>> passes);
+// Runs the service until SIGTERM with the settings `first` that `loader` made; returns the
+// exit status. On SIGHUP it loads again with the same loader (the same files, the same
+// command line); the socket, the user, --jobs and --spool-threshold keep their first values.
+int run_milter(const SettingsLoader &loader, std::unique_ptr<Settings> first);
 
 } // namespace mimeuri

@@ -45,16 +45,12 @@ namespace {
 // The supervisor's state: the configuration in effect (replaced on SIGHUP) and the channel
 // on which the front asks for workers.
 
-struct Config {
-    Options opts;
-    PassOptions pass_opts;
-    std::vector<std::unique_ptr<Pass>> passes;
-};
+using Config = Settings;
 
 std::unique_ptr<Config> g_config;
+const SettingsLoader *g_loader = nullptr; // the command line's: read again on SIGHUP
 std::set<pid_t> g_workers;  // the supervisor's: every worker not yet reaped
 std::set<pid_t> g_replaced; // workers of a front that died: already replaced
-std::vector<std::string> g_argv; // to read the configuration again
 
 // What a worker tells the front first (before planning): who it is, and the policy and
 // time limit of the configuration it runs with (a reload changes them for later messages).
@@ -123,11 +119,11 @@ void plan_one(int sock, int msg_fd)
     Plan plan;
     auto src = Source::open_path("/proc/self/fd/" + std::to_string(msg_fd), cfg.opts.spool_threshold);
     // Passes of its own for each message: their state (the mid: index) never carries over.
-    auto passes = make_passes(cfg.opts, cfg.pass_opts);
+    // The settings were checked when loaded (an index that cannot be read stops the start
+    // or the reload); a file that goes away later fails the messages that need it.
+    auto passes = build_passes(cfg.opts, cfg.pass_opts);
     if (!src) {
         plan.cause = src.error().message;
-    } else if (!passes) {
-        plan.cause = passes.error().message;
     } else {
         if (Faults::from_env().milter) {
             char head[65536];
@@ -141,7 +137,7 @@ void plan_one(int sock, int msg_fd)
         ec.limits = cfg.opts.limits;
         ec.signed_mode = cfg.opts.signed_mode;
         ec.summary = true;
-        Engine engine(*passes, ec);
+        Engine engine(passes, ec);
         Segment seg;
         seg.msg_end = seg.next = src->size();
         if (engine.wants_index()) engine.index({*src, seg, 1, false, 0});
@@ -186,12 +182,6 @@ struct FrontSettings {
 };
 FrontSettings g_front;
 std::unique_ptr<Syslog> g_syslog;
-
-// Messages planned at once: --jobs, or by default one per CPU and at least 2.
-int milter_jobs(const Options &opts)
-{
-    return opts.jobs > 1 ? opts.jobs : static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
-}
 
 // The front's workers: the channel to each one that is free. The supervisor forks them and
 // sends each channel here; a message waits for a free one (so at most --jobs at once).
@@ -620,21 +610,13 @@ sfsistat on_close(SMFICTX *ctx)
 // ---------------------------------------------------------------------------------------
 // The supervisor.
 
+// SIGHUP: the same loader as at the start (the same files, the same command line).
 Result<std::unique_ptr<Config>> load_config()
 {
-    std::vector<char *> args;
-    for (auto &a : g_argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    PassOptions pass_opts;
-    auto parsed = parse_options(static_cast<int>(g_argv.size()), args.data(), pass_option_table(pass_opts));
-    if (!parsed) return parsed.error();
-    auto cfg = std::make_unique<Config>();
-    cfg->opts = parsed->options;
-    cfg->pass_opts = pass_opts;
-    auto passes = make_passes(cfg->opts, pass_opts);
-    if (!passes) return passes.error();
-    cfg->passes = std::move(*passes);
-    return cfg;
+    auto loaded = g_loader->load();
+    if (!loaded) return loaded.error();
+    if (!loaded->settings) return Error{Code::Usage, "the command line asks to print and exit"};
+    return std::move(loaded->settings);
 }
 
 // Plans a small message of every kind the passes read (HTML with references, an external
@@ -645,8 +627,7 @@ Result<std::unique_ptr<Config>> load_config()
 // stay as the configuration made them.
 void warm_up(const Config &cfg)
 {
-    auto passes = make_passes(cfg.opts, cfg.pass_opts);
-    if (!passes) return;
+    auto passes = build_passes(cfg.opts, cfg.pass_opts);
     static const char sample[] =
         "From: a@example.test\r\nTo: b@example.test\r\nSubject: =?utf-8?q?warm_up?=\r\n"
         "Message-ID: <warm-up@example.test>\r\nMIME-Version: 1.0\r\n"
@@ -662,7 +643,7 @@ void warm_up(const Config &cfg)
     ec.limits = cfg.opts.limits;
     ec.signed_mode = cfg.opts.signed_mode;
     ec.summary = true;
-    Engine engine(*passes, ec);
+    Engine engine(passes, ec);
     (void)plan_message(engine, sample, "warm-up");
 }
 
@@ -757,16 +738,11 @@ void set_nodelay_on_listener()
 
 } // namespace
 
-int run_milter(int argc, char **argv, const Options &opts, std::vector<std::unique_ptr<Pass>> passes)
+int run_milter(const SettingsLoader &loader, std::unique_ptr<Settings> first)
 {
-    for (int i = 0; i < argc; ++i) g_argv.emplace_back(argv[i]);
-    passes.clear(); // the service makes its own, from the same arguments (and again on SIGHUP)
-    auto first = load_config();
-    if (!first) {
-        g_warning("%s", first.error().message.c_str());
-        return exit_status(first.error().code);
-    }
-    g_config = std::move(*first);
+    g_loader = &loader;
+    g_config = std::move(first);
+    const Options opts = g_config->opts; // the socket and the user: fixed until a restart
 
     static char name[] = "mimeuri";
     smfiDesc desc{};
@@ -817,7 +793,7 @@ int run_milter(int argc, char **argv, const Options &opts, std::vector<std::uniq
         return exit_status(front.error().code);
     }
     // As many workers as messages planned at once (--jobs).
-    const int jobs = milter_jobs(g_config->opts);
+    const int jobs = g_config->opts.jobs;
     for (int k = 0; k < jobs; ++k) fork_worker(front->chan, {front->chan, sigfd});
     g_message("milter listening on %s (pid %d)", spec.c_str(), static_cast<int>(::getpid()));
     bool stopping = false;
