@@ -686,17 +686,22 @@ Status MessageContext::add_edit(std::int64_t begin, std::int64_t end, std::strin
 
 Status MessageContext::replace_header(GMimeHeader *h, std::string_view raw_value)
 {
-    const char *name = g_mime_header_get_raw_name(h);
+    // The field is written under the name readers give it: RFC 5322 4.5.3 (obs-optional)
+    // allows white space before the colon, which GMime keeps in the raw name ("Mimeuri-Refs :")
+    // and every reader drops. Written as it came, it would be refused as no valid name.
+    const char *raw_name = g_mime_header_get_raw_name(h);
+    std::string name = raw_name ? raw_name : "";
+    while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.pop_back();
     std::string value(raw_value);
     if (value.empty() || value.back() != '\n') value += '\n';
-    if (auto s = check_header_value(name ? name : "", value); !s) return s;
+    if (auto s = check_header_value(name, value); !s) return s;
     auto raw = raw_header(h);
     if (!raw) return raw.error();
     std::int64_t off = g_mime_header_get_offset(h);
     // A field that ends the input with no line break keeps having none: a break written
     // there, before a field another pass adds after the block ("\nName: ..."), would make
     // an empty line and push that field into the body.
-    std::string field = to_eol(std::string(name) + ":" + value);
+    std::string field = to_eol(name + ":" + value);
     if (raw->empty() || raw->back() != '\n')
         while (!field.empty() && (field.back() == '\n' || field.back() == '\r')) field.pop_back();
     if (auto s = add_edit(off, off + static_cast<std::int64_t>(raw->size()), field); !s)
@@ -1069,7 +1074,11 @@ std::string MessageContext::edited_field(std::int64_t begin, std::string_view te
     std::size_t b = head.find_first_not_of("\r\n");
     std::size_t colon = head.find(':', b == std::string::npos ? 0 : b);
     if (b == std::string::npos || colon == std::string::npos) return {};
-    return text::ascii_lower(std::string_view(head).substr(b, colon - b));
+    // White space before the colon is no part of the name (RFC 5322 4.5.3; DKIM's relaxed
+    // canonicalisation, RFC 6376 3.4.2, drops it too).
+    std::size_t e = colon;
+    while (e > b && (head[e - 1] == ' ' || head[e - 1] == '\t')) --e;
+    return text::ascii_lower(std::string_view(head).substr(b, e - b));
 }
 
 std::size_t MessageContext::protect(Protection p)
