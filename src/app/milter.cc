@@ -19,6 +19,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <grp.h>
@@ -598,7 +599,6 @@ sfsistat on_close(SMFICTX *ctx)
 {
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
     g_front.spool_threshold = opts.spool_threshold;
-    g_syslog = std::make_unique<Syslog>();
     std::thread(receive_workers, chan).detach();
     sigset_t none;
     sigemptyset(&none);
@@ -736,12 +736,29 @@ void set_nodelay_on_listener()
     }
 }
 
+bool g_stderr_journal = false;
+
+// The service's own lines ("listening", "configuration reloaded", "stopping", what went
+// wrong) go to syslog as well as to standard error (but once when standard error is the
+// journal already): an admin reads them where the per-message lines are.
+void service_log_handler(const gchar *, GLogLevelFlags level, const gchar *message, gpointer)
+{
+    if ((level & (G_LOG_LEVEL_INFO | G_LOG_LEVEL_DEBUG)) && !g_getenv("MIMEURI_DEBUG")) return;
+    if (!g_stderr_journal) std::fprintf(stderr, "mimeuri: %s\n", message);
+    if (!g_syslog) return;
+    if (level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING)) g_syslog->warning(message);
+    else g_syslog->notice(message);
+}
+
 } // namespace
 
 int run_milter(const SettingsLoader &loader, std::unique_ptr<Settings> first)
 {
     g_loader = &loader;
     g_config = std::move(first);
+    g_stderr_journal = stderr_is_journal();
+    g_syslog = std::make_unique<Syslog>(); // before the fork: the front and the workers log through it
+    g_log_set_default_handler(service_log_handler, nullptr);
     const Options opts = g_config->opts; // the socket and the user: fixed until a restart
 
     static char name[] = "mimeuri";
@@ -837,6 +854,9 @@ int run_milter(const SettingsLoader &loader, std::unique_ptr<Settings> first)
                 g_message("configuration reloaded");
             }
         } else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
+            if (!stopping)
+                g_message("stopping (%s): messages in hand are finished first, for up to 5 seconds",
+                          si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
             stopping = true;
             if (front->pid > 0) ::kill(front->pid, SIGTERM);
             else break;

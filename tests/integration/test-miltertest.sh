@@ -104,6 +104,7 @@ printf '[references]\nsummary-header=false\n' > "$T/headers.conf"
 kill -HUP "$PID_headers"
 for _ in $(seq 50); do grep -q 'configuration reloaded' "$T/headers.log" && break; sleep 0.1; done
 check "SIGHUP: the configuration is read again" grep -q 'configuration reloaded' "$T/headers.log"
+check "SIGHUP: 'configuration reloaded' is in the log too" grep -q 'mimeuri\[[0-9]*\]: configuration reloaded' "$T/syslog.txt"
 check "after SIGHUP: a plain message is left alone" mt headers "$T/plain.eml" none
 
 # 100 MB attachment: memory stays bounded in the front (spooled past --spool-threshold) and
@@ -152,10 +153,52 @@ check "mid: second message" mt pass "$T/second.eml" none
 check "mid: the reference to the message before is dangling" \
   grep -q 'message-id=<second@example.test>: unchanged, dangling=1' "$T/syslog.txt"
 
+# The per-message lines outlive a restart of the syslog daemon (issue 30: the service sent to a
+# /dev/log socket it had connected once, and lost every line after the daemon restarted).
+# With MIMEURI_SYSLOG_SOCKET: the listener stopped and started again on the same path.
+kill "$SYSLOG_PID"; wait "$SYSLOG_PID" 2>/dev/null; rm -f "$T/log.sock"
+python3 "$HERE/syslog-listen.py" "$T/log.sock" "$T/syslog.txt" & SYSLOG_PID=$!
+for _ in $(seq 50); do [ -S "$T/log.sock" ] && break; sleep 0.1; done
+sed 's/<plain@example.test>/<after-restart@example.test>/' "$T/plain.eml" > "$T/after.eml"
+check "syslog restarted: a message after it" mt pass "$T/after.eml" none
+check "syslog restarted: its line is logged" bash -c "for _ in \$(seq 30); do
+  grep -q 'message-id=<after-restart@example.test>: unchanged' $T/syslog.txt && exit 0; sleep 0.1; done; exit 1"
+# Without it, through the C library's syslog(3) to /dev/log, as installed: in a mount namespace
+# of its own the service's /dev/log leads to a listener of this test (the machine's /dev is
+# left as it is), which is stopped and started again between two messages.
+if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+  mkdir -p "$T/dev"
+  for f in null zero random urandom; do touch "$T/dev/$f"; done
+  ln -s "$T/devlog.sock" "$T/dev/log"
+  python3 "$HERE/syslog-listen.py" "$T/devlog.sock" "$T/devlog.txt" & DEVLOG_PID=$!
+  for _ in $(seq 50); do [ -S "$T/devlog.sock" ] && break; sleep 0.1; done
+  env -u MIMEURI_SYSLOG_SOCKET unshare -m bash -c "for f in null zero random urandom; do mount --bind /dev/\$f $T/dev/\$f; done
+    mount --rbind $T/dev /dev && exec '$T/bin/mimeuri' --milter=unix:$T/devlog-svc.sock" > "$T/devlog-svc.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 50); do [ -S "$T/devlog-svc.sock" ] && break; sleep 0.1; done
+  check "syslog(3): the service started logs 'listening' to /dev/log" bash -c "for _ in \$(seq 30); do
+    grep -q 'mimeuri\[[0-9]*\]: milter listening on' $T/devlog.txt && exit 0; sleep 0.1; done; exit 1"
+  sed 's/<plain@example.test>/<before-devlog@example.test>/' "$T/plain.eml" > "$T/d1.eml"
+  sed 's/<plain@example.test>/<after-devlog@example.test>/' "$T/plain.eml" > "$T/d2.eml"
+  mt devlog-svc "$T/d1.eml" none >/dev/null
+  check "syslog(3): a line before the daemon's restart" bash -c "for _ in \$(seq 30); do
+    grep -q 'message-id=<before-devlog@example.test>: unchanged' $T/devlog.txt && exit 0; sleep 0.1; done; exit 1"
+  kill "$DEVLOG_PID"; wait "$DEVLOG_PID" 2>/dev/null; rm -f "$T/devlog.sock"
+  python3 "$HERE/syslog-listen.py" "$T/devlog.sock" "$T/devlog.txt" & DEVLOG_PID=$!
+  for _ in $(seq 50); do [ -S "$T/devlog.sock" ] && break; sleep 0.1; done
+  mt devlog-svc "$T/d2.eml" none >/dev/null
+  check "syslog(3): and one after it" bash -c "for _ in \$(seq 30); do
+    grep -q 'message-id=<after-devlog@example.test>: unchanged' $T/devlog.txt && exit 0; sleep 0.1; done; exit 1"
+  kill "$DEVLOG_PID" 2>/dev/null
+else
+  echo "skipped - syslog(3) through /dev/log: no mount namespace here (unshare -m)"
+fi
+
 # SIGTERM: the service ends cleanly (status 0), with its workers, and removes its socket.
 kill -TERM "$PID_pass"
 SECONDS=0; status=0; wait "$PID_pass" || status=$?
 check "SIGTERM: the service ended with status 0 (after ${SECONDS} s)" test "$status" -eq 0
+check "SIGTERM: 'stopping' is in the log" grep -q 'mimeuri\[[0-9]*\]: stopping (SIGTERM)' "$T/syslog.txt"
 check "SIGTERM: no process of it is left" bash -c "! pgrep -f 'milter=unix:$T/pass[.]sock' >/dev/null"
 check "SIGTERM: its socket is removed" test ! -e "$T/pass.sock"
 check "--user naming no user: a usage error (64)" bash -c \
