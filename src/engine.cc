@@ -253,6 +253,14 @@ std::string describe(const MessageReport &rep)
     if (ext) out += ", external bodies rewritten=" + std::to_string(ext);
     if (!rep.labels.empty()) out += ", labels=" + std::to_string(rep.labels.size());
     if (rep.error_count()) out += ", problems=" + std::to_string(rep.error_count());
+    // The causes, in the command line's words: which limit, what could not be read, which
+    // signature kept which edit out.
+    for (const ErrorEntry &e : rep.errors) out += "; " + (e.part.empty() ? std::string() : "part " + e.part + ": ") + e.message;
+    for (const SignatureEntry &s : rep.signatures()) {
+        if (!s.kept) continue;
+        out += "; kept under " + s.kind + " signature" + (s.domain.empty() ? std::string() : " d=" + s.domain) +
+               (s.selector.empty() ? std::string() : " s=" + s.selector) + (s.part.empty() ? std::string() : " (part " + s.part + ")");
+    }
     return out;
 }
 
@@ -266,6 +274,7 @@ std::string apply_pass(Pass &p, MessageContext &ctx, bool inject_fault, bool &st
         Status r = p.apply(ctx);
         if (!r && (r.error().kind == Kind::Limit || r.error().kind == Kind::Invalid)) {
             ctx.drop_edits();
+            ctx.report().edits_dropped();
             ctx.report().add_error("", r.error().kind == Kind::Limit ? "limit" : "invalid",
                                    std::string(p.name()) + ": " + r.error().message);
             stop = true;
@@ -390,6 +399,7 @@ Plan Engine::plan_parsed(MessageContext &ctx)
         if (!plan.failed())
             if (Status f = ctx.finish(); !f) {
                 ctx.drop_edits();
+                rep.edits_dropped();
                 rep.add_error("", "content-length", f.error().message + "; message left untouched");
             }
     }
@@ -398,7 +408,7 @@ Plan Engine::plan_parsed(MessageContext &ctx)
     plan.message_id = rep.message_id;
     if (plan.failed()) {
         rep.add_error("", "internal", plan.cause);
-        rep.changed = false; // its original bytes are written (pass) or nothing (tempfail)
+        rep.edits_dropped(); // its original bytes are written (pass) or nothing (tempfail)
     } else {
         plan.edits = ctx.edits();
         plan.unprocessed = rep.error_count() > 0;

@@ -180,6 +180,9 @@ OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
         {.long_name = "user", .kind = K::String, .default_text = "none",
          .help = "With --milter, the user to run as once the socket is open (started as root)",
          .arg_name = "USER", .access = bind_text(o.user)},
+        {.long_name = "pidfile", .kind = K::Path, .default_text = "none",
+         .help = "With --milter, write the service's process id to FILE (for init systems that want one)",
+         .arg_name = "FILE", .access = bind_text(o.pidfile)},
         {.long_name = "verbose", .short_name = 'v', .group = "mimeuri", .key = "verbose", .kind = K::Flag,
          .default_text = "off",
          .help = "Log what each message went through", .access = bind_flag(o.verbose)},
@@ -200,6 +203,7 @@ OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
         if (!o.milter.empty() && (o.in_place || !o.output.empty() || o.check || !o.inputs.empty()))
             return usage_error("--milter takes its messages from the MTA: no FILE, -o, --in-place or --check");
         if (!o.user.empty() && o.milter.empty()) return usage_error("--user needs --milter");
+        if (!o.pidfile.empty() && o.milter.empty()) return usage_error("--pidfile needs --milter");
         if (o.check && (o.in_place || !o.output.empty()))
             return usage_error("--check writes no messages; drop -o/--in-place");
         // Not given: one message at a time on the command line; the service plans one per

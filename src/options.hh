@@ -42,6 +42,7 @@ struct Options {
     SignedMode signed_mode{SignedMode::Keep}; // --signed: signed content kept, or rewritten
     std::string milter;   // --milter=SOCKET: run as a milter service on SOCKET
     std::string user;     // --user: with --milter, the user to run as once the socket is open
+    std::string pidfile;  // --pidfile: with --milter, where to write the service's pid
 };
 
 // What the command line takes from outside the core.

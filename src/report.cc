@@ -123,6 +123,19 @@ void MessageReport::extraction_failed(const std::string &cause)
     add_error("", "extract", cause);
 }
 
+void MessageReport::edits_dropped()
+{
+    changed = false;
+    for (RefEntry &r : refs)
+        if (r.action != RefEntry::Action::Kept) r.action = RefEntry::Action::None;
+    for (ExternalBodyEntry &e : external_bodies) {
+        using S = ExternalBodyEntry::Status;
+        if (e.status != S::Normalized && e.status != S::Mapped && e.status != S::Converted) continue;
+        e.status.reset();
+        e.url = e.url_before; // what the output holds (none for a legacy access type)
+    }
+}
+
 // --- JSON: json-glib, strings made valid UTF-8 first (header bytes from the wild may be
 // anything; json-glib requires UTF-8).
 
@@ -245,6 +258,7 @@ std::string MessageReport::to_json() const
     JsonObject *o = json_object_new();
     json_object_set_int_member(o, "index", static_cast<gint64>(index));
     set_string(o, "source", source);
+    if (!queue_id.empty()) set_string(o, "queue_id", queue_id);
     json_object_set_int_member(o, "offset", static_cast<gint64>(offset));
     set_nullable(o, "message_id", message_id.empty() ? std::nullopt : std::optional<std::string>(message_id));
     json_object_set_boolean_member(o, "changed", changed);

@@ -100,6 +100,7 @@ struct MessageReport {
     std::size_t index{0}; // 1-based position of the message in its source
     std::size_t input_no{0}; // position of its source among the run's inputs (not reported)
     std::string source;   // file name, or "-" for standard input
+    std::string queue_id; // the MTA's queue id (the service); written only when set
     std::int64_t offset{0}; // of the message in its source: an mbox message's "From " line
     std::string message_id; // null when empty
     bool changed{false};
@@ -130,6 +131,12 @@ struct MessageReport {
     // --cid=extract failed when the files were written: the references it claimed are not
     // extracted after all, the message is not changed, and the error says why.
     void extraction_failed(const std::string &cause);
+
+    // The message is written as it came after all (a pass failed or stopped at a limit, or
+    // its edits could not stand): nothing it reports was done. References go back to
+    // "none", an external body's rewrite to no status with its URL as it is, and the message
+    // is not changed. What was kept for a signature stays said.
+    void edits_dropped();
 
     // One line of JSON, without the trailing newline.
     std::string to_json() const;

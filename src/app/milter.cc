@@ -49,6 +49,7 @@ namespace {
 using Config = Settings;
 
 std::unique_ptr<Config> g_config;
+std::vector<int> g_listeners; // the listening sockets libmilter opened: no worker keeps them
 const SettingsLoader *g_loader = nullptr; // the command line's: read again on SIGHUP
 std::set<pid_t> g_workers;  // the supervisor's: every worker not yet reaped
 std::set<pid_t> g_replaced; // workers of a front that died: already replaced
@@ -138,6 +139,7 @@ void plan_one(int sock, int msg_fd)
         ec.limits = cfg.opts.limits;
         ec.signed_mode = cfg.opts.signed_mode;
         ec.summary = true;
+        ec.report = !cfg.opts.report_path.empty();
         Engine engine(passes, ec);
         Segment seg;
         seg.msg_end = seg.next = src->size();
@@ -180,8 +182,18 @@ void on_retire(int) { g_retire = 1; }
 
 struct FrontSettings {
     std::size_t spool_threshold{8u << 20};
+    // What the supervisor sends at the start and after each reload (a config message on
+    // the channel): the --on-error policy for failures no worker saw (the message could
+    // not be held), and the --report file, opened by the supervisor (reopened on SIGHUP).
+    std::atomic<bool> tempfail{false};
+    std::mutex report_mutex;
+    int report_fd{-1};
 };
 FrontSettings g_front;
+
+// The tag of a config message (supervisor to front): these bits; its descriptor is the
+// report file when kReportFd is set (else a placeholder).
+constexpr char kConfigTag = 0x10, kTempFail = 0x01, kReportFd = 0x02;
 std::unique_ptr<Syslog> g_syslog;
 
 // The front's workers: the channel to each one that is free. The supervisor forks them and
@@ -223,6 +235,14 @@ void receive_workers(int chan)
         int got = recv_fd(chan, tag, fd);
         if (got < 0 && errno == EINTR) continue;
         if (got != 1) break;
+        if ((tag & 0xf0) == kConfigTag) {
+            g_front.tempfail = (tag & kTempFail) != 0;
+            std::lock_guard l(g_front.report_mutex);
+            if (g_front.report_fd >= 0) ::close(g_front.report_fd);
+            g_front.report_fd = (tag & kReportFd) ? fd : -1;
+            if (!(tag & kReportFd)) ::close(fd);
+            continue;
+        }
         g_workers_free.add(fd);
     }
     smfi_stop();
@@ -436,7 +456,8 @@ WorkerResult run_worker(SMFICTX *ctx, int msg_fd)
 char *c_str(const std::string &s) { return const_cast<char *>(s.c_str()); }
 
 // Hands the plan's edits to the MTA: header requests, then the body if it changed.
-Status apply_plan(SMFICTX *ctx, const Message &m, const Plan &plan)
+// `requested` is set once the first request went out.
+Status apply_plan(SMFICTX *ctx, const Message &m, const Plan &plan, bool &requested)
 {
     auto parts = split_edits(plan.edits, m.split());
     if (!parts) return parts.error();
@@ -449,6 +470,7 @@ Status apply_plan(SMFICTX *ctx, const Message &m, const Plan &plan)
         for (HeaderOp op : *ops) {
             // Without SMFIP_HDR_LEADSPC the MTA writes "name: value" itself.
             if (!m.leadspc && !op.value.empty() && op.value[0] == ' ') op.value.erase(0, 1);
+            requested = true;
             int rc = MI_FAILURE;
             switch (op.kind) {
             case HeaderOp::Kind::Append: rc = smfi_addheader(ctx, c_str(op.name), c_str(op.value)); break;
@@ -463,6 +485,7 @@ Status apply_plan(SMFICTX *ctx, const Message &m, const Plan &plan)
         bool refused = false;
         Status s = stream_edited([&](std::int64_t off, char *buf, std::size_t len) { return m.read_at(off, buf, len); },
                                  m.split().body_begin, m.size(), parts->body, [&](std::string_view chunk) {
+                                     requested = true;
                                      refused = smfi_replacebody(ctx, reinterpret_cast<unsigned char *>(
                                                                          const_cast<char *>(chunk.data())),
                                                                 static_cast<int>(chunk.size())) != MI_SUCCESS;
@@ -474,18 +497,42 @@ Status apply_plan(SMFICTX *ctx, const Message &m, const Plan &plan)
     return ok();
 }
 
-// The message failed: accepted as it came (pass) or answered 451 (tempfail).
-sfsistat fail_message(SMFICTX *ctx, const std::string &where, const std::string &cause, bool tempfail)
+// One report line (--report), written whole by one write(2) on a file opened O_APPEND:
+// the front's threads, and other writers of the file, never interleave within a line.
+void write_report(const std::string &queue_id, MessageReport report)
 {
+    std::lock_guard l(g_front.report_mutex);
+    if (g_front.report_fd < 0) return;
+    report.queue_id = queue_id;
+    report.source = "milter";
+    std::string line = report.to_json() + "\n";
+    if (!write_all(g_front.report_fd, line.data(), line.size()))
+        g_warning("--report: cannot write a report line: %s", g_strerror(errno));
+}
+
+// The message failed. `reply` is what the SMTP client may read (nothing local: no path, no
+// system error); `cause` goes to the log. Accepted as it came (pass) or answered 451
+// (tempfail); `must_tempfail` when requests already went to the MTA (only a 4xx then
+// leaves nothing half-done).
+sfsistat fail_message(SMFICTX *ctx, const std::string &where, const std::string &queue_id, const std::string &cause,
+                      const std::string &reply, bool tempfail, std::optional<MessageReport> report = {})
+{
+    MessageReport r = report ? std::move(*report) : MessageReport{};
     if (tempfail) {
-        std::string text = "mimeuri: " + cause;
+        std::string text = "mimeuri: " + reply;
         for (char &c : text)
-            if (c == '\r' || c == '\n' || c == '%') c = ' ';
+            if (c == '\r' || c == '\n' || c == '%' || static_cast<unsigned char>(c) < 0x20) c = ' ';
         smfi_setreply(ctx, c_str(std::string("451")), c_str(std::string("4.3.0")), c_str(text));
         g_syslog->warning(where + cause + "; answered 451 4.3.0 (--on-error=tempfail)");
+        r.changed = false;
+        r.add_error("", "failed", cause + "; answered 451 4.3.0 (--on-error=tempfail)");
+        write_report(queue_id, std::move(r));
         return SMFIS_TEMPFAIL;
     }
     g_syslog->warning(where + cause + "; accepted unchanged (--on-error=pass)");
+    r.changed = false;
+    r.add_error("", "failed", cause + "; accepted unchanged (--on-error=pass)");
+    write_report(queue_id, std::move(r));
     return SMFIS_ACCEPT;
 }
 
@@ -504,6 +551,8 @@ sfsistat on_negotiate(SMFICTX *ctx, unsigned long f0, unsigned long f1, unsigned
     Connection *c = conn(ctx);
     if (f1 & SMFIP_HDR_LEADSPC) steps |= SMFIP_HDR_LEADSPC, c->leadspc = true;
     if (f1 & SMFIP_NR_HDR) steps |= SMFIP_NR_HDR, c->no_reply_hdr = true;
+    if (f1 & SMFIP_MDS_1M) steps |= SMFIP_MDS_1M;
+    else if (f1 & SMFIP_MDS_256K) steps |= SMFIP_MDS_256K;
     // Body chunks are answered: an MTA (or miltertest) that need not wait may fill the
     // socket faster than a 64 KiB chunk a round trip is worth.
     *pf1 = steps;
@@ -552,31 +601,39 @@ sfsistat on_eom(SMFICTX *ctx)
     } timer{started};
     Connection *c = conn(ctx);
     Message &m = message(ctx);
-    const char *qid = smfi_getsymval(ctx, c_str(std::string("i")));
-    std::string where = std::string(qid && *qid ? qid : "NOQUEUE") + ": ";
+    const char *qid_c = smfi_getsymval(ctx, c_str(std::string("i")));
+    const std::string qid = qid_c && *qid_c ? qid_c : "NOQUEUE";
+    std::string where = qid + ": ";
+    const bool policy_tempfail = g_front.tempfail;
     sfsistat result = SMFIS_ACCEPT;
+    bool requested = false;
     try {
         if (!c->error.empty()) {
-            // Nothing to plan with: the original goes on, or is tempfailed, as for any failure.
-            result = fail_message(ctx, where, c->error, true);
+            // Nothing to plan with: the original goes on, or is tempfailed, per --on-error.
+            result = fail_message(ctx, where, qid, c->error, "cannot hold the message now", policy_tempfail);
         } else if (auto fd = m.finish(); !fd) {
-            result = fail_message(ctx, where, fd.error().message, true);
+            result = fail_message(ctx, where, qid, fd.error().message, "cannot hold the message now", policy_tempfail);
         } else {
             WorkerResult w = run_worker(ctx, *fd);
             if (w.plan && !w.plan->message_id.empty()) where += "message-id=<" + w.plan->message_id + ">: ";
             if (!w.plan) {
-                result = fail_message(ctx, where, w.failure, w.tempfail);
+                result = fail_message(ctx, where, qid, w.failure, w.failure, w.tempfail);
             } else if (w.plan->failed()) {
-                result = fail_message(ctx, where, w.plan->cause, w.tempfail);
-            } else if (Status s = apply_plan(ctx, m, *w.plan); !s) {
-                // Some requests may already be with the MTA: only a 4xx leaves nothing half-done.
-                result = fail_message(ctx, where, s.error().message, true);
+                result = fail_message(ctx, where, qid, w.plan->cause, "the message could not be processed now",
+                                      w.tempfail, std::move(w.plan->report));
+            } else if (Status s = apply_plan(ctx, m, *w.plan, requested); !s) {
+                // Once a request is with the MTA, only a 4xx leaves nothing half-done; before
+                // that, the message can still go on unchanged under --on-error=pass.
+                result = fail_message(ctx, where, qid, s.error().message, "the message could not be changed now",
+                                      requested || w.tempfail, std::move(w.plan->report));
             } else {
                 g_syslog->info(where + w.plan->log_line);
+                if (w.plan->report) write_report(qid, std::move(*w.plan->report));
             }
         }
     } catch (const std::exception &e) {
-        result = fail_message(ctx, where, std::string("internal error: ") + e.what(), true);
+        result = fail_message(ctx, where, qid, std::string("internal error: ") + e.what(), "internal error",
+                              requested || policy_tempfail);
     }
     drop_message(ctx);
     return result;
@@ -689,6 +746,27 @@ Result<Front> start_front(const Options &opts)
     return Front{pid, sv[0]};
 }
 
+// Sends the front what it needs of the settings in effect (at the start, after a reload, to a
+// front started again): the --on-error policy and the --report file, opened here, so that a
+// reload reopens it (log rotation). Fails when the report file cannot be opened.
+Status send_front_config(int chan, const Options &opts)
+{
+    char tag = kConfigTag | (opts.on_error == OnError::TempFail ? kTempFail : 0);
+    int fd = -1;
+    if (!opts.report_path.empty()) {
+        fd = ::open(opts.report_path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0640);
+        if (fd < 0)
+            return Error{Code::CantCreate, "--report=" + opts.report_path + ": cannot open it: " + g_strerror(errno)};
+        tag |= kReportFd;
+    } else {
+        fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    }
+    bool sent = send_fd(chan, tag, fd);
+    ::close(fd);
+    if (!sent) return Error{Code::Software, std::string("cannot reach the front: ") + g_strerror(errno)};
+    return ok();
+}
+
 // Forks a worker and hands its channel to the front (which then talks to it directly:
 // a message costs no trip through the supervisor). close_in_child: the supervisor's
 // descriptors a worker must not keep. Workers are kept for up to 1,000 messages.
@@ -699,6 +777,8 @@ bool fork_worker(int front_chan, std::initializer_list<int> close_in_child)
     pid_t pid = ::fork();
     if (pid == 0) {
         for (int fd : close_in_child) ::close(fd);
+        // A worker parses hostile mail: it keeps no way to accept the MTA's connections.
+        for (int fd : g_listeners) ::close(fd);
         ::close(sv[0]);
         for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::signal(sig, SIG_DFL);
         sigset_t none;
@@ -732,6 +812,7 @@ void set_nodelay_on_listener()
         if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening) continue;
         len = sizeof domain;
         if (::getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0) continue;
+        g_listeners.push_back(fd);
         if (domain == AF_INET || domain == AF_INET6) ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     }
 }
@@ -773,6 +854,10 @@ int run_milter(const SettingsLoader &loader, std::unique_ptr<Settings> first)
     desc.xxfi_close = on_close;
     desc.xxfi_negotiate = on_negotiate;
     std::string spec = opts.milter;
+    // Postfix passes header lines up to header_size_limit (100 KiB by default), over
+    // libmilter's 64 KiB command limit; 1 MiB is what the protocol can negotiate (the MTA is
+    // told so in on_negotiate when it offers it).
+    (void)smfi_setmaxdatasize((1024 * 1024) - 1);
     if (smfi_register(desc) != MI_SUCCESS) {
         g_warning("--milter: libmilter refused to register the filter");
         return exit_status(Code::Software);
@@ -791,6 +876,16 @@ int run_milter(const SettingsLoader &loader, std::unique_ptr<Settings> first)
             if (passwd *pw = ::getpwnam(opts.user.c_str())) (void)::chown(path.c_str(), pw->pw_uid, pw->pw_gid);
         (void)::chmod(path.c_str(), 0660);
     }
+    // --pidfile: for init systems that want one; written as root before the switch to --user,
+    // removed at the end where the user may (a stale one names a pid that is gone).
+    if (!opts.pidfile.empty()) {
+        std::string pid = std::to_string(::getpid()) + "\n";
+        int fd = ::open(opts.pidfile.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0 || !write_all(fd, pid.data(), pid.size()) || ::close(fd) != 0) {
+            g_warning("--pidfile=%s: cannot write it: %s", opts.pidfile.c_str(), g_strerror(errno));
+            return exit_status(Code::CantCreate);
+        }
+    }
     if (Status s = drop_privileges(opts.user); !s) {
         g_warning("%s", s.error().message.c_str());
         return exit_status(s.error().code);
@@ -808,6 +903,11 @@ int run_milter(const SettingsLoader &loader, std::unique_ptr<Settings> first)
     if (!front) {
         g_warning("--milter: %s", front.error().message.c_str());
         return exit_status(front.error().code);
+    }
+    if (Status s = send_front_config(front->chan, g_config->opts); !s) {
+        g_warning("%s", s.error().message.c_str());
+        ::kill(front->pid, SIGKILL);
+        return exit_status(s.error().code);
     }
     // As many workers as messages planned at once (--jobs).
     const int jobs = g_config->opts.jobs;
@@ -847,6 +947,9 @@ int run_milter(const SettingsLoader &loader, std::unique_ptr<Settings> first)
                     (*cfg)->opts.spool_threshold != g_config->opts.spool_threshold)
                     g_warning("SIGHUP: --milter, --user, --jobs and --spool-threshold take effect at a restart");
                 g_config = std::move(*cfg);
+                if (Status s = send_front_config(front->chan, g_config->opts); !s)
+                    g_warning("SIGHUP: %s; no report lines until it can be opened (SIGHUP again)",
+                              s.error().message.c_str());
                 warm_up(*g_config);
                 // Each worker ends once its message in hand is done; their successors read
                 // the new configuration.
@@ -895,6 +998,8 @@ int run_milter(const SettingsLoader &loader, std::unique_ptr<Settings> first)
                     g_warning("--milter: %s", front.error().message.c_str());
                     return exit_status(front.error().code);
                 }
+                if (Status s = send_front_config(front->chan, g_config->opts); !s)
+                    g_warning("%s", s.error().message.c_str());
                 // The old workers' channels went with the old front: they end at once; the
                 // new front gets workers of its own.
                 for (pid_t w : g_workers) {
@@ -919,6 +1024,8 @@ int run_milter(const SettingsLoader &loader, std::unique_ptr<Settings> first)
         }
     }
     if (std::string path = unix_path(spec); !path.empty()) ::unlink(path.c_str());
+    if (!opts.pidfile.empty()) (void)::unlink(opts.pidfile.c_str());
+    g_message("stopped");
     ::sigprocmask(SIG_SETMASK, &old, nullptr);
     return status;
 }

@@ -65,6 +65,14 @@ check "service 'pass' started" serve pass --max-time=1 --verbose
 check "service 'tempfail' started" serve tempfail --max-time=1 --on-error=tempfail --verbose
 check "service 'headers' started" serve headers --config="$T/headers.conf" --verbose
 
+# Issue 30: the message cannot be held (no temporary folder to spool in): --on-error decides,
+# and the SMTP client is told nothing local (no path, no system error); the log has it all.
+TMPDIR=$T/no-such-dir check "service 'spoolpass' started" serve spoolpass --spool-threshold=0
+TMPDIR=$T/no-such-dir check "service 'spooltemp' started" serve spooltemp --spool-threshold=0 --on-error=tempfail
+# The report (--report) with the queue id, and the log naming the cause in the command
+# line's words (which limit); --pidfile.
+check "service 'report' started" serve report --report="$T/report.jsonl" --max-parts=1 --pidfile="$T/report.pid"
+
 check "changed body: replaced by the hand-made rewrite's body, byte for byte (CRLF)" \
   mt pass "$T/news.eml" "body:$T/news.repaired.body"
 check "nothing to change: no request of any kind" mt pass "$T/plain.eml" none
@@ -153,6 +161,60 @@ check "mid: second message" mt pass "$T/second.eml" none
 check "mid: the reference to the message before is dangling" \
   grep -q 'message-id=<second@example.test>: unchanged, dangling=1' "$T/syslog.txt"
 
+check "a message that cannot be spooled, --on-error=pass: accepted unchanged" mt spoolpass "$T/news.eml" none
+check "a message that cannot be spooled, --on-error=tempfail: 451 with no local detail" \
+  mt spooltemp "$T/news.eml" tempfail 1 "mimeuri: cannot hold the message now"
+check "the spool failure's cause (the folder) is in the log" grep -q "cannot spool the message in $T/no-such-dir.*accepted unchanged (--on-error=pass)" "$T/syslog.txt"
+
+check "--pidfile: the service's pid" test "$(cat "$T/report.pid" 2>/dev/null)" = "$PID_report"
+check "--max-parts: the message over it goes on unchanged" mt report "$T/news.eml" none
+check "--max-parts: the log line names the limit" bash -c "for _ in \$(seq 30); do
+  grep -q 'QUEUE1: message-id=<small@example.test>: unchanged.*--max-parts' $T/syslog.txt && exit 0; sleep 0.1; done; exit 1"
+check "--report: one JSON line with the queue id and the cause" python3 -c "
+import json, sys
+lines = open('$T/report.jsonl').read().splitlines()
+r = json.loads(lines[-1])
+sys.exit(not (len(lines) == 1 and r['queue_id'] == 'QUEUE1' and r['message_id'] == 'small@example.test'
+              and r['errors'][0]['code'] == 'part-limit'))"
+# Log rotation: the file moved away, SIGHUP, the next line goes to a new file.
+mv "$T/report.jsonl" "$T/report.jsonl.1"
+kill -HUP "$PID_report"
+for _ in $(seq 50); do grep -q 'configuration reloaded' "$T/report.log" && break; sleep 0.1; done
+check "--report after SIGHUP: a message" mt report "$T/plain.eml" none
+check "--report after SIGHUP: its line is in a new file, the old one kept" bash -c \
+  "grep -q '\"message_id\":\"plain@example.test\"' $T/report.jsonl && test \$(wc -l < $T/report.jsonl.1) -eq 1"
+# 8 connections at once, 5 messages each: 40 whole lines.
+for k in 1 2 3 4 5 6 7 8; do mt report "$T/plain.eml" none 5 > "$T/rconn$k.out" 2>&1 & rconns[$k]=$!; done
+for k in 1 2 3 4 5 6 7 8; do wait "${rconns[$k]}"; done
+check "--report from concurrent messages: every line whole" python3 -c "
+import json
+lines = open('$T/report.jsonl').read().splitlines()
+assert len(lines) == 41, len(lines)
+for l in lines: json.loads(l)"
+# No worker keeps the listening socket (issue 31 item 13): only the front may accept.
+check "the workers hold no listening socket" bash -c "
+  for w in \$(pgrep -P $PID_report); do
+    for fd in /proc/\$w/fd/*; do
+      ino=\$(readlink \$fd | sed -n 's/^socket:\\[\\([0-9]*\\)\\]\$/\\1/p'); [ -n \"\$ino\" ] || continue
+      # a listening unix socket: state 01 (SS_UNCONNECTED) with the __SO_ACCEPTCON flag (00010000)
+      awk -v i=\$ino '\$7 == i && \$4 == \"00010000\"' /proc/net/unix | grep -q . && [ \$w != \$(pgrep -P $PID_report | head -1) ] &&
+        { ps -o nlwp= -p \$w | grep -qw 1 && { echo worker \$w listens; exit 1; }; }
+    done
+  done; exit 0"
+
+# A plan that cannot be handed to the MTA field by field (issue 31 item 7: a forged field
+# first and last, 3,000 fields between), under --on-error=pass: nothing was requested yet, so
+# the message goes on unchanged instead of 451.
+python3 - "$T/news.eml" "$T/many.eml" <<'EOP'
+import sys
+m = open(sys.argv[1], "rb").read()
+fields = b"".join(b"X-Filler-%d: %d\r\n" % (k, k) for k in range(3000))
+open(sys.argv[2], "wb").write(b"Mimeuri-Refs: resolved=9\r\n" + fields + b"Mimeuri-Refs: resolved=9\r\n" + m)
+EOP
+check "service 'forged' started" serve forged --summary-header
+check "a plan the MTA cannot be handed, --on-error=pass: accepted unchanged" mt forged "$T/many.eml" none
+check "... and the log says why" grep -q 'changed in too many places.*accepted unchanged (--on-error=pass)' "$T/syslog.txt"
+
 # The per-message lines outlive a restart of the syslog daemon (issue 30: the service sent to a
 # /dev/log socket it had connected once, and lost every line after the daemon restarted).
 # With MIMEURI_SYSLOG_SOCKET: the listener stopped and started again on the same path.
@@ -201,6 +263,8 @@ check "SIGTERM: the service ended with status 0 (after ${SECONDS} s)" test "$sta
 check "SIGTERM: 'stopping' is in the log" grep -q 'mimeuri\[[0-9]*\]: stopping (SIGTERM)' "$T/syslog.txt"
 check "SIGTERM: no process of it is left" bash -c "! pgrep -f 'milter=unix:$T/pass[.]sock' >/dev/null"
 check "SIGTERM: its socket is removed" test ! -e "$T/pass.sock"
+kill -TERM "$PID_report"; wait "$PID_report"
+check "--pidfile: removed when the service stops" test ! -e "$T/report.pid"
 check "--user naming no user: a usage error (64)" bash -c \
   "'$T/bin/mimeuri' --milter=unix:$T/x.sock --user=no-such-user-here 2>/dev/null; test \$? -eq 64"
 check "the log names the queue id and the Message-ID" grep -q 'QUEUE1: message-id=<plain@example.test>: unchanged' "$T/syslog.txt"
