@@ -1,6 +1,7 @@
 // The per-message engine on its own: a message's bytes through the passes, no run loop, no
 // inputs or outputs, as a service calls it.
 #include "engine.hh"
+#include "external_body.hh"
 #include "references.hh"
 
 #include <doctest/doctest.h>
@@ -143,6 +144,62 @@ TEST_CASE("engine: a limit or invalid input leaves the message as it came, repor
     }
     CHECK(Error{Code::DataErr, "x"}.kind == Kind::Invalid); // DataErr alone does not mean a limit
     CHECK(Error::limit("x").code == Code::DataErr);
+}
+
+TEST_CASE("engine: a message whose edits are dropped reports no action as done")
+{
+    // Issue 31 (10): a later pass fails (or stops at a limit, or the mboxcl2 length cannot be
+    // kept): the message is written as it came, so the report must not claim the references
+    // pass's repair nor the external-body pass's rewrite (README: "An action is reported only
+    // for an edit that is in the output").
+    std::string m = broken_cid;
+    m.replace(m.find("--b--\n"), 6,
+              "--b\nContent-Type: message/external-body; access-type=URL;\n URL=http://example.org/a\n\n"
+              "Content-Type: text/plain\n\n--b--\n");
+    const Error errors[] = {Error{Code::Software, "a bug"}, Error{Code::IoErr, "disk gone"}, Error::limit("time limit"),
+                            Error{Code::DataErr, "invalid"}};
+    for (int throws = 0; throws < 2; ++throws)
+        for (const Error &e : errors) {
+            CAPTURE(throws);
+            CAPTURE(e.message);
+            std::vector<std::unique_ptr<Pass>> passes;
+            passes.push_back(std::make_unique<ReferencesPass>(RefOptions{}));
+            passes.push_back(std::make_unique<ExternalBodyPass>(ExternalBodyOptions{}));
+            if (throws) passes.push_back(std::make_unique<Throws>());
+            else passes.push_back(std::make_unique<EditsThenFails>(e));
+            EngineConfig cfg;
+            cfg.report = true;
+            cfg.summary = true;
+            Engine engine(passes, cfg);
+            Plan plan = plan_message(engine, m);
+            CHECK(plan.edits.empty());
+            REQUIRE(plan.report);
+            CHECK_FALSE(plan.report->changed);
+            REQUIRE(plan.report->refs.size() == 1);
+            CHECK(plan.report->refs[0].status == RefEntry::Status::Resolved);
+            CHECK(plan.report->refs[0].action == RefEntry::Action::None);
+            REQUIRE(plan.report->external_bodies.size() == 1);
+            const ExternalBodyEntry &eb = plan.report->external_bodies[0];
+            CHECK(eb.status != ExternalBodyEntry::Status::Normalized);
+            CHECK(eb.url == eb.url_before); // the URL as it is in the output
+            const std::string line = plan.report_line();
+            CHECK(line.find("\"repaired\"") == std::string::npos);
+            CHECK(line.find("\"normalized\"") == std::string::npos);
+            CHECK(plan.log_line.find("rewritten") == std::string::npos);
+            if (throws) break;
+        }
+    // The same passes with nothing failing do both (the message above is one they change).
+    std::vector<std::unique_ptr<Pass>> passes;
+    passes.push_back(std::make_unique<ReferencesPass>(RefOptions{}));
+    passes.push_back(std::make_unique<ExternalBodyPass>(ExternalBodyOptions{}));
+    EngineConfig cfg;
+    cfg.report = true;
+    Engine engine(passes, cfg);
+    Plan plan = plan_message(engine, m);
+    REQUIRE(plan.report);
+    CHECK(plan.report->changed);
+    CHECK(plan.report->refs[0].action == RefEntry::Action::Repaired);
+    CHECK(plan.report->external_bodies[0].status == ExternalBodyEntry::Status::Normalized);
 }
 
 TEST_CASE("engine: mid: resolves against a message indexed before, in the same engine")

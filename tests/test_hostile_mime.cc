@@ -441,6 +441,35 @@ TEST_CASE("forged result headers with white space before the colon are ours too:
     }
 }
 
+TEST_CASE("a message a later pass fails: the report claims no action the output does not hold")
+{
+    // Issue 31 (10). The references pass repairs cid:<img@x>; then --labels=all fails the
+    // message (a digest part with no header block of its own, where the label cannot go).
+    // The message passes as it came, so no reference may be reported "repaired" (README:
+    // an action is reported only for an edit that is in the output).
+    testing::TempDir d;
+    const std::string m = "Message-ID: <d@x>\nContent-Type: multipart/mixed; boundary=b\n\n--b\n"
+                          "Content-Type: multipart/related; boundary=c\n\n--c\nContent-Type: text/html\n\n"
+                          "<img src=\"cid:&lt;img@x&gt;\">\n--c\nContent-Type: image/png\nContent-ID: <img@x>\n\n"
+                          "AAAA\n--c--\n--b\nContent-Type: multipart/digest; boundary=d\n\n--d\n\nSubject: inner\n\n"
+                          "hello\n--d--\n--b--\n";
+    for (const std::string args : {"--labels=all", "--labels=all --summary-header", ""}) {
+        CAPTURE(args);
+        auto r = run(args + " --report=" + quote(d / "r"), d.file("m.eml", m));
+        CHECK(r.status == 0);
+        const std::string rep = testing::read_file(d / "r");
+        const bool changed = rep.find("\"changed\":true") != std::string::npos;
+        CHECK(changed == (r.out != m));
+        if (!changed) {
+            CHECK(r.out == m);
+            CHECK(rep.find("\"action\":\"repaired\"") == std::string::npos);
+        } else {
+            CHECK(rep.find("\"action\":\"repaired\"") != std::string::npos);
+            CHECK(r.out.find("<img src=\"cid:img@x\">") != std::string::npos);
+        }
+    }
+}
+
 TEST_CASE("UTF-7, UTF-16 and ISO-2022-JP HTML: references are checked, and the report claims no repair")
 {
     testing::TempDir d;
