@@ -44,7 +44,7 @@ start() { # mode
     none) pf_setup "$P" "$PORT" "" "" "" ;;
     pipe)
       mkdir -p "$P/bin"
-      sed "s|/usr/local/bin/mimeuri|$T/bin/mimeuri|g" "$ROOT/docs/integration/postfix-filter-wrapper.sh" > "$P/bin/wrapper"
+      sed "s|@BINDIR@/mimeuri|$T/bin/mimeuri|g" "$ROOT/docs/integration/postfix-filter-wrapper.sh.in" > "$P/bin/wrapper"
       chmod 755 "$P/bin/wrapper"
       pf_setup "$P" "$PORT" "" "-o content_filter=filter:dummy" \
         "$(sed -n '/^filter /,/argv=/p' "$ROOT/docs/integration/postfix.txt" | sed -e "s|user=filter|user=nobody|" \

@@ -47,8 +47,13 @@ workdir() {
 }
 cleanup() { :; }
 
-# A shipped snippet with /usr/local/bin/mimeuri pointing at the copy under test.
-subst() { sed "s|/usr/local/bin/mimeuri|$T/bin/mimeuri|g" "$ROOT/docs/integration/$1"; }
+# A shipped snippet naming the copy under test: a template (NAME.in, made with the install
+# prefix's paths at the build) with its @BINDIR@/mimeuri pointing there, else the file as is.
+subst() {
+  local f=$ROOT/docs/integration/$1
+  [ -f "$f.in" ] && f=$f.in
+  sed -e "s|@BINDIR@/mimeuri|$T/bin/mimeuri|g" -e "s|@SYSCONFDIR@|/etc|g" "$f"
+}
 
 # The body (everything after the first empty line) of a message file.
 body_of() { awk 'b { print } /^\r?$/ && !b { b = 1 }' "$1"; }

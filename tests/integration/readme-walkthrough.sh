@@ -153,4 +153,47 @@ say "ok: the packaged example configuration passes --print-config"
 in_root '/usr/bin/mimeuri --report=/tmp/report.jsonl testdata/sample/newsletter.eml > /tmp/sample.eml && cmp /tmp/sample.eml testdata/sample/newsletter.repaired.eml && grep -q \"action.:.repaired\" /tmp/report.jsonl' \
   || fail "the package's /usr/bin/mimeuri did not repair the sample as expected"
 say "ok: the package's /usr/bin/mimeuri repaired the sample (testdata/sample/newsletter.repaired.eml)"
+
+# What ships is what runs (issue 30): the installed package alone, configured as an admin does.
+# The binary the source install put in /usr/local/bin goes, so that a snippet naming it fails;
+# the snippets are the package's, copied verbatim (only user names substituted); one setting in
+# /etc/mimeuri.conf (the summary header) must show in what each entry point delivers.
+say "the installed package: its user, unit and snippets; /etc/mimeuri.conf honoured by procmail and the service"
+in_root 'rm -f /usr/local/bin/mimeuri && hash -r'
+ex=/usr/share/doc/mimeuri/examples/integration
+in_root "getent passwd mimeuri >/dev/null && getent group mimeuri >/dev/null" || fail "the package made no user mimeuri"
+in_root "[ -f /lib/systemd/system/mimeuri-milter.service ] && grep -q '^ExecStart=/usr/bin/mimeuri ' /lib/systemd/system/mimeuri-milter.service" \
+  || fail "the package's unit does not start /usr/bin/mimeuri"
+in_root "! grep -rl /usr/local/bin/mimeuri $ex && grep -q '| /usr/bin/mimeuri' $ex/procmailrc" \
+  || fail "a packaged snippet names another binary than /usr/bin/mimeuri"
+in_root "[ -d /var/log/mimeuri ] && [ \"\$(stat -c %U /var/log/mimeuri)\" = mimeuri ] && [ -f /etc/logrotate.d/mimeuri ]" \
+  || fail "no /var/log/mimeuri for the service's report, or no logrotate snippet"
+say "ok: the package made its user and group, its unit and snippets name /usr/bin/mimeuri"
+in_root 'printf "[references]\nsummary-header = yes\n" > /etc/mimeuri.conf && /usr/bin/mimeuri --milter=unix:/x --print-config | grep -qx "summary-header=true"' \
+  || fail "--print-config does not show /etc/mimeuri.conf's setting"
+# procmail, the packaged recipe verbatim.
+in_root "useradd -m carol && cp $ex/procmailrc ~carol/.procmailrc && chown carol: ~carol/.procmailrc && procmail -d carol < testdata/sample/newsletter.eml" \
+  || fail "procmail with the packaged recipe"
+[ "$(count '^Mimeuri-Refs: ' /var/mail/carol)" = 1 ] && [ "$(count 'cid:map@garden.example' /var/mail/carol)" = 1 ] \
+  || fail "procmail with the packaged recipe: /etc/mimeuri.conf's summary header or the repair missing in /var/mail/carol"
+say "ok: procmail ran the packaged recipe; /etc/mimeuri.conf honoured (Mimeuri-Refs added)"
+# The service as the packaged unit starts it (no systemd in this root: its ExecStartPre and
+# ExecStart lines run as written, in the background), Postfix with the packaged main.cf part.
+in_root "DEBIAN_FRONTEND=noninteractive apt-get install -y postfix" || fail "installing Postfix again"
+in_root "usermod -aG mimeuri postfix && pre=\$(sed -n 's/^ExecStartPre=+//p' /lib/systemd/system/mimeuri-milter.service) && \$pre &&
+  start=\$(sed -n 's/^ExecStart=//p' /lib/systemd/system/mimeuri-milter.service) &&
+  (setsid \$start --report=/var/log/mimeuri/report.jsonl > /var/log/mimeuri-service.log 2>&1 &) &&
+  for i in \$(seq 50); do [ -S /var/spool/postfix/mimeuri/milter.sock ] && break; sleep 0.2; done &&
+  [ -S /var/spool/postfix/mimeuri/milter.sock ]" || fail "the service did not start as the unit starts it"
+in_root "grep -v '^#' $ex/postfix-milter.cf | grep . | xargs -d '\n' -n1 postconf -e && postconf -e 'mydestination = localhost' && (postfix start || postfix reload)" \
+  || fail "Postfix with the packaged milter part"
+in_root 'useradd -m dave && python3 -c "import smtplib; smtplib.SMTP(\"127.0.0.1\").sendmail(\"me@example.org\", [\"dave@localhost\"], open(\"testdata/sample/newsletter.eml\", \"rb\").read())"' \
+  || fail "SMTP to Postfix with the service"
+for _ in $(seq 60); do [ "$(count '^From ' /var/mail/dave)" = 1 ] && break; sleep 0.5; done
+[ "$(count '^Mimeuri-Refs: ' /var/mail/dave)" = 1 ] && [ "$(count 'cid:map@garden.example' /var/mail/dave)" = 1 ] \
+  || fail "the service under Postfix: /etc/mimeuri.conf's summary header or the repair missing in /var/mail/dave"
+in_root "grep -q '\"queue_id\":' /var/log/mimeuri/report.jsonl && [ \"\$(stat -c %U /var/log/mimeuri/report.jsonl)\" = mimeuri ]" \
+  || fail "the service's --report under /var/log/mimeuri"
+say "ok: the service, started as the packaged unit says, honoured /etc/mimeuri.conf under Postfix (and wrote its report)"
+in_root 'postfix stop; pkill -TERM -f "mimeuri --milter" || true'
 say "all README steps worked as written; nothing bounced (log: $log)"
