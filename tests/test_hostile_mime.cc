@@ -363,6 +363,51 @@ TEST_CASE("limits hold while parsing: a million parts or a 300 MB part header ar
     }
 }
 
+TEST_CASE("a body line over --max-header-bytes is no header block unless a message/ type makes the body one")
+{
+    // Issue 31 (11). Minified HTML: one 1.2 MiB first line with no white space before its
+    // first ':'. It is a text/html body, which no reader parses as a header block (RFC 2046
+    // 5.1: only a message/ type's body starts with one), so it must not be "header block
+    // larger than --max-header-bytes": the message is processed, the reference repaired.
+    testing::TempDir d;
+    const std::string line = "<html><head><style>body{margin:0}</style></head><body><img src=\"cid:&lt;img@x&gt;\">" +
+                             std::string(1200 * 1024, 'x') + "</body></html>";
+    const std::string head = "Message-ID: <min@x>\nContent-Type: multipart/related; boundary=b\n\n--b\n";
+    const std::string tail = "\n--b\nContent-Type: image/png\nContent-ID: <img@x>\n\nAAAA\n--b--\n";
+    for (const char *type_c : {"text/html", "text/html; charset=utf-8", "TEXT/HTML"}) {
+        const std::string type = type_c;
+        CAPTURE(type);
+        const std::string m = head + "Content-Type: " + type + "\n\n" + line + tail;
+        auto r = run("--report=" + quote(d / "r"), d.file("m.eml", m));
+        CHECK(r.status == 0);
+        const std::string rep = testing::read_file(d / "r");
+        CHECK(rep.find("header-limit") == std::string::npos);
+        CHECK(rep.find("\"action\":\"repaired\"") != std::string::npos);
+        // The part is written back quoted-printable (a line over 998 octets): read it decoded.
+        auto tree = testing::mime_tree(r.out);
+        REQUIRE(tree.leaves.size() == 2);
+        CHECK(tree.leaves[0].find("<img src=\"cid:img@x\">") != std::string::npos);
+        // A single-part message the same way.
+        const std::string single = "Message-ID: <one@x>\nContent-Type: " + type + "\n\n" + line + "\n";
+        r = run("--report=" + quote(d / "r1"), d.file("one.eml", single));
+        CHECK(r.status == 0);
+        CHECK(testing::read_file(d / "r1").find("header-limit") == std::string::npos);
+    }
+    // Where the body is a header block (message/rfc822, and a digest's part with no
+    // Content-Type, RFC 2046 5.1.5), a field that long is still over the limit.
+    const std::string field = "X-Long: " + std::string(1200 * 1024, 'y');
+    for (const std::string &m : {head + "Content-Type: message/rfc822\n\n" + field + "\n\nbody" + tail,
+                                "Message-ID: <dg@x>\nContent-Type: multipart/digest; boundary=b\n\n--b\n\n" + field +
+                                    "\n\nbody\n--b--\n",
+                                head + "Content-Type: text/plain\nContent-Type: message/rfc822\n\n" + field + "\n\nbody" + tail,
+                                head + "Content-Type:\n message/rfc822\n\n" + field + "\n\nbody" + tail}) {
+        auto r = run("--report=" + quote(d / "r2"), d.file("emb.eml", m));
+        CHECK(r.status == 0);
+        CHECK(r.out == m);
+        CHECK(testing::read_file(d / "r2").find("\"code\":\"header-limit\"") != std::string::npos);
+    }
+}
+
 TEST_CASE("forged result headers: mimeuri's Mimeuri-Refs and type label are the only ones of their names")
 {
     testing::TempDir d;
@@ -453,7 +498,8 @@ TEST_CASE("a message a later pass fails: the report claims no action the output 
                           "<img src=\"cid:&lt;img@x&gt;\">\n--c\nContent-Type: image/png\nContent-ID: <img@x>\n\n"
                           "AAAA\n--c--\n--b\nContent-Type: multipart/digest; boundary=d\n\n--d\n\nSubject: inner\n\n"
                           "hello\n--d--\n--b--\n";
-    for (const std::string args : {"--labels=all", "--labels=all --summary-header", ""}) {
+    for (const char *args_c : {"--labels=all", "--labels=all --summary-header", ""}) {
+        const std::string args = args_c;
         CAPTURE(args);
         auto r = run(args + " --report=" + quote(d / "r"), d.file("m.eml", m));
         CHECK(r.status == 0);
