@@ -478,9 +478,46 @@ struct Guarded {
     Guarded &operator=(const Guarded &) = delete;
 };
 
+// gumbo 0.10 reads a NUL that starts an attribute name (before and after attribute name
+// states) into a buffer it then drops, so <img \0src=...> has a "src" to it; WHATWG HTML
+// 13.2.5.33 and browsers name it U+FFFD + "src". Such a name's text starts right after the
+// NUL: the NULs to mend, found in the tree.
+std::vector<std::size_t> nul_started_names(const GumboNode *root, std::string_view html)
+{
+    std::vector<std::size_t> at;
+    const auto base = reinterpret_cast<std::uintptr_t>(html.data());
+    std::vector<const GumboNode *> stack{root};
+    while (!stack.empty()) {
+        const GumboNode *n = stack.back();
+        stack.pop_back();
+        const GumboVector *children = nullptr;
+        if (n->type == GUMBO_NODE_DOCUMENT) {
+            children = &n->v.document.children;
+        } else if (n->type == GUMBO_NODE_ELEMENT || n->type == GUMBO_NODE_TEMPLATE) {
+            const GumboElement &el = n->v.element;
+            for (unsigned i = 0; i < el.attributes.length; ++i) {
+                auto *a = static_cast<const GumboAttribute *>(el.attributes.data[i]);
+                const auto p = reinterpret_cast<std::uintptr_t>(a->original_name.data);
+                if (!a->original_name.data || p <= base || p - base > html.size()) continue;
+                if (html[p - base - 1] == '\0') at.push_back(p - base - 1);
+            }
+            children = &el.children;
+        }
+        if (!children) continue;
+        for (unsigned i = 0; i < children->length; ++i) stack.push_back(static_cast<const GumboNode *>(children->data[i]));
+    }
+    return at;
+}
+
+Result<Scan> find_refs_once(std::string_view html, const ParseLimits &limits, bool mended);
+
 } // namespace
 
-Result<Scan> find_refs(std::string_view html, const ParseLimits &limits)
+Result<Scan> find_refs(std::string_view html, const ParseLimits &limits) { return find_refs_once(html, limits, false); }
+
+namespace {
+
+Result<Scan> find_refs_once(std::string_view html, const ParseLimits &limits, bool mended)
 {
     if (html.size() >= 0xFFFFFFFFu) return Error::limit("HTML part too large for the tokenizer");
     const std::size_t cap = limits.max_bytes ? limits.max_bytes : memory_cap(html.size(), kDefaultHtmlMax);
@@ -505,6 +542,18 @@ Result<Scan> find_refs(std::string_view html, const ParseLimits &limits)
         return stopped;
     }
     if (!g.out) return Error{Code::Software, "the HTML tokenizer failed"};
+    if (!mended && std::memchr(html.data(), '\0', html.size())) {
+        // Parsed again with each such NUL a C0 control, which gumbo's input stream makes
+        // U+FFFD: the same length (every offset holds), the same tokens, the browsers' names.
+        auto at = nul_started_names(g.out->document, html);
+        if (!at.empty()) {
+            std::string fixed(html);
+            for (std::size_t p : at) fixed[p] = '\x01';
+            html_guard_free(g.guard); // the first tree is done with: one tree at a time
+            g.guard = nullptr;
+            return find_refs_once(fixed, limits, true);
+        }
+    }
     ScanBuilder builder(limits.max_refs);
     Walker w{&limits.out_of_time, html, builder};
     w.walk(g.out->document); // the guard frees the tree at once: no recursive gumbo_destroy_output
@@ -517,6 +566,8 @@ Result<Scan> find_refs(std::string_view html, const ParseLimits &limits)
     scan.parser_peak = html_guard_peak(g.guard);
     return scan;
 }
+
+} // namespace
 
 namespace {
 

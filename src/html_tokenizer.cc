@@ -341,7 +341,9 @@ private:
                 if (ws(c)) ++j;
                 else if (c == '/') st = SelfClosing, ++j;
                 else if (c == '>') emitted = true;
-                else if (c == '\0') fallback("an attribute name that starts with NUL"), j = n_; // gumbo drops one such NUL
+                // A NUL starts a name of U+FFFD (13.2.5.33), as browsers and html5lib read it;
+                // gumbo 0.10 drops it, and find_refs mends its input for that.
+                else if (c == '\0') new_attr(), cur->name += "\xEF\xBF\xBD", st = Name, ++j;
                 else new_attr(), cur->name += lower(c), st = Name, ++j; // '=' too, as gumbo
                 break;
             case Name: // 13.2.5.33
@@ -356,8 +358,7 @@ private:
                 else if (c == '/') st = SelfClosing, ++j;
                 else if (c == '=') st = BeforeValue, ++j;
                 else if (c == '>') emitted = true;
-                else if (c == '\0') fallback("an attribute name that starts with NUL"), j = n_;
-                else new_attr(), st = Name; // reconsume
+                else new_attr(), st = Name; // reconsume (a NUL too: U+FFFD in the name state)
                 break;
             case BeforeValue: // 13.2.5.35
                 if (ws(c)) {

@@ -299,3 +299,26 @@ TEST_CASE("issue 14: a large HTML part is read in pieces; references cut by piec
             CHECK(tree.leaves[1] == testing::mime_tree(in).leaves[1]);
         }
 }
+
+TEST_CASE("issue 31: a NUL that starts an attribute name makes it U+FFFD+name, as browsers read it, never the name after it")
+{
+    // WHATWG HTML 13.2.5.33 (attribute name state): U+0000 appends U+FFFD to the name, and
+    // 13.2.5.32/34 reconsume into that state, so <img \0src=...> has an attribute named
+    // "\uFFFDsrc", which is no URL attribute (html5lib and browsers agree; gumbo 0.10 drops
+    // the NUL and reads "src"). tests/test_html_tokenizer.cc holds the tokenizer and gumbo
+    // cases; here, end to end: the reference a browser does not load is not repaired, the
+    // one it loads is, with the streaming tokenizer and where gumbo reads the part (<script>).
+    const std::string nul(1, '\0');
+    for (const char *prefix_c : {"", "<script>x</script>"}) {
+        const std::string prefix = prefix_c;
+        CAPTURE(prefix);
+        testing::TempDir d;
+        const std::string m = related(prefix + "<p><img " + nul + "src=\"cid:&lt;img@x&gt;\"><img src=\"CID:&lt;img@x&gt;\"></p>");
+        auto r = mimeuri("--report=" + quote(d / "r"), d.file("m.eml", m));
+        CHECK(r.status == 0);
+        CHECK(r.out.find("<img " + nul + "src=\"cid:&lt;img@x&gt;\"><img src=\"cid:img@x\">") != std::string::npos);
+        const std::string rep = testing::read_file(d / "r");
+        CHECK(rep.find("\"url\":\"CID:<img@x>\"") != std::string::npos);
+        CHECK(rep.find("\"url\":\"cid:<img@x>\"") == std::string::npos);
+    }
+}

@@ -250,14 +250,15 @@ TEST_CASE("tokenizer: the common cases are answered without gumbo, as gumbo answ
         answered += agrees(c);
     }
     CHECK(answered > 50); // most of these never need gumbo
-    // NUL bytes, which a C string would cut: in a name (U+FFFD), and starting one (gumbo drops
-    // a single such NUL: found by fuzz_html_tokenizer).
+    // NUL bytes, which a C string would cut: in a name (U+FFFD), and starting one (U+FFFD
+    // too, 13.2.5.33; gumbo 0.10 drops a single such NUL, found by fuzz_html_tokenizer, and
+    // find_refs mends its input for that: issue 31).
     using namespace std::string_literals;
     for (const std::string &c : {"<img sr\0c=cid:x src=cid:y>"s, "<img \0src=cid:x>"s, "<img alt \0src=cid:x>"s,
                                  "<img \0\0src=cid:x src=cid:y>"s, "<img src=\"cid:\0x\">"s})
         agrees(c);
     CHECK(agrees("<img sr\0c=cid:x src=cid:y>"s));
-    CHECK(!tokenize_refs("<img \0src=cid:x>"s, 1000).scan);
+    CHECK(agrees("<img \0src=cid:x>"s));
     // Names gumbo makes one (U+FFFD for each control, DEL, bad UTF-8 or NUL), repeated with no
     // value: gumbo glues the repeated name to the next (found by fuzz_html_tokenizer).
     for (const std::string &c : {"<k \x04 \x07 href=e>"s, "<img \x01 \x7F src=cid:x>"s, "<img \xFF \xEF\xBF\xBD src=cid:x>"s,
@@ -396,4 +397,54 @@ TEST_CASE("tokenizer in pieces: what it holds is the construct a piece ends in, 
         CHECK(testing::scan_difference(*whole.scan, *tokenize_refs(h, 1000000).scan).empty());
         CHECK_FALSE(whole.scan->refs.empty());
     }
+}
+
+TEST_CASE("a NUL that starts an attribute name makes it U+FFFD+name (issue 31): the tokenizer and the gumbo path as browsers")
+{
+    // WHATWG HTML 13.2.5.33 (attribute name state): U+0000 appends U+FFFD to the name, and
+    // 13.2.5.32/34 reconsume into that state, so <img \0src=...> has an attribute named
+    // "\uFFFDsrc", which is no URL attribute (html5lib and browsers agree; gumbo 0.10
+    // drops the NUL and reads "src"). A NUL inside a tag name or a value is U+FFFD there too.
+
+    struct Case {
+        std::string html;
+        std::vector<std::string> urls; // what a browser loads, in order
+    };
+    const std::string nul(1, '\0');
+    const std::vector<Case> cases = {
+        {"<img " + nul + "src=\"cid:a@x\">", {}},
+        {"<img " + nul + "src=\"cid:a@x\" src=\"cid:b@x\">", {"cid:b@x"}},
+        {"<img alt=x " + nul + "src=\"cid:a@x\">", {}},
+        {"<img alt " + nul + "src=\"cid:a@x\">", {}},
+        {"<img alt=\"x\"" + nul + "src=\"cid:a@x\">", {}},
+        {"<img/" + nul + "src=\"cid:a@x\">", {}},
+        {"<img " + nul + nul + "src=\"cid:a@x\">", {}},
+        {"<img s" + nul + "rc=\"cid:a@x\">", {}},
+        {"<img src=\"cid:a@x\" " + nul + "src=\"cid:b@x\">", {"cid:a@x"}},
+        {"<img src=\"cid:a@x\">", {"cid:a@x"}},
+        // The same in a part the streaming tokenizer leaves to gumbo (a <script>).
+        {"<script>x</script><img " + nul + "src=\"cid:a@x\">", {}},
+        {"<script>x</script><img " + nul + "src=\"cid:a@x\" src=\"cid:b@x\">", {"cid:b@x"}},
+        {"<table><tr><td><img " + nul + "src=\"cid:a@x\" src=\"cid:b@x\"></table>", {"cid:b@x"}},
+    };
+    for (const Case &c : cases) {
+        std::string shown;
+        for (char ch : c.html) shown += ch == '\0' ? std::string("\\0") : std::string(1, ch);
+        CAPTURE(shown);
+        auto urls = [](const Scan &s) {
+            std::vector<std::string> out;
+            for (const Ref &r : s.refs) out.push_back(r.url);
+            return out;
+        };
+        auto g = find_refs(c.html, 1000);
+        REQUIRE(g);
+        CHECK(urls(*g) == c.urls);
+        auto t = tokenize_refs(c.html, 1000);
+        if (t.scan) CHECK(urls(*t.scan) == c.urls);
+        auto s = scan_refs(c.html, ParseLimits{});
+        REQUIRE(s);
+        CHECK(urls(*s) == c.urls);
+    }
+    // The streaming tokenizer reads these itself (no gumbo needed for a NUL).
+    CHECK(tokenize_refs("<img " + nul + "src=\"cid:a@x\" src=\"cid:b@x\">", 1000).scan);
 }
