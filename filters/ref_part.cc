@@ -26,17 +26,6 @@ bool is_type(const Node &n, const char *type, const char *subtype)
     return ct && g_mime_content_type_is_type(ct, type, subtype);
 }
 
-// Charsets whose bytes do not keep ASCII's meaning: references are checked after a
-// conversion, never rewritten in place.
-bool ascii_compatible(const std::string &charset)
-{
-    std::string c = text::ascii_lower(charset);
-    for (const char *bad : {"utf-16", "utf-32", "ucs-2", "ucs-4", "utf-7", "iso-2022", "hz-gb", "ebcdic", "cp037",
-                            "ibm037", "cp500", "ibm500", "cp1026", "cp875"})
-        if (c.rfind(bad, 0) == 0) return false;
-    return true;
-}
-
 bool inline_allowed(const std::string &type, const std::vector<std::string> &allow)
 {
     // Never markup or scripts, whatever the allow-list says (SVG can carry scripts).
@@ -124,7 +113,7 @@ private:
         const char *cs = g_mime_object_get_content_type_parameter(hn_.object, "charset");
         return cs ? cs : "";
     }
-    std::optional<Content> load(bool &rewritable, std::string &charset);
+    std::optional<Content> load(bool &rewritable, std::string &described);
     Result<bool> find_in_pieces(std::optional<html::Scan> &out);
     Status find(std::string_view html, std::optional<html::Scan> &out);
     std::optional<Decision> resolve_ref(const html::Ref &ref, const std::string &base);
@@ -132,7 +121,7 @@ private:
     void decide(const html::Ref &ref, std::size_t ri, Decision &d);
     std::string canonical(int target);
     void report(const html::Ref &ref, const html::Holder &holder, const Decision &d);
-    Status write(std::string_view html, const html::Scan &scan, bool rewritable, const std::string &charset);
+    Status write(std::string_view html, const html::Scan &scan, bool rewritable, const std::string &described);
     void unclaim(std::size_t k);
 
     MessageContext &ctx_;
@@ -155,8 +144,9 @@ private:
     PendingExtract pending_;
 };
 
-// The part's text: decoded, and in UTF-8 when its charset is not ASCII-compatible.
-std::optional<Content> PartRewriter::load(bool &rewritable, std::string &charset)
+// The part's text: decoded, and in UTF-8 when its encoding is not ASCII-compatible (its
+// label, a byte-order mark or a <meta>: sniff_html_encoding); then it is checked only.
+std::optional<Content> PartRewriter::load(bool &rewritable, std::string &described)
 {
     auto bytes = ctx_.decoded_content(hn_, opts_.html_max);
     if (!bytes) {
@@ -165,13 +155,14 @@ std::optional<Content> PartRewriter::load(bool &rewritable, std::string &charset
                                     "); references not looked at");
         return std::nullopt;
     }
-    charset = this->charset();
-    rewritable = ascii_compatible(charset);
-    if (!rewritable) {
-        keep_charset(charset); // its module stays loaded for the next part (charsets.hh)
+    const HtmlEncoding enc = sniff_html_encoding(charset(), bytes->view().substr(0, 1024));
+    rewritable = enc.ascii_compatible;
+    described = enc.described;
+    if (!rewritable && !enc.convert_from.empty()) {
+        keep_charset(enc.convert_from); // its module stays loaded for the next part (charsets.hh)
         gsize written = 0;
-        GCharPtr conv(g_convert(bytes->data(), static_cast<gssize>(bytes->size()), "UTF-8", charset.c_str(), nullptr,
-                                &written, nullptr));
+        GCharPtr conv(g_convert(bytes->data(), static_cast<gssize>(bytes->size()), "UTF-8", enc.convert_from.c_str(),
+                                nullptr, &written, nullptr));
         if (conv) return Content::owned(std::string(conv.get(), written));
     }
     return std::move(*bytes);
@@ -199,9 +190,16 @@ Result<bool> PartRewriter::find_in_pieces(std::optional<html::Scan> &out)
     if (GMIME_IS_PART(hn_.object) &&
         g_mime_part_get_content_encoding(GMIME_PART(hn_.object)) == GMIME_CONTENT_ENCODING_UUENCODE)
         return false;
-    if (!ascii_compatible(charset())) return false;
+    if (ascii_compatibility(charset()) == AsciiCompat::No) return false;
     auto span = ctx_.content_span(hn_);
     if (!span || static_cast<std::size_t>(span->second - span->first) < kPiecesMin) return false;
+    // A byte-order mark or a <meta> in its first 1024 bytes may say otherwise: read whole then.
+    std::string head;
+    (void)ctx_.decoded_pieces(hn_, opts_.html_max, [&](std::string_view piece) {
+        head.append(piece.substr(0, 1024 - head.size()));
+        return head.size() < 1024;
+    }, kPieceBlock);
+    if (!sniff_html_encoding(charset(), head).ascii_compatible) return false;
     html::PieceTokenizer tokenizer(opts_.max_refs, kMaxCarry);
     Status late = ok();
     auto read = ctx_.decoded_pieces(hn_, opts_.html_max, [&](std::string_view piece) {
@@ -408,7 +406,7 @@ void PartRewriter::unclaim(std::size_t k)
 }
 
 // Makes the replacements and writes the part back in its transfer encoding.
-Status PartRewriter::write(std::string_view html, const html::Scan &scan, bool rewritable, const std::string &charset)
+Status PartRewriter::write(std::string_view html, const html::Scan &scan, bool rewritable, const std::string &described)
 {
     auto unclaim_all = [&] {
         for (std::size_t k = 0; k < reps_.size(); ++k) unclaim(k);
@@ -416,7 +414,7 @@ Status PartRewriter::write(std::string_view html, const html::Scan &scan, bool r
     if (!rewritable) {
         unclaim_all();
         ctx_.report().add_error(hn_.section, "charset",
-                                "charset " + charset + " is not ASCII-compatible: references checked, not rewritten");
+                                "charset " + described + " is not ASCII-compatible: references checked, not rewritten");
         return ok();
     }
     auto rewritten = html::rewrite(html, scan, reps_);
@@ -466,7 +464,7 @@ Status PartRewriter::run()
         report(ref, scan->holders[ref.holder], *d);
     }
     if (!html && (!pending_.refs.empty() || !reps_.empty())) { // read in pieces, and to change: whole now
-        charset = this->charset(); // ASCII-compatible: rewritable
+        charset.clear(); // ASCII-compatible (find_in_pieces): rewritable
         auto bytes = ctx_.decoded_content(hn_, opts_.html_max);
         if (!bytes) return bytes.error(); // read before: the input changed, or the machine failed
         html = std::move(*bytes);

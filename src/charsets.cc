@@ -82,4 +82,238 @@ void keep_charsets_for(std::string_view m, std::size_t header_block_size)
     }
 }
 
+namespace {
+
+std::string lower_trimmed(std::string_view s)
+{
+    while (!s.empty() && g_ascii_isspace(s.front())) s.remove_prefix(1);
+    while (!s.empty() && g_ascii_isspace(s.back())) s.remove_suffix(1);
+    std::string out(s);
+    for (char &c : out) c = static_cast<char>(g_ascii_tolower(c));
+    return out;
+}
+
+// WHATWG Encoding, section 4.2 (the labels table): the labels of the encodings that are not
+// ASCII-compatible, and the encoding each names.
+const char *whatwg_non_ascii(const std::string &label)
+{
+    static const std::pair<const char *, const char *> table[] = {
+        {"unicodefffe", "UTF-16BE"},    {"utf-16be", "UTF-16BE"},       {"csunicode", "UTF-16LE"},
+        {"iso-10646-ucs-2", "UTF-16LE"}, {"ucs-2", "UTF-16LE"},         {"unicode", "UTF-16LE"},
+        {"unicodefeff", "UTF-16LE"},    {"utf-16", "UTF-16LE"},         {"utf-16le", "UTF-16LE"},
+        {"csiso2022jp", "ISO-2022-JP"}, {"iso-2022-jp", "ISO-2022-JP"}, {"csiso2022kr", "replacement"},
+        {"hz-gb-2312", "replacement"},  {"iso-2022-cn", "replacement"}, {"iso-2022-cn-ext", "replacement"},
+        {"iso-2022-kr", "replacement"}, {"replacement", "replacement"},
+    };
+    for (const auto &[l, enc] : table)
+        if (label == l) return enc;
+    return nullptr;
+}
+
+// What iconv makes of the probe in `name`: Yes when every byte comes back as itself.
+AsciiCompat probe_iconv(const char *name)
+{
+    GIConv cd = g_iconv_open("UTF-8", name);
+    if (cd == reinterpret_cast<GIConv>(-1)) return AsciiCompat::Unknown;
+    std::string probe = "\t\n\r";
+    for (int c = 0x20; c < 0x7F; ++c)
+        if (c != '\\' && c != '~') probe += static_cast<char>(c);
+    probe += "\x1b(B\x1b$B\x0e\x0f+-+AGEA-"; // ISO-2022 escapes, SO/SI, UTF-7 shifts
+    gsize read = 0, written = 0;
+    gchar *out = g_convert_with_iconv(probe.data(), static_cast<gssize>(probe.size()), cd, &read, &written, nullptr);
+    g_iconv_close(cd);
+    const bool same = out && written == probe.size() && std::memcmp(out, probe.data(), written) == 0;
+    g_free(out);
+    return same ? AsciiCompat::Yes : AsciiCompat::No;
+}
+
+struct Compat {
+    std::mutex mu;
+    std::vector<std::pair<std::string, AsciiCompat>> known; // at most kMaxTried
+};
+
+// WHATWG HTML 13.2.3.2, "get an attribute" and "extract a character encoding from a meta
+// element", over the first bytes of a text. Returns the label, lowercased, or "".
+struct MetaPrescan {
+    std::string_view b;
+    std::size_t p{0};
+    static bool space(char c) { return c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == ' '; }
+    bool get_attribute(std::string &name, std::string &value)
+    {
+        name.clear();
+        value.clear();
+        while (p < b.size() && (space(b[p]) || b[p] == '/')) ++p;
+        if (p >= b.size() || b[p] == '>') return false;
+        for (;; ++p) {
+            if (p >= b.size()) return false;
+            const char c = b[p];
+            if (c == '=' && !name.empty()) {
+                ++p;
+                break;
+            }
+            if (space(c)) {
+                while (p < b.size() && space(b[p])) ++p;
+                if (p >= b.size()) return false;
+                if (b[p] != '=') return true;
+                ++p;
+                break;
+            }
+            if (c == '/' || c == '>') return true;
+            name += static_cast<char>(g_ascii_tolower(c));
+        }
+        while (p < b.size() && space(b[p])) ++p;
+        if (p >= b.size()) return false;
+        if (b[p] == '"' || b[p] == '\'') {
+            const char q = b[p++];
+            for (; p < b.size(); ++p) {
+                if (b[p] == q) {
+                    ++p;
+                    return true;
+                }
+                value += static_cast<char>(g_ascii_tolower(b[p]));
+            }
+            return false;
+        }
+        if (b[p] == '>') return true;
+        for (; p < b.size() && !space(b[p]) && b[p] != '>'; ++p) value += static_cast<char>(g_ascii_tolower(b[p]));
+        return p < b.size();
+    }
+    static std::string from_content(std::string_view v)
+    {
+        for (std::size_t at = 0;;) {
+            const std::size_t cs = v.find("charset", at);
+            if (cs == std::string_view::npos) return {};
+            std::size_t i = cs + 7;
+            while (i < v.size() && space(v[i])) ++i;
+            if (i >= v.size() || v[i] != '=') {
+                at = i; // "loop": look for "charset" again from here
+                continue;
+            }
+            ++i;
+            while (i < v.size() && space(v[i])) ++i;
+            if (i >= v.size()) return {};
+            if (v[i] == '"' || v[i] == '\'') {
+                const std::size_t close = v.find(v[i], i + 1);
+                return close == std::string_view::npos ? std::string() : std::string(v.substr(i + 1, close - i - 1));
+            }
+            std::size_t e = i;
+            while (e < v.size() && !space(v[e]) && v[e] != ';') ++e;
+            return std::string(v.substr(i, e - i));
+        }
+    }
+    std::string run()
+    {
+        auto at = [&](std::string_view s) {
+            return b.size() - p >= s.size() && g_ascii_strncasecmp(b.data() + p, s.data(), s.size()) == 0;
+        };
+        while (p < b.size()) {
+            if (at("<!--")) {
+                const std::size_t end = b.find("-->", p + 2);
+                if (end == std::string_view::npos) return {};
+                p = end + 3;
+            } else if (at("<meta") && p + 5 < b.size() && (space(b[p + 5]) || b[p + 5] == '/')) {
+                p += 6;
+                std::vector<std::string> seen;
+                bool got_pragma = false;
+                int need_pragma = -1; // null
+                std::string charset, name, value;
+                while (get_attribute(name, value)) {
+                    if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
+                    seen.push_back(name);
+                    if (name == "http-equiv" && value == "content-type") got_pragma = true;
+                    else if (name == "content" && charset.empty()) {
+                        if (std::string cs = from_content(value); !cs.empty()) charset = cs, need_pragma = 1;
+                    } else if (name == "charset") {
+                        charset = value;
+                        need_pragma = 0;
+                    }
+                }
+                if (need_pragma < 0 || (need_pragma == 1 && !got_pragma) || lower_trimmed(charset).empty()) continue;
+                return lower_trimmed(charset);
+            } else if ((at("<") && p + 1 < b.size() && g_ascii_isalpha(b[p + 1])) ||
+                       (at("</") && p + 2 < b.size() && g_ascii_isalpha(b[p + 2]))) {
+                while (p < b.size() && !space(b[p]) && b[p] != '>') ++p;
+                std::string name, value;
+                while (get_attribute(name, value)) {
+                }
+                ++p;
+            } else if (at("<!") || at("</") || at("<?")) {
+                const std::size_t end = b.find('>', p + 2);
+                if (end == std::string_view::npos) return {};
+                p = end + 1;
+            } else {
+                ++p;
+            }
+        }
+        return {};
+    }
+};
+
+// The iconv name a non-ASCII-compatible label is read from: RFC 2781's utf-16 (a BOM, else
+// big-endian) as glibc reads it; other WHATWG labels by the encoding they name; the rest
+// as GMime maps it.
+std::string convert_name(const std::string &label)
+{
+    if (label == "utf-16") return "UTF-16";
+    if (const char *enc = whatwg_non_ascii(label); enc && std::strcmp(enc, "replacement") != 0) return enc;
+    const char *n = g_mime_charset_iconv_name(label.c_str());
+    return n ? n : label;
+}
+
+} // namespace
+
+AsciiCompat ascii_compatibility(std::string_view charset)
+{
+    const std::string label = lower_trimmed(charset);
+    if (label.empty() || label.size() > 64) return AsciiCompat::Unknown;
+    if (whatwg_non_ascii(label)) return AsciiCompat::No;
+    static Compat *cache = new Compat; // never destroyed, as the converters kept
+    {
+        std::lock_guard<std::mutex> lock(cache->mu);
+        for (const auto &[l, v] : cache->known)
+            if (l == label) return v;
+    }
+    AsciiCompat v = AsciiCompat::Unknown;
+    if (const char *n = g_mime_charset_iconv_name(label.c_str())) v = probe_iconv(n);
+    if (v == AsciiCompat::Unknown) v = probe_iconv(label.c_str());
+    std::lock_guard<std::mutex> lock(cache->mu);
+    if (cache->known.size() < kMaxTried) cache->known.emplace_back(label, v);
+    return v;
+}
+
+HtmlEncoding sniff_html_encoding(std::string_view label_in, std::string_view head)
+{
+    HtmlEncoding e;
+    const std::string label = lower_trimmed(label_in);
+    const AsciiCompat by_label = ascii_compatibility(label);
+    // WHATWG Encoding, "decode": the byte-order mark before anything else.
+    const char *bom = nullptr;
+    if (head.substr(0, 3) == "\xEF\xBB\xBF") bom = "UTF-8";
+    else if (head.substr(0, 2) == "\xFE\xFF") bom = "UTF-16BE";
+    else if (head.substr(0, 2) == "\xFF\xFE") bom = "UTF-16LE";
+    if (bom) {
+        e.convert_from = bom;
+        e.described = std::string(bom) + " (byte-order mark)";
+        e.ascii_compatible = std::strcmp(bom, "UTF-8") == 0 && by_label != AsciiCompat::No;
+        if (e.ascii_compatible) e.convert_from.clear();
+        return e;
+    }
+    if (by_label == AsciiCompat::No) {
+        e.ascii_compatible = false;
+        e.convert_from = convert_name(label);
+        e.described = label;
+        return e;
+    }
+    // HTML 13.2.3.2: a <meta> in the first 1024 bytes, read in any ASCII-compatible encoding.
+    MetaPrescan scan{head.substr(0, 1024)};
+    std::string meta = scan.run();
+    if (meta.empty()) return e;
+    if (const char *enc = whatwg_non_ascii(meta); enc && std::strncmp(enc, "UTF-16", 6) == 0) return e; // UTF-8 then
+    if (ascii_compatibility(meta) != AsciiCompat::No) return e;
+    e.ascii_compatible = false;
+    e.convert_from = by_label == AsciiCompat::Yes ? std::string() : convert_name(meta); // a label it contradicts: as labelled
+    e.described = meta + " (<meta>)";
+    return e;
+}
+
 } // namespace mimeuri

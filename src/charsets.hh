@@ -38,4 +38,28 @@ std::vector<std::string> encoded_word_charsets(std::string_view text);
 // holds any (g_mime_utils_decode_8bit: the locale's charset, ISO-8859-1).
 void keep_charsets_for(std::string_view m, std::size_t header_block_size);
 
+// Whether text in a charset keeps ASCII's meaning byte for byte, so that markup can be read
+// and edited in its bytes. Decided by what the charset is, not how it is spelt: WHATWG
+// Encoding's labels for the encodings that are not ASCII-compatible (UTF-16BE/LE,
+// ISO-2022-JP, "replacement"), then what iconv does with the name as GMime maps it: each
+// printable ASCII byte and the shifts of the stateful encodings (ESC, SO, SI, "+") must
+// decode to themselves, one for one (UTF-7, UTF-16/32 and UCS-2/4 under any alias, EBCDIC
+// and ISO-2022-* fail). '\' and '~' are left out: Shift_JIS reads them as YEN SIGN and
+// OVERLINE in glibc, and is ASCII-compatible to browsers. Unknown: a name neither knows.
+enum class AsciiCompat { Yes, No, Unknown };
+AsciiCompat ascii_compatibility(std::string_view charset);
+
+// The encoding an HTML part's text is in, as far as it matters for editing it in place:
+// WHATWG's sniffing adapted to mail. A byte-order mark decides first; then the MIME label;
+// then, where the label is missing or unknown, a <meta> charset in the first 1024 bytes
+// (HTML 13.2.3.2, "prescan a byte stream"; a <meta> naming UTF-16 means UTF-8 there). Any
+// reading that is not ASCII-compatible makes the text checked only (so does a <meta> that
+// contradicts a label: some readers follow it).
+struct HtmlEncoding {
+    bool ascii_compatible{true};
+    std::string convert_from; // the iconv name to read the text from for checking; "" to read it as it is
+    std::string described;    // for the report: the label, "UTF-16LE (byte-order mark)", "iso-2022-jp (<meta>)"
+};
+HtmlEncoding sniff_html_encoding(std::string_view label, std::string_view head);
+
 } // namespace mimeuri

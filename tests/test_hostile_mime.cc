@@ -543,6 +543,81 @@ TEST_CASE("UTF-7, UTF-16 and ISO-2022-JP HTML: references are checked, and the r
     }
 }
 
+TEST_CASE("charsets by what they are, not how they are spelt: aliases, byte-order marks and <meta> keep non-ASCII text checked only")
+{
+    // Issue 31 (2). WHATWG Encoding: UTF-16BE/LE and ISO-2022-JP are the encodings that are
+    // not ASCII-compatible (plus UTF-7, UTF-32 and EBCDIC, which iconv also reads); their
+    // labels include csunicode, iso-10646-ucs-2, unicode, csiso2022jp. A byte-order mark
+    // decides before any label (WHATWG "decode", BOM sniffing), and an unlabelled HTML part
+    // is read by its <meta> (HTML 13.2.3.2, prescan). Each such part is checked, never
+    // rewritten, so the text stays what it was.
+    testing::TempDir d;
+    auto convert = [](const std::string &utf8, const char *to) {
+        gsize len = 0;
+        gchar *out = g_convert(utf8.data(), static_cast<gssize>(utf8.size()), to, "UTF-8", nullptr, &len, nullptr);
+        REQUIRE(out);
+        std::string s(out, len);
+        g_free(out);
+        return s;
+    };
+    const std::string img = "<p>\xE6\x97\xA5\xE6\x9C\xAC</p><img src=\"CID:&lt;img@x&gt;\">"; // "日本", then the reference
+    const std::string le = convert(img, "UTF-16LE"), be = convert(img, "UTF-16BE");
+    struct Case {
+        std::string what;
+        std::string charset_param; // "" for none
+        std::string html;          // the part's bytes
+    };
+    const std::vector<Case> cases = {
+        {"csunicode, BOM", "; charset=csunicode", "\xFF\xFE" + le},
+        {"iso-10646-ucs-2, no BOM", "; charset=iso-10646-ucs-2", le},
+        {"utf16, BOM", "; charset=utf16", "\xFE\xFF" + be},
+        {"unicode, BOM", "; charset=unicode", "\xFF\xFE" + le},
+        {"csISO2022JP", "; charset=csISO2022JP", convert(img, "ISO-2022-JP")},
+        {"us-ascii, UTF-16 BOM", "; charset=us-ascii", "\xFF\xFE" + le},
+        {"no charset, UTF-16 BOM", "", "\xFE\xFF" + be},
+        {"no charset, <meta charset>", "",
+         "<html><head><meta charset=\"iso-2022-jp\"></head><body>" + convert(img, "ISO-2022-JP") + "</body></html>"},
+        {"no charset, <meta http-equiv>", "",
+         "<html><head><meta http-equiv=Content-Type content='text/html; charset=ISO-2022-JP'></head><body>" +
+             convert(img, "ISO-2022-JP") + "</body></html>"},
+    };
+    for (const Case &c : cases) {
+        CAPTURE(c.what);
+        gchar *b64 = g_base64_encode(reinterpret_cast<const guchar *>(c.html.data()), c.html.size());
+        const std::string m = "Message-ID: <u@x>\nContent-Type: multipart/related; boundary=b\n\n--b\n"
+                              "Content-Type: text/html" + c.charset_param + "\nContent-Transfer-Encoding: base64\n\n" + b64 +
+                              "\n--b\nContent-Type: image/png\nContent-ID: <img@x>\n\nAAAA\n--b--\n";
+        g_free(b64);
+        for (const char *mode : {"", "--cid=inline --drop-inlined"}) {
+            CAPTURE(mode);
+            auto r = run(std::string(mode) + " --report=" + quote(d / "r"), d.file("m.eml", m));
+            CHECK(r.status == 0);
+            CHECK(r.out == m);
+            const std::string rep = testing::read_file(d / "r");
+            CHECK(rep.find("\"action\":\"repaired\"") == std::string::npos);
+            CHECK(rep.find("\"action\":\"inlined\"") == std::string::npos);
+            CHECK(rep.find("\"code\":\"charset\"") != std::string::npos);
+        }
+    }
+    // ASCII-compatible charsets, however spelt (Shift_JIS's 0x5C and 0x7E included), are
+    // still repaired in place, their other bytes untouched.
+    for (const char *cs : {"shift_jis", "csShiftJIS", "iso-8859-1", "latin1", "euc-jp", "utf-8", "windows-1252"}) {
+        CAPTURE(cs);
+        const std::string html = std::string(cs).find("jis") != std::string::npos || std::string(cs).find("JIS") != std::string::npos ||
+                                         std::string(cs) == "euc-jp"
+                                     ? convert(img, cs)
+                                     : std::string("<p>x</p><img src=\"CID:&lt;img@x&gt;\">");
+        const std::string m = "Message-ID: <a@x>\nContent-Type: multipart/related; boundary=b\n\n--b\n"
+                              "Content-Type: text/html; charset=" + std::string(cs) + "\n\n" + html +
+                              "\n--b\nContent-Type: image/png\nContent-ID: <img@x>\n\nAAAA\n--b--\n";
+        auto r = run("--report=" + quote(d / "r"), d.file("m.eml", m));
+        CHECK(r.status == 0);
+        std::string want = m;
+        want.replace(want.find("CID:&lt;img@x&gt;"), 17, "cid:img@x");
+        CHECK(r.out == want);
+    }
+}
+
 TEST_CASE("--drop-inlined never leaves a multipart with no parts")
 {
     testing::TempDir d;
