@@ -303,6 +303,27 @@ std::pair<std::string, std::string> check_body_hash(const MessageContext &ctx, c
     return {"broken", "body hash does not match"};
 }
 
+// RFC 4880 7, the cleartext signature framework: text that holds this line is signed as it
+// stands, an inline PGP signature in a text part (any reader that finds it checks the text
+// between it and the signature). Looked for anywhere in the decoded content, not only at a
+// line's start: an HTML part may put it after a tag, and keeping too much is safe.
+bool clearsigned(const MessageContext &ctx, const Node &n)
+{
+    static constexpr std::string_view marker = "-----BEGIN PGP SIGNED MESSAGE-----";
+    bool found = false;
+    std::string carry; // the end of the piece before: a marker cut by a piece end
+    (void)ctx.decoded_pieces(n, std::size_t{1} << 40, [&](std::string_view piece) {
+        carry.append(piece.substr(0, marker.size()));
+        if (carry.find(marker) != std::string::npos || piece.find(marker) != std::string_view::npos) {
+            found = true;
+            return false;
+        }
+        carry.assign(piece.substr(piece.size() - std::min(piece.size(), marker.size() - 1)));
+        return true;
+    });
+    return found;
+}
+
 } // namespace
 
 void protect_conflicting_types(MessageContext &ctx)
@@ -408,6 +429,7 @@ Signatures Signatures::analyse(MessageContext &ctx, SignedMode mode)
         GMimeContentType *ct = g_mime_object_get_content_type(n.object);
         if (!ct) continue;
         std::string kind;
+        bool inline_pgp = false;
         if (g_mime_content_type_is_type(ct, "multipart", "signed")) {
             const char *proto = g_mime_content_type_get_parameter(ct, "protocol");
             std::string p = text::ascii_lower(proto ? proto : "");
@@ -419,6 +441,9 @@ Signatures Signatures::analyse(MessageContext &ctx, SignedMode mode)
             const char *st = g_mime_content_type_get_parameter(ct, "smime-type");
             std::string t = text::ascii_lower(st ? st : "");
             kind = t == "enveloped-data" || t == "authenveloped-data" ? "encrypted" : "smime";
+        } else if (n.kind == Node::Kind::Leaf && g_mime_content_type_is_type(ct, "text", "*") && clearsigned(ctx, n)) {
+            kind = "pgp"; // inline: the part is kept whole, as a multipart/signed entity is
+            inline_pgp = true;
         } else {
             continue;
         }
@@ -427,7 +452,8 @@ Signatures Signatures::analyse(MessageContext &ctx, SignedMode mode)
         f.kind = kind;
         f.part = n.section;
         f.state = "unverifiable";
-        f.detail = "mimeuri does not check cryptographic signatures; the entity is kept whole";
+        f.detail = inline_pgp ? "an inline PGP signed block (RFC 4880 7); mimeuri does not check it; the part is kept whole"
+                              : "mimeuri does not check cryptographic signatures; the entity is kept whole";
         if (n.top_level()) {
             // The message's own fields are outside what RFC 1847 signs: fields may be added
             // there, but the body and the fields that describe it stay as they are.

@@ -618,6 +618,33 @@ TEST_CASE("charsets by what they are, not how they are spelt: aliases, byte-orde
     }
 }
 
+TEST_CASE("a clearsigned (inline PGP) block in a text part keeps the part as it is, and is reported")
+{
+    // Issue 31 (8), without gpg (tests/test_signed.cc verifies a real one): RFC 4880 7's
+    // "-----BEGIN PGP SIGNED MESSAGE-----" makes the text after it signed, whatever encodes it.
+    testing::TempDir d;
+    const std::string clear = "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\n<p><img src=\"CID:&lt;img@x&gt;\"></p>\n"
+                              "-----BEGIN PGP SIGNATURE-----\n\niHUEARYIAB0WIQQ=\n=abcd\n-----END PGP SIGNATURE-----\n";
+    gchar *b64 = g_base64_encode(reinterpret_cast<const guchar *>(clear.data()), clear.size());
+    const std::string encoded = b64;
+    g_free(b64);
+    for (const std::string &cte : {std::string("7bit"), std::string("base64")}) {
+        CAPTURE(cte);
+        const std::string m = "Message-ID: <pgp@x>\nContent-Type: multipart/related; boundary=b\n\n--b\n"
+                              "Content-Type: text/html\nContent-Transfer-Encoding: " + cte + "\n\n" +
+                              (cte == "7bit" ? clear : encoded + "\n") +
+                              "--b\nContent-Type: image/png\nContent-ID: <img@x>\n\nAAAA\n--b--\n";
+        auto r = run("--report=" + quote(d / "r"), d.file("m.eml", m));
+        CHECK(r.status == 0);
+        CHECK(r.out == m);
+        const std::string rep = testing::read_file(d / "r");
+        CHECK(rep.find("\"action\":\"kept\"") != std::string::npos);
+        CHECK(rep.find("\"kind\":\"pgp\",\"part\":\"1\"") != std::string::npos);
+        // Without a report (signatures analysed on first need) the same output.
+        CHECK(run("", d.file("m.eml", m)).out == m);
+    }
+}
+
 TEST_CASE("--drop-inlined never leaves a multipart with no parts")
 {
     testing::TempDir d;

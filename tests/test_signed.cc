@@ -99,6 +99,23 @@ def pgp_verify(d, src):
     return subprocess.run(["gpg", "--homedir", d + "/gnupg", "--batch", "--verify", d + "/part.asc", d + "/part.bin"],
                           capture_output=True).returncode == 0
 
+def pgp_clearsign(d, src, dst):
+    # RFC 4880 7: the cleartext signature framework, as gpg --clearsign writes it.
+    out = run("gpg", "--homedir", d + "/gnupg", "--batch", "--digest-algo", "SHA256", "--clearsign",
+              input=open(src, "rb").read()).stdout
+    open(dst, "wb").write(out)
+
+def pgp_clear_verify(d, src):
+    # The first text/html part of the message, decoded, verified as gpg reads it.
+    import email, email.policy
+    msg = email.message_from_bytes(open(src, "rb").read(), policy=email.policy.compat32)
+    for part in msg.walk():
+        if part.get_content_type() == "text/html":
+            open(d + "/clear.txt", "wb").write(part.get_payload(decode=True))
+            return subprocess.run(["gpg", "--homedir", d + "/gnupg", "--batch", "--verify", d + "/clear.txt"],
+                                  capture_output=True).returncode == 0
+    return False
+
 def smime_sign(d, entity, headers, dst, eol):
     out = run("openssl", "smime", "-sign", "-in", entity, "-signer", d + "/cert.pem", "-inkey", d + "/rsa.pem").stdout
     msg = open(headers, "rb").read().rstrip(b"\n") + b"\n" + out.replace(b"\r\n", b"\n")
@@ -116,6 +133,8 @@ if __name__ == "__main__":
     elif cmd == "smime-sign": smime_sign(d, a[0], a[1], a[2], b"\r\n" if a[3] == "crlf" else b"\n")
     elif cmd == "dkim-verify": sys.exit(0 if dkim_verify(d, *a) else 1)
     elif cmd == "pgp-verify": sys.exit(0 if pgp_verify(d, *a) else 1)
+    elif cmd == "pgp-clearsign": pgp_clearsign(d, *a)
+    elif cmd == "pgp-clear-verify": sys.exit(0 if pgp_clear_verify(d, *a) else 1)
     elif cmd == "smime-verify": sys.exit(0 if smime_verify(d, *a) else 1)
     else: sys.exit(2)
 )PY";
@@ -231,6 +250,44 @@ TEST_CASE("S/MIME and PGP/MIME multipart/signed, LF and CRLF")
             REQUIRE_MESSAGE(s.status == 0, s.err);
             check_fixture(kit, read_file(kit.dir / "signed.eml"), std::string(kind) + "-verify", kind);
         }
+}
+
+TEST_CASE("inline PGP (a clearsigned block) in an HTML part is signed content: kept, reported, still verifies")
+{
+    // Issue 31 (8). RFC 4880 7: "-----BEGIN PGP SIGNED MESSAGE-----" starts signed text; a
+    // clearsigned HTML part's reference must not be repaired (gpg would say BAD signature),
+    // whatever the part's transfer encoding, and the report lists the signature.
+    Kit kit;
+    const std::string html = "<html><body><p>signed</p><img src=\"CID:&lt;x@y&gt;\"></body></html>\n";
+    Proc s = kit.py("pgp-clearsign", quote(kit.dir.file("html.txt", html)) + " " + quote(kit.dir / "html.asc"));
+    REQUIRE_MESSAGE(s.status == 0, s.err);
+    const std::string clear = read_file(kit.dir / "html.asc");
+    REQUIRE(contains(clear, "-----BEGIN PGP SIGNED MESSAGE-----"));
+    for (const std::string cte : {"7bit", "base64", "quoted-printable"}) {
+        CAPTURE(cte);
+        std::string body = clear;
+        if (cte == "base64") {
+            gchar *b = g_base64_encode(reinterpret_cast<const guchar *>(clear.data()), clear.size());
+            body = std::string(b) + "\n";
+            g_free(b);
+        } else if (cte == "quoted-printable") {
+            body.clear();
+            for (char c : clear) body += c == '=' ? std::string("=3D") : std::string(1, c);
+        }
+        const std::string m = kHeaders + "MIME-Version: 1.0\nContent-Type: multipart/related; boundary=\"rel\"\n\n--rel\n"
+                              "Content-Type: text/html; charset=us-ascii\nContent-Transfer-Encoding: " + cte +
+                              "\n\n" + body + "--rel\nContent-Type: image/png\nContent-ID: <x@y>\n"
+                              "Content-Transfer-Encoding: base64\n\niVBORw0KGgo=\n--rel--\n";
+        REQUIRE(kit.verifies("pgp-clear-verify", m));
+        for (const std::string args : {"", "--labels=all --summary-header", "--cid=inline --drop-inlined"}) {
+            CAPTURE(args);
+            auto [out, rep] = kit.run(m, args);
+            CHECK(kit.verifies("pgp-clear-verify", out));
+            CHECK_FALSE(contains(rep, "\"action\":\"repaired\""));
+            CHECK_FALSE(contains(rep, "\"action\":\"inlined\""));
+            CHECK(contains(rep, "\"kind\":\"pgp\",\"part\":\"1\""));
+        }
+    }
 }
 
 TEST_CASE("ARF report: the embedded message's DKIM signature keeps it as evidence")
