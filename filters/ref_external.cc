@@ -45,7 +45,7 @@ public:
         auto c = found_.find(id);
         if (c != found_.end() && (c->second.with_cids || !cids || !c->second.entry)) return c->second.get();
         auto found = st.find(id, cids);
-        if (!found) throw std::runtime_error(found.error().message);
+        if (!found) fail(found.error());
         if (c == found_.end()) {
             make_room();
             c = found_.try_emplace(id).first;
@@ -61,7 +61,7 @@ public:
         MidStore &st = reading();
         if (auto c = found_ci_.find(id); c != found_ci_.end()) return c->second;
         auto found = st.find_ci(id);
-        if (!found) throw std::runtime_error(found.error().message);
+        if (!found) fail(found.error());
         make_room();
         found_ci_[id] = *found;
         return *found;
@@ -73,7 +73,19 @@ public:
         reading_ = false;
     }
 
+    void set_deadline(std::function<bool()> out_of_time) override
+    {
+        deadline_ = std::move(out_of_time);
+        if (store_ && gen_ == fork_generation()) store_->set_interrupt(deadline_);
+    }
+
 private:
+    [[noreturn]] static void fail(const Error &e)
+    {
+        if (e.kind == Kind::Limit) throw TimeLimit(e.message);
+        throw std::runtime_error(e.message);
+    }
+
     // What was looked up is kept from message to message (threads refer to the same messages
     // again and again) for as long as nobody writes to the index: each message's read
     // transaction starts by asking SQLite whether another connection has committed since,
@@ -121,6 +133,7 @@ private:
             auto s = MidStore::open_read(path_);
             if (!s) throw std::runtime_error(s.error().message);
             store_ = std::make_unique<MidStore>(std::move(*s));
+            store_->set_interrupt(deadline_);
             gen_ = fork_generation();
             forget();
             reading_ = false;
@@ -131,6 +144,7 @@ private:
 
     std::string path_;
     std::unique_ptr<MidStore> store_;
+    std::function<bool()> deadline_;
     unsigned gen_{0};
     bool reading_{false};
     std::int64_t version_{-1};

@@ -9,8 +9,10 @@
 
 #include "ref_index.hh"
 
+#include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,15 @@ public:
     virtual std::optional<std::string> find_ci(const std::string &id) = 0;
     // The message's references are looked up: what was held for them can go.
     virtual void done() {}
+    // The message's deadline (MessageContext::out_of_time), asked as a lookup works, not only
+    // between lookups: a lookup past it throws TimeLimit. Empty: none.
+    virtual void set_deadline(std::function<bool()> out_of_time) { (void)out_of_time; }
+};
+
+// A lookup stopped at the message's time limit (--max-time): the message passes as it came,
+// reported, as with any limit.
+struct TimeLimit : std::runtime_error {
+    using std::runtime_error::runtime_error;
 };
 
 using ExternalIndexes = std::vector<std::unique_ptr<ExternalIndex>>;

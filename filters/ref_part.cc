@@ -455,8 +455,9 @@ Status PartRewriter::run()
         if (std::string b = resolve(base, *scan->base_href); !b.empty()) base = b;
     pending_.html_node = node_;
     for (std::size_t ri = 0; ri < scan->refs.size(); ++ri) {
-        if (ri % 1024 == 1023)
-            if (auto t = ctx_.check_time(); !t) return t;
+        // Before each reference: one may cost a lookup in an index on disk (--mid-index,
+        // --notmuch), so the clock is read by work, not every thousand references.
+        if (auto t = ctx_.check_time(); !t) return t;
         const html::Ref &ref = scan->refs[ri];
         auto d = resolve_ref(ref, base);
         if (!d) continue;

@@ -141,17 +141,27 @@ Status ReferencesPass::apply(MessageContext &ctx)
     if (opts_.cid == RefOptions::Cid::Off && opts_.mid == RefOptions::Mid::Off) return ok();
     const refs::MessageIndex ix = refs::index_message(ctx);
     const refs::Resolver resolver(ix, run_index_, &externals_);
-    // The indexes' read transactions end with the message, however it ends.
+    // The indexes' read transactions end with the message, however it ends; the message's
+    // deadline holds inside their lookups.
+    for (auto &e : externals_) e->set_deadline([&ctx] { return ctx.out_of_time(); });
     struct Done {
         refs::ExternalIndexes &x;
         ~Done()
         {
-            for (auto &e : x) e->done();
+            for (auto &e : x) {
+                e->set_deadline({});
+                e->done();
+            }
         }
     } done{externals_};
     Tally tally;
-    for (std::size_t i = 0; i < ctx.nodes().size(); ++i)
-        if (Status s = refs::rewrite_html_part(ctx, opts_, ix, resolver, static_cast<int>(i), tally); !s) return s;
+    try {
+        for (std::size_t i = 0; i < ctx.nodes().size(); ++i)
+            if (Status s = refs::rewrite_html_part(ctx, opts_, ix, resolver, static_cast<int>(i), tally); !s) return s;
+    } catch (const refs::TimeLimit &e) { // a lookup stopped at the deadline
+        if (Status t = ctx.check_time(); !t) return t;
+        return Error::limit(e.what());
+    }
     if (Status s = add_content_ids(ctx, tally); !s) return s;
     if (opts_.drop_inlined)
         if (Status s = drop_inlined(ctx, tally); !s) return s;

@@ -17,7 +17,9 @@
 #include <gmime/gmime.h>
 #include <sqlite3.h>
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <set>
 #include <string_view>
@@ -36,6 +38,13 @@ constexpr int kBatch = 5000;               // messages per transaction
 // index not yet migrated is as right, and slower).
 const char *kLookupIndex = "CREATE INDEX IF NOT EXISTS messages_lookup ON messages(message_id, file, offset, number, section); "
                            "DROP INDEX IF EXISTS messages_id;";
+
+// The case-insensitive lookup (find_ci) takes the least id under a key from this index in
+// one B-tree search, however many messages share the id; indexes made before it had
+// messages_ci(ci_key), over which the least id meant reading every row of the key (a
+// poisoned index: an id held 300,000 times). open_write() replaces that one.
+const char *kCiIndex = "CREATE INDEX IF NOT EXISTS messages_ci_id ON messages(ci_key, message_id) WHERE ci_key IS NOT NULL; "
+                       "DROP INDEX IF EXISTS messages_ci;";
 
 const char *kSchema = R"(
 CREATE TABLE IF NOT EXISTS files(
@@ -57,7 +66,7 @@ CREATE TABLE IF NOT EXISTS messages(
   message_id TEXT NOT NULL,
   ci_key TEXT);
 CREATE INDEX IF NOT EXISTS messages_lookup ON messages(message_id, file, offset, number, section);
-CREATE INDEX IF NOT EXISTS messages_ci ON messages(ci_key) WHERE ci_key IS NOT NULL;
+CREATE INDEX IF NOT EXISTS messages_ci_id ON messages(ci_key, message_id) WHERE ci_key IS NOT NULL;
 CREATE INDEX IF NOT EXISTS messages_file ON messages(file);
 CREATE TABLE IF NOT EXISTS cids(
   message INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
@@ -141,14 +150,35 @@ struct MidStore::Impl {
         stmts.clear();
         if (db) sqlite3_close_v2(db);
     }
+    // Asked every kProgressSteps virtual-machine steps of a statement (set_interrupt): the
+    // clock read by work done, so that no single lookup outlasts the message's deadline.
+    std::function<bool()> stop;
+    static constexpr int kProgressSteps = 4096;
+    static int progress(void *self)
+    {
+        try {
+            auto *im = static_cast<Impl *>(self);
+            return im->stop && im->stop() ? 1 : 0;
+        } catch (...) {
+            return 1; // never unwind through SQLite
+        }
+    }
     // Locked by a writer for longer than we wait, or out of disk: a retry may pass.
     Code code() const
     {
         int rc = sqlite3_errcode(db);
         return (rc == SQLITE_BUSY || rc == SQLITE_LOCKED || rc == SQLITE_FULL) ? Code::TempFail : Code::IoErr;
     }
+    // Before a lookup too: one that is short never reaches the progress handler.
+    std::optional<Error> stopped(const std::string &path) const
+    {
+        if (stop && stop()) return Error::limit(path + ": lookup stopped at the time limit (--max-time)");
+        return std::nullopt;
+    }
     Error fail(const std::string &what, const std::string &path) const
     {
+        if (sqlite3_errcode(db) == SQLITE_INTERRUPT)
+            return Error::limit(path + ": " + what + " stopped at the time limit (--max-time)");
         return Error{code(), path + ": " + what + ": " + sqlite3_errmsg(db)};
     }
     Result<sqlite3_stmt *> prepare(const char *sql, const std::string &path)
@@ -278,12 +308,16 @@ Result<MidStore> MidStore::open_write(const std::string &path, int busy_ms)
         // (the format number stays: older and newer readers answer alike).
         auto lookup = pragma_int(im.db, "SELECT count(*) FROM sqlite_schema WHERE name = 'messages_lookup'", path);
         if (!lookup) return lookup.error();
+        auto ci = pragma_int(im.db, "SELECT count(*) FROM sqlite_schema WHERE name = 'messages_ci_id'", path);
+        if (!ci) return ci.error();
         auto tail = pragma_int(im.db, "SELECT count(*) FROM pragma_table_info('files') WHERE name = 'tail'", path);
         if (!tail) return tail.error();
-        if (*lookup == 0 || *tail == 0) {
+        if (*lookup == 0 || *ci == 0 || *tail == 0) {
             if (Status s = im.begin(path); !s) return s.error();
             if (*lookup == 0)
                 if (Status s = im.exec(kLookupIndex, path); !s) return s.error();
+            if (*ci == 0)
+                if (Status s = im.exec(kCiIndex, path); !s) return s.error();
             if (*tail == 0)
                 if (Status s = im.exec("ALTER TABLE files ADD COLUMN tail TEXT", path); !s) return s.error();
             if (Status s = st.commit(); !s) return s.error();
@@ -320,6 +354,7 @@ Result<std::int64_t> MidStore::data_version()
 
 Result<std::optional<MidStore::Found>> MidStore::find(const std::string &id, bool cids)
 {
+    if (auto e = impl_->stopped(path_)) return *e;
     auto q = impl_->prepare("SELECT m.id, f.path, m.offset, m.number, m.section FROM messages m JOIN files f ON f.id = m.file "
                             "WHERE m.message_id = ?1 LIMIT 2",
                             path_);
@@ -358,21 +393,40 @@ Result<std::optional<MidStore::Found>> MidStore::find(const std::string &id, boo
 
 Result<std::optional<std::string>> MidStore::find_ci(const std::string &id)
 {
+    if (auto e = impl_->stopped(path_)) return *e;
     std::string key = mid_ci_key(id);
     if (key.empty()) return std::optional<std::string>();
-    // The ids whose key is `key`: those written with a lower-case domain (their key is the
-    // id itself, not stored) and those with capitals (key stored).
-    auto q = impl_->prepare("SELECT min(message_id) FROM (SELECT message_id FROM messages WHERE message_id = ?1 "
-                            "UNION ALL SELECT message_id FROM messages WHERE ci_key = ?1)",
-                            path_);
+    // The least of the ids whose key is `key`: those written with a lower-case domain (their
+    // key is the id itself, not stored) and those with capitals (key stored). Two searches of
+    // one row each (messages_lookup, messages_ci_id), whatever number of messages share an id:
+    // a min() over both sets read every row of them.
+    std::optional<std::string> out;
+    auto q = impl_->prepare("SELECT 1 FROM messages WHERE message_id = ?1 LIMIT 1", path_);
     if (!q) return q.error();
     put(*q, 1, key);
     int rc = sqlite3_step(*q);
-    if (rc != SQLITE_ROW) return impl_->fail("lookup", path_);
-    std::optional<std::string> out;
-    if (sqlite3_column_type(*q, 0) != SQLITE_NULL) out = text_of(*q, 0);
+    if (rc == SQLITE_ROW) out = key;
+    else if (rc != SQLITE_DONE) return impl_->fail("lookup", path_);
     sqlite3_reset(*q);
+    auto c = impl_->prepare("SELECT message_id FROM messages WHERE ci_key = ?1 ORDER BY message_id LIMIT 1", path_);
+    if (!c) return c.error();
+    put(*c, 1, key);
+    rc = sqlite3_step(*c);
+    if (rc == SQLITE_ROW) {
+        std::string least = text_of(*c, 0);
+        if (!out || least < *out) out = std::move(least);
+    } else if (rc != SQLITE_DONE) {
+        return impl_->fail("lookup", path_);
+    }
+    sqlite3_reset(*c);
     return out;
+}
+
+void MidStore::set_interrupt(std::function<bool()> stop)
+{
+    impl_->stop = std::move(stop);
+    sqlite3_progress_handler(impl_->db, impl_->stop ? Impl::kProgressSteps : 0, impl_->stop ? &Impl::progress : nullptr,
+                             impl_.get());
 }
 
 Result<std::optional<MidStore::FileState>> MidStore::file(const std::string &path)

@@ -8,6 +8,7 @@
 #include "result.hh"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -73,6 +74,9 @@ public:
     // waits for end_read() (called after each message).
     Status begin_read();
     void end_read();
+    // A question asked every few thousand steps of a lookup: true stops it, and the lookup
+    // returns an Error::limit (the time limit, --max-time). Empty: none.
+    void set_interrupt(std::function<bool()> stop);
     // Inside a read transaction: a number that changes when another connection has
     // committed since (PRAGMA data_version), so that what was looked up earlier can be kept
     // while it does not.

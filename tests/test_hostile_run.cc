@@ -285,3 +285,49 @@ TEST_CASE("SIGTERM to --jobs=2 --in-place over a Maildir: every process cleans u
         MESSAGE(changed << " of " << messages << " files rewritten before SIGTERM");
     }
 }
+
+TEST_CASE("issue 31: --max-time holds against a poisoned --mid-index (one Message-ID 300,000 times, 1,024 case variants)")
+{
+    // Each mid: link names the domain in another case (RFC 5322: it compares
+    // case-insensitively), so each is a lookup of its own past the exact one. A lookup must
+    // cost a bounded amount of work whatever the index holds, and the clock is read by work
+    // done: the run ends well within --max-time plus a margin, with the message passed and
+    // the limit reported, or resolved.
+    testing::TempDir d;
+    const std::string idx = d / "idx";
+    const std::string one = "From a@b Mon Jan  1 00:00:00 2024\nMessage-ID: <dup@Example.ORG>\n\nx\n";
+    REQUIRE(testing::sh(testing::bin() + " index -o " + quote(idx) + " " + quote(d.file("a.mbox", one + one))).status == 0);
+    // 300,000 more rows for the same id, written straight into the index.
+    auto poison = testing::sh("sqlite3 " + quote(idx) +
+                              " \"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000) "
+                              "INSERT INTO messages(file, number, offset, section, message_id, ci_key) "
+                              "SELECT (SELECT min(id) FROM files), 1, 0, '', 'dup@Example.ORG', 'dup@example.org' FROM n\"");
+    REQUIRE_MESSAGE(poison.status == 0, poison.err);
+    std::string html = "<html><body>";
+    const std::string domain = "example.org";
+    for (int v = 0; v < 1024; ++v) {
+        std::string dom = domain;
+        for (std::size_t k = 0, bit = 0; k < dom.size(); ++k)
+            if (dom[k] != '.' && ((v >> bit++) & 1)) dom[k] = static_cast<char>(g_ascii_toupper(dom[k]));
+        html += "<a href=\"mid:dup@" + dom + "\">x</a>\n";
+    }
+    html += "</body></html>\n";
+    const std::string m = "Message-ID: <q@x>\nContent-Type: text/html\n\n" + html;
+    const std::string msg = d.file("m.eml", m);
+    for (bool old_index : {false, true}) {
+        CAPTURE(old_index);
+        if (old_index) // an index made before the case-insensitive lookup was indexed for it
+            REQUIRE(testing::sh("sqlite3 " + quote(idx) +
+                                " 'DROP INDEX IF EXISTS messages_ci_id; CREATE INDEX IF NOT EXISTS messages_ci ON "
+                                "messages(ci_key) WHERE ci_key IS NOT NULL'").status == 0);
+        gint64 t0 = g_get_monotonic_time();
+        auto r = testing::sh("timeout 60 " + testing::bin() + " --max-time=2 --mid=check --mid-index=" + quote(idx) +
+                             " --report=" + quote(d / "r") + " " + quote(msg) + " > " + quote(d / "out") + "; echo $?");
+        const double secs = static_cast<double>(g_get_monotonic_time() - t0) / 1e6;
+        CHECK(r.out == "0\n");
+        CHECK(secs < 6);
+        CHECK(testing::read_file(d / "out") == m);
+        const std::string rep = testing::read_file(d / "r");
+        CHECK((rep.find("\"code\":\"limit\"") != std::string::npos || rep.find("\"status\":\"ambiguous\"") != std::string::npos));
+    }
+}

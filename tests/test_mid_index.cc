@@ -128,3 +128,39 @@ TEST_CASE("mimeuri index: a file that fails half-way is rolled back alone, and t
     CHECK_FALSE(st->find("lost@x", false)->has_value());
     CHECK(st->find("good@x", false)->has_value());
 }
+
+TEST_CASE("--mid-index: a lookup asks the deadline as it works, and stops at it with a limit (issue 31)")
+{
+    testing::TempDir d;
+    std::string index = d / "a.midx";
+    put(index, "one.mbox", {"a@X.org", "a@X.org", "b@x"});
+    auto st = MidStore::open_read(index);
+    REQUIRE(st.ok());
+    REQUIRE(st->begin_read().ok());
+    // No deadline: answers as always; the case-insensitive lookup gives the least id.
+    auto ci = st->find_ci("a@x.ORG");
+    REQUIRE(ci.ok());
+    CHECK(*ci == std::optional<std::string>("a@X.org"));
+    auto f = st->find("a@X.org");
+    REQUIRE(f.ok());
+    REQUIRE(*f);
+    CHECK((*f)->count == 2);
+    // Past the deadline: each lookup stops, as a limit (the message passes, reported).
+    st->set_interrupt([] { return true; });
+    auto stopped = st->find("b@x");
+    REQUIRE_FALSE(stopped.ok());
+    CHECK(stopped.error().kind == Kind::Limit);
+    auto stopped_ci = st->find_ci("A@x.org");
+    REQUIRE_FALSE(stopped_ci.ok());
+    CHECK(stopped_ci.error().kind == Kind::Limit);
+    st->set_interrupt({});
+    CHECK(st->find("b@x").ok());
+    st->end_read();
+    // Through the external index the --mid-index option opens: TimeLimit, not another failure.
+    auto ix = refs::open_mid_index(index);
+    ix->set_deadline([] { return true; });
+    CHECK_THROWS_AS(ix->find("b@x"), refs::TimeLimit);
+    ix->set_deadline({});
+    CHECK(ix->find("b@x") != nullptr);
+    ix->done();
+}
