@@ -17,6 +17,12 @@
 #include <gmime/gmime.h>
 #include <sqlite3.h>
 
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <functional>
 #include <map>
 #include <optional>
@@ -270,13 +276,48 @@ Result<MidStore> MidStore::open_read(const std::string &path)
     return st;
 }
 
+namespace {
+
+// The index file opened for writing as Postfix's safe_open opens a file it will write (and
+// as --cid=extract opens what it writes): a symbolic link is never followed (SQLite opens a
+// path through links, so a link planted in a shared folder would make a root run create or
+// rewrite the file it names); an existing file must be a regular file with no other hard
+// link, owned (for root) by the user running. A file missing is created here, exclusively,
+// so that the file SQLite opens is the one checked. Returns whether it was created.
+Result<bool> check_index_path(const std::string &path, struct stat &st)
+{
+    if (::lstat(path.c_str(), &st) == 0) {
+        if (S_ISLNK(st.st_mode))
+            return Error{Code::CantCreate, path + ": a symbolic link; not followed (give the index's own path)"};
+        if (!S_ISREG(st.st_mode)) return Error{Code::Usage, path + ": not a regular file; not a mimeuri index"};
+        if (st.st_nlink != 1) return Error{Code::CantCreate, path + ": has other hard links; not writing to it"};
+        if (::geteuid() == 0 && st.st_uid != 0)
+            return Error{Code::CantCreate, path + ": owned by another user (uid " + std::to_string(st.st_uid) +
+                                               "); not writing to it as root"};
+        return false;
+    }
+    if (errno != ENOENT) return Error{Code::CantCreate, path + ": " + std::strerror(errno)};
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) return Error{Code::CantCreate, path + ": cannot create the index: " + std::strerror(errno)};
+    const int rc = ::fstat(fd, &st);
+    ::close(fd);
+    if (rc != 0) return Error{Code::CantCreate, path + ": " + std::strerror(errno)};
+    return true;
+}
+
+} // namespace
+
 Result<MidStore> MidStore::open_write(const std::string &path, int busy_ms)
 {
+    struct stat before {};
+    auto created = check_index_path(path, before);
+    if (!created) return created.error();
     MidStore st;
     st.path_ = path;
     st.impl_ = std::make_unique<Impl>();
     st.impl_->writing = true;
-    int rc = sqlite3_open_v2(path.c_str(), &st.impl_->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+    // NOFOLLOW: SQLite refuses a link put there since (its journal it opens O_NOFOLLOW).
+    int rc = sqlite3_open_v2(path.c_str(), &st.impl_->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX,
                              nullptr);
     if (rc != SQLITE_OK) return Error{Code::CantCreate, path + ": cannot open the index: " + sqlite3_errstr(rc)};
     sqlite3_busy_timeout(st.impl_->db, busy_ms);
@@ -287,6 +328,14 @@ Result<MidStore> MidStore::open_write(const std::string &path, int busy_ms)
     if (!ver) return ver.error();
     auto tables = pragma_int(im.db, "SELECT count(*) FROM sqlite_schema", path);
     if (!tables) return tables.error();
+    // The file SQLite has open (it has read it by now) is the one checked: not one swapped in.
+    if (struct stat now {}; ::lstat(path.c_str(), &now) != 0 || now.st_dev != before.st_dev || now.st_ino != before.st_ino)
+        return Error{Code::CantCreate, path + ": replaced while it was opened; not writing to it"};
+    // A file that was there but holds no index (empty, or an SQLite file with no tables) is
+    // someone else's: not taken over. Only the file made here starts empty.
+    if (*tables == 0 && !*created)
+        return Error{Code::Usage, path + ": not a mimeuri index (an empty file or an SQLite file with no tables); "
+                                         "not writing to it (give a new name, or the index's own)"};
     if (*tables > 0 && *app != kApplicationId)
         return Error{Code::Usage, path + ": an SQLite file that is not a mimeuri index; not writing to it"};
     if (*tables > 0 && *ver != kSchemaVersion)

@@ -331,3 +331,54 @@ TEST_CASE("issue 31: --max-time holds against a poisoned --mid-index (one Messag
         CHECK((rep.find("\"code\":\"limit\"") != std::string::npos || rep.find("\"status\":\"ambiguous\"") != std::string::npos));
     }
 }
+
+TEST_CASE("issue 31: mimeuri index -o follows no symbolic link, and takes over no file that is not an index")
+{
+    // A link planted in a shared folder must not make a root run create or write the file
+    // it points at (SQLite opens a path through links); an empty file, an SQLite file with
+    // no tables, another user's file or one with other hard links is not an index to write.
+    testing::TempDir d;
+    const std::string mbox = d.file("a.mbox", "From a@b Mon Jan  1 00:00:00 2024\nMessage-ID: <a@b>\n\nx\n");
+    auto index = [&](const std::string &out) {
+        return testing::sh(testing::bin() + " index -o " + quote(out) + " " + quote(mbox) + " 2>&1; echo \"rc=$?\"").out;
+    };
+    // A link to a file that does not exist yet, and to one that does.
+    REQUIRE(::symlink((d / "victim.db").c_str(), (d / "link.db").c_str()) == 0);
+    std::string r = index(d / "link.db");
+    CHECK(r.find("rc=0") == std::string::npos);
+    CHECK(r.find("symbolic link") != std::string::npos);
+    CHECK(::access((d / "victim.db").c_str(), F_OK) != 0);
+    const std::string victim = d.file("victim2", "precious\n");
+    REQUIRE(::symlink(victim.c_str(), (d / "link2.db").c_str()) == 0);
+    r = index(d / "link2.db");
+    CHECK(r.find("rc=0") == std::string::npos);
+    CHECK(testing::read_file(victim) == "precious\n");
+    // Files that are not an index, each left as it was.
+    const std::string empty = d.file("empty.db", "");
+    r = index(empty);
+    CHECK(r.find("rc=0") == std::string::npos);
+    CHECK(r.find("not a mimeuri index") != std::string::npos);
+    CHECK(testing::read_file(empty).empty());
+    const std::string bare = d / "bare.db";
+    REQUIRE(testing::sh("sqlite3 " + quote(bare) + " 'CREATE TABLE t(x); DROP TABLE t;'").status == 0);
+    const std::string bare_before = testing::read_file(bare);
+    REQUIRE(!bare_before.empty());
+    r = index(bare);
+    CHECK(r.find("rc=0") == std::string::npos);
+    CHECK(r.find("not a mimeuri index") != std::string::npos);
+    CHECK(testing::read_file(bare) == bare_before);
+    // A real index next to it: made, then merged into, as before.
+    CHECK(index(d / "good.db").find("rc=0") != std::string::npos);
+    CHECK(index(d / "good.db").find("rc=0") != std::string::npos);
+    // A hard link to it, and (as root) a file another user owns: refused.
+    REQUIRE(::link((d / "good.db").c_str(), (d / "hard.db").c_str()) == 0);
+    r = index(d / "hard.db");
+    CHECK(r.find("rc=0") == std::string::npos);
+    if (::geteuid() == 0) {
+        REQUIRE(testing::sh("cp " + quote(d / "good.db") + " " + quote(d / "theirs.db") + " && chown 65534 " +
+                            quote(d / "theirs.db")).status == 0);
+        r = index(d / "theirs.db");
+        CHECK(r.find("rc=0") == std::string::npos);
+        CHECK(r.find("owned by") != std::string::npos);
+    }
+}
