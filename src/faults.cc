@@ -15,6 +15,7 @@ Faults Faults::from_env()
     if (g_str_has_prefix(v, "throw:")) f.throw_on = g_ascii_strtoull(v + 6, nullptr, 10);
     f.worker_final = g_strcmp0(v, "worker-final") == 0;
     f.milter = g_strcmp0(v, "milter") == 0;
+    if (g_str_has_prefix(v, "index-input:")) f.index_input = std::string(v + 12);
     return f;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 
 namespace mimeuri {
 
@@ -16,6 +17,10 @@ struct Faults {
     // kills its worker (SIGSEGV), one with "mimeuri-fault:hang" makes it hang; both only
     // when MIMEURI_FAULT=milter.
     bool milter{false};
+    // "index-input:NAME": `mimeuri index` fails reading the input file named NAME (its last
+    // path component) with an I/O error, as a bad disk block would (a root test cannot make
+    // a file unreadable otherwise).
+    std::optional<std::string> index_input;
     static Faults from_env();
 };
 

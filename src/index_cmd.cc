@@ -5,6 +5,7 @@
 // server is moved, one deleted is forgotten: a nightly run costs what arrived.
 #include "index_cmd.hh"
 
+#include "faults.hh"
 #include "gobj.hh"
 #include "maildir.hh"
 #include "mbox.hh"
@@ -41,6 +42,19 @@ std::string without_trailing_slash(std::string p)
     while (p.size() > 1 && p.back() == '/') p.pop_back();
     return p;
 }
+
+// Where a failure came from, said where it happens rather than read back from its text or
+// code: an input (that input is reported and skipped; the others go on, a Maildir's other
+// files too) or the index itself (locked, full, unwritable: nothing more can go in, the run
+// stops). A temporary failure of an input (a pipe that cannot be spooled) is an input's.
+struct Failure {
+    enum class Origin { Input, Index } origin;
+    Error error;
+};
+using Outcome = std::optional<Failure>; // nullopt: done
+
+Outcome input_failure(const Error &e) { return Failure{Failure::Origin::Input, e}; }
+Outcome index_failure(const Error &e) { return Failure{Failure::Origin::Index, e}; }
 
 struct Totals {
     std::size_t inputs{0}, read{0}, unchanged{0}, appended{0}, moved{0}, forgotten{0}, messages{0}, ids{0}, failed{0};
@@ -89,30 +103,32 @@ Result<bool> only_appended(const Source &src, const MidStore::FileState &was)
 
 class Indexer {
 public:
-    Indexer(MidStore &store, Totals &t) : store_(store), t_(t) {}
+    Indexer(MidStore &store, Totals &t) : store_(store), t_(t), fault_(Faults::from_env().index_input) {}
 
     // One mbox or message file; maildir/unique set for a Maildir's file. was: what the index
     // knows of it, if anything: an mbox that only grew is read from where it ended.
-    Status file(const std::string &path, const struct stat &st, const std::string &maildir = {},
-                const std::string &unique = {}, const MidStore::FileState *was = nullptr)
+    Outcome file(const std::string &path, const struct stat &st, const std::string &maildir = {},
+                 const std::string &unique = {}, const MidStore::FileState *was = nullptr)
     {
         auto src = Source::open_path(path, std::size_t{8} << 20);
-        if (!src) return src.error();
+        if (!src) return input_failure(src.error());
+        if (fault_ && path.substr(path.rfind('/') + 1) == *fault_)
+            return input_failure({Code::IoErr, "cannot read " + path + ": Input/output error (MIMEURI_FAULT)"});
         Format format = Format::Message;
         if (maildir.empty()) {
             auto m = looks_like_mbox(*src);
-            if (!m) return m.error();
+            if (!m) return input_failure(m.error());
             if (*m) format = Format::Mbox;
         }
         bool appended = false;
         if (was && format == Format::Mbox) {
             auto a = only_appended(*src, *was);
-            if (!a) return a.error();
+            if (!a) return input_failure(a.error());
             appended = *a;
         }
         auto id = appended ? store_.grow_file(was->id, src->size(), mtime_ns(st))
                            : store_.begin_file(path, src->size(), mtime_ns(st), maildir, unique);
-        if (!id) return id.error();
+        if (!id) return index_failure(id.error());
         // Whatever fails from here on leaves the file as the index had it.
         struct Abandon {
             MidStore &store;
@@ -132,7 +148,7 @@ public:
         std::vector<Segment> segs;
         for (bool done = false; !done;) {
             auto r = splitter.step(segs, std::int64_t{1} << 20);
-            if (!r) return r.error();
+            if (!r) return input_failure(r.error());
             done = *r;
             for (const Segment &seg : segs) {
                 ++number;
@@ -141,7 +157,7 @@ public:
                 auto ctx = MessageContext::parse(*src, seg, number, format == Format::Mbox, limits_);
                 if (!ctx->message()) continue;
                 for (const StoredMessage &m : messages_of(*ctx)) {
-                    if (Status s = store_.add(*id, m); !s) return s;
+                    if (Status s = store_.add(*id, m); !s) return index_failure(s.error());
                     ++t_.ids;
                 }
             }
@@ -151,15 +167,18 @@ public:
         std::string tail;
         if (format == Format::Mbox) {
             auto t = digest_of(*src, src->size());
-            if (!t) return t.error();
+            if (!t) return input_failure(t.error());
             tail = std::move(*t);
         }
         Status s = store_.end_file(*id, static_cast<std::int64_t>(number), tail);
         abandon.armed = !s;
-        return s;
+        if (!s) return index_failure(s.error());
+        return std::nullopt;
     }
 
-    Status maildir(const std::string &dir)
+    // A Maildir: each file's failure is that file's (reported, the others indexed); the
+    // index failing ends it.
+    Outcome maildir(const std::string &dir)
     {
         std::vector<Listed> files; // sorted, as listed
         for (std::string &path : maildir::message_files(dir)) {
@@ -168,7 +187,7 @@ public:
             if (::stat(l.path.c_str(), &l.st) == 0) files.push_back(std::move(l)); // else gone since
         }
         auto known = store_.maildir_files(dir);
-        if (!known) return known.error();
+        if (!known) return index_failure(known.error());
         std::map<std::string, std::size_t> by_path;
         std::multimap<std::string, std::size_t> by_unique;
         for (std::size_t k = 0; k < known->size(); ++k) {
@@ -194,37 +213,38 @@ public:
                     continue;
                 }
                 if (same) { // renamed by the IMAP server: the same message
-                    if (Status s = store_.rename_file(old.id, f.path); !s) return s;
+                    if (Status s = store_.rename_file(old.id, f.path); !s) return index_failure(s.error());
                     ++t_.moved;
                     continue;
                 }
                 if (old.path != f.path)
-                    if (Status s = store_.forget_file(old.id); !s) return s;
+                    if (Status s = store_.forget_file(old.id); !s) return index_failure(s.error());
             }
-            Status s = file(f.path, f.st, dir, unique);
-            if (!s && s.error().code == Code::NoInput) {
+            Outcome o = file(f.path, f.st, dir, unique);
+            if (o && o->origin == Failure::Origin::Input && o->error.code == Code::NoInput) {
                 // Renamed between the listing and the read: found again by its inode.
                 std::string now = maildir::locate(f.path, f.st.st_dev, f.st.st_ino);
                 struct stat st {};
-                if (!now.empty() && ::stat(now.c_str(), &st) == 0) s = file(now, st, dir, unique);
+                if (!now.empty() && ::stat(now.c_str(), &st) == 0) o = file(now, st, dir, unique);
             }
-            if (!s) {
-                if (s.error().code == Code::TempFail || s.error().code == Code::IoErr) return s; // the index itself
-                t_.fail(s.error());
+            if (o) {
+                if (o->origin == Failure::Origin::Index) return o;
+                t_.fail(o->error); // this file only
             }
         }
         for (std::size_t k = 0; k < known->size(); ++k)
             if (!seen[k]) { // expunged
-                if (Status s = store_.forget_file((*known)[k].second.id); !s) return s;
+                if (Status s = store_.forget_file((*known)[k].second.id); !s) return index_failure(s.error());
                 ++t_.forgotten;
             }
-        return ok();
+        return std::nullopt;
     }
 
 private:
     MidStore &store_;
     Totals &t_;
     Limits limits_;
+    std::optional<std::string> fault_; // MIMEURI_FAULT=index-input:NAME (docs/testing.md)
 };
 
 } // namespace
@@ -303,19 +323,23 @@ int run_index_command(int argc, char **argv)
         }
         return {};
     };
-    auto moved_here = [&](const std::string &path, const struct stat &st) -> Result<bool> {
+    // Whether path is a file the index had under a name that names nothing now (moved);
+    // renamed in the index if so. `moved` says which.
+    auto moved_here = [&](const std::string &path, const struct stat &st, bool &moved) -> Outcome {
+        moved = false;
         for (auto it = gone.begin(); it != gone.end(); ++it) {
             if (it->size != st.st_size || it->mtime_ns != mtime_ns(st)) continue;
             auto src = Source::open_path(path, std::size_t{8} << 20);
-            if (!src) return src.error();
+            if (!src) return input_failure(src.error());
             auto digest = digest_of(*src, it->size);
-            if (!digest) return digest.error();
+            if (!digest) return input_failure(digest.error());
             if (*digest != it->tail) continue;
-            if (Status s = store->rename_file(it->id, path); !s) return s.error();
+            if (Status s = store->rename_file(it->id, path); !s) return index_failure(s.error());
             gone.erase(it);
-            return true;
+            moved = true;
+            return std::nullopt;
         }
-        return false;
+        return std::nullopt;
     };
     for (const std::string &given : inputs) {
         ++t.inputs;
@@ -330,26 +354,25 @@ int run_index_command(int argc, char **argv)
                                      " already, as " + other + "; give it the name it has there"});
             continue;
         }
-        Status s = ok();
+        Outcome o;
         if (S_ISDIR(st.st_mode)) {
             if (!maildir::is_maildir(path)) {
                 t.fail({Code::NoInput, path + ": a folder that is not a Maildir (no cur/ nor new/)"});
                 continue;
             }
-            s = ix.maildir(path);
+            o = ix.maildir(path);
         } else {
             auto known = store->file(path);
-            Result<bool> moved = false;
-            if (!known) s = known.error();
+            bool moved = false;
+            if (!known) o = index_failure(known.error());
             else if (*known && (*known)->size == st.st_size && (*known)->mtime_ns == mtime_ns(st)) ++t.unchanged;
-            else if (!*known && S_ISREG(st.st_mode) && (moved = moved_here(path, st)) && *moved) ++t.moved;
-            else if (!moved) s = moved.error();
-            else s = ix.file(path, st, {}, {}, *known ? &**known : nullptr);
+            else if (!*known && S_ISREG(st.st_mode) && ((o = moved_here(path, st, moved)) || moved)) t.moved += moved;
+            else o = ix.file(path, st, {}, {}, *known ? &**known : nullptr);
         }
-        if (!s) {
-            t.fail(s.error());
+        if (o) {
+            t.fail(o->error);
             // The index itself failing (locked, full, unwritable): nothing more can go in.
-            if (s.error().code == Code::TempFail || s.error().message.rfind(store->path(), 0) == 0) break;
+            if (o->origin == Failure::Origin::Index) break;
         }
     }
     if (Status s = store->commit(); !s) t.fail(s.error());

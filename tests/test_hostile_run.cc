@@ -382,3 +382,35 @@ TEST_CASE("issue 31: mimeuri index -o follows no symbolic link, and takes over n
         CHECK(r.find("owned by") != std::string::npos);
     }
 }
+
+TEST_CASE("issue 31: mimeuri index tells an input's failure from the index's: one input failing stops neither a Maildir nor the inputs after it")
+{
+    testing::TempDir d;
+    const std::string idx = d / "idx";
+    auto ids = [&] { return testing::sh("sqlite3 " + quote(idx) + " 'SELECT message_id FROM messages ORDER BY 1'").out; };
+    auto msg = [](const std::string &id) { return "Message-ID: <" + id + ">\n\nx\n"; };
+    // A Maildir whose second file cannot be read (an I/O error, injected: a root test cannot
+    // make a regular file unreadable): the first and third are indexed, the run says which
+    // failed, exit 74, and the mbox given after the Maildir is indexed too.
+    const std::string md = d / "Maildir";
+    REQUIRE(testing::sh("mkdir -p " + quote(md + "/cur") + " " + quote(md + "/new") + " " + quote(md + "/tmp")).status == 0);
+    testing::write_file(md + "/cur/1.a:2,S", msg("m1@x"));
+    testing::write_file(md + "/cur/2.b:2,S", msg("m2@x"));
+    testing::write_file(md + "/cur/3.c:2,S", msg("m3@x"));
+    const std::string after = d.file("after.mbox", "From a@b Mon Jan  1 00:00:00 2024\n" + msg("after@x"));
+    auto r = testing::sh("MIMEURI_FAULT=index-input:2.b:2,S " + testing::bin() + " index -o " + quote(idx) + " " +
+                         quote(md) + " " + quote(after) + " 2>&1; echo \"rc=$?\"");
+    CHECK(r.out.find("rc=74") != std::string::npos);
+    CHECK(r.out.find("2.b:2,S") != std::string::npos);
+    CHECK(ids() == "after@x\nm1@x\nm3@x\n");
+    // An input that fails for now (a pipe that cannot be spooled: TMPDIR missing) is a
+    // temporary failure of that input, not of the index: the inputs after it are indexed.
+    const std::string fifo = d / "pipe";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const std::string later = d.file("later.mbox", "From a@b Mon Jan  1 00:00:00 2024\n" + msg("later@x"));
+    r = testing::sh("{ printf 'From a@b Mon Jan  1 00:00:00 2024\\nMessage-ID: <p@x>\\n\\n'; head -c 9000000 /dev/zero; } > " +
+                    quote(fifo) + " & TMPDIR=" + quote(d / "missing") + " " + testing::bin() + " index -o " + quote(idx) +
+                    " " + quote(fifo) + " " + quote(later) + " 2>&1; echo \"rc=$?\"; wait");
+    CHECK(r.out.find("rc=75") != std::string::npos);
+    CHECK(ids() == "after@x\nlater@x\nm1@x\nm3@x\n");
+}
