@@ -312,6 +312,20 @@ Result<MidStore> MidStore::open_write(const std::string &path, int busy_ms)
     struct stat before {};
     auto created = check_index_path(path, before);
     if (!created) return created.error();
+    // A file made here and never made an index (the open or the first commit failed) goes
+    // again, so that the next run does not find an empty file it must refuse.
+    struct Unmake {
+        const std::string &path;
+        const struct stat &made;
+        bool armed;
+        ~Unmake()
+        {
+            struct stat now {};
+            if (armed && ::lstat(path.c_str(), &now) == 0 && now.st_dev == made.st_dev && now.st_ino == made.st_ino &&
+                now.st_size == 0)
+                ::unlink(path.c_str());
+        }
+    } unmake{path, before, *created};
     MidStore st;
     st.path_ = path;
     st.impl_ = std::make_unique<Impl>();
@@ -352,6 +366,7 @@ Result<MidStore> MidStore::open_write(const std::string &path, int busy_ms)
                            "; PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";";
         if (Status s = im.exec(init.c_str(), path); !s) return s.error();
         if (Status s = st.commit(); !s) return s.error();
+        unmake.armed = false;
     } else {
         // Indexes made before the lookup index and the files' tail: brought up to date here
         // (the format number stays: older and newer readers answer alike).
