@@ -237,6 +237,24 @@ Scan ScanBuilder::finish()
 
 namespace {
 
+// Visits the nodes of gumbo's tree in document order, iteratively (hostile nesting must not
+// grow the stack), descending into the document, elements and templates; stops when visit
+// returns false.
+template <typename Visit> void for_each_node(const GumboNode *root, Visit visit)
+{
+    std::vector<const GumboNode *> stack{root};
+    while (!stack.empty()) {
+        const GumboNode *n = stack.back();
+        stack.pop_back();
+        if (!visit(n)) return;
+        const GumboVector *children = nullptr;
+        if (n->type == GUMBO_NODE_DOCUMENT) children = &n->v.document.children;
+        else if (n->type == GUMBO_NODE_ELEMENT || n->type == GUMBO_NODE_TEMPLATE) children = &n->v.element.children;
+        if (!children) continue;
+        for (unsigned i = children->length; i > 0; --i) stack.push_back(static_cast<const GumboNode *>(children->data[i - 1]));
+    }
+}
+
 // gumbo's tree, walked: every element's attributes and <style> text, to a ScanBuilder.
 struct Walker {
     const std::function<bool()> *out_of_time;
@@ -254,55 +272,45 @@ struct Walker {
 
     void walk(const GumboNode *root)
     {
-        // Iterative: hostile nesting must not grow the stack.
-        std::vector<const GumboNode *> stack{root};
         std::size_t visited = 0;
-        while (!stack.empty()) {
+        for_each_node(root, [&](const GumboNode *n) {
             if (++visited % 4096 == 0 && out_of_time && *out_of_time && (*out_of_time)()) {
                 stop = Stop::Time;
-                return;
+                return false;
             }
-            const GumboNode *n = stack.back();
-            stack.pop_back();
-            const GumboVector *children = nullptr;
-            if (n->type == GUMBO_NODE_DOCUMENT) {
-                children = &n->v.document.children;
-            } else if (n->type == GUMBO_NODE_ELEMENT || n->type == GUMBO_NODE_TEMPLATE) {
-                const GumboElement &el = n->v.element;
-                std::string tag = el.tag == GUMBO_TAG_UNKNOWN ? std::string() : gumbo_normalized_tagname(el.tag);
-                if (tag.empty() && el.original_tag.data) {
-                    GumboStringPiece t = el.original_tag;
-                    gumbo_tag_from_original_text(&t);
-                    tag.assign(t.data, t.length);
-                    for (char &c : tag) c = static_cast<char>(g_ascii_tolower(c));
-                }
-                for (unsigned i = 0; i < el.attributes.length; ++i) {
-                    auto *a = static_cast<const GumboAttribute *>(el.attributes.data[i]);
-                    std::string name = a->name;
-                    if (a->attr_namespace == GUMBO_ATTR_NAMESPACE_XLINK) name = "xlink:" + name;
-                    if (!ScanBuilder::wanted(name) || !a->original_value.data) continue;
-                    if (auto off = offset_of(a->original_value.data, a->original_value.length))
-                        b.attribute(tag, name, *off, html.substr(*off, a->original_value.length), a->value ? a->value : "");
-                }
-                if (el.tag == GUMBO_TAG_STYLE) {
-                    for (unsigned i = 0; i < el.children.length; ++i) {
-                        auto *c = static_cast<const GumboNode *>(el.children.data[i]);
-                        if (c->type != GUMBO_NODE_TEXT && c->type != GUMBO_NODE_WHITESPACE) continue;
-                        const GumboText &t = c->v.text;
-                        if (!t.original_text.data) continue;
-                        if (auto off = offset_of(t.original_text.data, t.original_text.length))
-                            b.style_text(*off, html.substr(*off, t.original_text.length));
-                    }
-                }
-                children = &el.children;
+            if (n->type != GUMBO_NODE_ELEMENT && n->type != GUMBO_NODE_TEMPLATE) return true;
+            const GumboElement &el = n->v.element;
+            std::string tag = el.tag == GUMBO_TAG_UNKNOWN ? std::string() : gumbo_normalized_tagname(el.tag);
+            if (tag.empty() && el.original_tag.data) {
+                GumboStringPiece t = el.original_tag;
+                gumbo_tag_from_original_text(&t);
+                tag.assign(t.data, t.length);
+                for (char &c : tag) c = static_cast<char>(g_ascii_tolower(c));
             }
-            if (!children) continue;
-            for (unsigned i = children->length; i > 0; --i) stack.push_back(static_cast<const GumboNode *>(children->data[i - 1]));
+            for (unsigned i = 0; i < el.attributes.length; ++i) {
+                auto *a = static_cast<const GumboAttribute *>(el.attributes.data[i]);
+                std::string name = a->name;
+                if (a->attr_namespace == GUMBO_ATTR_NAMESPACE_XLINK) name = "xlink:" + name;
+                if (!ScanBuilder::wanted(name) || !a->original_value.data) continue;
+                if (auto off = offset_of(a->original_value.data, a->original_value.length))
+                    b.attribute(tag, name, *off, html.substr(*off, a->original_value.length), a->value ? a->value : "");
+            }
+            if (el.tag == GUMBO_TAG_STYLE) {
+                for (unsigned i = 0; i < el.children.length; ++i) {
+                    auto *c = static_cast<const GumboNode *>(el.children.data[i]);
+                    if (c->type != GUMBO_NODE_TEXT && c->type != GUMBO_NODE_WHITESPACE) continue;
+                    const GumboText &t = c->v.text;
+                    if (!t.original_text.data) continue;
+                    if (auto off = offset_of(t.original_text.data, t.original_text.length))
+                        b.style_text(*off, html.substr(*off, t.original_text.length));
+                }
+            }
             if (b.full()) {
                 b.truncate(); // stopped looking at the limit
-                break;
+                return false;
             }
-        }
+            return true;
+        });
     }
 };
 
@@ -486,26 +494,17 @@ std::vector<std::size_t> nul_started_names(const GumboNode *root, std::string_vi
 {
     std::vector<std::size_t> at;
     const auto base = reinterpret_cast<std::uintptr_t>(html.data());
-    std::vector<const GumboNode *> stack{root};
-    while (!stack.empty()) {
-        const GumboNode *n = stack.back();
-        stack.pop_back();
-        const GumboVector *children = nullptr;
-        if (n->type == GUMBO_NODE_DOCUMENT) {
-            children = &n->v.document.children;
-        } else if (n->type == GUMBO_NODE_ELEMENT || n->type == GUMBO_NODE_TEMPLATE) {
-            const GumboElement &el = n->v.element;
-            for (unsigned i = 0; i < el.attributes.length; ++i) {
-                auto *a = static_cast<const GumboAttribute *>(el.attributes.data[i]);
-                const auto p = reinterpret_cast<std::uintptr_t>(a->original_name.data);
-                if (!a->original_name.data || p <= base || p - base > html.size()) continue;
-                if (html[p - base - 1] == '\0') at.push_back(p - base - 1);
-            }
-            children = &el.children;
+    for_each_node(root, [&](const GumboNode *n) {
+        if (n->type != GUMBO_NODE_ELEMENT && n->type != GUMBO_NODE_TEMPLATE) return true;
+        const GumboElement &el = n->v.element;
+        for (unsigned i = 0; i < el.attributes.length; ++i) {
+            auto *a = static_cast<const GumboAttribute *>(el.attributes.data[i]);
+            const auto p = reinterpret_cast<std::uintptr_t>(a->original_name.data);
+            if (!a->original_name.data || p <= base || p - base > html.size()) continue;
+            if (html[p - base - 1] == '\0') at.push_back(p - base - 1);
         }
-        if (!children) continue;
-        for (unsigned i = 0; i < children->length; ++i) stack.push_back(static_cast<const GumboNode *>(children->data[i]));
-    }
+        return true;
+    });
     return at;
 }
 
