@@ -516,6 +516,18 @@ TEST_CASE("a message a later pass fails: the report claims no action the output 
     }
 }
 
+// A multipart/related message: an HTML part (base64, Content-Type text/html followed by
+// charset_param) and the image its reference names, <img@x>.
+static std::string related_html_b64(const std::string &charset_param, std::string_view html)
+{
+    gchar *b64 = g_base64_encode(reinterpret_cast<const guchar *>(html.data()), html.size());
+    std::string m = "Message-ID: <u@x>\nContent-Type: multipart/related; boundary=b\n\n--b\n"
+                    "Content-Type: text/html" + charset_param + "\nContent-Transfer-Encoding: base64\n\n" + b64 +
+                    "\n--b\nContent-Type: image/png\nContent-ID: <img@x>\n\nAAAA\n--b--\n";
+    g_free(b64);
+    return m;
+}
+
 TEST_CASE("UTF-7, UTF-16 and ISO-2022-JP HTML: references are checked, and the report claims no repair")
 {
     testing::TempDir d;
@@ -524,13 +536,8 @@ TEST_CASE("UTF-7, UTF-16 and ISO-2022-JP HTML: references are checked, and the r
         gsize len = 0;
         gchar *html = g_convert("<img src=\"CID:<img@x>\">", -1, charset, "UTF-8", nullptr, &len, nullptr);
         REQUIRE(html);
-        gchar *b64 = g_base64_encode(reinterpret_cast<const guchar *>(html), len);
-        std::string m = std::string("Message-ID: <u@x>\nContent-Type: multipart/related; boundary=b\n\n--b\n"
-                                    "Content-Type: text/html; charset=") +
-                        charset + "\nContent-Transfer-Encoding: base64\n\n" + b64 +
-                        "\n--b\nContent-Type: image/png\nContent-ID: <img@x>\n\nAAAA\n--b--\n";
+        std::string m = related_html_b64(std::string("; charset=") + charset, std::string_view(html, len));
         g_free(html);
-        g_free(b64);
         for (const char *mode : {"", "--cid=inline --drop-inlined"}) {
             CAPTURE(mode);
             auto r = run(std::string(mode) + " --report=" + quote(d / "r"), d.file("m.eml", m));
@@ -583,11 +590,7 @@ TEST_CASE("charsets by what they are, not how they are spelt: aliases, byte-orde
     };
     for (const Case &c : cases) {
         CAPTURE(c.what);
-        gchar *b64 = g_base64_encode(reinterpret_cast<const guchar *>(c.html.data()), c.html.size());
-        const std::string m = "Message-ID: <u@x>\nContent-Type: multipart/related; boundary=b\n\n--b\n"
-                              "Content-Type: text/html" + c.charset_param + "\nContent-Transfer-Encoding: base64\n\n" + b64 +
-                              "\n--b\nContent-Type: image/png\nContent-ID: <img@x>\n\nAAAA\n--b--\n";
-        g_free(b64);
+        const std::string m = related_html_b64(c.charset_param, c.html);
         for (const char *mode : {"", "--cid=inline --drop-inlined"}) {
             CAPTURE(mode);
             auto r = run(std::string(mode) + " --report=" + quote(d / "r"), d.file("m.eml", m));
