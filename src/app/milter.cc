@@ -517,23 +517,20 @@ void write_report(const std::string &queue_id, MessageReport report)
 sfsistat fail_message(SMFICTX *ctx, const std::string &where, const std::string &queue_id, const std::string &cause,
                       const std::string &reply, bool tempfail, std::optional<MessageReport> report = {})
 {
-    MessageReport r = report ? std::move(*report) : MessageReport{};
     if (tempfail) {
         std::string text = "mimeuri: " + reply;
         for (char &c : text)
             if (c == '\r' || c == '\n' || c == '%' || static_cast<unsigned char>(c) < 0x20) c = ' ';
         smfi_setreply(ctx, c_str(std::string("451")), c_str(std::string("4.3.0")), c_str(text));
-        g_syslog->warning(where + cause + "; answered 451 4.3.0 (--on-error=tempfail)");
-        r.changed = false;
-        r.add_error("", "failed", cause + "; answered 451 4.3.0 (--on-error=tempfail)");
-        write_report(queue_id, std::move(r));
-        return SMFIS_TEMPFAIL;
     }
-    g_syslog->warning(where + cause + "; accepted unchanged (--on-error=pass)");
+    const std::string outcome =
+        cause + (tempfail ? "; answered 451 4.3.0 (--on-error=tempfail)" : "; accepted unchanged (--on-error=pass)");
+    g_syslog->warning(where + outcome);
+    MessageReport r = report ? std::move(*report) : MessageReport{};
     r.changed = false;
-    r.add_error("", "failed", cause + "; accepted unchanged (--on-error=pass)");
+    r.add_error("", "failed", outcome);
     write_report(queue_id, std::move(r));
-    return SMFIS_ACCEPT;
+    return tempfail ? SMFIS_TEMPFAIL : SMFIS_ACCEPT;
 }
 
 sfsistat on_negotiate(SMFICTX *ctx, unsigned long f0, unsigned long f1, unsigned long f2, unsigned long f3,
@@ -803,8 +800,9 @@ bool fork_worker(int front_chan, std::initializer_list<int> close_in_child)
 // Nagle's algorithm holds each one back until the MTA acknowledges the one before, which
 // it delays (40 ms a round, measured: 60 to 100 ms a message). libmilter does not give out
 // its sockets, but on Linux an accepted socket inherits TCP_NODELAY from the listening one:
-// find that (the one listening TCP socket libmilter opened) and set it there.
-void set_nodelay_on_listener()
+// find that (the one listening TCP socket libmilter opened) and set it there. Every
+// listening socket found is kept in g_listeners, for the workers to close.
+void find_listeners()
 {
     for (int fd = 3; fd < 1024; ++fd) {
         int listening = 0, domain = 0, one = 1;
@@ -868,7 +866,7 @@ int run_milter(const SettingsLoader &loader, std::unique_ptr<Settings> first)
                   spec.c_str());
         return exit_status(Code::CantCreate);
     }
-    set_nodelay_on_listener();
+    find_listeners();
     // A unix socket: the MTA's user must be able to connect. It belongs to --user and that
     // user's group, mode 0660: add the MTA's user to that group (usermod -aG).
     if (std::string path = unix_path(spec); !path.empty()) {
