@@ -1,0 +1,32 @@
+// The service's channels: unix sockets between its processes, each message one tag byte
+// and one descriptor (SCM_RIGHTS).
+//   supervisor -> front: 'N' + a new worker's channel; kConfigTag|bits + the --report file
+//   front -> worker:     'M' + the message (a memfd or an unlinked file)
+//   worker -> front:     a WorkerHello, then the length and bytes of the plan (plain writes)
+#pragma once
+
+#include <cstdint>
+#include <sys/types.h>
+
+namespace mimeuri::milter {
+
+// What a worker tells the front first (before planning): who it is, and the policy and
+// time limit of the configuration it runs with (a reload changes them for later messages).
+struct WorkerHello {
+    pid_t pid;
+    std::uint8_t tempfail;
+    double max_seconds;
+};
+
+// The tag of a config message (supervisor to front): these bits; its descriptor is the
+// report file when kReportFd is set (else a placeholder).
+constexpr char kConfigTag = 0x10, kTempFail = 0x01, kReportFd = 0x02;
+
+// Sends a tag byte and one descriptor over a unix socket.
+bool send_fd(int sock, char tag, int fd);
+
+// Receives a tag byte and one descriptor: 1, or 0 at the end of the socket, or -1 on an
+// error (EINTR included: the caller decides whether to try again).
+int recv_fd(int sock, char &tag, int &fd);
+
+} // namespace mimeuri::milter

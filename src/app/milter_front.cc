@@ -1,0 +1,310 @@
+// The service's front (milter_front.hh): libmilter's callbacks.
+#include "milter_front.hh"
+
+#include "fdio.hh"
+#include "milter_chan.hh"
+#include "milter_dispatch.hh"
+#include "milter_edit.hh"
+#include "milter_message.hh"
+
+#include <glib.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <memory>
+#include <mutex>
+#include <sys/prctl.h>
+#include <thread>
+#include <unistd.h>
+
+namespace mimeuri::milter {
+namespace {
+
+struct FrontSettings {
+    std::size_t spool_threshold{8u << 20};
+    // What the supervisor sends at the start and after each reload (a config message on
+    // the channel): the --on-error policy for failures no worker saw (the message could
+    // not be held), and the --report file, opened by the supervisor (reopened on SIGHUP).
+    std::atomic<bool> tempfail{false};
+    std::mutex report_mutex;
+    int report_fd{-1};
+};
+FrontSettings g_front;
+FreeWorkers g_free;
+Syslog *g_syslog = nullptr;
+
+// The channels of new workers, as the supervisor forks them, and its config messages. The
+// end of the supervisor's channel ends the front.
+void receive_workers(int chan)
+{
+    for (;;) {
+        char tag = 0;
+        int fd = -1;
+        int got = recv_fd(chan, tag, fd);
+        if (got < 0 && errno == EINTR) continue;
+        if (got != 1) break;
+        if ((tag & 0xf0) == kConfigTag) {
+            g_front.tempfail = (tag & kTempFail) != 0;
+            std::lock_guard l(g_front.report_mutex);
+            if (g_front.report_fd >= 0) ::close(g_front.report_fd);
+            g_front.report_fd = (tag & kReportFd) ? fd : -1;
+            if (!(tag & kReportFd)) ::close(fd);
+            continue;
+        }
+        g_free.add(fd);
+    }
+    smfi_stop();
+}
+
+struct Connection {
+    bool leadspc{false};
+    bool no_reply_hdr{false};
+    std::unique_ptr<Message> msg;
+    std::string error; // the message could not be held: answered per policy at its end
+};
+
+// The connection's state, made at negotiation (or here, for an MTA that does not negotiate).
+Connection *conn(SMFICTX *ctx)
+{
+    auto *c = static_cast<Connection *>(smfi_getpriv(ctx));
+    if (!c) {
+        c = new Connection;
+        smfi_setpriv(ctx, c);
+    }
+    return c;
+}
+
+Message &message(SMFICTX *ctx)
+{
+    Connection *c = conn(ctx);
+    if (!c->msg) c->msg = std::make_unique<Message>(c->leadspc, g_front.spool_threshold);
+    return *c->msg;
+}
+
+char *c_str(const std::string &s) { return const_cast<char *>(s.c_str()); }
+
+// Hands the header edits to the MTA as header requests.
+Status apply_header(SMFICTX *ctx, const Message &m, const std::vector<Edit> &edits, bool &requested)
+{
+    std::string block(static_cast<std::size_t>(m.split().header_end), '\0');
+    auto n = m.read_at(0, block.data(), block.size());
+    if (!n || *n != block.size()) return Error{Code::IoErr, "cannot read the header block back"};
+    auto ops = header_ops(parse_fields(block), parse_fields(apply_edits(block, edits)));
+    if (!ops) return ops.error();
+    for (HeaderOp op : *ops) {
+        // Without SMFIP_HDR_LEADSPC the MTA writes "name: value" itself.
+        if (!m.leadspc && !op.value.empty() && op.value[0] == ' ') op.value.erase(0, 1);
+        requested = true;
+        int rc = MI_FAILURE;
+        switch (op.kind) {
+        case HeaderOp::Kind::Append: rc = smfi_addheader(ctx, c_str(op.name), c_str(op.value)); break;
+        case HeaderOp::Kind::Insert: rc = smfi_insheader(ctx, op.index, c_str(op.name), c_str(op.value)); break;
+        case HeaderOp::Kind::Change: rc = smfi_chgheader(ctx, c_str(op.name), op.index, c_str(op.value)); break;
+        case HeaderOp::Kind::Delete: rc = smfi_chgheader(ctx, c_str(op.name), op.index, nullptr); break;
+        }
+        if (rc != MI_SUCCESS) return Error{Code::TempFail, "the MTA refused a header change (" + op.name + ")"};
+    }
+    return ok();
+}
+
+// Hands the plan's edits to the MTA: header requests, then the body if it changed.
+// `requested` is set once the first request went out.
+Status apply_plan(SMFICTX *ctx, const Message &m, const Plan &plan, bool &requested)
+{
+    auto parts = split_edits(plan.edits, m.split());
+    if (!parts) return parts.error();
+    if (!parts->header.empty())
+        if (Status s = apply_header(ctx, m, parts->header, requested); !s) return s;
+    if (parts->body.empty()) return ok();
+    bool refused = false;
+    Status s = stream_edited([&](std::int64_t off, char *buf, std::size_t len) { return m.read_at(off, buf, len); },
+                             m.split().body_begin, m.size(), parts->body, [&](std::string_view chunk) {
+                                 requested = true;
+                                 refused = smfi_replacebody(ctx, reinterpret_cast<unsigned char *>(
+                                                                     const_cast<char *>(chunk.data())),
+                                                            static_cast<int>(chunk.size())) != MI_SUCCESS;
+                                 return !refused;
+                             });
+    if (!s) return s;
+    if (refused) return Error{Code::TempFail, "the MTA refused the new body"};
+    return ok();
+}
+
+// One report line (--report), written whole by one write(2) on a file opened O_APPEND:
+// the front's threads, and other writers of the file, never interleave within a line.
+void write_report(const std::string &queue_id, MessageReport report)
+{
+    std::lock_guard l(g_front.report_mutex);
+    if (g_front.report_fd < 0) return;
+    report.queue_id = queue_id;
+    report.source = "milter";
+    std::string line = report.to_json() + "\n";
+    if (!write_all(g_front.report_fd, line.data(), line.size()))
+        g_warning("--report: cannot write a report line: %s", g_strerror(errno));
+}
+
+// The message failed. `reply` is what the SMTP client may read (nothing local: no path, no
+// system error); `cause` goes to the log. Accepted as it came (pass) or answered 451
+// (tempfail); `tempfail` is true too when requests already went to the MTA (only a 4xx
+// then leaves nothing half-done).
+sfsistat fail_message(SMFICTX *ctx, const std::string &where, const std::string &queue_id, const std::string &cause,
+                      const std::string &reply, bool tempfail, std::optional<MessageReport> report = {})
+{
+    if (tempfail) {
+        std::string text = "mimeuri: " + reply;
+        for (char &c : text)
+            if (c == '\r' || c == '\n' || c == '%' || static_cast<unsigned char>(c) < 0x20) c = ' ';
+        smfi_setreply(ctx, c_str(std::string("451")), c_str(std::string("4.3.0")), c_str(text));
+    }
+    const std::string outcome =
+        cause + (tempfail ? "; answered 451 4.3.0 (--on-error=tempfail)" : "; accepted unchanged (--on-error=pass)");
+    g_syslog->warning(where + outcome);
+    MessageReport r = report ? std::move(*report) : MessageReport{};
+    r.changed = false;
+    r.add_error("", "failed", outcome);
+    write_report(queue_id, std::move(r));
+    return tempfail ? SMFIS_TEMPFAIL : SMFIS_ACCEPT;
+}
+
+sfsistat on_negotiate(SMFICTX *ctx, unsigned long f0, unsigned long f1, unsigned long, unsigned long,
+                      unsigned long *pf0, unsigned long *pf1, unsigned long *pf2, unsigned long *pf3)
+{
+    const unsigned long wanted_actions = SMFIF_ADDHDRS | SMFIF_CHGHDRS | SMFIF_CHGBODY;
+    if ((f0 & wanted_actions) != wanted_actions) return SMFIS_REJECT; // this MTA cannot take our changes
+    *pf0 = wanted_actions | (f0 & SMFIF_SETSYMLIST);
+    // Only the steps a message needs: its header lines, its body and its end.
+    unsigned long steps = SMFIP_NOCONNECT | SMFIP_NOHELO | SMFIP_NOMAIL | SMFIP_NORCPT | SMFIP_NOEOH |
+                          SMFIP_NOUNKNOWN | SMFIP_NODATA;
+    steps &= f1;
+    Connection *c = conn(ctx);
+    if (f1 & SMFIP_HDR_LEADSPC) steps |= SMFIP_HDR_LEADSPC, c->leadspc = true;
+    if (f1 & SMFIP_NR_HDR) steps |= SMFIP_NR_HDR, c->no_reply_hdr = true;
+    if (f1 & SMFIP_MDS_1M) steps |= SMFIP_MDS_1M;
+    else if (f1 & SMFIP_MDS_256K) steps |= SMFIP_MDS_256K;
+    // Body chunks are answered: an MTA (or miltertest) that need not wait may fill the
+    // socket faster than a 64 KiB chunk a round trip is worth.
+    *pf1 = steps;
+    g_debug("negotiated: the MTA offers actions %#lx, steps %#lx; asked for %#lx, %#lx", f0, f1, *pf0, steps);
+    *pf2 = 0;
+    *pf3 = 0;
+    if (f0 & SMFIF_SETSYMLIST) smfi_setsymlist(ctx, SMFIM_EOM, c_str(std::string("i")));
+    return SMFIS_CONTINUE;
+}
+
+void drop_message(SMFICTX *ctx)
+{
+    if (Connection *c = conn(ctx)) {
+        c->msg.reset();
+        c->error.clear();
+    }
+}
+
+sfsistat on_header(SMFICTX *ctx, char *name, char *value)
+{
+    Connection *c = conn(ctx);
+    if (c->error.empty())
+        if (Status s = message(ctx).header(name, value); !s) c->error = s.error().message;
+    return c->no_reply_hdr ? SMFIS_NOREPLY : SMFIS_CONTINUE;
+}
+
+sfsistat on_body(SMFICTX *ctx, unsigned char *chunk, size_t len)
+{
+    Connection *c = conn(ctx);
+    if (c->error.empty())
+        if (Status s = message(ctx).body(chunk, len); !s) c->error = s.error().message;
+    return SMFIS_CONTINUE;
+}
+
+// The end of the message: planned by a worker, the plan handed to the MTA; any failure
+// answered per --on-error (fail_message).
+sfsistat end_of_message(SMFICTX *ctx, Connection *c, Message &m, std::string &where, const std::string &qid,
+                        bool &requested)
+{
+    const bool policy_tempfail = g_front.tempfail;
+    // Nothing to plan with: the original goes on, or is tempfailed, per --on-error.
+    if (!c->error.empty())
+        return fail_message(ctx, where, qid, c->error, "cannot hold the message now", policy_tempfail);
+    auto fd = m.finish();
+    if (!fd) return fail_message(ctx, where, qid, fd.error().message, "cannot hold the message now", policy_tempfail);
+    WorkerResult w = run_worker(g_free, *fd, [ctx] { smfi_progress(ctx); });
+    if (w.plan && !w.plan->message_id.empty()) where += "message-id=<" + w.plan->message_id + ">: ";
+    if (!w.plan) return fail_message(ctx, where, qid, w.failure, w.failure, w.tempfail);
+    if (w.plan->failed())
+        return fail_message(ctx, where, qid, w.plan->cause, "the message could not be processed now", w.tempfail,
+                            std::move(w.plan->report));
+    if (Status s = apply_plan(ctx, m, *w.plan, requested); !s)
+        // Once a request is with the MTA, only a 4xx leaves nothing half-done; before that,
+        // the message can still go on unchanged under --on-error=pass.
+        return fail_message(ctx, where, qid, s.error().message, "the message could not be changed now",
+                            requested || w.tempfail, std::move(w.plan->report));
+    g_syslog->info(where + w.plan->log_line);
+    if (w.plan->report) write_report(qid, std::move(*w.plan->report));
+    return SMFIS_ACCEPT;
+}
+
+sfsistat on_eom(SMFICTX *ctx)
+{
+    const auto started = std::chrono::steady_clock::now();
+    const char *qid_c = smfi_getsymval(ctx, c_str(std::string("i")));
+    const std::string qid = qid_c && *qid_c ? qid_c : "NOQUEUE";
+    std::string where = qid + ": ";
+    bool requested = false;
+    sfsistat result;
+    try {
+        result = end_of_message(ctx, conn(ctx), message(ctx), where, qid, requested);
+    } catch (const std::exception &e) {
+        result = fail_message(ctx, where, qid, std::string("internal error: ") + e.what(), "internal error",
+                              requested || g_front.tempfail);
+    }
+    drop_message(ctx);
+    g_debug("end of message handled in %.3f ms",
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+    return result;
+}
+
+sfsistat on_abort(SMFICTX *ctx)
+{
+    drop_message(ctx);
+    return SMFIS_CONTINUE;
+}
+
+sfsistat on_close(SMFICTX *ctx)
+{
+    delete static_cast<Connection *>(smfi_getpriv(ctx));
+    smfi_setpriv(ctx, nullptr);
+    return SMFIS_CONTINUE;
+}
+
+} // namespace
+
+smfiDesc front_description()
+{
+    static char name[] = "mimeuri";
+    smfiDesc desc{};
+    desc.xxfi_name = name;
+    desc.xxfi_version = SMFI_VERSION;
+    desc.xxfi_flags = SMFIF_ADDHDRS | SMFIF_CHGHDRS | SMFIF_CHGBODY | SMFIF_SETSYMLIST;
+    desc.xxfi_header = on_header;
+    desc.xxfi_body = on_body;
+    desc.xxfi_eom = on_eom;
+    desc.xxfi_abort = on_abort;
+    desc.xxfi_close = on_close;
+    desc.xxfi_negotiate = on_negotiate;
+    return desc;
+}
+
+[[noreturn]] void front_main(int chan, const Options &opts, Syslog &syslog)
+{
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    g_syslog = &syslog;
+    g_front.spool_threshold = opts.spool_threshold;
+    std::thread(receive_workers, chan).detach();
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    int rc = smfi_main();
+    _exit(rc == MI_SUCCESS ? 0 : 1);
+}
+
+} // namespace mimeuri::milter

@@ -1,0 +1,82 @@
+// The service's workers (milter_worker.hh): the front hands a message's descriptor over the
+// channel; the worker answers a WorkerHello, then the serialized Plan.
+#include "milter_worker.hh"
+
+#include "engine.hh"
+#include "faults.hh"
+#include "fdio.hh"
+#include "milter_chan.hh"
+#include "source.hh"
+
+#include <cerrno>
+#include <csignal>
+#include <string>
+#include <string_view>
+#include <unistd.h>
+
+namespace mimeuri::milter {
+namespace {
+
+// Plans one message: the hello, then the plan, on sock.
+void plan_one(int sock, int msg_fd, const Settings &cfg)
+{
+    WorkerHello hello{::getpid(), static_cast<std::uint8_t>(cfg.opts.on_error == OnError::TempFail),
+                      cfg.opts.limits.max_seconds};
+    if (!write_all(sock, &hello, sizeof hello)) return;
+    Plan plan;
+    auto src = Source::open_path("/proc/self/fd/" + std::to_string(msg_fd), cfg.opts.spool_threshold);
+    // Passes of its own for each message: their state (the mid: index) never carries over.
+    // The settings were checked when loaded (an index that cannot be read stops the start
+    // or the reload); a file that goes away later fails the messages that need it.
+    auto passes = build_passes(cfg.opts, cfg.pass_opts);
+    if (!src) {
+        plan.cause = src.error().message;
+    } else {
+        if (Faults::from_env().milter) {
+            char head[65536];
+            auto n = src->read_at(0, head, sizeof head);
+            std::string_view h(head, n ? *n : 0);
+            if (h.find("mimeuri-fault:crash") != std::string_view::npos) ::raise(SIGSEGV);
+            if (h.find("mimeuri-fault:hang") != std::string_view::npos)
+                for (;;) ::pause();
+        }
+        EngineConfig ec;
+        ec.limits = cfg.opts.limits;
+        ec.signed_mode = cfg.opts.signed_mode;
+        ec.summary = true;
+        ec.report = !cfg.opts.report_path.empty();
+        Engine engine(passes, ec);
+        Segment seg;
+        seg.msg_end = seg.next = src->size();
+        if (engine.wants_index()) engine.index({*src, seg, 1, false, 0});
+        plan = engine.plan({*src, seg, 1, false, 0});
+    }
+    std::string bytes = serialize(plan);
+    std::uint64_t len = bytes.size();
+    (void)(write_all(sock, &len, sizeof len) && write_all(sock, bytes.data(), bytes.size()));
+}
+
+volatile sig_atomic_t g_retire = 0;
+void on_retire(int) { g_retire = 1; }
+
+} // namespace
+
+[[noreturn]] void worker_main(int chan, int max_use, const Settings &cfg)
+{
+    struct sigaction sa {};
+    sa.sa_handler = on_retire; // no SA_RESTART: a worker waiting for a message wakes up
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGUSR1, &sa, nullptr);
+    for (int used = 0; used < max_use && !g_retire; ++used) {
+        char tag = 0;
+        int msg_fd = -1;
+        int got;
+        while ((got = recv_fd(chan, tag, msg_fd)) < 0 && errno == EINTR && !g_retire) {}
+        if (got != 1) _exit(0);
+        plan_one(chan, msg_fd, cfg);
+        ::close(msg_fd);
+    }
+    _exit(0);
+}
+
+} // namespace mimeuri::milter
