@@ -69,7 +69,7 @@ echo "| message | mode | SMTP transaction (median) | to delivery (median) | mess
 echo "|---|---|---|---|---|"
 for msg in newsletter 2mb; do
   if [ $msg = newsletter ]; then seq=40 par=400; else seq=12 par=60; fi
-  for mode in none pipe milter milter-inet; do
+  for mode in ${MODES:-none pipe milter milter-inet}; do
     start $mode
     read -r smtp deliv rate < <(python3 "$ROOT/bench/milter_drive.py" "$PORT" "$T/$mode/out/carol/Maildir" "$T/$msg.eml" $seq $par)
     stop $mode

@@ -1,7 +1,8 @@
 // The service's listening socket, as libmilter opened it.
 //   unix_path()       the file of a unix socket spec, for its owner and mode
 //   find_listeners()  the listening sockets libmilter opened (no worker keeps them), with
-//                     TCP_NODELAY set on a TCP one (its connections inherit it)
+//                     TCP_NODELAY set on a TCP one (its connections inherit it) and
+//                     TCP_QUICKACK after each read on its connections (milter_quickack.c)
 #pragma once
 
 #include <string>
