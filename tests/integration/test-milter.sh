@@ -107,8 +107,8 @@ rm -f "$P"/out/carol/Maildir/new/*
 # A header field of 80 KiB (a References of 1,500 ids, folded), within Postfix's
 # header_size_limit (100 KiB). Postfix 3.7 cuts such a field to about 60,000 bytes when a
 # milter is on, whatever the milter (opendkim alike; without a milter it is delivered whole),
-# so the service never sees more than that of it from Postfix (over 64 KiB from other MTAs:
-# test-miltertest.sh). The message is delivered as the command line rewrites it, apart from
+# so the service never sees more than that of it from Postfix (miltertest, which could send
+# more, crashes on a field that long). The message is delivered as the command line rewrites it, apart from
 # the part of References Postfix dropped: what is left of it is the field as sent, cut.
 python3 - "$T/longhdr.eml" <<'EOP'
 import sys
