@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <unordered_map>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifdef MIMEURI_HAVE_NOTMUCH
@@ -108,9 +109,15 @@ private:
         found_ci_.clear();
     }
 
-    // The store, inside this message's read transaction.
+    // The store, inside this message's read transaction. At the first lookup of a message,
+    // a file at the path that is not the one opened (replaced by a rename, as an index made
+    // again elsewhere and moved in) is opened anew; writes to the file itself are seen
+    // through SQLite's data_version below.
     MidStore &reading()
     {
+        if (!reading_ && store_ && gen_ == fork_generation() && !same_file()) {
+            store_.reset();
+        }
         MidStore &st = store();
         if (reading_) return st;
         if (Status s = st.begin_read(); !s) throw std::runtime_error(s.error().message);
@@ -135,6 +142,8 @@ private:
             store_ = std::make_unique<MidStore>(std::move(*s));
             store_->set_interrupt(deadline_);
             gen_ = fork_generation();
+            struct stat st {};
+            opened_ = ::stat(path_.c_str(), &st) == 0 ? std::pair{st.st_dev, st.st_ino} : std::pair<dev_t, ino_t>{};
             forget();
             reading_ = false;
             version_ = -1;
@@ -142,8 +151,15 @@ private:
         return *store_;
     }
 
+    bool same_file() const
+    {
+        struct stat st {};
+        return ::stat(path_.c_str(), &st) == 0 && std::pair{st.st_dev, st.st_ino} == opened_;
+    }
+
     std::string path_;
     std::unique_ptr<MidStore> store_;
+    std::pair<dev_t, ino_t> opened_{}; // the file store_ has open
     std::function<bool()> deadline_;
     unsigned gen_{0};
     bool reading_{false};
@@ -164,6 +180,7 @@ struct NotmuchApi {
     decltype(&notmuch_database_find_message) find_message{};
     decltype(&notmuch_message_get_filename) get_filename{};
     decltype(&notmuch_message_destroy) message_destroy{};
+    decltype(&notmuch_database_reopen) reopen{};
 };
 
 Result<const NotmuchApi *> notmuch_api()
@@ -193,6 +210,7 @@ Result<const NotmuchApi *> notmuch_api()
         take("notmuch_database_find_message", api.find_message);
         take("notmuch_message_get_filename", api.get_filename);
         take("notmuch_message_destroy", api.message_destroy);
+        take("notmuch_database_reopen", api.reopen);
     });
     if (!error.empty()) return Error{Code::Usage, "not available: " + error + " (Debian: apt-get install libnotmuch5)"};
     return &api;
@@ -267,9 +285,22 @@ public:
         return key;
     }
 
+    // The next lookup is another message's: it sees what `notmuch new` added since.
+    void done() override { stale_ = true; }
+
 private:
     notmuch_database_t *db()
     {
+        if (db_ && gen_ == fork_generation() && stale_) {
+            // Kept open from message to message (opening costs more than the lookups);
+            // reopened (cheap: Xapian reads its version file) for each message's first.
+            cache_.clear();
+            notmuch_status_t st = (*notmuch_api())->reopen(db_, NOTMUCH_DATABASE_MODE_READ_ONLY);
+            if (st != NOTMUCH_STATUS_SUCCESS)
+                throw std::runtime_error(path_ + ": cannot open the notmuch database again: " +
+                                         (*notmuch_api())->status_to_string(st));
+        }
+        stale_ = false;
         if (!db_ || gen_ != fork_generation()) {
             // One opened before a fork belongs to the parent: left alone, not destroyed.
             auto d = open_notmuch_db(path_);
@@ -296,11 +327,38 @@ private:
     std::string path_;
     notmuch_database_t *db_{nullptr};
     unsigned gen_{0};
+    bool stale_{false};
     std::map<std::string, std::optional<RunIndex::Entry>> cache_;
     std::optional<RunIndex::Entry> last_; // an answer without Content-IDs, not kept
 };
 
 #endif
+
+// The index of each path, one per process, kept from message to message: the service (and a
+// run's workers) build their passes anew for each message, and opening an index costs more
+// than a message's lookups (bench/milter_index.sh). A message's passes hold a SharedIndex
+// that forwards to it; one message at a time uses it (planning is not threaded).
+class SharedIndex final : public ExternalIndex {
+public:
+    explicit SharedIndex(std::shared_ptr<ExternalIndex> index) : index_(std::move(index)) {}
+    const RunIndex::Entry *find(const std::string &id, bool cids) override { return index_->find(id, cids); }
+    std::optional<std::string> find_ci(const std::string &id) override { return index_->find_ci(id); }
+    void done() override { index_->done(); }
+    void set_deadline(std::function<bool()> out_of_time) override { index_->set_deadline(std::move(out_of_time)); }
+
+private:
+    std::shared_ptr<ExternalIndex> index_;
+};
+
+template <class Index> std::shared_ptr<ExternalIndex> kept(const std::string &path)
+{
+    static std::mutex m;
+    static std::map<std::string, std::shared_ptr<ExternalIndex>> opened;
+    std::lock_guard l(m);
+    auto &index = opened[path];
+    if (!index) index = std::make_shared<Index>(path);
+    return index;
+}
 
 } // namespace
 
@@ -316,7 +374,7 @@ bool notmuch_available()
 std::unique_ptr<ExternalIndex> open_notmuch(const std::string &database)
 {
 #ifdef MIMEURI_HAVE_NOTMUCH
-    return std::make_unique<NotmuchIndex>(database);
+    return std::make_unique<SharedIndex>(kept<NotmuchIndex>(database));
 #else
     (void)database;
     return nullptr;
@@ -337,7 +395,11 @@ Status check_notmuch(const std::string &database)
 #endif
 }
 
-std::unique_ptr<ExternalIndex> open_mid_index(const std::string &path) { return std::make_unique<MidIndexFile>(path); }
+
+std::unique_ptr<ExternalIndex> open_mid_index(const std::string &path)
+{
+    return std::make_unique<SharedIndex>(kept<MidIndexFile>(path));
+}
 
 Status check_mid_index(const std::string &path)
 {

@@ -44,7 +44,9 @@ struct TimeLimit : std::runtime_error {
 using ExternalIndexes = std::vector<std::unique_ptr<ExternalIndex>>;
 
 // An index made by `mimeuri index`, opened read-only on first use in each process (a
-// forked worker opens its own connection: SQLite's must not cross a fork).
+// forked worker opens its own connection: SQLite's must not cross a fork) and kept open for
+// the process's later messages: what another process writes to it is seen at the next
+// message, and a file put in its place (a rename) is opened anew then.
 std::unique_ptr<ExternalIndex> open_mid_index(const std::string &path);
 // Whether path opens as such an index; the error names the file and the cause.
 Status check_mid_index(const std::string &path);

@@ -6,6 +6,10 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdio>
+#include <filesystem>
+#include <glib.h>
+
 using namespace mimeuri;
 
 namespace {
@@ -163,4 +167,49 @@ TEST_CASE("--mid-index: a lookup asks the deadline as it works, and stops at it 
     ix->set_deadline({});
     CHECK(ix->find("b@x") != nullptr);
     ix->done();
+}
+
+namespace {
+
+// How many of this process's descriptors are open on the file at path.
+int open_on(const std::string &path)
+{
+    const std::string real = std::filesystem::canonical(path);
+    int n = 0;
+    GDir *dir = g_dir_open("/proc/self/fd", 0, nullptr);
+    REQUIRE(dir);
+    while (const char *name = g_dir_read_name(dir)) {
+        std::string link = std::string("/proc/self/fd/") + name;
+        if (GCharPtr target(g_file_read_link(link.c_str(), nullptr)); target && target.get() == real)
+            ++n;
+    }
+    g_dir_close(dir);
+    return n;
+}
+
+} // namespace
+
+TEST_CASE("--mid-index: one connection a process, kept from message to message; a file renamed into place is opened anew (issue 32)")
+{
+    testing::TempDir d;
+    std::string index = d / "kept.midx";
+    put(index, "one.mbox", {"a@x"});
+    for (int message = 0; message < 3; ++message) {
+        // Each message's passes open the index anew (as the service's worker does)...
+        auto ix = refs::open_mid_index(index);
+        CHECK(ix->find("a@x"));
+        ix->done();
+    }
+    // ...and find the one connection the first opened, still open: not one a message.
+    CHECK(open_on(index) == 1);
+
+    // An index made again elsewhere and renamed into place: the next message reads it.
+    std::string fresh = d / "fresh.midx";
+    put(fresh, "two.mbox", {"b@x"});
+    REQUIRE(std::rename(fresh.c_str(), index.c_str()) == 0);
+    auto ix = refs::open_mid_index(index);
+    CHECK_FALSE(ix->find("a@x"));
+    CHECK(ix->find("b@x"));
+    ix->done();
+    CHECK(open_on(index) == 1);
 }

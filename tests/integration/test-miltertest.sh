@@ -256,6 +256,26 @@ else
   echo "skipped - syslog(3) through /dev/log: no mount namespace here (unshare -m)"
 fi
 
+# --mid-index in the service (issue 32): a worker keeps the index open from message to
+# message, and each message still sees the index as it is: written to by `mimeuri index`
+# since the last message, or another file renamed into its place.
+printf 'From a@x Sat Nov 21 00:00:00 2026\nMessage-ID: <other@archive.test>\nSubject: x\n\nx\n\n' > "$T/a.mbox"
+printf 'From a@x Sat Nov 21 00:00:00 2026\nMessage-ID: <later@archive.test>\nSubject: x\n\nx\n\n' > "$T/b.mbox"
+printf 'From: a@example.test\r\nMessage-ID: <midref@example.test>\r\nMIME-Version: 1.0\r\nContent-Type: text/html\r\n\r\n<a href="mid:later@archive.test">x</a>\r\n' > "$T/midref.eml"
+"$T/bin/mimeuri" index -q -o "$T/idx.sqlite" "$T/a.mbox"
+check "service 'indexed' started" serve indexed --mid-index="$T/idx.sqlite" --report="$T/idx.jsonl" --jobs=1
+mid_status() { # the status of the last report line's reference, once the message is in
+  mt indexed "$T/midref.eml" none >/dev/null &&
+    python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])['refs'][0]['status'])" "$T/idx.jsonl"
+}
+check "--mid-index: not in the index: dangling" test "$(mid_status)" = dangling
+"$T/bin/mimeuri" index -q -o "$T/idx.sqlite" "$T/b.mbox"
+check "--mid-index: the index written since the last message: resolved" test "$(mid_status)" = resolved
+"$T/bin/mimeuri" index -q -o "$T/idx.new" "$T/a.mbox" && mv "$T/idx.new" "$T/idx.sqlite"
+check "--mid-index: another index renamed into place: dangling again" test "$(mid_status)" = dangling
+check "--mid-index: between messages, the worker keeps the index open" bash -c \
+  "for w in \$(pgrep -P $PID_indexed); do ls -l /proc/\$w/fd 2>/dev/null; done | grep -q ' $T/idx.sqlite\$'"
+
 # SIGTERM: the service ends cleanly (status 0), with its workers, and removes its socket.
 kill -TERM "$PID_pass"
 SECONDS=0; status=0; wait "$PID_pass" || status=$?
