@@ -374,12 +374,13 @@ void PartRewriter::report(const html::Ref &ref, const html::Holder &holder, cons
     e.attr = holder.attribute ? holder.element + "@" + holder.attr : "style";
     e.url = ref.url;
     e.kind = d.kind;
-    // RFC 2557 8.3: a cid: URL never matches a Content-Location. Such a reference (Blink's
-    // MHTML names parts "Content-Location: cid:...") is dangling as written; repair gives
-    // the part the Content-ID it names, after which it resolves.
-    const RefStatus status = t.via_location ? RefStatus::Dangling : t.status;
-    const bool resolves_now = status == RefStatus::Resolved || (t.via_location && d.action == Action::Repaired);
-    if (resolves_now) ++tally_.resolved;
+    // A URL that is a part's Content-Location resolves to it whatever its scheme (RFC 2557
+    // 8.2; Blink's MHTML names parts "Content-Location: cid:..." and refers to them so, and
+    // browsers load them): resolved, inlined and extracted like any other, "matched" saying
+    // how. Repair still gives the part the Content-ID the URL names, for readers that match
+    // a cid: URL against Content-IDs only (RFC 2557 8.3).
+    const RefStatus status = t.status;
+    if (status == RefStatus::Resolved) ++tally_.resolved;
     else if (status == RefStatus::Dangling) ++tally_.dangling;
     else ++tally_.ambiguous;
     e.status = report_status(status);

@@ -266,13 +266,26 @@ TEST_CASE("a cid: reference matches a Content-Location that is that cid: URL (Ch
     Report r;
     r.load(mimeuri("--check " + quote(f)).out);
     REQUIRE(r.refs(0) == 1);
-    // RFC 2557 8.3: a cid: URL never matches a Content-Location, so as written the reference
-    // is dangling; the report says which part's Content-Location names it.
-    CHECK(s(r.ref(0, 0), "status") == "dangling");
+    // The URL is the part's Content-Location: resolved (as a browser loads it), the report
+    // saying how it matched; the status, the summary header and --verbose agree in every mode.
+    CHECK(s(r.ref(0, 0), "status") == "resolved");
     CHECK(s(r.ref(0, 0), "matched") == "content-location");
     CHECK(s(r.ref(0, 0), "target") == "2");
-    CHECK(mimeuri("--summary-header " + quote(f)).out.find("Mimeuri-Refs: resolved=1 dangling=0") != std::string::npos);
-    CHECK(mimeuri("--cid=check --summary-header " + quote(f)).out.find("Mimeuri-Refs: resolved=0 dangling=1") != std::string::npos);
+    for (const char *mode : {"check", "repair", "inline", "extract"}) {
+        CAPTURE(mode);
+        testing::TempDir x;
+        auto run = mimeuri(std::string("--verbose --summary-header --cid=") + mode + " --extract-dir=" + quote(x.path) +
+                           " --report=" + quote(x.path + "/r.jsonl") + " " + quote(f));
+        CHECK(run.out.find("Mimeuri-Refs: resolved=1 dangling=0 ambiguous=0") != std::string::npos);
+        CHECK(run.err.find(" 0 dangling references") != std::string::npos);
+        Report rr;
+        rr.load(testing::read_file(x.path + "/r.jsonl"));
+        REQUIRE(rr.refs(0) == 1);
+        CHECK(s(rr.ref(0, 0), "status") == "resolved");
+        CHECK(s(rr.ref(0, 0), "action") ==
+              (std::string(mode) == "check" ? "none" : std::string(mode) == "repair" ? "repaired"
+                                                     : std::string(mode) == "inline" ? "inlined" : "extracted"));
+    }
     // Repair gives the part the Content-ID the reference names; the HTML stays as it is.
     std::string expected = m;
     expected.replace(expected.find("Content-Location: cid:css-1@mhtml.blink\n") + 40, 0,
