@@ -347,6 +347,7 @@ TEST_CASE("defect 9: extracting into a folder that already holds the files is a 
     r.load(testing::read_file(report));
     REQUIRE(r.refs(0) == 1);
     CHECK(s(r.ref(0, 0), "action") == "none"); // not "extracted": nothing was
+    CHECK(s(r.ref(0, 0), "reason") == "extract");
     CHECK(json_object_get_boolean_member(r.messages[0], "changed") == FALSE);
     JsonArray *errors = json_object_get_array_member(r.messages[0], "errors");
     bool extract_error = false;
@@ -415,4 +416,49 @@ TEST_CASE("defect 7: in a Turkish locale, @IMPORT and URL( are still CSS referen
     REQUIRE(r.refs(0) == 2);
     CHECK(s(r.ref(0, 0), "status") == "resolved");
     CHECK(s(r.ref(0, 1), "status") == "resolved");
+}
+
+// Issue 34 item 4: a reference the mode would act on but does not says why, in the report
+// and in --verbose (also through --jobs, whose workers send the report back). An
+// application/octet-stream part holding a PNG is inlined as image/png, as a browser shows it.
+TEST_CASE("a reference left as it is says why: type, size, ambiguous, dangling; a sniffed image is inlined")
+{
+    const std::string png_b64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    const std::string m =
+        "Message-ID: <r@x>\nContent-Type: multipart/related; boundary=r\n\n"
+        "--r\nContent-Type: text/html\n\n<img src=\"cid:oct@x\"><img src=\"cid:pdf@x\"><img src=\"cid:big@x\">"
+        "<img src=\"cid:two@x\"><img src=\"cid:none@x\"><img src=\"cid:bin@x\">\n"
+        "--r\nContent-Type: application/octet-stream\nContent-ID: <oct@x>\nContent-Transfer-Encoding: base64\n\n" + png_b64 + "\n"
+        "--r\nContent-Type: application/pdf\nContent-ID: <pdf@x>\n\n%PDF-1.4\n"
+        "--r\nContent-Type: image/png\nContent-ID: <big@x>\n\n" + std::string(200, 'x') + "\n"
+        "--r\nContent-Type: image/png\nContent-ID: <two@x>\n\na\n"
+        "--r\nContent-Type: image/png\nContent-ID: <two@x>\n\nb\n"
+        "--r\nContent-Type: application/octet-stream\nContent-ID: <bin@x>\n\nnot an image\n--r--\n";
+    testing::TempDir d;
+    const std::string f = d.file("m.eml", m);
+    for (const char *jobs : {"", " --jobs=2"}) {
+        CAPTURE(jobs);
+        auto run = mimeuri(std::string("--verbose --cid=inline --inline-max=150 --report=") + quote(d / "r") + jobs + " " + quote(f));
+        REQUIRE(run.status == 0);
+        Report r;
+        r.load(testing::read_file(d / "r"));
+        REQUIRE(r.refs(0) == 6);
+        const char *want[][3] = {{"cid:oct@x", "inlined", "sniffed:image/png"}, {"cid:pdf@x", "none", "type"},
+                                 {"cid:big@x", "none", "size"},                  {"cid:two@x", "none", "ambiguous"},
+                                 {"cid:none@x", "none", "dangling"},             {"cid:bin@x", "none", "type"}};
+        for (guint i = 0; i < 6; ++i) {
+            CAPTURE(want[i][0]);
+            CHECK(s(r.ref(0, i), "url") == want[i][0]);
+            CHECK(s(r.ref(0, i), "action") == want[i][1]);
+            CHECK(s(r.ref(0, i), "reason") == want[i][2]);
+            const std::string line = std::string("part 1: ") + want[i][0] + " " +
+                                     (std::string(want[i][1]) == "none" ? "left as it is" : want[i][1]) + " (" + want[i][2] + ")";
+            CHECK(run.err.find(line) != std::string::npos);
+        }
+        CHECK(run.out.find("data:image/png;base64," + png_b64) != std::string::npos);
+    }
+    // Modes that act on nothing here give no reason: check reports only.
+    Report c;
+    c.load(mimeuri("--check --cid=check " + quote(f)).out);
+    for (guint i = 0; i < 6; ++i) CHECK_FALSE(json_object_has_member(c.ref(0, i), "reason"));
 }
