@@ -501,6 +501,7 @@ Status PartRewriter::run()
     if (scan->base_href)
         if (std::string b = resolve(base, *scan->base_href); !b.empty()) base = b;
     pending_.html_node = node_;
+    pending_.base = base;
     for (std::size_t ri = 0; ri < scan->refs.size(); ++ri) {
         // Before each reference: one may cost a lookup in an index on disk (--mid-index,
         // --notmuch), so the clock is read by work, not every thousand references.

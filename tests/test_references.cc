@@ -220,10 +220,11 @@ TEST_CASE("extract: safe, unique names; nothing outside the folder; nothing over
     REQUIRE(r.status == 0);
     CHECK(r.out == m); // the message itself is untouched
     auto ls = testing::sh("cd " + quote(dir) + " && find . -type f | sort");
-    CHECK(ls.out == "./1/index.html\n./1/part-5.png\n./1/passwd\n./1/x-2.png\n./1/x.png\n");
+    // Each with an extension of its type (issue 34): "passwd", an image/png, is passwd.png.
+    CHECK(ls.out == "./1/index.html\n./1/part-5.png\n./1/passwd.png\n./1/x-2.png\n./1/x.png\n");
     std::string index = testing::read_file(dir + "/1/index.html");
     // Unquoted values are quoted when rewritten.
-    CHECK(index.find("<img src=\"passwd\"><img src=\"x.png\"><img src=\"x-2.png\"><img src=\"part-5.png\">") !=
+    CHECK(index.find("<img src=\"passwd.png\"><img src=\"x.png\"><img src=\"x-2.png\"><img src=\"part-5.png\">") !=
           std::string::npos);
     CHECK(testing::read_file(dir + "/1/x-2.png") == "C");
     // Running again into the same folder does not overwrite (the run numbers its folders
@@ -461,4 +462,36 @@ TEST_CASE("a reference left as it is says why: type, size, ambiguous, dangling; 
     Report c;
     c.load(mimeuri("--check --cid=check " + quote(f)).out);
     for (guint i = 0; i < 6; ++i) CHECK_FALSE(json_object_has_member(c.ref(0, i), "reason"));
+}
+
+// Issue 34 item 1: an extracted page shows what the inline page shows when opened as a file.
+// Its <base href> is cut (else every file name resolves on the remote host), its other
+// relative URLs are made absolute against that base (they keep their meaning; a fragment
+// stays, for in-page anchors); crossorigin and integrity are cut where the element's URL
+// names a file (a browser refuses a file: image or stylesheet fetched in CORS mode from a
+// file: page), kept elsewhere; every file is named with an extension of its type (a browser
+// applies a file: stylesheet only from a .css name): load.php -> load.php.css, and an
+// application/octet-stream PNG named "pic" -> pic.png.
+TEST_CASE("extract: the page loads its files as a file: no base, no crossorigin, names by type")
+{
+    const std::string png_b64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    const std::string m =
+        "Content-Type: multipart/related; boundary=r\n\n"
+        "--r\nContent-Type: text/html\n\n"
+        "<html><head><base href=\"https://example.org/dir/\"><link rel=stylesheet crossorigin=\"anonymous\" "
+        "integrity=\"sha384-abc\" href=\"cid:css@x\"></head><body><img crossorigin src=\"cid:pic@x\">"
+        "<img src=\"remote.png\" crossorigin=\"anonymous\" integrity=\"sha384-r\"><a href=\"page.html?a=1&amp;b=2\">p</a>"
+        "<a href=\"#top\">t</a></body></html>\n"
+        "--r\nContent-Type: text/css\nContent-ID: <css@x>\nContent-Location: https://example.org/load.php?x=1\n\np{}\n"
+        "--r\nContent-Type: application/octet-stream\nContent-ID: <pic@x>\nContent-Disposition: inline; filename=pic\n"
+        "Content-Transfer-Encoding: base64\n\n" + png_b64 + "\n--r--\n";
+    testing::TempDir d;
+    const std::string f = d.file("m.eml", m), dir = d / "out";
+    REQUIRE(mimeuri("--cid=extract --extract-dir=" + quote(dir) + " " + quote(f)).status == 0);
+    CHECK(files_under(dir) == "./1/index.html\n./1/load.php.css\n./1/pic.png\n");
+    CHECK(testing::read_file(dir + "/1/index.html") ==
+          "<html><head><base ><link rel=stylesheet   href=\"load.php.css\"></head><body><img  src=\"pic.png\">"
+          "<img src=\"https://example.org/dir/remote.png\" crossorigin=\"anonymous\" integrity=\"sha384-r\">"
+          "<a href=\"https://example.org/dir/page.html?a=1&amp;b=2\">p</a><a href=\"#top\">t</a></body></html>");
+    CHECK(testing::read_file(dir + "/1/load.php.css") == "p{}"); // (the line break before a delimiter is the delimiter's)
 }
