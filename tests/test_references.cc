@@ -495,3 +495,33 @@ TEST_CASE("extract: the page loads its files as a file: no base, no crossorigin,
           "<a href=\"https://example.org/dir/page.html?a=1&amp;b=2\">p</a><a href=\"#top\">t</a></body></html>");
     CHECK(testing::read_file(dir + "/1/load.php.css") == "p{}"); // (the line break before a delimiter is the delimiter's)
 }
+
+// Issue 34 item 5: old Mac mail (CR-only line ends) cannot be read: GMime takes the whole
+// message for one header field. The report and --verbose say so, where they said nothing
+// (no references, no error); the message passes byte for byte.
+TEST_CASE("CR-only line ends: what could not be read is reported, not silently nothing")
+{
+    std::string lf = "Message-ID: <cr@x>\nContent-Type: multipart/related; boundary=r\n\n"
+                     "--r\nContent-Type: text/html\n\n<img src=\"cid:p@x\">\n"
+                     "--r\nContent-Type: image/png\nContent-ID: <p@x>\n\nAAAA\n--r--\n";
+    std::string cr = lf;
+    for (char &c : cr)
+        if (c == '\n') c = '\r';
+    testing::TempDir d;
+    Report a;
+    a.load(mimeuri("--check " + quote(d.file("lf.eml", lf))).out);
+    CHECK(a.refs(0) == 1); // the same message with LF: one reference, no error
+    const std::string f = d.file("cr.eml", cr);
+    auto run = mimeuri("--verbose --report=" + quote(d / "r") + " " + quote(f));
+    CHECK(run.status == 0);
+    CHECK(run.out == cr);
+    Report r;
+    r.load(testing::read_file(d / "r"));
+    JsonArray *errors = json_object_get_array_member(r.messages[0], "errors");
+    REQUIRE(json_array_get_length(errors) == 1);
+    CHECK(s(json_array_get_object_element(errors, 0), "code") == "unparseable");
+    CHECK(s(json_array_get_object_element(errors, 0), "message").find("CR-only line ends") != std::string::npos);
+    CHECK(run.err.find("left partly unprocessed") != std::string::npos);
+    CHECK(run.err.find("1 unparseable") != std::string::npos);
+    CHECK(mimeuri("--strict " + quote(f)).status == 65); // --strict: a message that could not be parsed
+}
