@@ -1,8 +1,12 @@
 // The reference pass, --cid=extract, the planning half (see ref_extract.hh).
 #include "ref_extract.hh"
 
+#include "text.hh"
+
 #include <gmime/gmime.h>
 
+#include <cstdint>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -46,16 +50,92 @@ std::string safe_name(std::string name, const std::string &fallback)
 
 namespace {
 
-std::string extension_for(const std::string &type)
+// A browser opening a page as a file takes a file's type from its name: a stylesheet is
+// applied only from a .css file, a script run only from a .js one. So every file is named
+// with an extension of its type. A table, not GLib's g_content_type_*: on Linux those
+// answer from the machine's shared-mime-info database, which a server need not have, and
+// the names must not depend on the machine. The first extension of a type is the one added;
+// the others are accepted as they are (photo.jpeg stays photo.jpeg).
+struct TypeExtensions {
+    const char *type;
+    const char *extensions; // space-separated, the one to add first
+};
+constexpr TypeExtensions kExtensions[] = {
+    {"text/css", ".css"},
+    {"text/html", ".html .htm"},
+    {"application/xhtml+xml", ".xhtml .html"},
+    {"text/plain", ".txt"},
+    {"text/javascript", ".js .mjs"},
+    {"application/javascript", ".js .mjs"},
+    {"application/x-javascript", ".js"},
+    {"application/json", ".json"},
+    {"image/png", ".png"},
+    {"image/jpeg", ".jpg .jpeg .jpe .jfif"},
+    {"image/pjpeg", ".jpg .jpeg"},
+    {"image/gif", ".gif"},
+    {"image/webp", ".webp"},
+    {"image/avif", ".avif"},
+    {"image/bmp", ".bmp"},
+    {"image/x-icon", ".ico"},
+    {"image/vnd.microsoft.icon", ".ico"},
+    {"image/svg+xml", ".svg"},
+    {"image/tiff", ".tif .tiff"},
+    {"font/woff", ".woff"},
+    {"font/woff2", ".woff2"},
+    {"font/ttf", ".ttf"},
+    {"font/otf", ".otf"},
+    {"application/font-woff", ".woff"},
+    {"application/x-font-woff", ".woff"},
+    {"application/vnd.ms-fontobject", ".eot"},
+    {"audio/mpeg", ".mp3"},
+    {"audio/ogg", ".ogg .oga"},
+    {"audio/wav", ".wav"},
+    {"video/mp4", ".mp4"},
+    {"video/webm", ".webm"},
+    {"application/pdf", ".pdf"},
+};
+
+const char *extensions_of(const std::string &type)
 {
-    static const std::pair<const char *, const char *> table[] = {
-        {"image/png", ".png"},   {"image/jpeg", ".jpg"}, {"image/gif", ".gif"},       {"image/webp", ".webp"},
-        {"image/bmp", ".bmp"},   {"image/x-icon", ".ico"}, {"image/svg+xml", ".svg"}, {"text/css", ".css"},
-        {"text/html", ".html"},  {"text/plain", ".txt"}, {"font/woff", ".woff"},      {"font/woff2", ".woff2"},
-        {"audio/mpeg", ".mp3"},  {"video/mp4", ".mp4"},  {"application/pdf", ".pdf"}};
-    for (auto &[t, e] : table)
-        if (type == t) return e;
-    return ".bin";
+    for (const auto &t : kExtensions)
+        if (type == t.type) return t.extensions;
+    return nullptr;
+}
+
+// The type a file is named for: the part's, or for application/octet-stream the image its
+// first bytes show (as a browser shows it whatever the name).
+std::string file_type(MessageContext &ctx, const Node &n)
+{
+    std::string type = mime_type(n);
+    if (type != "application/octet-stream" || !GMIME_IS_PART(n.object)) return type;
+    if (g_mime_part_get_content_encoding(GMIME_PART(n.object)) == GMIME_CONTENT_ENCODING_UUENCODE) return type;
+    std::string head;
+    (void)ctx.decoded_pieces(n, SIZE_MAX, [&](std::string_view piece) {
+        head.append(piece.substr(0, 16 - head.size()));
+        return head.size() < 16;
+    }, 4096);
+    std::string image = sniff_image(head);
+    return image.empty() ? type : image;
+}
+
+// name with an extension of type: kept when it has one already (any case), else the
+// type's first added (load.php -> load.php.css). A type the table does not know keeps the
+// name as it is, or gets ".bin" when it has no extension at all.
+std::string with_extension(std::string name, const std::string &type)
+{
+    const auto dot = name.rfind('.');
+    const std::string ext = dot == std::string::npos || dot == 0 ? std::string() : text::ascii_lower(name.substr(dot));
+    const char *known = extensions_of(type);
+    if (!known) return ext.empty() ? name + ".bin" : name;
+    std::string_view list = known;
+    const std::string_view first = list.substr(0, list.find(' '));
+    for (std::size_t at = 0; at < list.size();) {
+        std::size_t end = list.find(' ', at);
+        if (end == std::string_view::npos) end = list.size();
+        if (!ext.empty() && list.substr(at, end - at) == ext) return name;
+        at = end + 1;
+    }
+    return name + std::string(first);
 }
 
 // A part's content with its transfer encoding undone.
@@ -71,17 +151,18 @@ std::string part_bytes(const Node &n)
 }
 
 // The file name for a target part: its filename parameter, else the last segment of its
-// Content-Location, made safe, and unique among `used`.
-std::string file_name(const Node &tn, const IndexedPart &tp, std::set<std::string> &used)
+// Content-Location, made safe, with an extension of its type, and unique among `used`.
+std::string file_name(MessageContext &ctx, const Node &tn, const IndexedPart &tp, std::set<std::string> &used)
 {
-    std::string fallback = "part-" + tn.section + extension_for(mime_type(tn));
+    const std::string type = file_type(ctx, tn);
+    std::string fallback = with_extension("part-" + tn.section, type);
     const char *fn = GMIME_IS_PART(tn.object) ? g_mime_part_get_filename(GMIME_PART(tn.object)) : nullptr;
     std::string name = fn ? fn : "";
     if (name.empty() && !tp.location.empty()) {
         name = unescape(tp.location.substr(tp.location.find_last_of('/') + 1));
         if (auto q = name.find_first_of("?#"); q != std::string::npos) name.resize(q);
     }
-    name = safe_name(name, fallback);
+    name = with_extension(safe_name(name, fallback), type);
     std::string stem = name, ext;
     if (auto dot = name.rfind('.'); dot != std::string::npos && dot > 0) {
         stem = name.substr(0, dot);
@@ -103,24 +184,43 @@ void plan_extraction(MessageContext &ctx, const MessageIndex &ix, const std::vec
     std::set<std::string> used{"index.html"};
     std::map<int, std::string> file_of;
     bool first_html = true;
+    html::ParseLimits limits;
+    limits.out_of_time = [&ctx] { return ctx.out_of_time(); };
     for (const auto &pe : extracts) {
         std::vector<html::Replacement> reps;
+        std::set<std::size_t> to_files, holders;
         for (const auto &[ri, node] : pe.refs) {
             if (!file_of.count(node)) {
                 const Node &tn = nodes[static_cast<std::size_t>(node)];
-                std::string name = file_name(tn, ix.parts[static_cast<std::size_t>(node)], used);
+                std::string name = file_name(ctx, tn, ix.parts[static_cast<std::size_t>(node)], used);
                 ctx.add_output_file({name, part_bytes(tn)});
                 file_of[node] = name;
             }
             GCharPtr rel(g_uri_escape_string(file_of[node].c_str(), nullptr, FALSE));
             reps.push_back({ri, rel.get()});
+            to_files.insert(ri);
+            const html::Holder &h = pe.scan.holders[pe.scan.refs[ri].holder];
+            if (h.attribute) holders.insert(h.raw_begin);
         }
+        // The page's <base href> is cut (page_cuts), so that the file names resolve beside
+        // it. Its other relative URLs (links, images left on the web) keep the meaning the
+        // base gave them: each is made absolute against it, or against the part's own base
+        // (Content-Location, RFC 2557), as the message's reader would have resolved it. A
+        // URL that is only a fragment stays, so that in-page anchors work in the file; and
+        // without a base of the web (thismessage:/) relative URLs stay as they are.
+        if (const char *scheme = g_uri_peek_scheme(pe.base.c_str()); scheme && std::strcmp(scheme, "thismessage") != 0)
+            for (std::size_t ri = 0; ri < pe.scan.refs.size(); ++ri) {
+                const std::string &url = pe.scan.refs[ri].url;
+                if (to_files.count(ri) || url.empty() || url[0] == '#') continue;
+                if (g_uri_peek_scheme(url.c_str())) continue; // absolute (interned, not owned)
+                if (std::string abs = resolve(pe.base, url); !abs.empty()) reps.push_back({ri, abs});
+            }
         std::string html_name =
             first_html ? "index.html" : "part-" + nodes[static_cast<std::size_t>(pe.html_node)].section + ".html";
         first_html = false;
         used.insert(html_name);
         // A file of our own: kept as far as it goes.
-        ctx.add_output_file({html_name, html::rewrite(pe.html, pe.scan, reps).html});
+        ctx.add_output_file({html_name, html::rewrite(pe.html, pe.scan, reps, html::page_cuts(pe.html, holders, limits)).html});
     }
 }
 

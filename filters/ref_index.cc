@@ -56,6 +56,19 @@ std::string mime_type(const Node &n)
     return text::ascii_lower(std::string(type ? type : "") + "/" + (sub ? sub : ""));
 }
 
+std::string sniff_image(std::string_view head)
+{
+    // A fixed table, as browsers have it, not GLib's g_content_type_guess: that answers from
+    // the machine's shared-mime-info database, which need not be installed, and guesses
+    // more than the image types a browser shows whatever the part's declared type.
+    using namespace std::string_view_literals;
+    if (head.substr(0, 8) == "\x89PNG\r\n\x1a\n"sv) return "image/png";
+    if (head.substr(0, 3) == "\xff\xd8\xff"sv) return "image/jpeg";
+    if (head.substr(0, 6) == "GIF87a"sv || head.substr(0, 6) == "GIF89a"sv) return "image/gif";
+    if (head.size() >= 14 && head.substr(0, 4) == "RIFF"sv && head.substr(8, 6) == "WEBPVP"sv) return "image/webp";
+    return {};
+}
+
 bool MessageIndex::is_descendant(int node, int ancestor) const
 {
     for (int p = node; p >= 0; p = parts[static_cast<std::size_t>(p)].parent)

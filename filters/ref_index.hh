@@ -34,6 +34,9 @@ bool same_id_ci_domain(const std::string &a, const std::string &b);
 
 // A node's media type, "type/subtype" in lower case ("text/plain" without a Content-Type).
 std::string mime_type(const Node &n);
+// The image type a content's first bytes show (PNG, JPEG, GIF, WebP: the WHATWG MIME
+// Sniffing standard's image patterns, 6.1, as browsers apply them), or "" for none.
+std::string sniff_image(std::string_view head);
 
 struct IndexedPart {
     int parent{-1};          // index into MessageIndex::parts, -1 for the top-level entity

@@ -8,6 +8,7 @@
 
 #include <gmime/gmime.h>
 
+#include <cstdint>
 #include <cstring>
 #include <optional>
 
@@ -95,6 +96,7 @@ struct Decision {
     Target target;
     Action action{Action::None};
     std::string new_url;
+    std::string reason; // why the mode did not act (RefEntry::reason)
 };
 
 class PartRewriter {
@@ -118,11 +120,12 @@ private:
     Status find(std::string_view html, std::optional<html::Scan> &out);
     std::optional<Decision> resolve_ref(const html::Ref &ref, const std::string &base);
     void decide_local(std::size_t ri, Decision &d);
+    void inline_target(const Node &target, Decision &d);
     void decide(const html::Ref &ref, std::size_t ri, Decision &d);
     std::string canonical(int target);
     void report(const html::Ref &ref, const html::Holder &holder, const Decision &d);
     Status write(std::string_view html, const html::Scan &scan, bool rewritable, const std::string &described);
-    void unclaim(std::size_t k);
+    void unclaim(std::size_t k, const char *reason);
 
     MessageContext &ctx_;
     const RefOptions &opts_;
@@ -295,22 +298,57 @@ std::string PartRewriter::canonical(int target)
     return canonical_cid_url(id);
 }
 
+// --cid=inline: the target as a data: URI, or the reason it stays a reference: its type
+// (not in --inline-types, or a multipart), its size (over --inline-max). A part declared
+// application/octet-stream whose first bytes are an image a browser would show (it sniffs
+// them so) is inlined as that image type, the reason saying so ("sniffed:image/png").
+void PartRewriter::inline_target(const Node &target, Decision &d)
+{
+    std::string type = mime_type(target);
+    if (target.kind != Node::Kind::Leaf || !GMIME_IS_PART(target.object)) {
+        d.reason = "type";
+        return;
+    }
+    bool sniffed = false;
+    if (!inline_allowed(type, opts_.inline_types) && type == "application/octet-stream") {
+        // Its first bytes only, whatever its size (so that an image over --inline-max says
+        // "size"); uuencoded content is decoded whole, so there the cap holds.
+        const bool uu = g_mime_part_get_content_encoding(GMIME_PART(target.object)) == GMIME_CONTENT_ENCODING_UUENCODE;
+        std::string head;
+        (void)ctx_.decoded_pieces(target, uu ? opts_.inline_max : SIZE_MAX, [&](std::string_view piece) {
+            head.append(piece.substr(0, 16 - head.size()));
+            return head.size() < 16;
+        }, 4096);
+        if (std::string image = sniff_image(head); !image.empty() && inline_allowed(image, opts_.inline_types)) {
+            type = image;
+            sniffed = true;
+        }
+    }
+    if (!inline_allowed(type, opts_.inline_types)) {
+        d.reason = "type";
+        return;
+    }
+    auto bytes = ctx_.decoded_content(target, opts_.inline_max);
+    if (!bytes) {
+        d.reason = "size";
+        return;
+    }
+    GCharPtr b64(g_base64_encode(reinterpret_cast<const guchar *>(bytes->data()), bytes->size()));
+    d.new_url = "data:" + type + ";base64," + b64.get();
+    d.action = Action::Inlined;
+    if (sniffed) d.reason = "sniffed:" + type;
+    tally_.inlined_targets.insert(d.target.node);
+}
+
 // The action for a cid: or location reference resolved to an entity of this message.
 void PartRewriter::decide_local(std::size_t ri, Decision &d)
 {
     const Target &t = d.target;
     const Node &target = ctx_.nodes()[static_cast<std::size_t>(t.node)];
     const IndexedPart &tp = ix_.parts[static_cast<std::size_t>(t.node)];
-    const std::string ttype = mime_type(target);
-    if (opts_.cid == RefOptions::Cid::Inline && inline_allowed(ttype, opts_.inline_types)) {
-        if (auto bytes = ctx_.decoded_content(target, opts_.inline_max)) {
-            GCharPtr b64(g_base64_encode(reinterpret_cast<const guchar *>(bytes->data()), bytes->size()));
-            d.new_url = "data:" + ttype + ";base64," + b64.get();
-            d.action = Action::Inlined;
-            tally_.inlined_targets.insert(t.node);
-        } else {
-            tally_.kept_targets.insert(t.node);
-        }
+    if (opts_.cid == RefOptions::Cid::Inline) {
+        inline_target(target, d);
+        if (d.action != Action::Inlined) tally_.kept_targets.insert(t.node);
     } else if (opts_.cid == RefOptions::Cid::Extract && !opts_.extract_dir.empty()) {
         pending_.refs.emplace_back(ri, t.node);
         d.action = Action::Extracted;
@@ -355,8 +393,14 @@ void PartRewriter::decide(const html::Ref &ref, std::size_t ri, Decision &d)
     } else if (t.status == RefStatus::Resolved && t.node >= 0 && t.message_id.empty()) {
         decide_local(ri, d);
     }
+    // A reference the mode would act on, had it one target: why it did not.
+    const bool acting = opts_.cid == RefOptions::Cid::Inline || opts_.cid == RefOptions::Cid::Extract ||
+                        (opts_.cid == RefOptions::Cid::Repair && t.broken);
+    if (t.status != RefStatus::Resolved && (d.kind == Kind::Mid ? opts_.mid == RefOptions::Mid::Repair && opts_.mid_url.empty() && t.broken : acting))
+        d.reason = status_name(t.status);
     if (d.action != Action::None && d.action != Action::Extracted && html_kept()) {
         d.action = Action::Kept;
+        d.reason = "signed";
         d.new_url.clear();
         if (t.node >= 0) tally_.kept_targets.insert(t.node);
     }
@@ -374,17 +418,19 @@ void PartRewriter::report(const html::Ref &ref, const html::Holder &holder, cons
     e.attr = holder.attribute ? holder.element + "@" + holder.attr : "style";
     e.url = ref.url;
     e.kind = d.kind;
-    // RFC 2557 8.3: a cid: URL never matches a Content-Location. Such a reference (Blink's
-    // MHTML names parts "Content-Location: cid:...") is dangling as written; repair gives
-    // the part the Content-ID it names, after which it resolves.
-    const RefStatus status = t.via_location ? RefStatus::Dangling : t.status;
-    const bool resolves_now = status == RefStatus::Resolved || (t.via_location && d.action == Action::Repaired);
-    if (resolves_now) ++tally_.resolved;
+    // A URL that is a part's Content-Location resolves to it whatever its scheme (RFC 2557
+    // 8.2; Blink's MHTML names parts "Content-Location: cid:..." and refers to them so, and
+    // browsers load them): resolved, inlined and extracted like any other, "matched" saying
+    // how. Repair still gives the part the Content-ID the URL names, for readers that match
+    // a cid: URL against Content-IDs only (RFC 2557 8.3).
+    const RefStatus status = t.status;
+    if (status == RefStatus::Resolved) ++tally_.resolved;
     else if (status == RefStatus::Dangling) ++tally_.dangling;
     else ++tally_.ambiguous;
     e.status = report_status(status);
     e.matched_location = t.via_location;
     e.action = d.action;
+    e.reason = d.reason;
     if (d.action == Action::Kept) e.kept = *html_kept();
     if (t.node >= 0 && t.message_id.empty()) e.target = ix_.parts[static_cast<std::size_t>(t.node)].section;
     else if (!t.message_id.empty() && t.status == RefStatus::Resolved) e.target = t.section;
@@ -398,40 +444,41 @@ void PartRewriter::report(const html::Ref &ref, const html::Holder &holder, cons
 
 // The report claims no change that is not in the output: a replacement that is not made
 // goes back to "none", and its target stays (--drop-inlined keeps it).
-void PartRewriter::unclaim(std::size_t k)
+void PartRewriter::unclaim(std::size_t k, const char *reason)
 {
     auto [entry, target] = rep_refs_[k];
     ctx_.report().refs[entry].action = Action::None;
+    ctx_.report().refs[entry].reason = reason; // the part's error says more
     if (target >= 0) tally_.kept_targets.insert(target);
 }
 
 // Makes the replacements and writes the part back in its transfer encoding.
 Status PartRewriter::write(std::string_view html, const html::Scan &scan, bool rewritable, const std::string &described)
 {
-    auto unclaim_all = [&] {
-        for (std::size_t k = 0; k < reps_.size(); ++k) unclaim(k);
+    auto unclaim_all = [&](const char *reason) {
+        for (std::size_t k = 0; k < reps_.size(); ++k) unclaim(k, reason);
     };
     if (!rewritable) {
-        unclaim_all();
+        unclaim_all("charset");
         ctx_.report().add_error(hn_.section, "charset",
                                 "charset " + described + " is not ASCII-compatible: references checked, not rewritten");
         return ok();
     }
     auto rewritten = html::rewrite(html, scan, reps_);
     for (std::size_t k : rewritten.skipped) {
-        unclaim(k);
+        unclaim(k, "html-rewrite");
         ctx_.report().add_error(hn_.section, "html-rewrite",
                                 "reference " + scan.refs[reps_[k].ref].url + " not rewritten: its bytes cannot be replaced alone");
     }
     if (rewritten.html == html) return ok(); // nothing actually changed: no edit
     if (!transfer::can_write_back(g_mime_part_get_content_encoding(GMIME_PART(hn_.object)))) {
-        unclaim_all();
+        unclaim_all("encoding");
         ctx_.report().add_error(hn_.section, "encoding", "transfer encoding not rewritable: references checked only");
         return ok();
     }
     if (Status s = transfer::write_back(ctx_, hn_, rewritten.html); !s) {
         if (s.error().code == Code::Software) return s;
-        unclaim_all();
+        unclaim_all("rewrite");
         ctx_.report().add_error(hn_.section, "rewrite", s.error().message + "; references not rewritten");
     }
     return ok();
@@ -454,6 +501,7 @@ Status PartRewriter::run()
     if (scan->base_href)
         if (std::string b = resolve(base, *scan->base_href); !b.empty()) base = b;
     pending_.html_node = node_;
+    pending_.base = base;
     for (std::size_t ri = 0; ri < scan->refs.size(); ++ri) {
         // Before each reference: one may cost a lookup in an index on disk (--mid-index,
         // --notmuch), so the clock is read by work, not every thousand references.

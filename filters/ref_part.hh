@@ -22,6 +22,7 @@ struct PendingExtract {
     int html_node{-1};
     std::string html;                                // its text as scanned
     html::Scan scan;
+    std::string base;                                // what its relative URLs resolve against
     std::vector<std::pair<std::size_t, int>> refs;   // ref index -> target node
 };
 

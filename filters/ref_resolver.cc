@@ -68,9 +68,9 @@ Target Resolver::cid(const std::string &url, int from, bool padded) const
     }
     if (exact.empty() && !ci.empty()) t.broken = true; // a differently-cased domain
     if (exact.empty() && ci.empty()) {
-        // Chrome's MHTML names parts "Content-Location: cid:...", without a Content-ID.
-        // Found, but RFC 2557 8.3 says a cid: URL never matches a Content-Location: the
-        // caller reports it dangling as written (via_location), and repair can add the id.
+        // Chrome's MHTML names parts "Content-Location: cid:...", without a Content-ID: the
+        // URL is that part's Content-Location, so it resolves to it (RFC 2557 8.2, as any
+        // URL); via_location says how, and repair can add the Content-ID it names.
         std::vector<int> by_location;
         for (std::size_t i = 0; i < ix_.parts.size(); ++i)
             if (!ix_.parts[i].location.empty() && cturi::iequals(ix_.parts[i].location, url))

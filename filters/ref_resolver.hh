@@ -30,7 +30,7 @@ struct Target {
     std::int64_t offset{-1};  // ... and its offset there; -1 when several messages have the id
     std::string mid;          // mid: the Message-ID matched, as the message has it
     std::string mid_cid;      // mid: the Content-ID matched inside it
-    bool via_location{false}; // a cid: matched through a Content-Location (RFC 2557 8.3: not a match as written)
+    bool via_location{false}; // a cid: matched through a Content-Location, not a Content-ID (repair adds it)
     std::string location_id;  // ... and the Content-ID it names
     std::string unknown_id;   // mid: the Message-ID looked for and not (yet) in the run
 };

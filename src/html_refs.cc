@@ -512,6 +512,51 @@ Result<Scan> find_refs_once(std::string_view html, const ParseLimits &limits, bo
 
 } // namespace
 
+std::vector<Splice> page_cuts(std::string_view html, const std::set<std::size_t> &rewritten, const ParseLimits &limits)
+{
+    std::vector<Splice> cuts;
+    if (html.size() >= 0xFFFFFFFFu) return cuts;
+    Guarded g(html, limits.max_bytes ? limits.max_bytes : memory_cap(html.size(), kDefaultHtmlMax), &limits.out_of_time);
+    if (g.status != HTML_GUARD_OK || !g.out) return cuts;
+    const auto base = reinterpret_cast<std::uintptr_t>(html.data());
+    // An attribute's raw span, name to value end (its closing quote included).
+    auto span = [&](const GumboAttribute *a) -> std::optional<std::pair<std::size_t, std::size_t>> {
+        const auto n = reinterpret_cast<std::uintptr_t>(a->original_name.data);
+        if (!a->original_name.data || n < base || n - base + a->original_name.length > html.size()) return std::nullopt;
+        std::size_t b = n - base, e = b + a->original_name.length;
+        const auto v = reinterpret_cast<std::uintptr_t>(a->original_value.data);
+        if (a->original_value.data && v >= base + e && v - base + a->original_value.length <= html.size())
+            e = v - base + a->original_value.length;
+        return std::make_pair(b, e);
+    };
+    auto value_at = [&](const GumboAttribute *a) -> std::optional<std::size_t> {
+        const auto v = reinterpret_cast<std::uintptr_t>(a->original_value.data);
+        if (!a->original_value.data || v < base || v - base >= html.size()) return std::nullopt;
+        std::size_t off = v - base;
+        if (html[off] == '"' || html[off] == '\'') ++off; // a Holder's raw_begin is inside the quotes
+        return off;
+    };
+    for_each_node(g.out->document, [&](const GumboNode *n) {
+        if (n->type != GUMBO_NODE_ELEMENT && n->type != GUMBO_NODE_TEMPLATE) return true;
+        const GumboElement &el = n->v.element;
+        bool names_file = false;
+        for (unsigned i = 0; i < el.attributes.length && !names_file; ++i)
+            if (auto off = value_at(static_cast<const GumboAttribute *>(el.attributes.data[i])))
+                names_file = rewritten.count(*off) > 0;
+        for (unsigned i = 0; i < el.attributes.length; ++i) {
+            auto *a = static_cast<const GumboAttribute *>(el.attributes.data[i]);
+            const std::string_view name = a->name;
+            const bool cut = (el.tag == GUMBO_TAG_BASE && name == "href") ||
+                             (names_file && (name == "crossorigin" || name == "integrity"));
+            if (!cut) continue;
+            if (auto s = span(a)) cuts.push_back({s->first, s->second, ""});
+        }
+        return true;
+    });
+    std::sort(cuts.begin(), cuts.end(), [](const Splice &a, const Splice &b) { return a.begin < b.begin; });
+    return cuts;
+}
+
 Result<Scan> find_refs(std::string_view html, const ParseLimits &limits) { return find_refs_once(html, limits, false); }
 
 namespace {
@@ -764,16 +809,13 @@ std::string style_safe(std::string text)
 
 } // namespace
 
-Rewritten rewrite(std::string_view html, const Scan &scan, const std::vector<Replacement> &replacements)
+Rewritten rewrite(std::string_view html, const Scan &scan, const std::vector<Replacement> &replacements,
+                  const std::vector<Splice> &extra)
 {
     Rewritten res;
     std::map<std::size_t, std::vector<std::size_t>> by_holder; // holder -> replacement indexes
     for (std::size_t i = 0; i < replacements.size(); ++i) by_holder[scan.refs[replacements[i].ref].holder].push_back(i);
-    struct Splice {
-        std::size_t begin, end;
-        std::string text;
-    };
-    std::vector<Splice> splices;
+    std::vector<Splice> splices(extra);
     for (auto &entry : by_holder) {
         // Named, not a structured binding: clang 14 cannot capture one in a lambda.
         const std::size_t hi = entry.first;

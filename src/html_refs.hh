@@ -151,10 +151,28 @@ struct Rewritten {
     std::vector<std::size_t> skipped; // indexes into the replacements that were not applied
 };
 
+// Raw bytes [begin, end) of the HTML replaced with text.
+struct Splice {
+    std::size_t begin, end;
+    std::string text;
+};
+
 // Applies replacements to the HTML. Every byte outside a replaced reference's raw bytes
 // stays as it was: a reference is replaced only where its decoded span maps to raw
 // offsets (segment boundaries); an unquoted value whose new URL needs quotes gets them
 // only where the value reads the same quoted. Anything else is left, and listed in skipped.
-Rewritten rewrite(std::string_view html, const Scan &scan, const std::vector<Replacement> &replacements);
+// extra: splices of other bytes (page_cuts), none overlapping a reference's attribute.
+Rewritten rewrite(std::string_view html, const Scan &scan, const std::vector<Replacement> &replacements,
+                  const std::vector<Splice> &extra = {});
+
+// For a page --cid=extract writes, what keeps a browser from loading the files it names
+// once opened as a file: each <base href> attribute (the base would send every relative
+// name elsewhere), and the crossorigin and integrity attributes of an element one of whose
+// attribute values (at raw offsets `rewritten`, a Holder's raw_begin) names such a file (a
+// browser fetches a file: URL in CORS mode from a file: page, and checks integrity only on
+// a CORS response: both refuse it). Each is a splice that cuts the attribute, name to value
+// end. Parsed by gumbo under the limits; a limit or failure gives no cuts (the page is
+// written as it would have been).
+std::vector<Splice> page_cuts(std::string_view html, const std::set<std::size_t> &rewritten, const ParseLimits &limits);
 
 } // namespace mimeuri::html

@@ -308,6 +308,12 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
         ctx->report_.add_error("", "unparseable", "empty message");
         return ctx;
     }
+    // Old Mac mail: GMime reads the whole message as one header field, so no part, reference
+    // or label can be found in it. Said, not silently reported as a message with none.
+    if (ctx->eol_ == Eol::CR) {
+        ctx->report_.add_error("", "unparseable", "CR-only line ends (old Mac mail): its header fields and parts cannot be told apart; nothing in it was read; passed through");
+        return ctx;
+    }
     // Limits hold while parsing: a header block larger than --max-header-bytes anywhere in
     // the message, or more delimiter lines than --max-parts allows, is not handed to GMime
     // (which would hold it all in memory): the message is passed through and reported.

@@ -119,7 +119,10 @@ void MessageReport::extraction_failed(const std::string &cause)
 {
     changed = false;
     for (RefEntry &r : refs)
-        if (r.action == RefEntry::Action::Extracted) r.action = RefEntry::Action::None;
+        if (r.action == RefEntry::Action::Extracted) {
+            r.action = RefEntry::Action::None;
+            r.reason = "extract"; // the error says why
+        }
     add_error("", "extract", cause);
 }
 
@@ -127,7 +130,10 @@ void MessageReport::edits_dropped()
 {
     changed = false;
     for (RefEntry &r : refs)
-        if (r.action != RefEntry::Action::Kept) r.action = RefEntry::Action::None;
+        if (r.action != RefEntry::Action::Kept && r.action != RefEntry::Action::None) {
+            r.action = RefEntry::Action::None;
+            r.reason = "dropped"; // the message passes as it came; the error says why
+        }
     for (ExternalBodyEntry &e : external_bodies) {
         using S = ExternalBodyEntry::Status;
         if (e.status != S::Normalized && e.status != S::Mapped && e.status != S::Converted) continue;
@@ -170,6 +176,7 @@ JsonObject *object(const RefEntry &r)
     json_object_set_string_member(o, "status", json_name(r.status));
     if (r.matched_location) json_object_set_string_member(o, "matched", "content-location");
     json_object_set_string_member(o, "action", json_name(r.action));
+    if (!r.reason.empty()) set_string(o, "reason", r.reason);
     if (r.kept) set_string(o, "kept", *r.kept);
     set_nullable(o, "target", r.target);
     set_nullable(o, "target_message", r.target_message);

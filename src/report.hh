@@ -24,6 +24,7 @@ struct RefEntry {
     Status status{Status::Dangling};
     bool matched_location{false};     // a cid: that only a Content-Location names ("matched")
     Action action{Action::None};
+    std::string reason;               // why the mode did not act ("type", "size", ...); absent when empty
     std::optional<std::string> kept;  // the signature kind, with Action::Kept
     std::optional<std::string> target;         // the target's section; null when none
     std::optional<std::string> target_message; // the target's Message-ID (mid:); null otherwise

@@ -45,6 +45,15 @@ void Taker::log(std::size_t i, const Plan &plan)
         ++st.changed;
         changed_ = true;
     }
+    // --verbose: each reference the mode did not act on as it would have, and why (the
+    // report's "reason"); the URL escaped and cut, as it comes from the message.
+    if (opts.verbose && plan.report)
+        for (const RefEntry &r : plan.report->refs) {
+            if (r.reason.empty()) continue;
+            GCharPtr url(g_strescape(r.url.substr(0, 200).c_str(), nullptr));
+            g_message("%spart %s: %s %s (%s)", where.c_str(), r.part.c_str(), url.get(),
+                      r.action == RefEntry::Action::None ? "left as it is" : json_name(r.action), r.reason.c_str());
+        }
     st.dangling += plan.dangling;
     if (plan.report)
         for (const ErrorEntry &e : plan.report->errors) ++st.errors_by_code[e.code];

@@ -89,8 +89,9 @@ def check(mimeuri, path, args, problems):
 
 def mhtml_default(mimeuri, path, problems):
     """Well-formed MHTML (RFC 2557 Content-Location references) comes out byte-identical in
-    the default mode; Blink's "Content-Location: cid:" form (RFC 2557 8.3: such a cid: URL
-    dangles as written) only gains the Content-ID lines its references name."""
+    the default mode; Blink's "Content-Location: cid:" form (resolved, but a reader matching
+    cid: URLs against Content-IDs only, RFC 2557 8.3, would not find it) only gains the
+    Content-ID lines its references name."""
     with tempfile.TemporaryDirectory() as d:
         rep = os.path.join(d, "r")
         out = subprocess.run([mimeuri, "--format=message", "--report=" + rep, path], capture_output=True).stdout

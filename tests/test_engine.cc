@@ -244,6 +244,7 @@ TEST_CASE("engine: a plan travels between processes unchanged")
     ref.status = RefEntry::Status::Ambiguous;
     ref.matched_location = true;
     ref.action = RefEntry::Action::Kept;
+    ref.reason = "signed";
     ref.kept = "dkim";
     ref.target = "2";
     rep.refs = {ref, RefEntry{}};
@@ -274,6 +275,7 @@ TEST_CASE("engine: a plan travels between processes unchanged")
     REQUIRE(q.report);
     CHECK(q.report->input_no == 2);
     CHECK(q.report->refs[0].kept == "dkim");
+    CHECK(q.report->refs[0].reason == "signed");
     CHECK(q.report->extras() == p.report->extras()); // "unreferenced" before "kept", as set
     CHECK(q.report_line() == p.report_line());
     Plan none;

@@ -220,10 +220,11 @@ TEST_CASE("extract: safe, unique names; nothing outside the folder; nothing over
     REQUIRE(r.status == 0);
     CHECK(r.out == m); // the message itself is untouched
     auto ls = testing::sh("cd " + quote(dir) + " && find . -type f | sort");
-    CHECK(ls.out == "./1/index.html\n./1/part-5.png\n./1/passwd\n./1/x-2.png\n./1/x.png\n");
+    // Each with an extension of its type (issue 34): "passwd", an image/png, is passwd.png.
+    CHECK(ls.out == "./1/index.html\n./1/part-5.png\n./1/passwd.png\n./1/x-2.png\n./1/x.png\n");
     std::string index = testing::read_file(dir + "/1/index.html");
     // Unquoted values are quoted when rewritten.
-    CHECK(index.find("<img src=\"passwd\"><img src=\"x.png\"><img src=\"x-2.png\"><img src=\"part-5.png\">") !=
+    CHECK(index.find("<img src=\"passwd.png\"><img src=\"x.png\"><img src=\"x-2.png\"><img src=\"part-5.png\">") !=
           std::string::npos);
     CHECK(testing::read_file(dir + "/1/x-2.png") == "C");
     // Running again into the same folder does not overwrite (the run numbers its folders
@@ -266,13 +267,26 @@ TEST_CASE("a cid: reference matches a Content-Location that is that cid: URL (Ch
     Report r;
     r.load(mimeuri("--check " + quote(f)).out);
     REQUIRE(r.refs(0) == 1);
-    // RFC 2557 8.3: a cid: URL never matches a Content-Location, so as written the reference
-    // is dangling; the report says which part's Content-Location names it.
-    CHECK(s(r.ref(0, 0), "status") == "dangling");
+    // The URL is the part's Content-Location: resolved (as a browser loads it), the report
+    // saying how it matched; the status, the summary header and --verbose agree in every mode.
+    CHECK(s(r.ref(0, 0), "status") == "resolved");
     CHECK(s(r.ref(0, 0), "matched") == "content-location");
     CHECK(s(r.ref(0, 0), "target") == "2");
-    CHECK(mimeuri("--summary-header " + quote(f)).out.find("Mimeuri-Refs: resolved=1 dangling=0") != std::string::npos);
-    CHECK(mimeuri("--cid=check --summary-header " + quote(f)).out.find("Mimeuri-Refs: resolved=0 dangling=1") != std::string::npos);
+    for (const char *mode : {"check", "repair", "inline", "extract"}) {
+        CAPTURE(mode);
+        testing::TempDir x;
+        auto run = mimeuri(std::string("--verbose --summary-header --cid=") + mode + " --extract-dir=" + quote(x.path) +
+                           " --report=" + quote(x.path + "/r.jsonl") + " " + quote(f));
+        CHECK(run.out.find("Mimeuri-Refs: resolved=1 dangling=0 ambiguous=0") != std::string::npos);
+        CHECK(run.err.find(" 0 dangling references") != std::string::npos);
+        Report rr;
+        rr.load(testing::read_file(x.path + "/r.jsonl"));
+        REQUIRE(rr.refs(0) == 1);
+        CHECK(s(rr.ref(0, 0), "status") == "resolved");
+        CHECK(s(rr.ref(0, 0), "action") ==
+              (std::string(mode) == "check" ? "none" : std::string(mode) == "repair" ? "repaired"
+                                                     : std::string(mode) == "inline" ? "inlined" : "extracted"));
+    }
     // Repair gives the part the Content-ID the reference names; the HTML stays as it is.
     std::string expected = m;
     expected.replace(expected.find("Content-Location: cid:css-1@mhtml.blink\n") + 40, 0,
@@ -334,6 +348,7 @@ TEST_CASE("defect 9: extracting into a folder that already holds the files is a 
     r.load(testing::read_file(report));
     REQUIRE(r.refs(0) == 1);
     CHECK(s(r.ref(0, 0), "action") == "none"); // not "extracted": nothing was
+    CHECK(s(r.ref(0, 0), "reason") == "extract");
     CHECK(json_object_get_boolean_member(r.messages[0], "changed") == FALSE);
     JsonArray *errors = json_object_get_array_member(r.messages[0], "errors");
     bool extract_error = false;
@@ -402,4 +417,111 @@ TEST_CASE("defect 7: in a Turkish locale, @IMPORT and URL( are still CSS referen
     REQUIRE(r.refs(0) == 2);
     CHECK(s(r.ref(0, 0), "status") == "resolved");
     CHECK(s(r.ref(0, 1), "status") == "resolved");
+}
+
+// Issue 34 item 4: a reference the mode would act on but does not says why, in the report
+// and in --verbose (also through --jobs, whose workers send the report back). An
+// application/octet-stream part holding a PNG is inlined as image/png, as a browser shows it.
+TEST_CASE("a reference left as it is says why: type, size, ambiguous, dangling; a sniffed image is inlined")
+{
+    const std::string png_b64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    const std::string m =
+        "Message-ID: <r@x>\nContent-Type: multipart/related; boundary=r\n\n"
+        "--r\nContent-Type: text/html\n\n<img src=\"cid:oct@x\"><img src=\"cid:pdf@x\"><img src=\"cid:big@x\">"
+        "<img src=\"cid:two@x\"><img src=\"cid:none@x\"><img src=\"cid:bin@x\">\n"
+        "--r\nContent-Type: application/octet-stream\nContent-ID: <oct@x>\nContent-Transfer-Encoding: base64\n\n" + png_b64 + "\n"
+        "--r\nContent-Type: application/pdf\nContent-ID: <pdf@x>\n\n%PDF-1.4\n"
+        "--r\nContent-Type: image/png\nContent-ID: <big@x>\n\n" + std::string(200, 'x') + "\n"
+        "--r\nContent-Type: image/png\nContent-ID: <two@x>\n\na\n"
+        "--r\nContent-Type: image/png\nContent-ID: <two@x>\n\nb\n"
+        "--r\nContent-Type: application/octet-stream\nContent-ID: <bin@x>\n\nnot an image\n--r--\n";
+    testing::TempDir d;
+    const std::string f = d.file("m.eml", m);
+    for (const char *jobs : {"", " --jobs=2"}) {
+        CAPTURE(jobs);
+        auto run = mimeuri(std::string("--verbose --cid=inline --inline-max=150 --report=") + quote(d / "r") + jobs + " " + quote(f));
+        REQUIRE(run.status == 0);
+        Report r;
+        r.load(testing::read_file(d / "r"));
+        REQUIRE(r.refs(0) == 6);
+        const char *want[][3] = {{"cid:oct@x", "inlined", "sniffed:image/png"}, {"cid:pdf@x", "none", "type"},
+                                 {"cid:big@x", "none", "size"},                  {"cid:two@x", "none", "ambiguous"},
+                                 {"cid:none@x", "none", "dangling"},             {"cid:bin@x", "none", "type"}};
+        for (guint i = 0; i < 6; ++i) {
+            CAPTURE(want[i][0]);
+            CHECK(s(r.ref(0, i), "url") == want[i][0]);
+            CHECK(s(r.ref(0, i), "action") == want[i][1]);
+            CHECK(s(r.ref(0, i), "reason") == want[i][2]);
+            const std::string line = std::string("part 1: ") + want[i][0] + " " +
+                                     (std::string(want[i][1]) == "none" ? "left as it is" : want[i][1]) + " (" + want[i][2] + ")";
+            CHECK(run.err.find(line) != std::string::npos);
+        }
+        CHECK(run.out.find("data:image/png;base64," + png_b64) != std::string::npos);
+    }
+    // Modes that act on nothing here give no reason: check reports only.
+    Report c;
+    c.load(mimeuri("--check --cid=check " + quote(f)).out);
+    for (guint i = 0; i < 6; ++i) CHECK_FALSE(json_object_has_member(c.ref(0, i), "reason"));
+}
+
+// Issue 34 item 1: an extracted page shows what the inline page shows when opened as a file.
+// Its <base href> is cut (else every file name resolves on the remote host), its other
+// relative URLs are made absolute against that base (they keep their meaning; a fragment
+// stays, for in-page anchors); crossorigin and integrity are cut where the element's URL
+// names a file (a browser refuses a file: image or stylesheet fetched in CORS mode from a
+// file: page), kept elsewhere; every file is named with an extension of its type (a browser
+// applies a file: stylesheet only from a .css name): load.php -> load.php.css, and an
+// application/octet-stream PNG named "pic" -> pic.png.
+TEST_CASE("extract: the page loads its files as a file: no base, no crossorigin, names by type")
+{
+    const std::string png_b64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    const std::string m =
+        "Content-Type: multipart/related; boundary=r\n\n"
+        "--r\nContent-Type: text/html\n\n"
+        "<html><head><base href=\"https://example.org/dir/\"><link rel=stylesheet crossorigin=\"anonymous\" "
+        "integrity=\"sha384-abc\" href=\"cid:css@x\"></head><body><img crossorigin src=\"cid:pic@x\">"
+        "<img src=\"remote.png\" crossorigin=\"anonymous\" integrity=\"sha384-r\"><a href=\"page.html?a=1&amp;b=2\">p</a>"
+        "<a href=\"#top\">t</a></body></html>\n"
+        "--r\nContent-Type: text/css\nContent-ID: <css@x>\nContent-Location: https://example.org/load.php?x=1\n\np{}\n"
+        "--r\nContent-Type: application/octet-stream\nContent-ID: <pic@x>\nContent-Disposition: inline; filename=pic\n"
+        "Content-Transfer-Encoding: base64\n\n" + png_b64 + "\n--r--\n";
+    testing::TempDir d;
+    const std::string f = d.file("m.eml", m), dir = d / "out";
+    REQUIRE(mimeuri("--cid=extract --extract-dir=" + quote(dir) + " " + quote(f)).status == 0);
+    CHECK(files_under(dir) == "./1/index.html\n./1/load.php.css\n./1/pic.png\n");
+    CHECK(testing::read_file(dir + "/1/index.html") ==
+          "<html><head><base ><link rel=stylesheet   href=\"load.php.css\"></head><body><img  src=\"pic.png\">"
+          "<img src=\"https://example.org/dir/remote.png\" crossorigin=\"anonymous\" integrity=\"sha384-r\">"
+          "<a href=\"https://example.org/dir/page.html?a=1&amp;b=2\">p</a><a href=\"#top\">t</a></body></html>");
+    CHECK(testing::read_file(dir + "/1/load.php.css") == "p{}"); // (the line break before a delimiter is the delimiter's)
+}
+
+// Issue 34 item 5: old Mac mail (CR-only line ends) cannot be read: GMime takes the whole
+// message for one header field. The report and --verbose say so, where they said nothing
+// (no references, no error); the message passes byte for byte.
+TEST_CASE("CR-only line ends: what could not be read is reported, not silently nothing")
+{
+    std::string lf = "Message-ID: <cr@x>\nContent-Type: multipart/related; boundary=r\n\n"
+                     "--r\nContent-Type: text/html\n\n<img src=\"cid:p@x\">\n"
+                     "--r\nContent-Type: image/png\nContent-ID: <p@x>\n\nAAAA\n--r--\n";
+    std::string cr = lf;
+    for (char &c : cr)
+        if (c == '\n') c = '\r';
+    testing::TempDir d;
+    Report a;
+    a.load(mimeuri("--check " + quote(d.file("lf.eml", lf))).out);
+    CHECK(a.refs(0) == 1); // the same message with LF: one reference, no error
+    const std::string f = d.file("cr.eml", cr);
+    auto run = mimeuri("--verbose --report=" + quote(d / "r") + " " + quote(f));
+    CHECK(run.status == 0);
+    CHECK(run.out == cr);
+    Report r;
+    r.load(testing::read_file(d / "r"));
+    JsonArray *errors = json_object_get_array_member(r.messages[0], "errors");
+    REQUIRE(json_array_get_length(errors) == 1);
+    CHECK(s(json_array_get_object_element(errors, 0), "code") == "unparseable");
+    CHECK(s(json_array_get_object_element(errors, 0), "message").find("CR-only line ends") != std::string::npos);
+    CHECK(run.err.find("left partly unprocessed") != std::string::npos);
+    CHECK(run.err.find("1 unparseable") != std::string::npos);
+    CHECK(mimeuri("--strict " + quote(f)).status == 65); // --strict: a message that could not be parsed
 }

@@ -76,12 +76,14 @@ TEST_CASE("report: refs entries")
     d.url = "cid:a@x";
     d.status = RefEntry::Status::Ambiguous;
     d.action = RefEntry::Action::Kept;
+    d.reason = "signed";
     d.kept = "smime";
-    RefEntry e; // a cid: only a Content-Location names (RFC 2557 8.3), extracted
+    RefEntry e; // a cid: only a Content-Location names (Blink's MHTML), extracted
     e.part = "1";
     e.attr = "img@src";
     e.url = "cid:b@x";
     e.matched_location = true;
+    e.status = RefEntry::Status::Resolved;
     e.action = RefEntry::Action::Extracted;
     e.target = "3";
     r.refs = {a, b, c, d, e};
@@ -93,11 +95,11 @@ TEST_CASE("report: refs entries")
                "{\"part\":\"1.1\",\"attr\":\"style\",\"url\":\"pic.png\",\"kind\":\"location\",\"status\":\"dangling\","
                "\"action\":\"none\",\"target\":null,\"target_message\":null,\"target_source\":null,\"target_offset\":null},"
                "{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"cid:a@x\",\"kind\":\"cid\",\"status\":\"ambiguous\","
-               "\"action\":\"kept\",\"kept\":\"smime\",\"target\":null,\"target_message\":null,\"target_source\":null,\"target_offset\":null},"
-               "{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"cid:b@x\",\"kind\":\"cid\",\"status\":\"dangling\","
+               "\"action\":\"kept\",\"reason\":\"signed\",\"kept\":\"smime\",\"target\":null,\"target_message\":null,\"target_source\":null,\"target_offset\":null},"
+               "{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"cid:b@x\",\"kind\":\"cid\",\"status\":\"resolved\","
                "\"matched\":\"content-location\",\"action\":\"extracted\",\"target\":\"3\",\"target_message\":null,\"target_source\":null,\"target_offset\":null}",
                "", "", ""));
-    CHECK(r.dangling() == 2);
+    CHECK(r.dangling() == 1);
     CHECK(r.dangling_mid() == 0);
     r.refs[1].status = RefEntry::Status::Dangling;
     CHECK(r.dangling_mid() == 1);
@@ -229,7 +231,7 @@ TEST_CASE("report: extraction failing when taken takes back what it claimed")
     r.extraction_failed("cannot create out/1/a.png: File exists");
     CHECK(r.to_json() ==
           line("{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"cid:a@x\",\"kind\":\"cid\",\"status\":\"resolved\","
-               "\"action\":\"none\",\"target\":\"2\",\"target_message\":null,\"target_source\":null,\"target_offset\":null},"
+               "\"action\":\"none\",\"reason\":\"extract\",\"target\":\"2\",\"target_message\":null,\"target_source\":null,\"target_offset\":null},"
                "{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"cid:a@x\",\"kind\":\"cid\",\"status\":\"resolved\","
                "\"action\":\"repaired\",\"target\":\"2\",\"target_message\":null,\"target_source\":null,\"target_offset\":null}",
                "", "",

@@ -106,13 +106,14 @@ TEST_CASE("resolver: cid: as RFC 2392 writes it (the addr-spec %-encoded, no bra
     });
 }
 
-TEST_CASE("resolver: a cid: URL never matches a Content-Location (RFC 2557 8.3)")
+TEST_CASE("resolver: a cid: URL that is a part's Content-Location resolves to it (RFC 2557 8.2)")
 {
     Parsed p(related({"Content-Location: cid:css-1@mhtml.blink\n", "Content-Location: http://example.org/pic.png\n"}));
     RunIndex run;
-    // Blink's MHTML: found through the location, flagged so that the report says dangling
-    // (as written) and repair can give the part the Content-ID the URL names.
+    // Blink's MHTML: found through the location, resolved, flagged so that the report says
+    // how it matched and repair can give the part the Content-ID the URL names.
     Target t = resolve_one(p, run, "cid:css-1@mhtml.blink", p.node("1"));
+    CHECK(t.status == RefStatus::Resolved);
     CHECK(t.via_location);
     CHECK(t.location_id == "css-1@mhtml.blink");
     CHECK(p.section(t.node) == "2");

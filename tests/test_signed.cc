@@ -198,7 +198,7 @@ void check_fixture(const Kit &kit, const std::string &signed_msg, const std::str
         CAPTURE(args);
         auto [out, report] = kit.run(signed_msg, args);
         CHECK(kit.verifies(verify, out, extra));
-        CHECK(contains(report, "\"action\":\"kept\",\"kept\":\"" + kind + "\""));
+        CHECK(contains(report, "\"action\":\"kept\",\"reason\":\"signed\",\"kept\":\"" + kind + "\""));
         CHECK(contains(report, "\"kind\":\"" + kind + "\""));
         CHECK(contains(report, "\"kept\":true"));
         CHECK_FALSE(contains(report, "\"state\":\"broken\""));

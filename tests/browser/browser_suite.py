@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""What the reader sees (issue 34): mimeuri's pages opened in a real browser.
+
+For the corpus's HTML messages with cid: or Content-Location references (INDEX.tsv), makes
+the --cid=inline page (the HTML part of the output, decoded) and the --cid=extract page
+(DIR/N/index.html and its files) of each HTML part that has something to extract, opens each
+in headless Chromium as a file with the network off (check_pages.mjs: every request that is
+not file: or data: is aborted), and checks:
+  - every reference the report says was inlined or extracted loads: each <img> and
+    stylesheet <link> holding one of mimeuri's URLs (a data: URL, or a file beside the
+    extract page) is shown (complete && naturalWidth > 0; a parsed sheet), no fewer of them
+    than the report claims, and each image a CSS url() or background attribute names loads;
+  - the extract page shows every image and stylesheet the inline page shows.
+On a failure it names the message, the page and the reference, and saves screenshots of up
+to three failing pages in the test log folder.
+
+Usage: browser_suite.py MIMEURI CORPUS_DIR LOG_DIR
+Exit 77 (skipped, with the reason printed) when Chromium, node or npm is missing, or
+puppeteer-core cannot be installed, unless MIMEURI_STRICT_TESTS=1 (then 1).
+MIMEURI_BROWSER_MAX: how many messages (default 40; "all" for all).
+"""
+import email, email.policy, json, os, shutil, subprocess, sys, tempfile, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from report_truth import part_at  # noqa: E402  (the tests' own IMAP-section reader)
+
+PUPPETEER = "puppeteer-core@24.10.0"  # engines: node >= 18 (Debian 12's nodejs is 18)
+CLAIMED = {"inlined", "extracted"}
+
+
+def skip(reason):
+    print(f"browser suite skipped: {reason}")
+    if os.environ.get("MIMEURI_STRICT_TESTS") == "1":
+        print("MIMEURI_STRICT_TESTS=1: a skipped suite fails")
+        sys.exit(1)
+    sys.exit(77)
+
+
+def node_modules(logdir):
+    """puppeteer-core in a folder of its own (no browser download: the system's Chromium)."""
+    prefix = os.environ.get("MIMEURI_BROWSER_NPM_DIR") or os.path.join(os.path.dirname(logdir), "browser-npm")
+    mods = os.path.join(prefix, "node_modules")
+    if not os.path.isdir(os.path.join(mods, "puppeteer-core")):
+        os.makedirs(prefix, exist_ok=True)
+        env = dict(os.environ, PUPPETEER_SKIP_DOWNLOAD="1")
+        r = subprocess.run(["npm", "install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", PUPPETEER],
+                           env=env, capture_output=True, text=True)
+        if r.returncode != 0:
+            skip(f"npm install {PUPPETEER} failed: {r.stderr.strip()[-300:]}")
+    return mods
+
+
+def selected(corpus, cap):
+    rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(corpus, "INDEX.tsv"), encoding="utf-8")]
+    head, out = rows[0], []
+    for row in rows[1:]:
+        f = dict(zip(head, row))
+        if f.get("is_mbox") == "0" and f.get("has_html") == "1" and "1" in (f.get("has_cid_ref"), f.get("has_content_location")):
+            out.append(f["path"])
+    out.sort()
+    return out if cap is None else out[:cap]
+
+
+def run(mimeuri, path, args, d):
+    rep, out = os.path.join(d, "report"), os.path.join(d, "out.eml")
+    with open(out, "wb") as o:
+        rc = subprocess.run([mimeuri, "--format=message", "--report=" + rep, *args, path], stdout=o,
+                            stderr=subprocess.DEVNULL).returncode
+    lines = open(rep).read().splitlines() if os.path.exists(rep) else []
+    return rc, (json.loads(lines[0]) if len(lines) == 1 else None), out
+
+
+def claims(report, part, action):
+    return [r for r in report["refs"] if r["part"] == part and r["action"] == action]
+
+
+def main():
+    mimeuri, corpus, logdir = sys.argv[1:4]
+    if not os.path.exists(os.path.join(corpus, "INDEX.tsv")):
+        skip(f"no corpus at {corpus}")
+    chromium = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        skip("no chromium (Debian package chromium)")
+    for tool in ("node", "npm"):
+        if not shutil.which(tool):
+            skip(f"no {tool} (Debian package npm)")
+    mods = node_modules(logdir)
+    cap_env = os.environ.get("MIMEURI_BROWSER_MAX", "40")
+    files = selected(corpus, None if cap_env == "all" else int(cap_env))
+    os.makedirs(logdir, exist_ok=True)
+    problems, pages, plan = [], [], []
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory() as work:
+        for i, rel in enumerate(files):
+            path = os.path.join(corpus, rel)
+            d = os.path.join(work, str(i))
+            di, dx = os.path.join(d, "inline"), os.path.join(d, "extract")
+            os.makedirs(di)
+            os.makedirs(dx)
+            rc_i, rep_i, out_i = run(mimeuri, path, ["--cid=inline"], di)
+            rc_x, rep_x, _ = run(mimeuri, path, ["--cid=extract", "--extract-dir=" + os.path.join(dx, "x")], dx)
+            if rc_i != 0 or rc_x != 0 or rep_i is None or rep_x is None:
+                problems.append(f"{rel}: mimeuri exit {rc_i}/{rc_x} or no report")
+                continue
+            # The extract pages: index.html for the first HTML part with something extracted,
+            # part-SECTION.html for the others (ref_extract.hh).
+            parts = []
+            for r in rep_x["refs"]:
+                if r["action"] == "extracted" and r["part"] not in parts:
+                    parts.append(r["part"])
+            if not parts:
+                continue
+            folder = os.path.join(dx, "x", "1")
+            extracted = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+            msg_out = email.message_from_bytes(open(out_i, "rb").read(), policy=email.policy.compat32)
+            for k, part in enumerate(parts):
+                xpage = os.path.join(folder, "index.html" if k == 0 else f"part-{part}.html")
+                html = part_at(msg_out, part)
+                body = html.get_payload(decode=True) if html is not None else None
+                if not os.path.exists(xpage) or body is None:
+                    problems.append(f"{rel}: part {part}: no page ({xpage} or the inline output's part)")
+                    continue
+                ipage = os.path.join(di, f"page-{part}.html")
+                with open(ipage, "wb") as f:
+                    f.write(body)
+                for mode, page, report, fl in (("inline", ipage, rep_i, None), ("extract", xpage, rep_x, extracted)):
+                    pages.append({"id": len(pages), "path": page, "files": fl})
+                    plan.append((rel, part, mode, report))
+        manifest, results = os.path.join(work, "manifest.json"), os.path.join(work, "results.json")
+        json.dump({"chromium": chromium, "pages": pages, "shots": logdir}, open(manifest, "w"))
+        env = dict(os.environ, MIMEURI_BROWSER_NODE_MODULES=mods)
+        r = subprocess.run(["node", os.path.join(HERE, "check_pages.mjs"), manifest, results], env=env,
+                           capture_output=True, text=True, timeout=1500)
+        if r.returncode != 0:
+            print(r.stderr[-2000:])
+            if "Failed to launch" in r.stderr or "executablePath" in r.stderr:
+                skip(f"Chromium did not start: {r.stderr.strip()[-300:]}")
+            print("FAIL: check_pages.mjs failed")
+            return 1
+        res = json.load(open(results))
+
+    totals = {m: {"pages": 0, "imgs": 0, "sheets": 0, "bg": 0, "claimed": 0, "loaded": 0} for m in ("inline", "extract")}
+    by_part = {}
+    for (rel, part, mode, report), out in zip(plan, res):
+        t = totals[mode]
+        t["pages"] += 1
+        where = f"{rel} part {part} ({mode} page {out['path']})"
+        if out["error"]:
+            problems.append(f"{where}: {out['error']}")
+            continue
+        s = out["shown"]
+        shown_imgs = sum(x["ok"] for x in s["imgs"])
+        shown_sheets = sum(x["ok"] for x in s["sheets"])
+        t["imgs"] += shown_imgs
+        t["sheets"] += shown_sheets
+        t["bg"] += sum(x["ok"] for x in s["backgrounds"])
+        by_part.setdefault((rel, part), {})[mode] = (shown_imgs, shown_sheets, sum(x["ok"] for x in s["backgrounds"]))
+        pages_of = by_part[(rel, part)].setdefault("where", {})
+        pages_of[mode] = where
+        action = "inlined" if mode == "inline" else "extracted"
+        mine = claims(report, part, action)
+        t["claimed"] += len(mine)
+        # A data: image that does not show on the inline page is the part's own bytes: nothing
+        # else stands between a data: URL and the browser. Said, not failed; the extract page
+        # may fail as many (the same parts), no more.
+        failed = by_part.setdefault((rel, part), {}).setdefault(mode + "-failed", [])
+        for kind, items in (("image", s["imgs"]), ("stylesheet", s["sheets"]), ("background image", s["backgrounds"])):
+            for x in items:
+                if x["ours"] and x["ok"]:
+                    t["loaded"] += 1
+                elif x["ours"]:
+                    failed.append((kind, x["url"], [c["url"] for c in mine][:5]))
+        # No fewer <img src> shown than the report claims (a <link href> is a stylesheet only by
+        # its rel, an icon otherwise: those are checked one by one above).
+        want = [c for c in mine if c["attr"] == "img@src"]
+        got = sum(1 for x in s["imgs"] if x["ours"])
+        if got < len(want):
+            problems.append(f"{where}: {len(want)} images claimed {action}, {got} on the page: "
+                            f"{[c['url'] for c in want][:5]}")
+    broken = 0
+    for (rel, part), m in by_part.items():
+        inline_failed, extract_failed = m.get("inline-failed", []), m.get("extract-failed", [])
+        for kind, url, refs in inline_failed:
+            if not url.startswith("data:"):
+                problems.append(f"{m['where']['inline']}: {kind} {url} does not load (claimed inlined: {refs})")
+            else:
+                broken += 1
+                print(f"note: {rel} part {part}: {kind} {url[:60]} is not an image a browser can show (the part's own bytes)")
+        if len(extract_failed) > len([f for f in inline_failed if f[1].startswith("data:")]):
+            for kind, url, refs in extract_failed:
+                problems.append(f"{m['where']['extract']}: {kind} {url} does not load (claimed extracted: {refs})")
+    for (rel, part), m in by_part.items():
+        if "inline" in m and "extract" in m:
+            # (images the part's own bytes cannot show fail on both pages alike)
+            names = ("images", "stylesheets", "background images")
+            for n, a, b in zip(names, m["inline"], m["extract"]):
+                if b < a:
+                    problems.append(f"{rel} part {part}: the extract page shows {b} {n}, the inline page {a}")
+    elapsed = time.monotonic() - started
+    print(f"browser: {len(files)} messages, {len(pages)} pages in {elapsed:.0f} s")
+    for mode, t in totals.items():
+        print(f"  {mode}: {t['pages']} pages; {t['loaded']} of mimeuri's references load ({t['claimed']} claimed "
+              f"{'inlined' if mode == 'inline' else 'extracted'}); shown: {t['imgs']} images, {t['sheets']} stylesheets, "
+              f"{t['bg']} CSS/background images")
+    print(f"  {broken} inlined parts are not images a browser can show (their own bytes); the extract pages fail no more")
+    shots = [o["shot"] for o in res if o.get("shot") and problems]
+    if shots:
+        print("screenshots: " + ", ".join(shots))
+    for p in problems:
+        print("FAIL: " + p)
+    print(f"{len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,121 @@
+// Opens pages mimeuri made in headless Chromium, as files, with the network off, and says
+// what each one shows: every <img> (complete && naturalWidth > 0), every stylesheet <link>
+// (a parsed sheet), and each image a CSS url() or a background attribute names (probed).
+// Usage: node check_pages.mjs MANIFEST.json RESULTS.json
+// MANIFEST: {"chromium": PATH, "pages": [{"id", "path", "files": [names] | null}], "shots": DIR}
+// "files": the extracted files beside an extract page (those are mimeuri's references there);
+// null for an inline page (its data: URLs are). RESULTS: one entry per page.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+
+const require = createRequire(process.env.MIMEURI_BROWSER_NODE_MODULES + '/');
+const puppeteer = require('puppeteer-core');
+
+const [manifestPath, resultsPath] = process.argv.slice(2);
+const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+
+const browser = await puppeteer.launch({
+  executablePath: manifest.chromium,
+  headless: true,
+  // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start.
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--mute-audio'],
+});
+
+const results = [];
+for (const p of manifest.pages) {
+  const page = await browser.newPage();
+  const blocked = [];
+  await page.setRequestInterception(true);
+  page.on('request', (req) => {
+    const u = req.url();
+    if (u.startsWith('file:') || u.startsWith('data:')) req.continue();
+    else {
+      blocked.push(u.slice(0, 120));
+      req.abort();
+    }
+  });
+  let error = null;
+  try {
+    await page.goto(pathToFileURL(p.path).href, { waitUntil: 'load', timeout: 20000 });
+    // Lazy images below the fold would never load in a headless window: load them now.
+    await page.evaluate(async () => {
+      const waits = [];
+      for (const img of document.images) {
+        if (img.loading === 'lazy') img.loading = 'eager';
+        if (!img.complete)
+          waits.push(new Promise((r) => { img.addEventListener('load', r); img.addEventListener('error', r); setTimeout(r, 5000); }));
+      }
+      await Promise.all(waits);
+    });
+  } catch (e) {
+    error = String(e).slice(0, 300);
+  }
+  let shown = null;
+  if (!error) {
+    try {
+      shown = await page.evaluate(async (files) => {
+        const here = new URL('.', location.href).href;
+        // mimeuri's references on this page: data: URLs (inline), or the files beside it (extract).
+        const ours = (u) => {
+          if (!u) return false;
+          if (files === null) return u.startsWith('data:');
+          if (!u.startsWith(here)) return false;
+          const name = decodeURIComponent(u.slice(here.length).split(/[?#]/)[0]);
+          return files.includes(name);
+        };
+        const short = (u) => (u || '').slice(0, 100);
+        const imgs = [...document.images].map((img) => {
+          const u = img.currentSrc || img.src;
+          return { url: short(u), ours: ours(u), ok: img.complete && img.naturalWidth > 0 };
+        });
+        const sheets = [...document.querySelectorAll('link')]
+          .filter((l) => /(^|\s)stylesheet(\s|$)/i.test(l.rel))
+          .map((l) => {
+            let rules = null;
+            try { rules = l.sheet ? l.sheet.cssRules.length : null; } catch (e) { rules = 'opaque'; }
+            return { url: short(l.href), ours: ours(l.href), ok: !!l.sheet, rules };
+          });
+        // Images named by CSS url() in style attributes and <style>, and background attributes.
+        const urls = new Set();
+        const grab = (text) => {
+          for (const m of (text || '').matchAll(/url\(\s*(['"]?)([^'")]+)\1\s*\)/g)) urls.add(new URL(m[2], location.href).href);
+        };
+        for (const el of document.querySelectorAll('[style]')) grab(el.getAttribute('style'));
+        for (const st of document.querySelectorAll('style')) grab(st.textContent);
+        for (const el of document.querySelectorAll('[background]')) urls.add(new URL(el.getAttribute('background'), location.href).href);
+        const probes = [];
+        // Probed: mimeuri's image URLs, and the page's own data: images (counted as shown on
+        // both pages alike, so that the inline and extract pages compare).
+        for (const u of urls) {
+          const mine = ours(u);
+          if (!mine && !u.startsWith('data:image/')) continue;
+          if (u.startsWith('data:') && !u.startsWith('data:image/')) continue;
+          if (!u.startsWith('data:') && !/\.(png|jpe?g|gif|webp|bmp|ico|avif|svg)([?#]|$)/i.test(u)) continue;
+          probes.push(new Promise((r) => {
+            const im = new Image();
+            im.onload = () => r({ url: short(u), ours: mine, ok: im.naturalWidth > 0 });
+            im.onerror = () => r({ url: short(u), ours: mine, ok: false });
+            setTimeout(() => r({ url: short(u), ours: mine, ok: false }), 5000);
+            im.src = u;
+          }));
+        }
+        return { imgs, sheets, backgrounds: await Promise.all(probes) };
+      }, p.files);
+    } catch (e) {
+      error = String(e).slice(0, 300);
+    }
+  }
+  results.push({ id: p.id, path: p.path, error, shown, blocked: blocked.length });
+  const bad = error || (shown && [...shown.imgs, ...shown.sheets, ...shown.backgrounds].some((x) => x.ours && !x.ok));
+  if (bad && manifest.shots && results.filter((r) => r.shot).length < 3) {
+    const shot = `${manifest.shots}/browser-${results.length}.png`;
+    try {
+      await page.screenshot({ path: shot, fullPage: false });
+      results[results.length - 1].shot = shot;
+    } catch (e) { /* a page that cannot be drawn: its error says enough */ }
+  }
+  await page.close();
+}
+await browser.close();
+writeFileSync(resultsPath, JSON.stringify(results));
