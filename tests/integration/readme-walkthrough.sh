@@ -177,6 +177,8 @@ in_root "[ -d /var/log/mimeuri ] && [ \"\$(stat -c %U /var/log/mimeuri)\" = mime
 say "ok: the package made its user and group, its unit and snippets name /usr/bin/mimeuri"
 in_root 'printf "[references]\nsummary-header = yes\n" > /etc/mimeuri.conf && /usr/bin/mimeuri --milter=unix:/x --print-config | grep -qx "summary-header=true"' \
   || fail "--print-config does not show /etc/mimeuri.conf's setting"
+in_root '/usr/bin/mimeuri < testdata/sample/newsletter.eml | grep -q "^Mimeuri-Refs: "' \
+  || fail "the command line does not honour /etc/mimeuri.conf's summary header"
 # procmail, the packaged recipe verbatim.
 in_root "useradd -m carol && cp $ex/procmailrc ~carol/.procmailrc && chown carol: ~carol/.procmailrc && procmail -d carol < testdata/sample/newsletter.eml" \
   || fail "procmail with the packaged recipe"
