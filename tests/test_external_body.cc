@@ -145,10 +145,7 @@ TEST_CASE("GMime and Python's email package recover the URL from what mimeuri wr
     g_object_unref(stream);
 
     // Python's email package, when python3 is there (it comes with meson).
-    if (testing::sh("command -v python3").status != 0) {
-        MESSAGE("python3 not found; Python re-parse skipped");
-        return;
-    }
+    if (testing::sh("command -v python3").status != 0) return testing::skip("python3 not found: the Python re-parse");
     std::string script = d.file("read.py", "import mailbox, re, sys\n"
                                            "for m in mailbox.mbox(sys.argv[1]):\n"
                                            "    print(re.sub(r'\\s', '', m.get_param('url')))\n");
@@ -260,7 +257,7 @@ TEST_CASE("the corpus's external-body messages: read, reported, untouched by def
     for (const char *rel : files) {
         std::string path = std::string(MIMEURI_CORPUS) + "/" + rel;
         if (!g_file_test(path.c_str(), G_FILE_TEST_EXISTS)) {
-            MESSAGE("corpus file missing, skipped: " << std::string(rel));
+            testing::skip("corpus file missing: " + std::string(rel));
             continue;
         }
         CAPTURE(rel);

@@ -325,8 +325,7 @@ TEST_CASE("tokenizer: every HTML part of the corpus, as gumbo reads it")
     const std::string corpus = MIMEURI_CORPUS;
     std::ifstream index(corpus + "/INDEX.tsv");
     if (!index) {
-        MESSAGE("corpus not found at " MIMEURI_CORPUS "; skipped");
-        return;
+        return testing::skip("corpus not found at " MIMEURI_CORPUS);
     }
     std::string line;
     std::getline(index, line);

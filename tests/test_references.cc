@@ -402,8 +402,7 @@ TEST_CASE("defect 7: in a Turkish locale, @IMPORT and URL( are still CSS referen
 {
     // main() calls setlocale(LC_ALL, ""): tolower('I') is then not 'i' in tr_TR.
     if (testing::sh("locale -a | grep -qix 'tr_TR.utf8' && echo y").out != "y\n") {
-        MESSAGE("skipped: the tr_TR.UTF-8 locale is not installed (localedef -i tr_TR -f UTF-8 tr_TR.UTF-8 makes it)");
-        return;
+        return testing::skip("the tr_TR.UTF-8 locale is not installed (localedef -i tr_TR -f UTF-8 tr_TR.UTF-8 makes it)");
     }
     testing::TempDir d;
     std::string f = d.file("m.eml", "Message-ID: <t@x>\nContent-Type: multipart/related; boundary=r\n\n"
