@@ -304,8 +304,9 @@ void PartRewriter::decide_local(std::size_t ri, Decision &d)
     const std::string ttype = mime_type(target);
     if (opts_.cid == RefOptions::Cid::Inline && inline_allowed(ttype, opts_.inline_types)) {
         if (auto bytes = ctx_.decoded_content(target, opts_.inline_max)) {
-            GCharPtr b64(g_base64_encode(reinterpret_cast<const guchar *>(bytes->data()), bytes->size()));
-            d.new_url = "data:" + ttype + ";base64," + b64.get();
+            d.new_url.reserve(ttype.size() + 13 + bytes->size() / 3 * 4 + 8);
+            d.new_url.append("data:").append(ttype).append(";base64,");
+            transfer::append_base64(d.new_url, bytes->view());
             d.action = Action::Inlined;
             tally_.inlined_targets.insert(t.node);
         } else {
