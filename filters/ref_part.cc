@@ -419,6 +419,7 @@ Status PartRewriter::write(std::string_view html, const html::Scan &scan, bool r
         return ok();
     }
     auto rewritten = html::rewrite(html, scan, reps_);
+    for (auto &r : reps_) std::string().swap(r.url); // in rewritten.html now: not held twice
     for (std::size_t k : rewritten.skipped) {
         unclaim(k);
         ctx_.report().add_error(hn_.section, "html-rewrite",

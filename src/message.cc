@@ -967,7 +967,7 @@ Status MessageContext::set_sole_header(const Node &n, std::string_view name, std
     return ok();
 }
 
-Status MessageContext::replace_body(const Node &n, std::string_view encoded, bool convert_eol)
+Status MessageContext::replace_body(const Node &n, std::string encoded, bool convert_eol)
 {
     auto span = content_span(n);
     if (!span) return span.error();
@@ -981,7 +981,7 @@ Status MessageContext::replace_body(const Node &n, std::string_view encoded, boo
         if (!r) return r.error();
         had_nl = c == '\n';
     }
-    std::string text(encoded);
+    std::string text = std::move(encoded);
     if (had_nl && (text.empty() || text.back() != '\n')) text += '\n';
     while (!had_nl && !text.empty() && text.back() == '\n') text.pop_back();
     if (in_mbox_ && !length_split_) {

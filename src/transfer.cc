@@ -150,7 +150,7 @@ Status write_back(MessageContext &ctx, const Node &n, std::string_view content)
         s = ctx.replace_body(n, quoted_printable(content, crlf));
         break;
     case GMIME_CONTENT_ENCODING_BINARY: // no line limit: spliced as it is
-        s = ctx.replace_body(n, content, false);
+        s = ctx.replace_body(n, std::string(content), false);
         break;
     case GMIME_CONTENT_ENCODING_DEFAULT:
     case GMIME_CONTENT_ENCODING_7BIT:
@@ -162,7 +162,7 @@ Status write_back(MessageContext &ctx, const Node &n, std::string_view content)
                 s = cte ? ctx.replace_header(cte, " quoted-printable\n")
                         : ctx.add_header(n, "Content-Transfer-Encoding", " quoted-printable\n");
         } else {
-            s = ctx.replace_body(n, content, false);
+            s = ctx.replace_body(n, std::string(content), false);
         }
         break;
     default:
