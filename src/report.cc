@@ -234,21 +234,32 @@ private:
     }
     void quoted(std::string_view v)
     {
-        GCharPtr valid;
-        if (!g_utf8_validate_len(v.data(), v.size(), nullptr)) {
-            valid.reset(g_utf8_make_valid(v.data(), static_cast<gssize>(v.size())));
-            v = valid.get();
+        out_ += '"';
+        const std::size_t mark = out_.size();
+        if (!escaped(v, true)) { // not ASCII text: made valid UTF-8 first (a NUL replaced too)
+            out_.resize(mark);
+            GCharPtr valid;
+            if (!g_utf8_validate_len(v.data(), v.size(), nullptr)) {
+                valid.reset(g_utf8_make_valid(v.data(), static_cast<gssize>(v.size())));
+                v = valid.get();
+            }
+            escaped(v, false);
         }
         out_ += '"';
+    }
+    // Appends v escaped; with ascii, stops (false) at the first octet that is not ASCII or NUL.
+    bool escaped(std::string_view v, bool ascii)
+    {
         std::size_t run = 0; // octets since the last escape, appended at once
         for (std::size_t i = 0; i < v.size(); ++i) {
             const auto u = static_cast<unsigned char>(v[i]);
+            if (ascii && (u >= 128 || u == 0)) return false;
             if (u >= 128 || !escapes.text[u][0]) continue;
             out_.append(v.data() + run, i - run).append(escapes.text[u]);
             run = i + 1;
         }
         out_.append(v.data() + run, v.size() - run);
-        out_ += '"';
+        return true;
     }
 
     std::string &out_;
