@@ -52,3 +52,13 @@ rounds_median() {
   done
   rm -f "$tmp"
 }
+
+# A script's common start, after cd to the repository: build (its first argument, default
+# build), bin (the mimeuri there), out (bench/out, made), runs (RUNS, default $2).
+bench_init() {
+  build=${1:-build}
+  bin=$build/mimeuri
+  out=bench/out
+  runs=${RUNS:-$2}
+  mkdir -p "$out"
+}
