@@ -333,8 +333,9 @@ void PartRewriter::inline_target(const Node &target, Decision &d)
         d.reason = "size";
         return;
     }
-    GCharPtr b64(g_base64_encode(reinterpret_cast<const guchar *>(bytes->data()), bytes->size()));
-    d.new_url = "data:" + type + ";base64," + b64.get();
+    d.new_url.reserve(type.size() + 13 + bytes->size() / 3 * 4 + 8);
+    d.new_url.append("data:").append(type).append(";base64,");
+    transfer::append_base64(d.new_url, bytes->view());
     d.action = Action::Inlined;
     if (sniffed) d.reason = "sniffed:" + type;
     tally_.inlined_targets.insert(d.target.node);
@@ -465,6 +466,7 @@ Status PartRewriter::write(std::string_view html, const html::Scan &scan, bool r
         return ok();
     }
     auto rewritten = html::rewrite(html, scan, reps_);
+    for (auto &r : reps_) std::string().swap(r.url); // in rewritten.html now: not held twice
     for (std::size_t k : rewritten.skipped) {
         unclaim(k, "html-rewrite");
         ctx_.report().add_error(hn_.section, "html-rewrite",

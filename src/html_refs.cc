@@ -620,13 +620,30 @@ namespace {
 std::string escape_attr(std::string_view v, char quote)
 {
     std::string out;
-    for (char c : v) {
-        if (c == '&') out += "&amp;";
-        else if (c == '"' && quote != '\'') out += "&quot;";
-        else if (c == '\'' && quote == '\'') out += "&#39;";
-        else if (c == '\n') out += "&#10;";
-        else if (c == '\r') out += "&#13;";
-        else out += c;
+    out.reserve(v.size());
+    // Runs between the octets to escape copied whole; each octet to escape found by memchr
+    // (a data: URL has none).
+    const char special[4] = {'&', quote == '\'' ? '\'' : '"', '\n', '\r'};
+    std::size_t next[4];
+    auto find = [&](int k, std::size_t from) {
+        const void *hit = from < v.size() ? std::memchr(v.data() + from, special[k], v.size() - from) : nullptr;
+        next[k] = hit ? static_cast<std::size_t>(static_cast<const char *>(hit) - v.data()) : v.size();
+    };
+    for (int k = 0; k < 4; ++k) find(k, 0);
+    for (std::size_t at = 0; at < v.size();) {
+        const int k = static_cast<int>(std::min_element(next, next + 4) - next);
+        const std::size_t e = next[k];
+        out.append(v.substr(at, e - at));
+        if (e == v.size()) break;
+        switch (v[e]) {
+        case '&': out += "&amp;"; break;
+        case '"': out += "&quot;"; break;
+        case '\'': out += "&#39;"; break;
+        case '\n': out += "&#10;"; break;
+        default: out += "&#13;"; break;
+        }
+        at = e + 1;
+        find(k, at);
     }
     return out;
 }

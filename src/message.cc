@@ -716,9 +716,14 @@ std::string MessageContext::to_eol(std::string_view lf_text) const
     if (eol_ != Eol::CRLF) return std::string(lf_text);
     std::string out;
     out.reserve(lf_text.size() + lf_text.size() / 32);
-    for (char c : lf_text) {
-        if (c == '\n') out += '\r';
-        out += c;
+    for (std::size_t at = 0; at < lf_text.size();) { // a line at a time
+        std::size_t nl = lf_text.find('\n', at);
+        if (nl == std::string_view::npos) {
+            out.append(lf_text.substr(at));
+            break;
+        }
+        out.append(lf_text.substr(at, nl - at)).append("\r\n", 2);
+        at = nl + 1;
     }
     return out;
 }
@@ -968,7 +973,7 @@ Status MessageContext::set_sole_header(const Node &n, std::string_view name, std
     return ok();
 }
 
-Status MessageContext::replace_body(const Node &n, std::string_view encoded, bool convert_eol)
+Status MessageContext::replace_body(const Node &n, std::string encoded, bool convert_eol)
 {
     auto span = content_span(n);
     if (!span) return span.error();
@@ -982,23 +987,30 @@ Status MessageContext::replace_body(const Node &n, std::string_view encoded, boo
         if (!r) return r.error();
         had_nl = c == '\n';
     }
-    std::string text(encoded);
+    std::string text = std::move(encoded);
     if (had_nl && (text.empty() || text.back() != '\n')) text += '\n';
     while (!had_nl && !text.empty() && text.back() == '\n') text.pop_back();
     if (in_mbox_ && !length_split_) {
         // A new line starting "From " would open a message in an mbox: quote it. Not where a
         // Content-Length splits the message (mboxcl2): readers of it do not unquote, and
         // finish() keeps that length true.
-        std::string quoted;
-        std::size_t line = 0;
-        while (line < text.size()) {
-            if (text.compare(line, 5, "From ") == 0) quoted += '>';
-            auto nl = text.find('\n', line);
-            std::size_t stop = nl == std::string::npos ? text.size() : nl + 1;
-            quoted.append(text, line, stop - line);
-            line = stop;
+        // Found with memmem, not line by line: encoded text has short lines and no such line.
+        auto next_from = [&](std::size_t at) -> std::size_t {
+            if (at == 0 && text.compare(0, 5, "From ") == 0) return 0;
+            const void *hit = at >= text.size() ? nullptr : ::memmem(text.data() + at, text.size() - at, "\nFrom ", 6);
+            return hit ? static_cast<std::size_t>(static_cast<const char *>(hit) - text.data()) + 1 : std::string::npos;
+        };
+        if (std::size_t at = next_from(0); at != std::string::npos) {
+            std::string quoted;
+            quoted.reserve(text.size() + 64);
+            std::size_t done = 0;
+            for (; at != std::string::npos; at = next_from(at)) {
+                quoted.append(text, done, at - done).append(1, '>');
+                done = at;
+            }
+            quoted.append(text, done, std::string::npos);
+            text = std::move(quoted);
         }
-        text = std::move(quoted);
     }
     // RFC 2046 5.1.1: a line starting "--" and an enclosing multipart's boundary is a
     // delimiter, whatever follows. None may be written inside a body.
@@ -1008,16 +1020,24 @@ Status MessageContext::replace_body(const Node &n, std::string_view encoded, boo
         if (pn.kind != Node::Kind::Multipart) continue;
         if (const char *b = g_mime_multipart_get_boundary(GMIME_MULTIPART(pn.object))) boundaries.emplace_back(b);
     }
-    for (std::size_t line = 0; line < text.size();) {
-        if (text.compare(line, 2, "--") == 0)
-            for (const auto &b : boundaries)
-                if (text.compare(line + 2, b.size(), b) == 0)
-                    return Error{Code::DataErr, "part " + n.section + ": the new content holds a delimiter line of an enclosing multipart; not rewritten"};
-        auto nl = text.find_first_of(convert_eol ? "\n" : "\r\n", line);
-        if (nl == std::string::npos) break;
-        line = nl + 1;
+    // A line starts at 0 and after each LF (and CR, when the text keeps its own line ends).
+    // Found from the dashes (memchr), not line by line: encoded text has short lines, and
+    // none starting with "-".
+    bool delimiter = false;
+    for (const char *p = text.data(), *stop = p + text.size(); !delimiter && p < stop;) {
+        p = static_cast<const char *>(std::memchr(p, '-', static_cast<std::size_t>(stop - p)));
+        if (!p) break;
+        const bool line_start = p == text.data() || p[-1] == '\n' || (!convert_eol && p[-1] == '\r');
+        if (line_start && p + 1 < stop && p[1] == '-') {
+            const std::size_t line = static_cast<std::size_t>(p - text.data());
+            for (const auto &b : boundaries) delimiter = delimiter || text.compare(line + 2, b.size(), b) == 0;
+        }
+        ++p;
     }
-    return add_edit(begin, end, convert_eol ? to_eol(text) : text);
+    if (delimiter)
+        return Error{Code::DataErr, "part " + n.section + ": the new content holds a delimiter line of an enclosing multipart; not rewritten"};
+    if (convert_eol && eol_ == Eol::CRLF) return add_edit(begin, end, to_eol(text));
+    return add_edit(begin, end, std::move(text));
 }
 
 char MessageContext::output_byte_before(std::size_t insertion) const

@@ -154,8 +154,9 @@ public:
     // Replaces the body of a leaf part with already-encoded content: LF line ends that
     // become the message's, or (convert_eol false) bytes written exactly as given. A body
     // with a line that starts with the delimiter of an enclosing multipart is refused: a
-    // pass must never change the message's structure, whatever it decoded.
-    Status replace_body(const Node &n, std::string_view encoded, bool convert_eol = true);
+    // pass must never change the message's structure, whatever it decoded. Taken by value:
+    // an encoder's result moves into the edit (a rewritten part is not held twice).
+    Status replace_body(const Node &n, std::string encoded, bool convert_eol = true);
     // Removes a part of a multipart: its delimiter line, headers and body.
     Status remove_part(const Node &n);
 

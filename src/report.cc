@@ -2,9 +2,10 @@
 
 #include "gobj.hh"
 
-#include <json-glib/json-glib.h>
+#include <glib.h>
 
 #include <algorithm>
+#include <string_view>
 
 namespace mimeuri {
 
@@ -142,149 +143,264 @@ void MessageReport::edits_dropped()
     }
 }
 
-// --- JSON: json-glib, strings made valid UTF-8 first (header bytes from the wild may be
-// anything; json-glib requires UTF-8).
+// --- JSON, written as it goes (no tree): a member at a time into one string, strings made
+// valid UTF-8 first (header bytes from the wild may be anything) and escaped by table. The
+// bytes are those json-glib's generator wrote before (tests/test_report.cc holds the two
+// side by side), but for U+001F, which json-glib wrote raw (invalid JSON) and this escapes.
 
 namespace {
 
-void set_string(JsonObject *o, const char *member, const std::string &value)
-{
-    GCharPtr valid(g_utf8_make_valid(value.data(), static_cast<gssize>(value.size())));
-    json_object_set_string_member(o, member, valid.get());
-}
-
-void set_nullable(JsonObject *o, const char *member, const std::optional<std::string> &value)
-{
-    if (value) set_string(o, member, *value);
-    else json_object_set_null_member(o, member);
-}
-
-JsonObject *fields_object(const ExternalBodyEntry::Fields &fields)
-{
-    JsonObject *o = json_object_new();
-    for (const auto &[n, v] : fields) set_string(o, n.c_str(), v);
-    return o;
-}
-
-JsonObject *object(const RefEntry &r)
-{
-    JsonObject *o = json_object_new();
-    set_string(o, "part", r.part);
-    set_string(o, "attr", r.attr);
-    set_string(o, "url", r.url);
-    json_object_set_string_member(o, "kind", json_name(r.kind));
-    json_object_set_string_member(o, "status", json_name(r.status));
-    if (r.matched_location) json_object_set_string_member(o, "matched", "content-location");
-    json_object_set_string_member(o, "action", json_name(r.action));
-    if (!r.reason.empty()) set_string(o, "reason", r.reason);
-    if (r.kept) set_string(o, "kept", *r.kept);
-    set_nullable(o, "target", r.target);
-    set_nullable(o, "target_message", r.target_message);
-    set_nullable(o, "target_source", r.target_source);
-    if (r.target_offset) json_object_set_int_member(o, "target_offset", static_cast<gint64>(*r.target_offset));
-    else json_object_set_null_member(o, "target_offset");
-    return o;
-}
-
-JsonObject *object(const ExternalBodyEntry &e)
-{
-    JsonObject *o = json_object_new();
-    set_string(o, "part", e.part);
-    set_nullable(o, "access_type", e.access_type);
-    set_nullable(o, "url", e.url);
-    set_nullable(o, "url_before", e.url_before);
-    if (e.inner) json_object_set_object_member(o, "inner", fields_object(*e.inner));
-    if (e.original) json_object_set_object_member(o, "original", fields_object(*e.original));
-    if (e.kept) set_string(o, "kept", *e.kept);
-    if (e.status) {
-        json_object_set_string_member(o, "status", json_name(*e.status));
-        set_nullable(o, "reason", e.reason.empty() ? std::nullopt : std::optional<std::string>(e.reason));
+// The escape of each ASCII octet: empty for the octets written as they are.
+struct EscapeTable {
+    char text[128][7]{};
+    constexpr EscapeTable()
+    {
+        const char hex[] = "0123456789abcdef";
+        for (int c = 0; c < 0x20; ++c) {
+            const char u[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
+            for (int k = 0; k < 7; ++k) text[c][k] = u[k];
+        }
+        auto set = [this](int c, char e) {
+            text[c][0] = '\\';
+            text[c][1] = e;
+            text[c][2] = 0;
+        };
+        set('\b', 'b');
+        set('\f', 'f');
+        set('\n', 'n');
+        set('\r', 'r');
+        set('\t', 't');
+        set('"', '"');
+        set('\\', '\\');
+        const char del[7] = {'\\', 'u', '0', '0', '7', 'f', 0}; // as json-glib writes it
+        for (int k = 0; k < 7; ++k) text[0x7f][k] = del[k];
     }
-    return o;
+};
+constexpr EscapeTable escapes;
+
+// One JSON object or array after another, members separated by commas: begin and end what
+// is open, name each member. Adding a field to an entry is one more call.
+class JsonWriter {
+public:
+    explicit JsonWriter(std::string &out) : out_(out) {}
+
+    void begin_object() { open('{'); }
+    void end_object() { close('}'); }
+    void begin_array() { open('['); }
+    void end_array() { close(']'); }
+    // A member's name; the value follows.
+    JsonWriter &key(std::string_view name)
+    {
+        separate();
+        quoted(name);
+        out_ += ':';
+        pending_value_ = true;
+        return *this;
+    }
+    void string(std::string_view v)
+    {
+        separate();
+        quoted(v);
+    }
+    void null()
+    {
+        separate();
+        out_ += "null";
+    }
+    void nullable(const std::optional<std::string> &v) { v ? string(*v) : null(); }
+    void boolean(bool v)
+    {
+        separate();
+        out_ += v ? "true" : "false";
+    }
+    void integer(std::int64_t v)
+    {
+        separate();
+        out_ += std::to_string(v);
+    }
+
+private:
+    void open(char c)
+    {
+        separate();
+        out_ += c;
+        first_ = true;
+    }
+    void close(char c)
+    {
+        out_ += c;
+        first_ = false;
+    }
+    // A comma before every value in an object or array but its first; none after a key.
+    void separate()
+    {
+        if (pending_value_) pending_value_ = false;
+        else if (!first_) out_ += ',';
+        first_ = false;
+    }
+    void quoted(std::string_view v)
+    {
+        out_ += '"';
+        const std::size_t mark = out_.size();
+        if (!escaped(v, true)) { // not ASCII text: made valid UTF-8 first (a NUL replaced too)
+            out_.resize(mark);
+            GCharPtr valid;
+            if (!g_utf8_validate_len(v.data(), v.size(), nullptr)) {
+                valid.reset(g_utf8_make_valid(v.data(), static_cast<gssize>(v.size())));
+                v = valid.get();
+            }
+            escaped(v, false);
+        }
+        out_ += '"';
+    }
+    // Appends v escaped; with ascii, stops (false) at the first octet that is not ASCII or NUL.
+    bool escaped(std::string_view v, bool ascii)
+    {
+        std::size_t run = 0; // octets since the last escape, appended at once
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            const auto u = static_cast<unsigned char>(v[i]);
+            if (ascii && (u >= 128 || u == 0)) return false;
+            if (u >= 128 || !escapes.text[u][0]) continue;
+            out_.append(v.data() + run, i - run).append(escapes.text[u]);
+            run = i + 1;
+        }
+        out_.append(v.data() + run, v.size() - run);
+        return true;
+    }
+
+    std::string &out_;
+    bool first_{true};
+    bool pending_value_{false};
+};
+
+void write_fields(JsonWriter &w, const ExternalBodyEntry::Fields &fields)
+{
+    w.begin_object();
+    for (const auto &[n, v] : fields) w.key(n).string(v);
+    w.end_object();
 }
 
-JsonObject *object(const LabelEntry &l)
+void write(JsonWriter &w, const RefEntry &r)
 {
-    JsonObject *o = json_object_new();
-    set_string(o, "part", l.part);
-    set_string(o, "label", l.label);
-    if (l.kept) set_string(o, "kept", *l.kept);
-    return o;
+    w.begin_object();
+    w.key("part").string(r.part);
+    w.key("attr").string(r.attr);
+    w.key("url").string(r.url);
+    w.key("kind").string(json_name(r.kind));
+    w.key("status").string(json_name(r.status));
+    if (r.matched_location) w.key("matched").string("content-location");
+    w.key("action").string(json_name(r.action));
+    if (!r.reason.empty()) w.key("reason").string(r.reason);
+    if (r.kept) w.key("kept").string(*r.kept);
+    w.key("target").nullable(r.target);
+    w.key("target_message").nullable(r.target_message);
+    w.key("target_source").nullable(r.target_source);
+    if (r.target_offset) w.key("target_offset").integer(*r.target_offset);
+    else w.key("target_offset").null();
+    w.end_object();
 }
 
-JsonObject *object(const ErrorEntry &e)
+void write(JsonWriter &w, const ExternalBodyEntry &e)
 {
-    JsonObject *o = json_object_new();
-    set_string(o, "part", e.part);
-    set_string(o, "code", e.code);
-    set_string(o, "message", e.message);
-    return o;
+    w.begin_object();
+    w.key("part").string(e.part);
+    w.key("access_type").nullable(e.access_type);
+    w.key("url").nullable(e.url);
+    w.key("url_before").nullable(e.url_before);
+    if (e.inner) write_fields(w.key("inner"), *e.inner);
+    if (e.original) write_fields(w.key("original"), *e.original);
+    if (e.kept) w.key("kept").string(*e.kept);
+    if (e.status) {
+        w.key("status").string(json_name(*e.status));
+        if (e.reason.empty()) w.key("reason").null();
+        else w.key("reason").string(e.reason);
+    }
+    w.end_object();
 }
 
-JsonObject *object(const KeptEntry &k)
+void write(JsonWriter &w, const LabelEntry &l)
 {
-    JsonObject *o = json_object_new();
-    set_string(o, "part", k.part);
-    set_string(o, "edit", k.edit);
-    set_string(o, "kept", k.kept);
-    return o;
+    w.begin_object();
+    w.key("part").string(l.part);
+    w.key("label").string(l.label);
+    if (l.kept) w.key("kept").string(*l.kept);
+    w.end_object();
 }
 
-JsonObject *object(const UnreferencedEntry &u)
+void write(JsonWriter &w, const ErrorEntry &e)
 {
-    JsonObject *o = json_object_new();
-    set_string(o, "part", u.part);
-    set_string(o, "related", u.related);
-    return o;
+    w.begin_object();
+    w.key("part").string(e.part);
+    w.key("code").string(e.code);
+    w.key("message").string(e.message);
+    w.end_object();
 }
 
-JsonObject *object(const SignatureEntry &s)
+void write(JsonWriter &w, const KeptEntry &k)
 {
-    JsonObject *o = json_object_new();
-    set_string(o, "kind", s.kind);
-    set_string(o, "part", s.part);
-    set_string(o, "state", s.state);
-    json_object_set_boolean_member(o, "kept", s.kept);
-    if (!s.domain.empty()) set_string(o, "domain", s.domain);
-    if (!s.selector.empty()) set_string(o, "selector", s.selector);
-    if (!s.detail.empty()) set_string(o, "detail", s.detail);
-    return o;
+    w.begin_object();
+    w.key("part").string(k.part);
+    w.key("edit").string(k.edit);
+    w.key("kept").string(k.kept);
+    w.end_object();
 }
 
-template <class T> JsonArray *array(const std::vector<T> &entries)
+void write(JsonWriter &w, const UnreferencedEntry &u)
 {
-    JsonArray *a = json_array_sized_new(static_cast<guint>(entries.size()));
-    for (const T &e : entries) json_array_add_object_element(a, object(e));
-    return a;
+    w.begin_object();
+    w.key("part").string(u.part);
+    w.key("related").string(u.related);
+    w.end_object();
+}
+
+void write(JsonWriter &w, const SignatureEntry &s)
+{
+    w.begin_object();
+    w.key("kind").string(s.kind);
+    w.key("part").string(s.part);
+    w.key("state").string(s.state);
+    w.key("kept").boolean(s.kept);
+    if (!s.domain.empty()) w.key("domain").string(s.domain);
+    if (!s.selector.empty()) w.key("selector").string(s.selector);
+    if (!s.detail.empty()) w.key("detail").string(s.detail);
+    w.end_object();
+}
+
+template <class T> void write_array(JsonWriter &w, const char *name, const std::vector<T> &entries)
+{
+    w.key(name).begin_array();
+    for (const T &e : entries) write(w, e);
+    w.end_array();
 }
 
 } // namespace
 
 std::string MessageReport::to_json() const
 {
-    JsonObject *o = json_object_new();
-    json_object_set_int_member(o, "index", static_cast<gint64>(index));
-    set_string(o, "source", source);
-    if (!queue_id.empty()) set_string(o, "queue_id", queue_id);
-    json_object_set_int_member(o, "offset", static_cast<gint64>(offset));
-    set_nullable(o, "message_id", message_id.empty() ? std::nullopt : std::optional<std::string>(message_id));
-    json_object_set_boolean_member(o, "changed", changed);
-    json_object_set_array_member(o, "refs", array(refs));
-    json_object_set_array_member(o, "external_bodies", array(external_bodies));
-    json_object_set_array_member(o, "labels", array(labels));
-    json_object_set_array_member(o, "errors", array(errors));
+    std::string out;
+    out.reserve(256 + refs.size() * 200);
+    JsonWriter w(out);
+    w.begin_object();
+    w.key("index").integer(static_cast<std::int64_t>(index));
+    w.key("source").string(source);
+    if (!queue_id.empty()) w.key("queue_id").string(queue_id);
+    w.key("offset").integer(offset);
+    if (message_id.empty()) w.key("message_id").null();
+    else w.key("message_id").string(message_id);
+    w.key("changed").boolean(changed);
+    write_array(w, "refs", refs);
+    write_array(w, "external_bodies", external_bodies);
+    write_array(w, "labels", labels);
+    write_array(w, "errors", errors);
     for (Extra e : extras_) {
         switch (e) {
-        case Extra::Kept: json_object_set_array_member(o, "kept", array(kept_)); break;
-        case Extra::Unreferenced: json_object_set_array_member(o, "unreferenced", array(unreferenced_)); break;
-        case Extra::Signatures: json_object_set_array_member(o, "signatures", array(signatures_)); break;
+        case Extra::Kept: write_array(w, "kept", kept_); break;
+        case Extra::Unreferenced: write_array(w, "unreferenced", unreferenced_); break;
+        case Extra::Signatures: write_array(w, "signatures", signatures_); break;
         }
     }
-    JsonNode *node = json_node_new(JSON_NODE_OBJECT);
-    json_node_take_object(node, o);
-    GCharPtr text(json_to_string(node, FALSE));
-    json_node_unref(node);
-    return text.get();
+    w.end_object();
+    return out;
 }
 
 } // namespace mimeuri

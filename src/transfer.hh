@@ -16,6 +16,9 @@ namespace mimeuri::transfer {
 // Base64 in lines of 76 characters, each ending in LF.
 std::string base64_lines(std::string_view bytes);
 
+// Appends base64 of bytes to out, in one line (a data: URL's payload).
+void append_base64(std::string &out, std::string_view bytes);
+
 // Quoted-printable of text, written with LF line ends. The message's own line break (CRLF
 // when crlf, else LF) is a hard line break; any other CR or LF is encoded (=0D, =0A), so the
 // text decodes back byte for byte in a message of that convention. Lines are at most 76

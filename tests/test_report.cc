@@ -4,6 +4,10 @@
 #include "report.hh"
 
 #include <doctest/doctest.h>
+#include <json-glib/json-glib.h>
+
+#include <memory>
+#include <string>
 
 using namespace mimeuri;
 
@@ -237,4 +241,51 @@ TEST_CASE("report: extraction failing when taken takes back what it claimed")
                "", "",
                "{\"part\":\"1\",\"code\":\"html\",\"message\":\"bad markup\"},"
                "{\"part\":\"\",\"code\":\"extract\",\"message\":\"cannot create out/1/a.png: File exists\"}"));
+}
+
+TEST_CASE("report: every octet escaped as JSON wants it (U+001F too), and the line reads back")
+{
+    // The expected escape of each ASCII octet, by hand from RFC 8259 7: the two-character
+    // escapes where there is one, \u00xx for the other control characters (U+001F included:
+    // json-glib's generator, which wrote the report before, left it raw, which is not JSON),
+    // DEL as \u007f as before (allowed raw, kept for the same bytes), the rest as it is.
+    auto expected = [](int c) -> std::string {
+        switch (c) {
+        case 0: return "\xef\xbf\xbd"; // not UTF-8 text: replaced, as any invalid octet
+        case '\b': return "\\b";
+        case '\f': return "\\f";
+        case '\n': return "\\n";
+        case '\r': return "\\r";
+        case '\t': return "\\t";
+        case '"': return "\\\"";
+        case '\\': return "\\\\";
+        case 0x7f: return "\\u007f";
+        default: break;
+        }
+        if (c < 0x20) {
+            char u[8];
+            g_snprintf(u, sizeof u, "\\u%04x", static_cast<unsigned>(c));
+            return u;
+        }
+        if (c >= 0x80) return "\xef\xbf\xbd";
+        return std::string(1, static_cast<char>(c));
+    };
+    for (int c = 0; c < 256; ++c) {
+        CAPTURE(c);
+        MessageReport r = base();
+        r.source = std::string("<") + static_cast<char>(c) + ">";
+        CHECK(r.to_json() == "{\"index\":1,\"source\":\"<" + expected(c) +
+                                 ">\",\"offset\":0,\"message_id\":\"x@example.org\",\"changed\":false,\"refs\":[],"
+                                 "\"external_bodies\":[],\"labels\":[],\"errors\":[]}");
+    }
+    // All of ASCII in one string: json-glib's parser reads the line back to it.
+    MessageReport r = base();
+    std::string all;
+    for (int c = 1; c < 128; ++c) all += static_cast<char>(c);
+    r.source = all;
+    std::string line = r.to_json();
+    std::unique_ptr<JsonParser, decltype(&g_object_unref)> parser(json_parser_new(), g_object_unref);
+    REQUIRE(json_parser_load_from_data(parser.get(), line.data(), static_cast<gssize>(line.size()), nullptr));
+    JsonObject *o = json_node_get_object(json_parser_get_root(parser.get()));
+    CHECK(std::string(json_object_get_string_member(o, "source")) == all);
 }

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# --cid=inline against nodemailer's mailparser (npm) on the job people compare them on:
+# references in the HTML turned into data: URIs. mailparser's simpleParser does it for cid:
+# references in `html` (bench/mailparser_inline.js, one node process over all the files);
+# mimeuri --cid=inline does it for cid: and Content-Location references and writes the whole
+# message (one run over an mbox of the same files, bench/files_to_mbox.py). Two sets:
+#  (a) MHTML-like: the corpus's saved pages (.mht/.mhtml, or a "Saved by" /
+#      Snapshot-Content-Location header) and MHTML_COUNT pages made by bench/make_mhtml.py
+#      (each image referred to once by cid:, so that both make the same data: URIs);
+#  (b) mixed HTML mail: every single message of the corpus with an HTML part (INDEX.tsv).
+# Interleaved rounds (bench/lib.sh rounds_median): median, best and worst wall time, median
+# CPU, peak RSS, input MB/s, and mimeuri's throughput as a multiple of mailparser's (its
+# median wall time over mimeuri's; and the same of the median CPU times, steadier on a
+# loaded machine). BEFORE=/path/to/mimeuri adds that binary in the same rounds.
+# mailparser is installed by this script into bench/.node (ignored by git), never into the
+# repository's files.
+# Usage: bash bench/inline.sh [BUILD_DIR]   (RUNS=5, MHTML_COUNT=40, MAILPARSER_VERSION)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+bench_init "${1:-}" 5
+corpus=${CORPUS:-../shared/corpus}
+version=${MAILPARSER_VERSION:-3.14.2}
+
+if ! grep -qs "\"version\": \"$version\"" bench/.node/node_modules/mailparser/package.json; then
+  mkdir -p bench/.node
+  (cd bench/.node && npm install --no-audit --no-fund --silent "mailparser@$version" >/dev/null)
+fi
+echo "mailparser $version, node $(node --version); $runs interleaved rounds"
+
+# (a) MHTML-like
+mhtml=$out/mhtml.list
+: > "$mhtml"
+awk -F'\t' 'NR > 1 && $8 == 0 { print $1 }' "$corpus/INDEX.tsv" | while read -r p; do
+  case "$p" in
+    *.mht | *.mhtml) echo "$corpus/$p" ;;
+    *) head -c 2000 "$corpus/$p" | grep -qi -m1 "Saved by\|Snapshot-Content-Location" && echo "$corpus/$p" ;;
+  esac
+done >> "$mhtml" || true
+count=${MHTML_COUNT:-40}
+[ -f "$out/mhtml-gen-$count/mhtml-0000.eml" ] || python3 bench/make_mhtml.py "$out/mhtml-gen-$count" "$count"
+ls "$out/mhtml-gen-$count"/*.eml >> "$mhtml"
+# (b) mixed HTML mail
+mixed=$out/mixed-html.list
+awk -F'\t' 'NR > 1 && $3 == 1 && $8 == 0 { print $1 }' "$corpus/INDEX.tsv" | sed "s|^|$corpus/|" > "$mixed"
+
+printf '%-10s %-15s %7s %7s %7s %7s %10s %7s %12s %11s\n' set run median best worst cpu peak_RSS MB/s "x mp (wall)" "x mp (cpu)"
+for set in mhtml mixed-html; do
+  list=$out/$set.list
+  mbox=$out/$set.mbox
+  python3 bench/files_to_mbox.py "$list" "$mbox"
+  bytes=$(xargs cat < "$list" | wc -c)
+  n=$("$bin" --check --cid=inline "$mbox" | wc -l)
+  [ "$n" = "$(wc -l < "$list")" ] || { echo "$mbox: mimeuri read $n messages, not $(wc -l < "$list")" >&2; exit 1; }
+  args=(mimeuri "$bin --cid=inline $mbox" mailparser "node bench/mailparser_inline.js $(tr '\n' ' ' < "$list")")
+  [ -n "${BEFORE:-}" ] && args+=(mimeuri-before "$BEFORE --cid=inline $mbox")
+  mapfile -t rows < <(rounds_median "$runs" "${args[@]}")
+  read -r _ mp _ _ mpcpu _ <<< "${rows[1]}"
+  for row in "${rows[@]}"; do
+    read -r label med best worst cpu rss <<< "$row"
+    printf '%-10s %-15s %7.3f %7.3f %7.3f %7.3f %6.1f MiB %7.1f %11.2fx %10.2fx\n' "$set" "$label" "$med" "$best" "$worst" "$cpu" \
+      "$(echo "$rss / 1024" | bc -l)" "$(echo "$bytes / 1000000 / $med" | bc -l)" "$(echo "$mp / $med" | bc -l)" "$(echo "$mpcpu / $cpu" | bc -l)"
+  done
+  echo "$set: $(wc -l < "$list") messages, $bytes bytes"
+done
