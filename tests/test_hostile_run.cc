@@ -414,3 +414,19 @@ TEST_CASE("issue 31: mimeuri index tells an input's failure from the index's: on
     CHECK(r.out.find("rc=75") != std::string::npos);
     CHECK(ids() == "after@x\nlater@x\nm1@x\nm3@x\n");
 }
+
+TEST_CASE("issue 31: an exception in a subcommand is main's to handle: exit 70 and one line, never an abort")
+{
+    testing::TempDir d;
+    const std::string first = d.file("first.mbox", "From a@b Mon Jan  1 00:00:00 2024\nMessage-ID: <a@x>\n\nx\n");
+    const std::string second = d.file("second.mbox", "From a@b Mon Jan  1 00:00:00 2024\nMessage-ID: <b@x>\n\nx\n");
+    // The injected exception escapes run_index_command as an internal error would; it used
+    // to end in std::terminate (SIGABRT).
+    auto p = testing::sh("MIMEURI_FAULT=index-throw:second.mbox " + testing::bin() + " index -o " + quote(d / "idx") +
+                         " " + quote(first) + " " + quote(second) + " 2>" + quote(d / "err") + "; echo $?");
+    CHECK(p.out == "70\n");
+    const std::string err = testing::read_file(d / "err");
+    CHECK(err.rfind("mimeuri: internal error: injected exception reading ", 0) == 0);
+    CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+}
+
