@@ -46,7 +46,9 @@ Result<MboxLock> MboxLock::acquire(const std::string &path_in, double timeout)
         int err = errno;
         if (rc != L_MAXTRYS) {
             std::string why = rc == L_NAMELEN ? "name too long" : g_strerror(err);
-            return Error{Code::CantCreate, "cannot create the lock file " + dotlock + ": " + why + "; left as it was"};
+            // Its pid not written (a full disk, a file-size limit): a temporary failure.
+            const Code code = rc == L_TMPWRITE && write_error_code(err) == Code::TempFail ? Code::TempFail : Code::CantCreate;
+            return Error{code, "cannot create the lock file " + dotlock + ": " + why + "; left as it was"};
         }
         if (past(deadline))
             return Error{Code::TempFail, path + " is locked (" + dotlock + ") by another program; gave up after " +

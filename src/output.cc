@@ -164,7 +164,9 @@ TerminationHeld::~TerminationHeld() { ::sigprocmask(SIG_SETMASK, &old_, nullptr)
 
 Code write_error_code(int err)
 {
-    return err == ENOSPC || err == EDQUOT || err == EAGAIN || err == ENOMEM ? Code::TempFail : Code::IoErr;
+    // EFBIG: past a file-size limit (ulimit -f), which a later try under another may not be.
+    return err == ENOSPC || err == EDQUOT || err == EFBIG || err == EAGAIN || err == ENOMEM ? Code::TempFail
+                                                                                            : Code::IoErr;
 }
 
 Sink Sink::to_fd(int fd, std::string name)

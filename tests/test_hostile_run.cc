@@ -430,3 +430,115 @@ TEST_CASE("issue 31: an exception in a subcommand is main's to handle: exit 70 a
     CHECK(std::count(err.begin(), err.end(), '\n') == 1);
 }
 
+namespace {
+
+// Runs mimeuri with args under a file-size limit of kib KiB (bash's ulimit -f, as Postfix's
+// local and pipe delivery set it from mailbox_size_limit). Its standard output goes through
+// a pipe to a file written outside the limit; feed: a command piped in, or none.
+testing::Proc under_file_size_limit(const std::string &kib, const std::string &args, const std::string &feed = {})
+{
+    testing::TempDir d;
+    const std::string outp = d / "stdout", errp = d / "stderr";
+    const std::string limited = "(ulimit -f " + kib + "; exec " + testing::bin() + " " + args + ")";
+    const std::string line = (feed.empty() ? limited + " </dev/null" : feed + " | " + limited) + " 2>" + quote(errp) +
+                             " | cat >" + quote(outp) + "; echo ${PIPESTATUS[" + (feed.empty() ? "0" : "1") + "]}";
+    auto r = testing::sh("exec bash -c " + quote(line));
+    testing::Proc p;
+    p.status = std::stoi(r.out);
+    p.out = testing::read_file(outp);
+    p.err = testing::read_file(errp);
+    return p;
+}
+
+// An mbox of n messages, each with a reference to repair, about 1.2 KB each.
+std::string repairable_mbox(int n)
+{
+    std::string mb;
+    for (int i = 0; i < n; ++i)
+        mb += "From a@x Mon Jan  1 00:00:00 2024\nMessage-ID: <m" + std::to_string(i) +
+              "@x>\nContent-Type: multipart/related; boundary=r\n\n--r\nContent-Type: text/html\n\n<img src=\"cid:<p@x>\">" +
+              std::string(200, 'x') + "\n--r\nContent-Type: image/png\nContent-ID: <p@x>\n\n" + std::string(800, 'A') +
+              "\n--r--\n\n";
+    return mb;
+}
+
+} // namespace
+
+TEST_CASE("issue 31: a file-size limit (ulimit -f) is a temporary failure: exit 75, nothing left behind")
+{
+    testing::TempDir d;
+    const std::string mb = repairable_mbox(400); // about 480 KB, over the 100 KiB limit
+    REQUIRE(mb.size() > 400 * 1024);
+    auto listing_of = [&] { return listing(d.path); };
+
+    SUBCASE("--in-place: no FILE.lock, no temporary file, the mbox as it was")
+    {
+        const std::string f = d.file("in.mbox", mb);
+        auto r = under_file_size_limit("100", "--in-place " + quote(f));
+        CHECK(r.status == 75);
+        CHECK(r.err.find("File too large") != std::string::npos);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        CHECK(testing::read_file(f) == mb);
+        CHECK(listing_of() == ".\n./in.mbox\n");
+    }
+    SUBCASE("-o: no temporary file, no output file")
+    {
+        const std::string f = d.file("in.mbox", mb);
+        auto r = under_file_size_limit("100", "-o " + quote(d / "out.mbox") + " " + quote(f));
+        CHECK(r.status == 75);
+        CHECK(r.err.find("File too large") != std::string::npos);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        CHECK(listing_of() == ".\n./in.mbox\n");
+    }
+    SUBCASE("piped input past --spool-threshold: the spool cannot be written, 75 and nothing on standard output")
+    {
+        const std::string f = d.file("in.mbox", mb + mb + mb); // 1.4 MB: past the 1 MiB threshold
+        for (const char *jobs : {"1", "2"}) {
+            CAPTURE(jobs);
+            for (const char *policy : {"pass", "tempfail"}) {
+                CAPTURE(policy);
+                auto r = under_file_size_limit("100", "--jobs=" + std::string(jobs) + " --on-error=" + policy,
+                                               "cat " + quote(f));
+                CHECK(r.status == 75);
+                CHECK(r.err.find("cannot spool -: File too large") != std::string::npos);
+                CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+                CHECK(r.out.empty());
+            }
+        }
+    }
+}
+
+TEST_CASE("issue 31: plans held past the file-size limit: pass stops holding, tempfail exits 75 with nothing written")
+{
+    // Message 1 links mid: to the last, so every plan waits for the whole mbox; each plan
+    // (its HTML rewritten, 3,000 references repaired) holds about 66 KB, so that 80 of them
+    // go to the temporary file past 4 MiB in memory, which the limit stops.
+    testing::TempDir d;
+    std::string mb;
+    const int n = 80;
+    for (int i = 1; i <= n; ++i) {
+        std::string refs;
+        for (int k = 0; k < 3000; ++k) refs += "<img src=\"cid:<p@x>\">";
+        if (i == 1) refs += "<a href=\"mid:m" + std::to_string(n) + "@x\">last</a>";
+        mb += "From a@x Mon Jan  1 00:00:00 2024\nMessage-ID: <m" + std::to_string(i) +
+              "@x>\nContent-Type: multipart/related; boundary=r\n\n--r\nContent-Type: text/html\n\n" + refs +
+              "\n--r\nContent-Type: image/png\nContent-ID: <p@x>\n\nAAAA\n--r--\n\n";
+    }
+    const std::string f = d.file("held.mbox", mb);
+    auto good = mimeuri(quote(f));
+    REQUIRE(good.status == 0);
+    REQUIRE(good.out != mb);
+    auto r = under_file_size_limit("100", quote(f));
+    CHECK(r.status == 0);
+    CHECK(r.out == good.out);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.find("File too large; from message 1 on, mid: references to later messages are reported dangling") !=
+          std::string::npos);
+    r = under_file_size_limit("100", "--on-error=tempfail " + quote(f));
+    CHECK(r.status == 75);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.find("File too large") != std::string::npos);
+    CHECK(listing(d.path) == ".\n./held.mbox\n");
+}
+

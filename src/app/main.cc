@@ -61,6 +61,10 @@ int main(int argc, char **argv)
     std::setlocale(LC_ALL, "");
     // A closed output pipe must surface as EPIPE (exit 74), not kill us silently.
     std::signal(SIGPIPE, SIG_IGN);
+    // A file-size limit (ulimit -f: Postfix's local and pipe delivery set it from
+    // mailbox_size_limit) must surface as EFBIG, a temporary failure (75) like a full disk,
+    // with the temporary files and the dotlock removed, not kill us (SIGXFSZ, exit 153).
+    std::signal(SIGXFSZ, SIG_IGN);
     g_log_set_default_handler(log_handler, nullptr);
     mimeuri::install_signal_cleanup();
     g_mime_init();
