@@ -542,3 +542,70 @@ TEST_CASE("issue 31: plans held past the file-size limit: pass stops holding, te
     CHECK(listing(d.path) == ".\n./held.mbox\n");
 }
 
+TEST_CASE("issue 31: --in-place follows no symbolic link, neither the file's nor a planted FILE.lock (exit 73)")
+{
+    testing::TempDir d;
+    const std::string mb = repairable_mbox(3);
+    REQUIRE(testing::sh("mkdir " + quote(d / "theirs") + " " + quote(d / "mine")).status == 0);
+    const std::string target = d / "theirs/real.mbox";
+    testing::write_file(target, mb);
+    const std::string other = d.file("mine/other.mbox", mb);
+    auto link_of = [](const std::string &p) {
+        char buf[4096];
+        ssize_t n = ::readlink(p.c_str(), buf, sizeof buf);
+        return n < 0 ? std::string() : std::string(buf, static_cast<std::size_t>(n));
+    };
+
+    SUBCASE("the file named is a link: refused, its target and the link as they were, the next file rewritten")
+    {
+        const std::string link = d / "mine/box";
+        REQUIRE(::symlink(target.c_str(), link.c_str()) == 0);
+        for (const char *jobs : {"1", "2"}) {
+            CAPTURE(jobs);
+            testing::write_file(other, mb);
+            auto r = mimeuri("--in-place --jobs=" + std::string(jobs) + " " + quote(link) + " " + quote(other));
+            CHECK(r.status == 73);
+            CHECK(r.err == "mimeuri: " + link +
+                               ": is a symbolic link, which --in-place does not follow (rewrite the file it names by that "
+                               "name); left as it was\n");
+            CHECK(testing::read_file(target) == mb);
+            CHECK(link_of(link) == target);
+            CHECK(testing::read_file(other) != mb); // the other input is still done
+            CHECK(listing(d / "theirs") == ".\n./real.mbox\n"); // no dotlock, no temporary file there
+            CHECK(listing(d / "mine") == ".\n./box\n./other.mbox\n");
+        }
+    }
+    SUBCASE("a Maildir file that is a link is refused the same way")
+    {
+        REQUIRE(testing::sh("mkdir -p " + quote(d / "Maildir/cur") + " " + quote(d / "Maildir/new") + " " +
+                            quote(d / "Maildir/tmp")).status == 0);
+        const std::string one = d.file("theirs/one.eml", "Message-ID: <one@x>\nContent-Type: multipart/related; boundary=r\n\n"
+                                                         "--r\nContent-Type: text/html\n\n<img src=\"cid:<p@x>\">\n"
+                                                         "--r\nContent-Type: image/png\nContent-ID: <p@x>\n\nAAAA\n--r--\n");
+        const std::string link = d / "Maildir/cur/1.a:2,S";
+        REQUIRE(::symlink(one.c_str(), link.c_str()) == 0);
+        const std::string before = testing::read_file(one);
+        REQUIRE(mimeuri(quote(one)).out != before); // it has something to repair
+        auto r = mimeuri("--in-place " + quote(d / "Maildir"));
+        CHECK(r.status == 73);
+        CHECK(r.err.find("is a symbolic link, which --in-place does not follow") != std::string::npos);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        CHECK(testing::read_file(one) == before);
+        CHECK(link_of(link) == one);
+        CHECK(listing(d / "Maildir") == ".\n./cur\n./cur/1.a:2,S\n./new\n./tmp\n");
+    }
+    SUBCASE("a symbolic link planted as FILE.lock: refused, never read or removed through")
+    {
+        const std::string victim = d.file("theirs/victim", "12345\n");
+        const std::string lock = other + ".lock";
+        REQUIRE(::symlink(victim.c_str(), lock.c_str()) == 0);
+        auto r = mimeuri("--in-place --lock-timeout=1 " + quote(other));
+        CHECK(r.status == 73);
+        CHECK(r.err == "mimeuri: " + lock + " is a symbolic link, not a lock file; " + other + " left as it was\n");
+        CHECK(testing::read_file(other) == mb);
+        CHECK(link_of(lock) == victim);
+        CHECK(testing::read_file(victim) == "12345\n");
+        CHECK(listing(d / "mine") == ".\n./other.mbox\n./other.mbox.lock\n");
+    }
+}
+
