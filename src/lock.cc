@@ -1,5 +1,6 @@
 #include "lock.hh"
 
+#include "deadline.hh"
 #include "output.hh"
 
 #include <glib.h>
@@ -30,7 +31,7 @@ Result<MboxLock> MboxLock::acquire(const std::string &path, double timeout)
     // No symbolic link is followed (--in-place refuses one, as Postfix's safe_open): not the
     // mbox's own name, which would put the dotlock in the directory it points to, and not a
     // planted FILE.lock, which liblockfile would read and stat through.
-    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout));
+    const auto deadline = deadline_after(timeout);
     MboxLock lock;
     lock.owner_ = ::getpid();
     const std::string dotlock = path + ".lock";

@@ -609,3 +609,41 @@ TEST_CASE("issue 31: --in-place follows no symbolic link, neither the file's nor
     }
 }
 
+TEST_CASE("issue 31: --max-time and --lock-timeout refuse what no deadline can hold: non-finite and out-of-range values")
+{
+    testing::TempDir d;
+    const std::string mb = repairable_mbox(1);
+    const std::string f = d.file("in.mbox", mb);
+    const auto good = mimeuri(quote(f));
+    REQUIRE(good.status == 0);
+    REQUIRE(good.out != mb);
+    // --max-time=1e300 was taken, and its deadline overflowed into the past: every message
+    // was "over --max-time" at once and passed unchanged. inf and 1e10 were taken too.
+    for (const char *option : {"max-time", "lock-timeout"}) {
+        for (const char *v : {"inf", "+inf", "-inf", "infinity", "nan", "1e400", "1e300", "1e10", "1000000001"}) {
+            CAPTURE(option);
+            CAPTURE(v);
+            auto r = mimeuri("--in-place --" + std::string(option) + "=" + v + " " + quote(f));
+            CHECK(r.status == 64);
+            const bool finite = std::string(v).find_first_of("in") == std::string::npos && std::string(v) != "1e400";
+            CHECK(r.err == "mimeuri: --" + std::string(option) +
+                               (finite ? " must be at most 1000000000 seconds\n"
+                                       : ": '" + std::string(v) + "' is not a finite number\n"));
+            CHECK(testing::read_file(f) == mb);
+        }
+        // From a configuration file: a configuration error (78) naming the key.
+        const std::string conf = d.file("x.conf", "[mimeuri]\n" + std::string(option) + "=inf\n");
+        auto r = mimeuri("--config=" + quote(conf) + " " + quote(f));
+        CHECK(r.status == 78);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        CHECK(r.err.find("not a finite number") != std::string::npos);
+    }
+    // The longest accepted value works as a long limit, not as no time at all.
+    for (const char *args : {"--max-time=1000000000", "--max-time=1e9 --lock-timeout=1e9"}) {
+        CAPTURE(args);
+        auto r = mimeuri(std::string(args) + " " + quote(f));
+        CHECK(r.status == 0);
+        CHECK(r.err.empty());
+        CHECK(r.out == good.out);
+    }
+}

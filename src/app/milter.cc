@@ -1,5 +1,6 @@
 #include "milter.hh"
 
+#include "deadline.hh"
 #include "engine.hh"
 #include "faults.hh"
 #include "fdio.hh"
@@ -396,8 +397,7 @@ WorkerResult run_worker(SMFICTX *ctx, int msg_fd)
         g_debug("worker started in %.3f ms", std::chrono::duration<double, std::milli>(t1 - t0).count());
         r.tempfail = hello.tempfail;
         // The engine keeps --max-time itself; past it and 5 seconds more the worker is stopped.
-        const auto deadline = std::chrono::steady_clock::now() +
-                              std::chrono::milliseconds(static_cast<std::int64_t>(hello.max_seconds * 1000) + 5000);
+        const auto deadline = deadline_after(hello.max_seconds + 5);
         std::string bytes;
         std::uint64_t len = 0;
         bool have_len = false, ended = false;
