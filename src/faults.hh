@@ -21,6 +21,9 @@ struct Faults {
     // path component) with an I/O error, as a bad disk block would (a root test cannot make
     // a file unreadable otherwise).
     std::optional<std::string> index_input;
+    // "index-throw:NAME": reading that input throws a C++ exception, as an internal error
+    // would (main's handler must turn it into exit 70, never an abort).
+    std::optional<std::string> index_throw;
     static Faults from_env();
 };
 

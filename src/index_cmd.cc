@@ -21,6 +21,7 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <sys/stat.h>
 
 namespace mimeuri {
@@ -103,7 +104,10 @@ Result<bool> only_appended(const Source &src, const MidStore::FileState &was)
 
 class Indexer {
 public:
-    Indexer(MidStore &store, Totals &t) : store_(store), t_(t), fault_(Faults::from_env().index_input) {}
+    Indexer(MidStore &store, Totals &t, const Faults &faults = Faults::from_env())
+        : store_(store), t_(t), fault_(faults.index_input), throw_on_(faults.index_throw)
+    {
+    }
 
     // One mbox or message file; maildir/unique set for a Maildir's file. was: what the index
     // knows of it, if anything: an mbox that only grew is read from where it ended.
@@ -114,6 +118,8 @@ public:
         if (!src) return input_failure(src.error());
         if (fault_ && path.substr(path.rfind('/') + 1) == *fault_)
             return input_failure({Code::IoErr, "cannot read " + path + ": Input/output error (MIMEURI_FAULT)"});
+        if (throw_on_ && path.substr(path.rfind('/') + 1) == *throw_on_)
+            throw std::runtime_error("injected exception reading " + path + " (MIMEURI_FAULT)");
         Format format = Format::Message;
         if (maildir.empty()) {
             auto m = looks_like_mbox(*src);
@@ -244,7 +250,8 @@ private:
     MidStore &store_;
     Totals &t_;
     Limits limits_;
-    std::optional<std::string> fault_; // MIMEURI_FAULT=index-input:NAME (docs/testing.md)
+    std::optional<std::string> fault_;    // MIMEURI_FAULT=index-input:NAME (docs/testing.md)
+    std::optional<std::string> throw_on_; // MIMEURI_FAULT=index-throw:NAME
 };
 
 } // namespace

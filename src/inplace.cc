@@ -67,11 +67,34 @@ void note_changed(RunState &rs, const std::string &landed)
 
 } // namespace
 
+// A symbolic link is refused, not followed: as root, a link a user plants in their own
+// folder would redirect the rewrite, its temporary file and the mbox's dotlock into any
+// directory, and replace a file the user could not write. EX_CANTCREAT, as for a file that
+// is not regular: the name cannot be written safely, whatever --on-error says.
+Status not_a_link(const std::string &input)
+{
+    struct stat st {};
+    if (::lstat(input.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+        return Error{Code::CantCreate, input + ": is a symbolic link, which --in-place does not follow (rewrite the file "
+                                               "it names by that name); left as it was"};
+    return ok();
+}
+
+Status opened_as_named(const std::string &input, int fd)
+{
+    if (Status s = not_a_link(input); !s) return s;
+    struct stat named {}, opened {};
+    if (::lstat(input.c_str(), &named) != 0 || ::fstat(fd, &opened) != 0 || named.st_dev != opened.st_dev ||
+        named.st_ino != opened.st_ino)
+        return Error{Code::CantCreate, input + ": was replaced while being opened; left as it was"};
+    return ok();
+}
+
 void commit_in_place(RunState &rs, const std::string &input, const Source &src, const struct stat &read,
                      const std::vector<const Edit *> &edits)
 {
     struct stat sb {};
-    if (::stat(input.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    if (::lstat(input.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode)) {
         g_warning("%s: --in-place rewrites regular files only; left as it was", input.c_str());
         return rs.outcome.worsen(Code::CantCreate);
     }

@@ -1,5 +1,6 @@
 #include "lock.hh"
 
+#include "deadline.hh"
 #include "output.hh"
 
 #include <glib.h>
@@ -7,7 +8,6 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <thread>
@@ -26,18 +26,17 @@ void pause_a_little() { std::this_thread::sleep_for(std::chrono::milliseconds(50
 
 } // namespace
 
-Result<MboxLock> MboxLock::acquire(const std::string &path_in, double timeout)
+Result<MboxLock> MboxLock::acquire(const std::string &path, double timeout)
 {
-    // A symbolic link: the MDAs lock (and deliver to) the file it names.
-    std::string path = path_in;
-    if (char *real = ::realpath(path_in.c_str(), nullptr)) {
-        path = real;
-        std::free(real);
-    }
-    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout));
+    // No symbolic link is followed (--in-place refuses one, as Postfix's safe_open): not the
+    // mbox's own name, which would put the dotlock in the directory it points to, and not a
+    // planted FILE.lock, which liblockfile would read and stat through.
+    const auto deadline = deadline_after(timeout);
     MboxLock lock;
     lock.owner_ = ::getpid();
     const std::string dotlock = path + ".lock";
+    if (struct stat st {}; ::lstat(dotlock.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+        return Error{Code::CantCreate, dotlock + " is a symbolic link, not a lock file; " + path + " left as it was"};
     for (;;) {
         // retries 0: one attempt, no sleep of liblockfile's own (5 s and more); stale locks
         // (a dead pid, or older than 5 minutes) are broken by lockfile_create itself.
@@ -46,7 +45,9 @@ Result<MboxLock> MboxLock::acquire(const std::string &path_in, double timeout)
         int err = errno;
         if (rc != L_MAXTRYS) {
             std::string why = rc == L_NAMELEN ? "name too long" : g_strerror(err);
-            return Error{Code::CantCreate, "cannot create the lock file " + dotlock + ": " + why + "; left as it was"};
+            // Its pid not written (a full disk, a file-size limit): a temporary failure.
+            const Code code = rc == L_TMPWRITE && write_error_code(err) == Code::TempFail ? Code::TempFail : Code::CantCreate;
+            return Error{code, "cannot create the lock file " + dotlock + ": " + why + "; left as it was"};
         }
         if (past(deadline))
             return Error{Code::TempFail, path + " is locked (" + dotlock + ") by another program; gave up after " +
@@ -57,9 +58,11 @@ Result<MboxLock> MboxLock::acquire(const std::string &path_in, double timeout)
     lock.touched_ = std::time(nullptr);
     lock.signal_slot_ = remove_on_signal(dotlock);
     for (;;) {
-        int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOCTTY);
+        int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
         if (fd < 0) {
             int err = errno;
+            if (err == ELOOP)
+                return Error{Code::CantCreate, path + ": is a symbolic link, which --in-place does not follow; left as it was"};
             return Error{err == ENOENT ? Code::NoInput : Code::CantCreate, "cannot open " + path + ": " + g_strerror(err)};
         }
         lock.fd_ = fd;
@@ -80,7 +83,7 @@ Result<MboxLock> MboxLock::acquire(const std::string &path_in, double timeout)
         }
         // Replaced while we waited (another rewriter renamed a new file in): lock that one.
         struct stat held {}, now {};
-        if (::fstat(fd, &held) == 0 && ::stat(path.c_str(), &now) == 0 && held.st_dev == now.st_dev &&
+        if (::fstat(fd, &held) == 0 && ::lstat(path.c_str(), &now) == 0 && held.st_dev == now.st_dev &&
             held.st_ino == now.st_ino)
             return lock;
         ::close(std::exchange(lock.fd_, -1));

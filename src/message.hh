@@ -5,6 +5,7 @@
 // stay byte-identical, and a message with no edit is its original bytes.
 #pragma once
 
+#include "deadline.hh"
 #include "gobj.hh"
 #include "mbox.hh"
 #include "report.hh"
@@ -241,7 +242,7 @@ public:
     bool from_quoted() const { return in_mbox_ && !length_split_; }
 
     // The time limit: passes ask between units of work and stop with a "time-limit" error.
-    void start_clock() { deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(limits_.max_seconds)); }
+    void start_clock() { deadline_ = deadline_after(limits_.max_seconds); }
     bool out_of_time() const { return std::chrono::steady_clock::now() > deadline_; }
     Status check_time() const;
 

@@ -235,8 +235,10 @@ Result<OptionValue> convert(const OptionSpec &s, const std::string &text, std::s
         char *end = nullptr;
         errno = 0;
         v.real = g_ascii_strtod(text.c_str(), &end);
-        if (text.empty() || *end != '\0' || errno == ERANGE)
-            return usage_error(v.name + ": '" + text + "' is not a number");
+        // inf, nan and what overflows a double are no numbers of seconds (a conversion of
+        // them to a duration is undefined behaviour).
+        if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v.real))
+            return usage_error(v.name + ": '" + text + "' is not a finite number");
         break;
     }
     case OptionKind::List: {

@@ -3,6 +3,8 @@
 // table and the passes'.
 #include "options.hh"
 
+#include "deadline.hh"
+
 #include <gmime/gmime.h>
 
 #include <algorithm>
@@ -48,6 +50,9 @@ std::vector<std::string> config_files(int argc, char **argv, const std::string &
     return paths;
 }
 
+// --max-time and --lock-timeout: the most seconds they take (deadline.hh).
+std::string longest_text() { return show_real(kLongestSeconds) + " seconds"; }
+
 std::string version_text()
 {
     return "mimeuri " MIMEURI_VERSION "\nGMime " + std::to_string(gmime_major_version) + "." +
@@ -80,6 +85,7 @@ OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
          .arg_name = "SECONDS",
          .access = {[&o](const OptionValue &v) -> Status {
                         if (!(v.real >= 0)) return usage_error(v.name + " must not be negative");
+                        if (v.real > kLongestSeconds) return usage_error(v.name + " must be at most " + longest_text());
                         o.lock_timeout = v.real;
                         return ok();
                     },
@@ -151,6 +157,7 @@ OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
          .arg_name = "SECONDS",
          .access = {[&o](const OptionValue &v) -> Status {
                         if (!(v.real > 0)) return usage_error(v.name + " must be positive");
+                        if (v.real > kLongestSeconds) return usage_error(v.name + " must be at most " + longest_text());
                         o.limits.max_seconds = v.real;
                         return ok();
                     },

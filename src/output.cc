@@ -164,7 +164,9 @@ TerminationHeld::~TerminationHeld() { ::sigprocmask(SIG_SETMASK, &old_, nullptr)
 
 Code write_error_code(int err)
 {
-    return err == ENOSPC || err == EDQUOT || err == EAGAIN || err == ENOMEM ? Code::TempFail : Code::IoErr;
+    // EFBIG: past a file-size limit (ulimit -f), which a later try under another may not be.
+    return err == ENOSPC || err == EDQUOT || err == EFBIG || err == EAGAIN || err == ENOMEM ? Code::TempFail
+                                                                                            : Code::IoErr;
 }
 
 Sink Sink::to_fd(int fd, std::string name)
@@ -177,9 +179,16 @@ Sink Sink::to_fd(int fd, std::string name)
 
 Result<Sink> Sink::atomic(const std::string &path_in, const std::string &mode_from, const std::string &tmp_dir)
 {
-    // A symbolic link stays a link: its target is what gets replaced.
+    // -o: a symbolic link stays a link, its target is what gets replaced. A file rewritten
+    // in place is no link (checked by the caller, and again when it is replaced): only its
+    // folder is resolved, never its own name.
     std::string path = path_in;
-    if (GCharPtr real{::realpath(path_in.c_str(), nullptr)}; real) path = real.get();
+    if (mode_from.empty()) {
+        if (GCharPtr real{::realpath(path_in.c_str(), nullptr)}; real) path = real.get();
+    } else {
+        GCharPtr dir(g_path_get_dirname(path_in.c_str())), base(g_path_get_basename(path_in.c_str()));
+        if (GCharPtr real{::realpath(dir.get(), nullptr)}; real) path = std::string(real.get()) + "/" + base.get();
+    }
     GCharPtr dir(g_path_get_dirname(path.c_str()));
     GCharPtr base(g_path_get_basename(path.c_str()));
     std::string tmpl = (tmp_dir.empty() ? std::string(dir.get()) : tmp_dir) + "/." + base.get() + ".mimeuri-XXXXXX";

@@ -104,7 +104,8 @@ private:
     sigset_t old_;
 };
 
-// Maps a write errno to the exit code: a full disk or quota is temporary (75), others 74.
+// Maps a write errno to the exit code: a full disk, a quota or a file-size limit is
+// temporary (75), others 74.
 Code write_error_code(int err);
 
 } // namespace mimeuri

@@ -38,7 +38,7 @@ struct Opened {
 Result<std::optional<MboxLock>> lock_input(const RunState &rs, const std::string &input)
 {
     struct stat lst {};
-    if (!rs.opts.in_place || !maildir_tmp(input).empty() || ::stat(input.c_str(), &lst) != 0 || !S_ISREG(lst.st_mode))
+    if (!rs.opts.in_place || !maildir_tmp(input).empty() || ::lstat(input.c_str(), &lst) != 0 || !S_ISREG(lst.st_mode))
         return std::optional<MboxLock>();
     auto l = MboxLock::acquire(input, rs.opts.lock_timeout);
     if (!l) return l.error();
@@ -56,7 +56,10 @@ std::unique_ptr<Opened> open_input(RunState &rs, std::size_t input_no)
     auto src = rs.inputs.open(input_no);
     if (!src) return rs.outcome.fail(src.error()), nullptr;
     struct stat read {};
-    if (rs.opts.in_place && src->fd() >= 0 && ::fstat(src->fd(), &read) == 0) read.st_size = src->size();
+    if (rs.opts.in_place && src->fd() >= 0) {
+        if (Status s = opened_as_named(input, src->fd()); !s) return rs.outcome.fail(s.error()), nullptr;
+        if (::fstat(src->fd(), &read) == 0) read.st_size = src->size();
+    }
     if (src->known_size() == 0) { // (a piped input still arriving has passed the spool threshold)
         // An empty output would be stored as an empty message by procmail, Dovecot or Exim.
         rs.outcome.fail({rs.opts.on_error == OnError::TempFail ? Code::TempFail : Code::DataErr,
@@ -133,6 +136,8 @@ void plan_forked(RunState &rs, Opened &in, std::size_t input_no, int jobs, bool 
 void run_input(RunState &rs, std::size_t input_no, int jobs)
 {
     const std::string &input = rs.inputs[input_no];
+    if (rs.opts.in_place)
+        if (Status s = not_a_link(input); !s) return rs.outcome.fail(s.error());
     auto lock = lock_input(rs, input);
     if (!lock) return rs.outcome.fail(lock.error());
     auto in = open_input(rs, input_no);

@@ -87,6 +87,11 @@ struct RunState {
 void run_input(RunState &rs, std::size_t input_no, int jobs);
 // src/index_sweep.cc: several inputs: the whole run indexed before any message is planned.
 void index_inputs(RunState &rs);
+// src/inplace.cc: --in-place follows no symbolic link, as Postfix's safe_open: the name is
+// checked before the locks are taken (not_a_link), and the file opened for reading must be
+// the one the name holds (opened_as_named: lstat against fstat). CantCreate (73) if not.
+Status not_a_link(const std::string &input);
+Status opened_as_named(const std::string &input, int fd);
 // src/inplace.cc: a file rewritten in place with the held edits, once its messages are taken.
 void commit_in_place(RunState &rs, const std::string &input, const Source &src, const struct stat &read,
                      const std::vector<const Edit *> &edits);

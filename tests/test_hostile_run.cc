@@ -415,3 +415,236 @@ TEST_CASE("issue 31: mimeuri index tells an input's failure from the index's: on
     CHECK(r.out.find("rc=75") != std::string::npos);
     CHECK(ids() == "after@x\nlater@x\nm1@x\nm3@x\n");
 }
+
+TEST_CASE("issue 31: an exception in a subcommand is main's to handle: exit 70 and one line, never an abort")
+{
+    testing::TempDir d;
+    const std::string first = d.file("first.mbox", "From a@b Mon Jan  1 00:00:00 2024\nMessage-ID: <a@x>\n\nx\n");
+    const std::string second = d.file("second.mbox", "From a@b Mon Jan  1 00:00:00 2024\nMessage-ID: <b@x>\n\nx\n");
+    // The injected exception escapes run_index_command as an internal error would; it used
+    // to end in std::terminate (SIGABRT).
+    auto p = testing::sh("MIMEURI_FAULT=index-throw:second.mbox " + testing::bin() + " index -o " + quote(d / "idx") +
+                         " " + quote(first) + " " + quote(second) + " 2>" + quote(d / "err") + "; echo $?");
+    CHECK(p.out == "70\n");
+    const std::string err = testing::read_file(d / "err");
+    CHECK(err.rfind("mimeuri: internal error: injected exception reading ", 0) == 0);
+    CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+}
+
+namespace {
+
+// Runs mimeuri with args under a file-size limit of kib KiB (bash's ulimit -f, as Postfix's
+// local and pipe delivery set it from mailbox_size_limit). Its standard output goes through
+// a pipe to a file written outside the limit; feed: a command piped in, or none.
+testing::Proc under_file_size_limit(const std::string &kib, const std::string &args, const std::string &feed = {})
+{
+    testing::TempDir d;
+    const std::string outp = d / "stdout", errp = d / "stderr";
+    const std::string limited = "(ulimit -f " + kib + "; exec " + testing::bin() + " " + args + ")";
+    const std::string line = (feed.empty() ? limited + " </dev/null" : feed + " | " + limited) + " 2>" + quote(errp) +
+                             " | cat >" + quote(outp) + "; echo ${PIPESTATUS[" + (feed.empty() ? "0" : "1") + "]}";
+    auto r = testing::sh("exec bash -c " + quote(line));
+    testing::Proc p;
+    p.status = std::stoi(r.out);
+    p.out = testing::read_file(outp);
+    p.err = testing::read_file(errp);
+    return p;
+}
+
+// An mbox of n messages, each with a reference to repair, about 1.2 KB each.
+std::string repairable_mbox(int n)
+{
+    std::string mb;
+    for (int i = 0; i < n; ++i)
+        mb += "From a@x Mon Jan  1 00:00:00 2024\nMessage-ID: <m" + std::to_string(i) +
+              "@x>\nContent-Type: multipart/related; boundary=r\n\n--r\nContent-Type: text/html\n\n<img src=\"cid:<p@x>\">" +
+              std::string(200, 'x') + "\n--r\nContent-Type: image/png\nContent-ID: <p@x>\n\n" + std::string(800, 'A') +
+              "\n--r--\n\n";
+    return mb;
+}
+
+} // namespace
+
+TEST_CASE("issue 31: a file-size limit (ulimit -f) is a temporary failure: exit 75, nothing left behind")
+{
+    testing::TempDir d;
+    const std::string mb = repairable_mbox(400); // about 480 KB, over the 100 KiB limit
+    REQUIRE(mb.size() > 400 * 1024);
+    auto listing_of = [&] { return listing(d.path); };
+
+    SUBCASE("--in-place: no FILE.lock, no temporary file, the mbox as it was")
+    {
+        const std::string f = d.file("in.mbox", mb);
+        auto r = under_file_size_limit("100", "--in-place " + quote(f));
+        CHECK(r.status == 75);
+        CHECK(r.err.find("File too large") != std::string::npos);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        CHECK(testing::read_file(f) == mb);
+        CHECK(listing_of() == ".\n./in.mbox\n");
+    }
+    SUBCASE("-o: no temporary file, no output file")
+    {
+        const std::string f = d.file("in.mbox", mb);
+        auto r = under_file_size_limit("100", "-o " + quote(d / "out.mbox") + " " + quote(f));
+        CHECK(r.status == 75);
+        CHECK(r.err.find("File too large") != std::string::npos);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        CHECK(listing_of() == ".\n./in.mbox\n");
+    }
+    SUBCASE("piped input past --spool-threshold: the spool cannot be written, 75 and nothing on standard output")
+    {
+        const std::string f = d.file("in.mbox", mb + mb + mb); // 1.4 MB: past the 1 MiB threshold
+        for (const char *jobs : {"1", "2"}) {
+            CAPTURE(jobs);
+            for (const char *policy : {"pass", "tempfail"}) {
+                CAPTURE(policy);
+                auto r = under_file_size_limit("100", "--jobs=" + std::string(jobs) + " --on-error=" + policy,
+                                               "cat " + quote(f));
+                CHECK(r.status == 75);
+                CHECK(r.err.find("cannot spool -: File too large") != std::string::npos);
+                CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+                CHECK(r.out.empty());
+            }
+        }
+    }
+}
+
+TEST_CASE("issue 31: plans held past the file-size limit: pass stops holding, tempfail exits 75 with nothing written")
+{
+    // Message 1 links mid: to the last, so every plan waits for the whole mbox; each plan
+    // (its HTML rewritten, 3,000 references repaired) holds about 66 KB, so that 80 of them
+    // go to the temporary file past 4 MiB in memory, which the limit stops.
+    testing::TempDir d;
+    std::string mb;
+    const int n = 80;
+    for (int i = 1; i <= n; ++i) {
+        std::string refs;
+        for (int k = 0; k < 3000; ++k) refs += "<img src=\"cid:<p@x>\">";
+        if (i == 1) refs += "<a href=\"mid:m" + std::to_string(n) + "@x\">last</a>";
+        mb += "From a@x Mon Jan  1 00:00:00 2024\nMessage-ID: <m" + std::to_string(i) +
+              "@x>\nContent-Type: multipart/related; boundary=r\n\n--r\nContent-Type: text/html\n\n" + refs +
+              "\n--r\nContent-Type: image/png\nContent-ID: <p@x>\n\nAAAA\n--r--\n\n";
+    }
+    const std::string f = d.file("held.mbox", mb);
+    auto good = mimeuri(quote(f));
+    REQUIRE(good.status == 0);
+    REQUIRE(good.out != mb);
+    auto r = under_file_size_limit("100", quote(f));
+    CHECK(r.status == 0);
+    CHECK(r.out == good.out);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.find("File too large; from message 1 on, mid: references to later messages are reported dangling") !=
+          std::string::npos);
+    r = under_file_size_limit("100", "--on-error=tempfail " + quote(f));
+    CHECK(r.status == 75);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.find("File too large") != std::string::npos);
+    CHECK(listing(d.path) == ".\n./held.mbox\n");
+}
+
+TEST_CASE("issue 31: --in-place follows no symbolic link, neither the file's nor a planted FILE.lock (exit 73)")
+{
+    testing::TempDir d;
+    const std::string mb = repairable_mbox(3);
+    REQUIRE(testing::sh("mkdir " + quote(d / "theirs") + " " + quote(d / "mine")).status == 0);
+    const std::string target = d / "theirs/real.mbox";
+    testing::write_file(target, mb);
+    const std::string other = d.file("mine/other.mbox", mb);
+    auto link_of = [](const std::string &p) {
+        char buf[4096];
+        ssize_t n = ::readlink(p.c_str(), buf, sizeof buf);
+        return n < 0 ? std::string() : std::string(buf, static_cast<std::size_t>(n));
+    };
+
+    SUBCASE("the file named is a link: refused, its target and the link as they were, the next file rewritten")
+    {
+        const std::string link = d / "mine/box";
+        REQUIRE(::symlink(target.c_str(), link.c_str()) == 0);
+        for (const char *jobs : {"1", "2"}) {
+            CAPTURE(jobs);
+            testing::write_file(other, mb);
+            auto r = mimeuri("--in-place --jobs=" + std::string(jobs) + " " + quote(link) + " " + quote(other));
+            CHECK(r.status == 73);
+            CHECK(r.err == "mimeuri: " + link +
+                               ": is a symbolic link, which --in-place does not follow (rewrite the file it names by that "
+                               "name); left as it was\n");
+            CHECK(testing::read_file(target) == mb);
+            CHECK(link_of(link) == target);
+            CHECK(testing::read_file(other) != mb); // the other input is still done
+            CHECK(listing(d / "theirs") == ".\n./real.mbox\n"); // no dotlock, no temporary file there
+            CHECK(listing(d / "mine") == ".\n./box\n./other.mbox\n");
+        }
+    }
+    SUBCASE("a Maildir file that is a link is refused the same way")
+    {
+        REQUIRE(testing::sh("mkdir -p " + quote(d / "Maildir/cur") + " " + quote(d / "Maildir/new") + " " +
+                            quote(d / "Maildir/tmp")).status == 0);
+        const std::string one = d.file("theirs/one.eml", "Message-ID: <one@x>\nContent-Type: multipart/related; boundary=r\n\n"
+                                                         "--r\nContent-Type: text/html\n\n<img src=\"cid:<p@x>\">\n"
+                                                         "--r\nContent-Type: image/png\nContent-ID: <p@x>\n\nAAAA\n--r--\n");
+        const std::string link = d / "Maildir/cur/1.a:2,S";
+        REQUIRE(::symlink(one.c_str(), link.c_str()) == 0);
+        const std::string before = testing::read_file(one);
+        REQUIRE(mimeuri(quote(one)).out != before); // it has something to repair
+        auto r = mimeuri("--in-place " + quote(d / "Maildir"));
+        CHECK(r.status == 73);
+        CHECK(r.err.find("is a symbolic link, which --in-place does not follow") != std::string::npos);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        CHECK(testing::read_file(one) == before);
+        CHECK(link_of(link) == one);
+        CHECK(listing(d / "Maildir") == ".\n./cur\n./cur/1.a:2,S\n./new\n./tmp\n");
+    }
+    SUBCASE("a symbolic link planted as FILE.lock: refused, never read or removed through")
+    {
+        const std::string victim = d.file("theirs/victim", "12345\n");
+        const std::string lock = other + ".lock";
+        REQUIRE(::symlink(victim.c_str(), lock.c_str()) == 0);
+        auto r = mimeuri("--in-place --lock-timeout=1 " + quote(other));
+        CHECK(r.status == 73);
+        CHECK(r.err == "mimeuri: " + lock + " is a symbolic link, not a lock file; " + other + " left as it was\n");
+        CHECK(testing::read_file(other) == mb);
+        CHECK(link_of(lock) == victim);
+        CHECK(testing::read_file(victim) == "12345\n");
+        CHECK(listing(d / "mine") == ".\n./other.mbox\n./other.mbox.lock\n");
+    }
+}
+
+TEST_CASE("issue 31: --max-time and --lock-timeout refuse what no deadline can hold: non-finite and out-of-range values")
+{
+    testing::TempDir d;
+    const std::string mb = repairable_mbox(1);
+    const std::string f = d.file("in.mbox", mb);
+    const auto good = mimeuri(quote(f));
+    REQUIRE(good.status == 0);
+    REQUIRE(good.out != mb);
+    // --max-time=1e300 was taken, and its deadline overflowed into the past: every message
+    // was "over --max-time" at once and passed unchanged. inf and 1e10 were taken too.
+    for (const char *option : {"max-time", "lock-timeout"}) {
+        for (const char *v : {"inf", "+inf", "-inf", "infinity", "nan", "1e400", "1e300", "1e10", "1000000001"}) {
+            CAPTURE(option);
+            CAPTURE(v);
+            auto r = mimeuri("--in-place --" + std::string(option) + "=" + v + " " + quote(f));
+            CHECK(r.status == 64);
+            const bool finite = std::string(v).find_first_of("in") == std::string::npos && std::string(v) != "1e400";
+            CHECK(r.err == "mimeuri: --" + std::string(option) +
+                               (finite ? " must be at most 1000000000 seconds\n"
+                                       : ": '" + std::string(v) + "' is not a finite number\n"));
+            CHECK(testing::read_file(f) == mb);
+        }
+        // From a configuration file: a configuration error (78) naming the key.
+        const std::string conf = d.file("x.conf", "[mimeuri]\n" + std::string(option) + "=inf\n");
+        auto r = mimeuri("--config=" + quote(conf) + " " + quote(f));
+        CHECK(r.status == 78);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        CHECK(r.err.find("not a finite number") != std::string::npos);
+    }
+    // The longest accepted value works as a long limit, not as no time at all.
+    for (const char *args : {"--max-time=1000000000", "--max-time=1e9 --lock-timeout=1e9"}) {
+        CAPTURE(args);
+        auto r = mimeuri(std::string(args) + " " + quote(f));
+        CHECK(r.status == 0);
+        CHECK(r.err.empty());
+        CHECK(r.out == good.out);
+    }
+}

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <new>
 #include <unistd.h>
 
 #ifndef MIMEURI_SYSCONFDIR
@@ -28,6 +29,31 @@ void log_handler(const gchar *, GLogLevelFlags level, const gchar *message, gpoi
     std::fprintf(stderr, "mimeuri: %s\n", message);
 }
 
+// The filter (and the service): options and configuration, then the run.
+int run_filter(int argc, char **argv)
+{
+    // One loader for every entry point: the service reads the same files again with it
+    // on SIGHUP.
+    const mimeuri::SettingsLoader loader(argc, argv, MIMEURI_SYSCONFDIR "/mimeuri.conf");
+    auto loaded = loader.load();
+    if (!loaded) {
+        g_warning("%s", loaded.error().message.c_str());
+        return mimeuri::exit_status(loaded.error().code);
+    }
+    if (loaded->print_and_exit) {
+        std::fputs(loaded->print_and_exit->c_str(), stdout);
+        return std::fflush(stdout) == 0 ? 0 : mimeuri::exit_status(mimeuri::Code::IoErr);
+    }
+    mimeuri::Settings &settings = *loaded->settings;
+    mimeuri::Options &opts = settings.opts;
+    if (!opts.milter.empty()) return mimeuri::run_milter(loader, std::move(loaded->settings));
+    auto passes = mimeuri::build_passes(opts, settings.pass_opts);
+    // On a terminal, a progress line; with --check too, unless the report itself goes to
+    // that terminal (the line would be drawn over it).
+    opts.progress = isatty(2) && !(opts.check && opts.report_path.empty() && isatty(1));
+    return mimeuri::run(opts, passes);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -35,48 +61,39 @@ int main(int argc, char **argv)
     std::setlocale(LC_ALL, "");
     // A closed output pipe must surface as EPIPE (exit 74), not kill us silently.
     std::signal(SIGPIPE, SIG_IGN);
+    // A file-size limit (ulimit -f: Postfix's local and pipe delivery set it from
+    // mailbox_size_limit) must surface as EFBIG, a temporary failure (75) like a full disk,
+    // with the temporary files and the dotlock removed, not kill us (SIGXFSZ, exit 153).
+    std::signal(SIGXFSZ, SIG_IGN);
     g_log_set_default_handler(log_handler, nullptr);
     mimeuri::install_signal_cleanup();
     g_mime_init();
 
-    if (argc > 1 && (std::strcmp(argv[1], "ct2uri") == 0 || std::strcmp(argv[1], "uri2ct") == 0))
-        return mimeuri::run_cturi_command(argc - 1, argv + 1);
-    if (argc > 1 && std::strcmp(argv[1], "index") == 0) return mimeuri::run_index_command(argc - 1, argv + 1);
-
+    const bool cturi = argc > 1 && (std::strcmp(argv[1], "ct2uri") == 0 || std::strcmp(argv[1], "uri2ct") == 0);
+    const bool index = argc > 1 && std::strcmp(argv[1], "index") == 0;
     int status = 0;
     try {
-        // One loader for every entry point: the service reads the same files again with it
-        // on SIGHUP.
-        const mimeuri::SettingsLoader loader(argc, argv, MIMEURI_SYSCONFDIR "/mimeuri.conf");
-        auto loaded = loader.load();
-        if (!loaded) {
-            g_warning("%s", loaded.error().message.c_str());
-            return mimeuri::exit_status(loaded.error().code);
-        }
-        if (loaded->print_and_exit) {
-            std::fputs(loaded->print_and_exit->c_str(), stdout);
-            return std::fflush(stdout) == 0 ? 0 : mimeuri::exit_status(mimeuri::Code::IoErr);
-        }
-        mimeuri::Settings &settings = *loaded->settings;
-        mimeuri::Options &opts = settings.opts;
-        if (!opts.milter.empty()) {
-            status = mimeuri::run_milter(loader, std::move(loaded->settings));
+        if (cturi) {
+            status = mimeuri::run_cturi_command(argc - 1, argv + 1);
+        } else if (index) {
+            status = mimeuri::run_index_command(argc - 1, argv + 1);
         } else {
-            auto passes = mimeuri::build_passes(opts, settings.pass_opts);
-            // On a terminal, a progress line; with --check too, unless the report itself goes
-            // to that terminal (the line would be drawn over it).
-            opts.progress = isatty(2) && !(opts.check && opts.report_path.empty() && isatty(1));
-            status = mimeuri::run(opts, passes);
+            status = run_filter(argc, argv);
         }
+    } catch (const std::bad_alloc &) {
+        // Out of memory is temporary for every entry point: try again later.
+        g_warning("internal error: out of memory");
+        status = 75;
     } catch (const std::exception &e) {
         // Nothing may escape, from the option parsing and the passes' construction as from
-        // the run: an unexpected failure is a temporary failure, so the MTA keeps the
-        // message and retries rather than losing or bouncing it.
+        // the run: for the filter an unexpected failure is a temporary failure, so the MTA
+        // keeps the message and retries rather than losing or bouncing it. The subcommands
+        // carry no mail in transit: theirs is an internal error (EX_SOFTWARE).
         g_warning("internal error: %s", e.what());
-        status = 75;
+        status = cturi || index ? 70 : 75;
     } catch (...) {
         g_warning("internal error: unknown exception");
-        status = 75;
+        status = cturi || index ? 70 : 75;
     }
     g_mime_shutdown();
     return status;

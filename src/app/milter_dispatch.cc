@@ -1,6 +1,7 @@
 // The front's side of the workers (milter_dispatch.hh).
 #include "milter_dispatch.hh"
 
+#include "deadline.hh"
 #include "fdio.hh"
 #include "milter_chan.hh"
 
@@ -99,7 +100,7 @@ WorkerResult run_worker(FreeWorkers &workers, int msg_fd, const std::function<vo
         g_debug("worker started in %.3f ms", std::chrono::duration<double, std::milli>(t1 - t0).count());
         r.tempfail = hello.tempfail;
         // The engine keeps --max-time itself; past it and 5 seconds more the worker is stopped.
-        const auto deadline = t1 + std::chrono::milliseconds(static_cast<std::int64_t>(hello.max_seconds * 1000) + 5000);
+        const auto deadline = deadline_after(hello.max_seconds + 5, t1);
         std::string bytes;
         r.failure = read_plan(w, hello.pid, deadline, progress, bytes);
         g_debug("plan back in %.3f ms", std::chrono::duration<double, std::milli>(Clock::now() - t1).count());
