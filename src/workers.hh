@@ -4,6 +4,8 @@
 // --on-error policy.
 #pragma once
 
+#include "record.hh"
+
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -48,22 +50,5 @@ struct Hooks {
     std::function<void(std::size_t)> share_lost;
 };
 void run_forked(int jobs, const Feed &feed, const Hooks &hooks);
-
-// Length-prefixed fields for the records workers send.
-class Record {
-public:
-    Record() = default;
-    explicit Record(std::string bytes) : buf_(std::move(bytes)) {}
-    void put(const std::string &s);
-    void put(std::size_t v) { put(std::to_string(v)); }
-    std::string get();
-    std::size_t get_size() { return static_cast<std::size_t>(std::stoull(get())); }
-    std::string take() { return std::move(buf_); }
-    std::size_t size() const { return buf_.size(); }
-
-private:
-    std::string buf_;
-    std::size_t pos_{0};
-};
 
 } // namespace mimeuri
