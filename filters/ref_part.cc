@@ -227,7 +227,7 @@ Status PartRewriter::find(std::string_view html, std::optional<html::Scan> &out)
     // No reference can be in a part without "id:" (cid:, mid:, any case), a numeric
     // character reference for c, i, d, m or ':', &colon;, or a backslash (a CSS escape):
     // skip the HTML5 parse then, unless locations are in play.
-    if (!ix_.any_location && !html::may_hold_reference(html)) return ok();
+    if (!ix_.any_location && !ix_.any_related_id && !html::may_hold_reference(html)) return ok();
     html::ParseLimits limits;
     limits.max_refs = opts_.max_refs;
     limits.max_bytes = html::memory_cap(html.size(), opts_.html_max);
@@ -269,7 +269,7 @@ std::optional<Decision> PartRewriter::resolve_ref(const html::Ref &ref, const st
         if (d.target.status == RefStatus::Dangling)
             ctx_.wait_for(!d.target.unknown_id.empty() ? d.target.unknown_id : d.target.message_id);
     } else {
-        if (!ix_.any_location || opts_.cid == RefOptions::Cid::Off) return std::nullopt;
+        if ((!ix_.any_location && !ix_.any_related_id) || opts_.cid == RefOptions::Cid::Off) return std::nullopt;
         if (starts_ci(ref.url, "data:") || starts_ci(ref.url, "javascript:") || starts_ci(ref.url, "mailto:") ||
             ref.url[0] == '#')
             return std::nullopt;
@@ -356,16 +356,17 @@ void PartRewriter::decide_local(std::size_t ri, Decision &d)
         tally_.kept_targets.insert(t.node);
     }
     const bool checking = opts_.cid == RefOptions::Cid::Check;
-    if (d.action == Action::None && !checking && d.kind == Kind::Cid && t.via_location && tp.cid_clean.empty() &&
-        tp.cid_raw.empty() && msg_id_text(t.location_id)) {
-        // The reference is well-formed; the target lacks the Content-ID it names.
+    if (d.action == Action::None && !checking && d.kind == Kind::Cid && !t.named_id.empty() && tp.cid_clean.empty() &&
+        tp.cid_raw.empty() && msg_id_text(t.named_id)) {
+        // The target lacks the Content-ID the URL names: it gets it (and a malformed URL its form).
         bool known = false;
         for (auto &[node, gen] : tally_.new_content_ids) known = known || node == t.node;
-        if (!known) tally_.new_content_ids.emplace_back(t.node, t.location_id);
+        if (!known) tally_.new_content_ids.emplace_back(t.node, t.named_id);
+        if (t.broken) d.new_url = canonical_cid_url(t.named_id);
         d.action = Action::Repaired;
     }
     if (d.action == Action::None && !checking) {
-        if (d.kind == Kind::Cid && t.broken) {
+        if (t.broken) { // a malformed cid:, or a Content-ID written without its scheme
             d.new_url = canonical(t.node);
             d.action = Action::Repaired;
         } else if (d.kind == Kind::Location && opts_.location_to_cid) {
@@ -428,7 +429,7 @@ void PartRewriter::report(const html::Ref &ref, const html::Holder &holder, cons
     else if (status == RefStatus::Dangling) ++tally_.dangling;
     else ++tally_.ambiguous;
     e.status = report_status(status);
-    e.matched_location = t.via_location;
+    e.matched = match_name(t.match);
     e.action = d.action;
     e.reason = d.reason;
     if (d.action == Action::Kept) e.kept = *html_kept();

@@ -174,7 +174,7 @@ JsonObject *object(const RefEntry &r)
     set_string(o, "url", r.url);
     json_object_set_string_member(o, "kind", json_name(r.kind));
     json_object_set_string_member(o, "status", json_name(r.status));
-    if (r.matched_location) json_object_set_string_member(o, "matched", "content-location");
+    if (!r.matched.empty()) set_string(o, "matched", r.matched);
     json_object_set_string_member(o, "action", json_name(r.action));
     if (!r.reason.empty()) set_string(o, "reason", r.reason);
     if (r.kept) set_string(o, "kept", *r.kept);
