@@ -186,6 +186,9 @@ void plan_extraction(MessageContext &ctx, const MessageIndex &ix, const std::vec
     bool first_html = true;
     html::ParseLimits limits;
     limits.out_of_time = [&ctx] { return ctx.out_of_time(); };
+    // A stylesheet with references to extract is written as its file with them rewritten
+    // (the stylesheets come first: references.cc), so that the page's backgrounds load.
+    std::map<int, std::string> css_files;
     for (const auto &pe : extracts) {
         std::vector<html::Replacement> reps;
         std::set<std::size_t> to_files, holders;
@@ -193,7 +196,8 @@ void plan_extraction(MessageContext &ctx, const MessageIndex &ix, const std::vec
             if (!file_of.count(node)) {
                 const Node &tn = nodes[static_cast<std::size_t>(node)];
                 std::string name = file_name(ctx, tn, ix.parts[static_cast<std::size_t>(node)], used);
-                ctx.add_output_file({name, part_bytes(tn)});
+                auto css = css_files.find(node);
+                ctx.add_output_file({name, css != css_files.end() ? css->second : part_bytes(tn)});
                 file_of[node] = name;
             }
             GCharPtr rel(g_uri_escape_string(file_of[node].c_str(), nullptr, FALSE));
@@ -215,6 +219,10 @@ void plan_extraction(MessageContext &ctx, const MessageIndex &ix, const std::vec
                 if (g_uri_peek_scheme(url.c_str())) continue; // absolute (interned, not owned)
                 if (std::string abs = resolve(pe.base, url); !abs.empty()) reps.push_back({ri, abs});
             }
+        if (pe.css) {
+            css_files[pe.html_node] = html::rewrite(pe.html, pe.scan, reps).html;
+            continue;
+        }
         std::string html_name =
             first_html ? "index.html" : "part-" + nodes[static_cast<std::size_t>(pe.html_node)].section + ".html";
         first_html = false;

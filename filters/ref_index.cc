@@ -76,6 +76,13 @@ bool MessageIndex::is_descendant(int node, int ancestor) const
     return false;
 }
 
+int MessageIndex::related_of(int node) const
+{
+    for (int p = parts[static_cast<std::size_t>(node)].parent; p >= 0; p = parts[static_cast<std::size_t>(p)].parent)
+        if (parts[static_cast<std::size_t>(p)].related) return p;
+    return -1;
+}
+
 namespace {
 
 // The unfolded, trimmed raw value of a node's header, or "".
@@ -136,6 +143,11 @@ MessageIndex index_message(const MessageContext &ctx)
             if (owners[k] == n.message) p.message = static_cast<int>(k);
         if (const char *c = g_mime_object_get_content_id(n.object)) p.cid_clean = c;
         p.cid_raw = strip_brackets(header_raw(n, "Content-ID"));
+        if ((!p.cid_clean.empty() || !p.cid_raw.empty()) && ix.related_of(static_cast<int>(i)) >= 0) ix.any_related_id = true;
+        if (n.kind == Node::Kind::Leaf) {
+            if (const char *f = g_mime_object_get_content_disposition_parameter(n.object, "filename")) p.filename = f;
+            if (const char *f = g_mime_object_get_content_type_parameter(n.object, "name")) p.name = f;
+        }
         // RFC 2557 5: Content-Base, else the enclosing entity's base; a Content-Location is
         // resolved against it and is the base for what it contains.
         std::string parent_base = n.parent >= 0 ? ix.parts[static_cast<std::size_t>(n.parent)].base : "thismessage:/";

@@ -49,6 +49,8 @@ struct IndexedPart {
     std::string location;    // Content-Location, absolute where it resolves (RFC 2557 4.4)
     std::string location_unescaped; // the same with %XX decoded, as a reference is compared to it
     std::string base;        // what relative URLs in this entity resolve against
+    std::string filename;    // a leaf's Content-Disposition filename, as GMime decodes it
+    std::string name;        // a leaf's Content-Type name
 };
 
 struct IndexedMessage {
@@ -62,6 +64,10 @@ struct MessageIndex {
     std::vector<IndexedPart> parts; // one per node, in document order
     std::vector<IndexedMessage> messages; // the top-level message first, then embedded ones
     bool any_location{false};
+    bool any_related_id{false}; // a part inside a multipart/related has a Content-ID
+
+    // The nearest multipart/related enclosing node, or -1.
+    int related_of(int node) const;
 
     // Whether node is ancestor or inside it.
     bool is_descendant(int node, int ancestor) const;

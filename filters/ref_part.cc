@@ -102,9 +102,9 @@ struct Decision {
 class PartRewriter {
 public:
     PartRewriter(MessageContext &ctx, const RefOptions &opts, const MessageIndex &ix, const Resolver &resolver, int node,
-                 Tally &tally)
+                 Tally &tally, bool css = false)
         : ctx_(ctx), opts_(opts), ix_(ix), resolver_(resolver), node_(node), hn_(ctx.nodes()[static_cast<std::size_t>(node)]),
-          tally_(tally)
+          tally_(tally), css_(css)
     {
     }
     Status run();
@@ -134,6 +134,7 @@ private:
     const int node_;
     const Node &hn_;
     Tally &tally_;
+    const bool css_; // a stylesheet part: its text is CSS, not HTML
     // Signed content: references found and reported, not changed. Asked only when a
     // reference would change (the question may start the signature analysis).
     const std::optional<std::string> &html_kept()
@@ -227,7 +228,16 @@ Status PartRewriter::find(std::string_view html, std::optional<html::Scan> &out)
     // No reference can be in a part without "id:" (cid:, mid:, any case), a numeric
     // character reference for c, i, d, m or ':', &colon;, or a backslash (a CSS escape):
     // skip the HTML5 parse then, unless locations are in play.
-    if (!ix_.any_location && !html::may_hold_reference(html)) return ok();
+    if (!ix_.any_location && !ix_.any_related_id && !html::may_hold_reference(html)) return ok();
+    if (css_) { // url() and @import as in a <style> element; linear, at most --max-refs
+        html::ScanBuilder b(opts_.max_refs);
+        b.style_text(0, html);
+        out = b.finish();
+        if (out->truncated)
+            ctx_.report().add_error(hn_.section, "ref-limit",
+                                    "more than " + std::to_string(opts_.max_refs) + " references; the rest not looked at");
+        return ok();
+    }
     html::ParseLimits limits;
     limits.max_refs = opts_.max_refs;
     limits.max_bytes = html::memory_cap(html.size(), opts_.html_max);
@@ -269,7 +279,7 @@ std::optional<Decision> PartRewriter::resolve_ref(const html::Ref &ref, const st
         if (d.target.status == RefStatus::Dangling)
             ctx_.wait_for(!d.target.unknown_id.empty() ? d.target.unknown_id : d.target.message_id);
     } else {
-        if (!ix_.any_location || opts_.cid == RefOptions::Cid::Off) return std::nullopt;
+        if ((!ix_.any_location && !ix_.any_related_id) || opts_.cid == RefOptions::Cid::Off) return std::nullopt;
         if (starts_ci(ref.url, "data:") || starts_ci(ref.url, "javascript:") || starts_ci(ref.url, "mailto:") ||
             ref.url[0] == '#')
             return std::nullopt;
@@ -329,6 +339,10 @@ void PartRewriter::inline_target(const Node &target, Decision &d)
         return;
     }
     auto bytes = ctx_.decoded_content(target, opts_.inline_max);
+    if (auto css = tally_.css_text.find(d.target.node); bytes && css != tally_.css_text.end()) {
+        if (css->second.size() > opts_.inline_max) bytes = Error::limit("over --inline-max");
+        else bytes = Content::borrowed(css->second); // its own references inlined
+    }
     if (!bytes) {
         d.reason = "size";
         return;
@@ -357,16 +371,17 @@ void PartRewriter::decide_local(std::size_t ri, Decision &d)
         tally_.kept_targets.insert(t.node);
     }
     const bool checking = opts_.cid == RefOptions::Cid::Check;
-    if (d.action == Action::None && !checking && d.kind == Kind::Cid && t.via_location && tp.cid_clean.empty() &&
-        tp.cid_raw.empty() && msg_id_text(t.location_id)) {
-        // The reference is well-formed; the target lacks the Content-ID it names.
+    if (d.action == Action::None && !checking && d.kind == Kind::Cid && !t.named_id.empty() && tp.cid_clean.empty() &&
+        tp.cid_raw.empty() && msg_id_text(t.named_id)) {
+        // The target lacks the Content-ID the URL names: it gets it (and a malformed URL its form).
         bool known = false;
         for (auto &[node, gen] : tally_.new_content_ids) known = known || node == t.node;
-        if (!known) tally_.new_content_ids.emplace_back(t.node, t.location_id);
+        if (!known) tally_.new_content_ids.emplace_back(t.node, t.named_id);
+        if (t.broken) d.new_url = canonical_cid_url(t.named_id);
         d.action = Action::Repaired;
     }
     if (d.action == Action::None && !checking) {
-        if (d.kind == Kind::Cid && t.broken) {
+        if (t.broken) { // a malformed cid:, or a Content-ID written without its scheme
             d.new_url = canonical(t.node);
             d.action = Action::Repaired;
         } else if (d.kind == Kind::Location && opts_.location_to_cid) {
@@ -416,7 +431,7 @@ void PartRewriter::report(const html::Ref &ref, const html::Holder &holder, cons
     const Target &t = d.target;
     RefEntry e;
     e.part = hn_.section;
-    e.attr = holder.attribute ? holder.element + "@" + holder.attr : "style";
+    e.attr = holder.attribute ? holder.element + "@" + holder.attr : css_ ? "css" : "style";
     e.url = ref.url;
     e.kind = d.kind;
     // A URL that is a part's Content-Location resolves to it whatever its scheme (RFC 2557
@@ -429,7 +444,7 @@ void PartRewriter::report(const html::Ref &ref, const html::Holder &holder, cons
     else if (status == RefStatus::Dangling) ++tally_.dangling;
     else ++tally_.ambiguous;
     e.status = report_status(status);
-    e.matched_location = t.via_location;
+    e.matched = match_name(t.match);
     e.action = d.action;
     e.reason = d.reason;
     if (d.action == Action::Kept) e.kept = *html_kept();
@@ -482,6 +497,8 @@ Status PartRewriter::write(std::string_view html, const html::Scan &scan, bool r
         if (s.error().code == Code::Software) return s;
         unclaim_all("rewrite");
         ctx_.report().add_error(hn_.section, "rewrite", s.error().message + "; references not rewritten");
+    } else if (css_) {
+        tally_.css_text[node_] = std::move(rewritten.html);
     }
     return ok();
 }
@@ -492,7 +509,7 @@ Status PartRewriter::run()
     std::string charset;
     std::optional<Content> html;
     std::optional<html::Scan> scan;
-    auto pieces = find_in_pieces(scan);
+    auto pieces = css_ ? Result<bool>(false) : find_in_pieces(scan);
     if (!pieces) return pieces.error();
     if (!*pieces) {
         html = load(rewritable, charset);
@@ -503,6 +520,7 @@ Status PartRewriter::run()
     if (scan->base_href)
         if (std::string b = resolve(base, *scan->base_href); !b.empty()) base = b;
     pending_.html_node = node_;
+    pending_.css = css_;
     pending_.base = base;
     for (std::size_t ri = 0; ri < scan->refs.size(); ++ri) {
         // Before each reference: one may cost a lookup in an index on disk (--mid-index,
@@ -539,6 +557,15 @@ Status rewrite_html_part(MessageContext &ctx, const RefOptions &opts, const Mess
     if (hn.kind != Node::Kind::Leaf || !is_type(hn, "text", "html")) return ok();
     if (auto t = ctx.check_time(); !t) return t;
     return PartRewriter(ctx, opts, ix, resolver, node, tally).run();
+}
+
+Status rewrite_css_part(MessageContext &ctx, const RefOptions &opts, const MessageIndex &ix, const Resolver &resolver,
+                        int node, Tally &tally)
+{
+    const Node &n = ctx.nodes()[static_cast<std::size_t>(node)];
+    if (n.kind != Node::Kind::Leaf || !is_type(n, "text", "css") || ix.related_of(node) < 0) return ok();
+    if (auto t = ctx.check_time(); !t) return t;
+    return PartRewriter(ctx, opts, ix, resolver, node, tally, true).run();
 }
 
 } // namespace mimeuri::refs

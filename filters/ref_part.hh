@@ -10,6 +10,7 @@
 #include "ref_resolver.hh"
 #include "references.hh"
 
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -17,9 +18,10 @@
 
 namespace mimeuri::refs {
 
-// An HTML part whose references go to extracted files: written by ref_extract.hh.
+// An HTML part (or a stylesheet) whose references go to extracted files: written by ref_extract.hh.
 struct PendingExtract {
     int html_node{-1};
+    bool css{false};                                 // a text/css part: its text is the target's file
     std::string html;                                // its text as scanned
     html::Scan scan;
     std::string base;                                // what its relative URLs resolve against
@@ -32,6 +34,7 @@ struct Tally {
     std::set<int> inlined_targets; // inlined at least once
     std::set<int> kept_targets;    // still referenced as they are (--drop-inlined keeps them)
     std::vector<std::pair<int, std::string>> new_content_ids; // node -> the Content-ID it gets
+    std::map<int, std::string> css_text; // a stylesheet as rewritten: what inlining it inlines
     std::vector<PendingExtract> extracts;
 };
 
@@ -40,5 +43,11 @@ struct Tally {
 // it came) or a failure of the machine (TempFail, Software).
 Status rewrite_html_part(MessageContext &ctx, const RefOptions &opts, const MessageIndex &ix, const Resolver &resolver,
                          int node, Tally &tally);
+// The same for a leaf text/css part of a multipart/related (a saved page's stylesheet):
+// url() and @import, resolved against the part's own base (RFC 2557 5: its Content-
+// Location). Run before the HTML parts, so that a stylesheet inlined into a page carries
+// its own references inlined.
+Status rewrite_css_part(MessageContext &ctx, const RefOptions &opts, const MessageIndex &ix, const Resolver &resolver,
+                        int node, Tally &tally);
 
 } // namespace mimeuri::refs

@@ -18,6 +18,30 @@ const char *status_name(RefStatus s)
     return "dangling";
 }
 
+const char *match_name(Match m)
+{
+    switch (m) {
+    case Match::ContentLocation: return "content-location";
+    case Match::ContentIdWithoutScheme: return "content-id-without-scheme";
+    case Match::Filename: return "filename";
+    case Match::AsWritten: break;
+    }
+    return "";
+}
+
+template <class F> int Resolver::unique_in_related(int from, F is_it) const
+{
+    const int related = ix_.related_of(from);
+    if (related < 0) return -1;
+    int found = -1;
+    for (int i = related + 1; i < static_cast<int>(ix_.parts.size()) && ix_.is_descendant(i, related); ++i) {
+        if (i == from || ix_.related_of(i) != related || !is_it(ix_.parts[static_cast<std::size_t>(i)])) continue;
+        if (found >= 0) return -1; // not unique: never a guess
+        found = i;
+    }
+    return found;
+}
+
 void Resolver::choose(std::vector<int> matches, int from, Target &t) const
 {
     const auto &parts = ix_.parts;
@@ -75,9 +99,27 @@ Target Resolver::cid(const std::string &url, int from, bool padded) const
         for (std::size_t i = 0; i < ix_.parts.size(); ++i)
             if (!ix_.parts[i].location.empty() && cturi::iequals(ix_.parts[i].location, url))
                 by_location.push_back(static_cast<int>(i));
-        choose(by_location, from, t);
-        t.via_location = t.status == RefStatus::Resolved;
-        if (t.via_location) t.location_id = clean;
+        if (!by_location.empty()) {
+            choose(by_location, from, t);
+            if (t.status == RefStatus::Resolved) {
+                t.match = Match::ContentLocation;
+                t.named_id = clean;
+            }
+            return t;
+        }
+        // Last: the one part of the related set named so (cid:logo.png for a part with
+        // filename="logo.png" and no such Content-ID). Repair gives a target without a
+        // Content-ID the one the URL names (no part has it: none matched above), and
+        // rewrites the URL to the Content-ID of a target that has one.
+        if (clean.empty()) return t;
+        int n = unique_in_related(from, [&](const IndexedPart &p) { return p.filename == clean || p.name == clean; });
+        if (n < 0) return t;
+        const IndexedPart &tp = ix_.parts[static_cast<std::size_t>(n)];
+        t.status = RefStatus::Resolved;
+        t.node = n;
+        t.match = Match::Filename;
+        t.named_id = clean;
+        t.broken = t.broken || !tp.cid_clean.empty() || !tp.cid_raw.empty();
         return t;
     }
     choose(exact.empty() ? ci : exact, from, t);
@@ -187,16 +229,37 @@ Target Resolver::mid(const std::string &url, int from) const
 Target Resolver::location(const std::string &url, const std::string &base, int from) const
 {
     Target t;
-    std::string abs = resolve(base, url); // RFC 2557 5: both sides absolute
-    const std::string abs_unescaped = abs.empty() ? std::string() : unescape(abs); // (each part's: in the index)
-    std::vector<int> matches;
-    for (std::size_t i = 0; i < ix_.parts.size(); ++i) {
-        const std::string &loc = ix_.parts[i].location;
-        if (loc.empty() || static_cast<int>(i) == from) continue;
-        if (loc == abs || loc == url || (!abs.empty() && ix_.parts[i].location_unescaped == abs_unescaped))
-            matches.push_back(static_cast<int>(i));
+    if (ix_.any_location) {
+        std::string abs = resolve(base, url); // RFC 2557 5: both sides absolute
+        const std::string abs_unescaped = abs.empty() ? std::string() : unescape(abs); // (each part's: in the index)
+        std::vector<int> matches;
+        for (std::size_t i = 0; i < ix_.parts.size(); ++i) {
+            const std::string &loc = ix_.parts[i].location;
+            if (loc.empty() || static_cast<int>(i) == from) continue;
+            if (loc == abs || loc == url || (!abs.empty() && ix_.parts[i].location_unescaped == abs_unescaped))
+                matches.push_back(static_cast<int>(i));
+        }
+        if (!matches.empty()) {
+            choose(matches, from, t);
+            return t;
+        }
     }
-    choose(matches, from, t);
+    // Last: a relative URL that is, as written, the Content-ID of one part of the related
+    // set (<img src="image001.png"> for Content-ID: <image001.png>). Never a URL with a
+    // scheme, nor one that is only a path, a query or a fragment.
+    if (!ix_.any_related_id || url.empty() || url[0] == '/' || url[0] == '#' || url[0] == '?' ||
+        g_uri_peek_scheme(url.c_str()))
+        return t;
+    const std::string plain = unescape(url);
+    int n = unique_in_related(from, [&](const IndexedPart &p) {
+        return (!p.cid_raw.empty() && (p.cid_raw == url || p.cid_raw == plain)) ||
+               (!p.cid_clean.empty() && (p.cid_clean == url || p.cid_clean == plain));
+    });
+    if (n < 0) return t;
+    t.status = RefStatus::Resolved;
+    t.node = n;
+    t.match = Match::ContentIdWithoutScheme;
+    t.broken = true; // repair writes the cid: URL
     return t;
 }
 

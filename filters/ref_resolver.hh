@@ -6,6 +6,13 @@
 // message, its embedded messages, then the rest of the run, and with "/content-id" a part
 // of that message; any other URL matches a Content-Location after both are resolved
 // (RFC 2557 5). Of several matches, choose() decides.
+//
+// Two ways of naming a part that RFC 2392 and 2557 do not define, common in real mail
+// (issue 34 item 6), are matched only as a last resort, and only inside the referring
+// part's own multipart/related, and only when exactly one part there matches: a relative
+// URL with no scheme that is a Content-ID as written (<img src="image001.png"> for
+// Content-ID: <image001.png>), and a cid: URL that no Content-ID or Content-Location names
+// but that is a part's file name (Content-Disposition filename or Content-Type name).
 #pragma once
 
 #include "ref_external.hh"
@@ -20,6 +27,10 @@ namespace mimeuri::refs {
 enum class RefStatus { Resolved, Dangling, Ambiguous };
 const char *status_name(RefStatus s); // "resolved", "dangling", "ambiguous"
 
+// How a reference matched its target when not as its scheme says (the report's "matched").
+enum class Match { AsWritten, ContentLocation, ContentIdWithoutScheme, Filename };
+const char *match_name(Match m); // "", "content-location", "content-id-without-scheme", "filename"
+
 struct Target {
     RefStatus status{RefStatus::Dangling};
     int node{-1};             // the target entity in this message
@@ -30,8 +41,9 @@ struct Target {
     std::int64_t offset{-1};  // ... and its offset there; -1 when several messages have the id
     std::string mid;          // mid: the Message-ID matched, as the message has it
     std::string mid_cid;      // mid: the Content-ID matched inside it
-    bool via_location{false}; // a cid: matched through a Content-Location, not a Content-ID (repair adds it)
-    std::string location_id;  // ... and the Content-ID it names
+    Match match{Match::AsWritten};
+    std::string named_id;     // a cid: matched by Content-Location or file name: the Content-ID
+                              // it names (repair gives it to a target that has none)
     std::string unknown_id;   // mid: the Message-ID looked for and not (yet) in the run
 };
 
@@ -57,6 +69,10 @@ public:
     void choose(std::vector<int> matches, int from, Target &t) const;
 
 private:
+    // The one part of from's own multipart/related set (not from, not in a related set
+    // nested in it) for which is_it says yes; -1 for none, for several, and outside a
+    // related set.
+    template <class F> int unique_in_related(int from, F is_it) const;
     std::optional<Target> mid_here(const std::string &id, const std::string &content_id, int from, bool ci) const;
     // count: how many messages have the id (e's own count, or more that an index knows of).
     Target in_message(const std::string &found_id, const RunIndex::Entry &e, int count, const std::string &content_id) const;

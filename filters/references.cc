@@ -156,6 +156,9 @@ Status ReferencesPass::apply(MessageContext &ctx)
     } done{externals_};
     Tally tally;
     try {
+        // Stylesheets first: a page that inlines one inlines it with its own references inlined.
+        for (std::size_t i = 0; i < ctx.nodes().size(); ++i)
+            if (Status s = refs::rewrite_css_part(ctx, opts_, ix, resolver, static_cast<int>(i), tally); !s) return s;
         for (std::size_t i = 0; i < ctx.nodes().size(); ++i)
             if (Status s = refs::rewrite_html_part(ctx, opts_, ix, resolver, static_cast<int>(i), tally); !s) return s;
     } catch (const refs::TimeLimit &e) { // a lookup stopped at the deadline

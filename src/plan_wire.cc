@@ -97,7 +97,7 @@ template <class Io, class E> void fields(Io &io, E &e)
     if constexpr (is<E, RefEntry>) {
         io(e.part), io(e.attr), io(e.url);
         io(e.kind, RefEntry::Kind::Location), io(e.status, RefEntry::Status::Ambiguous);
-        io(e.matched_location), io(e.action, RefEntry::Action::Kept), io(e.reason);
+        io(e.matched), io(e.action, RefEntry::Action::Kept), io(e.reason);
         io(e.kept), io(e.target), io(e.target_message), io(e.target_source), io(e.target_offset);
     } else if constexpr (is<E, ExternalBodyEntry>) {
         io(e.part), io(e.access_type), io(e.url), io(e.url_before), io(e.inner), io(e.original), io(e.kept);

@@ -288,7 +288,7 @@ void write(JsonWriter &w, const RefEntry &r)
     w.key("url").string(r.url);
     w.key("kind").string(json_name(r.kind));
     w.key("status").string(json_name(r.status));
-    if (r.matched_location) w.key("matched").string("content-location");
+    if (!r.matched.empty()) w.key("matched").string(r.matched);
     w.key("action").string(json_name(r.action));
     if (!r.reason.empty()) w.key("reason").string(r.reason);
     if (r.kept) w.key("kept").string(*r.kept);

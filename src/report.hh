@@ -22,7 +22,7 @@ struct RefEntry {
     std::string url;  // as written
     Kind kind{Kind::Cid};
     Status status{Status::Dangling};
-    bool matched_location{false};     // a cid: that only a Content-Location names ("matched")
+    std::string matched;              // how it matched when not as written ("content-location", ...); absent when empty
     Action action{Action::None};
     std::string reason;               // why the mode did not act ("type", "size", ...); absent when empty
     std::optional<std::string> kept;  // the signature kind, with Action::Kept

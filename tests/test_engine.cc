@@ -242,7 +242,7 @@ TEST_CASE("engine: a plan travels between processes unchanged")
     ref.url = "cid:a\xff";
     ref.kind = RefEntry::Kind::Location;
     ref.status = RefEntry::Status::Ambiguous;
-    ref.matched_location = true;
+    ref.matched = "filename";
     ref.action = RefEntry::Action::Kept;
     ref.reason = "signed";
     ref.kept = "dkim";

@@ -524,3 +524,179 @@ TEST_CASE("CR-only line ends: what could not be read is reported, not silently n
     CHECK(run.err.find("1 unparseable") != std::string::npos);
     CHECK(mimeuri("--strict " + quote(f)).status == 65); // --strict: a message that could not be parsed
 }
+
+// Issue 34 item 6: <img src="image001.png"> for a part whose Content-ID is <image001.png>,
+// and cid:logo.png for the one part of the related set named logo.png (no Content-ID
+// names it). Resolved, saying how they matched; repair writes the cid: URL (the named part
+// gets the Content-ID the URL names), inline and extract follow them, in every mode the
+// report, the summary header and --verbose agree.
+TEST_CASE("a Content-ID written without cid: and a cid: naming a file resolve in every mode")
+{
+    const std::string png_b64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    const std::string m =
+        "Message-ID: <n@x>\nContent-Type: multipart/related; boundary=r\n\n"
+        "--r\nContent-Type: text/html\n\n<img src=\"image001.png\"><img src=\"cid:logo.png\"><a href=\"other.html\">o</a>\n"
+        "--r\nContent-Type: image/png\nContent-ID: <image001.png>\nContent-Transfer-Encoding: base64\n\n" + png_b64 + "\n"
+        "--r\nContent-Type: image/png\nContent-Disposition: inline; filename=logo.png\nContent-Transfer-Encoding: base64\n\n" +
+        png_b64 + "\n--r--\n";
+    testing::TempDir d;
+    const std::string f = d.file("m.eml", m);
+    for (const char *mode : {"check", "repair", "inline", "extract"}) {
+        CAPTURE(mode);
+        testing::TempDir x;
+        auto run = mimeuri(std::string("--verbose --summary-header --cid=") + mode + " --extract-dir=" + quote(x / "out") +
+                           " --report=" + quote(x / "r") + " " + quote(f));
+        REQUIRE(run.status == 0);
+        CHECK(run.out.find("Mimeuri-Refs: resolved=2 dangling=0 ambiguous=0") != std::string::npos);
+        CHECK(run.err.find(" 0 dangling references") != std::string::npos);
+        Report r;
+        r.load(testing::read_file(x / "r"));
+        REQUIRE(r.refs(0) == 2); // other.html names no part: an ordinary link, not listed
+        const std::string action = std::string(mode) == "check"    ? "none"
+                                   : std::string(mode) == "repair" ? "repaired"
+                                   : std::string(mode) == "inline" ? "inlined"
+                                                                   : "extracted";
+        const char *want[][4] = {{"image001.png", "location", "content-id-without-scheme", "2"},
+                                 {"cid:logo.png", "cid", "filename", "3"}};
+        for (guint i = 0; i < 2; ++i) {
+            CAPTURE(want[i][0]);
+            CHECK(s(r.ref(0, i), "url") == want[i][0]);
+            CHECK(s(r.ref(0, i), "kind") == want[i][1]);
+            CHECK(s(r.ref(0, i), "status") == "resolved");
+            CHECK(s(r.ref(0, i), "matched") == want[i][2]);
+            CHECK(s(r.ref(0, i), "target") == want[i][3]);
+            CHECK(s(r.ref(0, i), "action") == action);
+        }
+        if (std::string(mode) == "repair") {
+            std::string expected = m;
+            expected.replace(expected.find("src=\"image001.png\""), 18, "src=\"cid:image001.png\"");
+            const std::string logo = "filename=logo.png\nContent-Transfer-Encoding: base64\n";
+            expected.insert(expected.find(logo) + logo.size(), "Content-ID: <logo.png>\n");
+            CHECK(run.out.substr(run.out.find("\n--r\n")) == expected.substr(expected.find("\n--r\n")));
+        } else if (std::string(mode) == "inline") {
+            CHECK(run.out.find("<img src=\"data:image/png;base64," + png_b64 + "\"><img src=\"data:image/png;base64," + png_b64 +
+                               "\"><a href=\"other.html\">") != std::string::npos);
+        } else if (std::string(mode) == "extract") {
+            CHECK(files_under(x / "out") == "./1/index.html\n./1/logo.png\n./1/part-2.png\n");
+            CHECK(testing::read_file(x / "out/1/index.html") ==
+                  "<img src=\"part-2.png\"><img src=\"logo.png\"><a href=\"other.html\">o</a>");
+        }
+    }
+}
+
+// ... and never when the name is not unique in the related set, never across related sets:
+// there the references are what they were (an ordinary link; a dangling cid:) and nothing
+// changes.
+TEST_CASE("a Content-ID written without cid: or a file name: never a guess, never another related set")
+{
+    const std::string html = "--r\nContent-Type: text/html\n\n<img src=\"image001.png\"><img src=\"cid:logo.png\">\n";
+    const std::string named = "Content-Type: image/png\nContent-ID: <image001.png>\n"
+                              "Content-Disposition: inline; filename=logo.png\n\nAAAA\n";
+    const std::string twice = "Content-Type: multipart/related; boundary=r\n\n" + html + "--r\n" + named + "--r\n" +
+                              "Content-Type: image/gif; name=logo.png\nContent-ID: <image001.png>\n\nBBBB\n--r--\n";
+    const std::string apart = "Content-Type: multipart/mixed; boundary=o\n\n--o\nContent-Type: multipart/related; boundary=r\n\n" +
+                              html + "--r--\n--o\nContent-Type: multipart/related; boundary=s\n\n--s\n" + named + "--s--\n--o--\n";
+    for (const auto &m : {twice, apart}) {
+        testing::TempDir d;
+        const std::string f = d.file("m.eml", m);
+        for (const char *mode : {"check", "repair", "inline"}) {
+            CAPTURE(mode);
+            auto run = mimeuri(std::string("--summary-header --cid=") + mode + " --report=" + quote(d / "r") + " " + quote(f));
+            REQUIRE(run.status == 0);
+            CHECK(run.out.find("Mimeuri-Refs: resolved=0 dangling=1 ambiguous=0") != std::string::npos);
+            Report r;
+            r.load(testing::read_file(d / "r"));
+            REQUIRE(r.refs(0) == 1);
+            CHECK(s(r.ref(0, 0), "url") == "cid:logo.png");
+            CHECK(s(r.ref(0, 0), "status") == "dangling");
+            CHECK_FALSE(json_object_has_member(r.ref(0, 0), "matched"));
+            CHECK(s(r.ref(0, 0), "action") == "none");
+        }
+        CHECK(mimeuri(quote(f)).out == m); // repair: nothing to repair
+    }
+}
+
+// Issue 34 item 2: a saved page's stylesheet part (Chrome's MHTML) names its backgrounds,
+// relative to its own Content-Location (RFC 2557 5), and imports other stylesheets. Those
+// references are found, resolved against the stylesheet's location (not the page's),
+// reported (attr "css"), inlined (the page's inlined stylesheet carries its images
+// inlined) and extracted (the extracted stylesheet names the extracted images).
+TEST_CASE("references inside a stylesheet part resolve against its Content-Location and are followed")
+{
+    const std::string png_b64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    const std::string css = "@import \"more.css\";\n.x { background: url(../img/bg.png) }\n.y { background: url('cid:%3Cdot@x%3E') }\n"
+                            ".z { background: url(http://other.example/z.png) } .w { background: url(\"w\\a x.png\") }";
+    const std::string m =
+        "Message-ID: <css@x>\nContent-Type: multipart/related; boundary=m; type=\"text/html\"\n\n"
+        "--m\nContent-Type: text/html\nContent-Location: http://example.org/page/index.html\n\n"
+        "<link rel=stylesheet href=\"css/site.css\"><p class=x>hi</p>\n"
+        "--m\nContent-Type: text/css\nContent-Location: http://example.org/page/css/site.css\n\n" + css + "\n"
+        "--m\nContent-Type: image/png\nContent-Location: http://example.org/page/img/bg.png\nContent-Transfer-Encoding: base64\n\n" +
+        png_b64 + "\n"
+        "--m\nContent-Type: image/png\nContent-ID: <dot@x>\nContent-Transfer-Encoding: base64\n\n" + png_b64 + "\n"
+        "--m\nContent-Type: text/css\nContent-Location: http://example.org/page/css/more.css\n\np{}\n--m--\n";
+    testing::TempDir d;
+    const std::string f = d.file("m.eml", m);
+    for (const char *mode : {"check", "repair", "inline", "extract"}) {
+        CAPTURE(mode);
+        testing::TempDir x;
+        auto run = mimeuri(std::string("--summary-header --cid=") + mode + " --extract-dir=" + quote(x / "out") +
+                           " --report=" + quote(x / "r") + " " + quote(f));
+        REQUIRE(run.status == 0);
+        CHECK(run.out.find("Mimeuri-Refs: resolved=4 dangling=0 ambiguous=0") != std::string::npos);
+        Report r;
+        r.load(testing::read_file(x / "r"));
+        // The stylesheet's references (http://other.example and w\nx.png name no part: not listed), then the page's.
+        REQUIRE(r.refs(0) == 4);
+        const char *want[][4] = {{"2", "css", "more.css", "5"},
+                                 {"2", "css", "../img/bg.png", "3"},
+                                 {"2", "css", "cid:%3Cdot@x%3E", "4"},
+                                 {"1", "link@href", "css/site.css", "2"}};
+        for (guint i = 0; i < 4; ++i) {
+            CAPTURE(want[i][2]);
+            CHECK(s(r.ref(0, i), "part") == want[i][0]);
+            CHECK(s(r.ref(0, i), "attr") == want[i][1]);
+            CHECK(s(r.ref(0, i), "url") == want[i][2]);
+            CHECK(s(r.ref(0, i), "status") == "resolved");
+            CHECK(s(r.ref(0, i), "target") == want[i][3]);
+        }
+        if (std::string(mode) == "repair") { // the malformed cid: in the stylesheet, and nothing else
+            std::string expected = m;
+            expected.replace(expected.find("cid:%3Cdot@x%3E"), 15, "cid:dot@x");
+            CHECK(run.out.substr(run.out.find("\n--m\n")) == expected.substr(expected.find("\n--m\n")));
+        } else if (std::string(mode) == "inline") {
+            // The page's stylesheet is a data: URI of the stylesheet with its images inlined.
+            const std::string lead = "<link rel=stylesheet href=\"data:text/css;base64,";
+            auto at = run.out.find(lead);
+            REQUIRE(at != std::string::npos);
+            at += lead.size();
+            const std::string b64 = run.out.substr(at, run.out.find('"', at) - at);
+            gsize len = 0;
+            guchar *sheet = g_base64_decode(b64.c_str(), &len);
+            const std::string inlined(reinterpret_cast<const char *>(sheet), len);
+            g_free(sheet);
+            CHECK(inlined == "@import \"data:text/css;base64,cHt9\";\n.x { background: url(data:image/png;base64," + png_b64 +
+                                 ") }\n.y { background: url('data:image/png;base64," + png_b64 +
+                                 "') }\n.z { background: url(http://other.example/z.png) } .w { background: url(\"w\\a x.png\") }");
+        } else if (std::string(mode) == "extract") {
+            CHECK(files_under(x / "out") == "./1/bg.png\n./1/index.html\n./1/more.css\n./1/part-4.png\n./1/site.css\n");
+            CHECK(testing::read_file(x / "out/1/index.html") == "<link rel=stylesheet href=\"site.css\"><p class=x>hi</p>");
+            // Its references name the files; its other relative URLs are made absolute
+            // against its location (a decoded line break made %0A, never a line break).
+            CHECK(testing::read_file(x / "out/1/site.css") ==
+                  "@import \"more.css\";\n.x { background: url(bg.png) }\n.y { background: url('part-4.png') }\n"
+                  ".z { background: url(http://other.example/z.png) } .w { background: url(\"http://example.org/page/css/w%0Ax.png\") }");
+            CHECK(run.out.find(m.substr(m.find("\n--m\n"))) != std::string::npos); // the message unchanged
+        }
+    }
+    // Bounded as an HTML part is: over --html-max, its references are not looked at, and said so.
+    Report big;
+    big.load(mimeuri("--check --html-max=100 " + quote(f)).out);
+    JsonArray *errors = json_object_get_array_member(big.messages[0], "errors");
+    bool css_limit = false;
+    for (guint i = 0; i < json_array_get_length(errors); ++i) {
+        JsonObject *e = json_array_get_object_element(errors, i);
+        css_limit = css_limit || (s(e, "part") == "2" && s(e, "code") == "html-limit");
+    }
+    CHECK(css_limit);
+}

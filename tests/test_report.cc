@@ -86,7 +86,7 @@ TEST_CASE("report: refs entries")
     e.part = "1";
     e.attr = "img@src";
     e.url = "cid:b@x";
-    e.matched_location = true;
+    e.matched = "content-location";
     e.status = RefEntry::Status::Resolved;
     e.action = RefEntry::Action::Extracted;
     e.target = "3";

@@ -114,18 +114,119 @@ TEST_CASE("resolver: a cid: URL that is a part's Content-Location resolves to it
     // how it matched and repair can give the part the Content-ID the URL names.
     Target t = resolve_one(p, run, "cid:css-1@mhtml.blink", p.node("1"));
     CHECK(t.status == RefStatus::Resolved);
-    CHECK(t.via_location);
-    CHECK(t.location_id == "css-1@mhtml.blink");
+    CHECK(t.match == Match::ContentLocation);
+    CHECK(t.named_id == "css-1@mhtml.blink");
     CHECK(p.section(t.node) == "2");
     // A cid: URL that is not the Content-Location itself matches nothing.
     Target u = resolve_one(p, run, "cid:pic.png", p.node("1"));
     CHECK(u.status == RefStatus::Dangling);
-    CHECK_FALSE(u.via_location);
+    CHECK(u.match == Match::AsWritten);
     // A Content-ID always wins over a Content-Location.
     Parsed q(related({"Content-Location: cid:a@x\n", "Content-ID: <a@x>\n"}));
     Target v = resolve_one(q, run, "cid:a@x", q.node("1"));
-    CHECK_FALSE(v.via_location);
+    CHECK(v.match == Match::AsWritten);
     CHECK(q.section(v.node) == "3");
+}
+
+// Issue 34 item 6: two ways real mail names a part that RFC 2392 and 2557 do not define,
+// each matched last, inside the referring part's own multipart/related, and only when
+// exactly one part there matches.
+TEST_CASE("resolver: a Content-ID written without cid:, and a cid: that is a part's file name")
+{
+    RunIndex run;
+    struct Row {
+        const char *what;
+        std::string message;
+        std::string url;
+        RefStatus status;
+        std::string target;
+        Match match;
+        bool broken;
+    };
+    const auto R = RefStatus::Resolved, D = RefStatus::Dangling;
+    const auto W = Match::AsWritten, B = Match::ContentIdWithoutScheme, F = Match::Filename, L = Match::ContentLocation;
+    // Parts of a related set other than image/png, a file name given in the Content-Type.
+    auto related_with = [](const std::string &headers) {
+        return "Message-ID: <m@x>\nContent-Type: multipart/related; boundary=r\n\n--r\nContent-Type: text/html\n\n<p>x</p>\n"
+               "--r\n" + headers + "\nAAAA\n--r--\n";
+    };
+    // The HTML in one related set, the part in another (or in none), inside a multipart/mixed.
+    const std::string apart = "Message-ID: <m@x>\nContent-Type: multipart/mixed; boundary=o\n\n"
+                              "--o\nContent-Type: multipart/related; boundary=r\n\n"
+                              "--r\nContent-Type: text/html\n\n<p>x</p>\n--r\nContent-Type: image/gif\n\nAAAA\n--r--\n"
+                              "--o\nContent-Type: multipart/related; boundary=s\n\n"
+                              "--s\nContent-Type: image/png\nContent-ID: <image001.png>\n"
+                              "Content-Disposition: inline; filename=logo.png\n\nAAAA\n--s--\n--o--\n";
+    const std::string unrelated = "Message-ID: <m@x>\nContent-Type: multipart/mixed; boundary=o\n\n"
+                                  "--o\nContent-Type: text/html\n\n<p>x</p>\n"
+                                  "--o\nContent-Type: image/png\nContent-ID: <image001.png>\n"
+                                  "Content-Disposition: inline; filename=logo.png\n\nAAAA\n--o--\n";
+    const std::vector<Row> rows = {
+        // <img src="image001.png"> for Content-ID: <image001.png> (fax gateways, some Outlook paths)
+        {"a Content-ID as a relative URL", related({"Content-ID: <image001.png>\n"}), "image001.png", R, "2", B, true},
+        {"... %-encoded", related({"Content-ID: <image 001.png>\n"}), "image%20001.png", R, "2", B, true},
+        {"... the id as written", related({"Content-ID: < image001.png >\n"}), "image001.png", R, "2", B, true},
+        {"a Content-Location wins", related({"Content-ID: <image001.png>\n", "Content-Location: image001.png\n"}),
+         "image001.png", R, "3", W, false},
+        {"a Content-Location that matches several: ambiguous, not a Content-ID",
+         related({"Content-ID: <image001.png>\n", "Content-Location: image001.png\n", "Content-Location: image001.png\n"}),
+         "image001.png", RefStatus::Ambiguous, "-", W, false},
+        {"never a URL with a scheme", related({"Content-ID: <http://example.org/image001.png>\n"}),
+         "http://example.org/image001.png", D, "-", W, false},
+        {"never a path from the root", related({"Content-ID: </image001.png>\n"}), "/image001.png", D, "-", W, false},
+        {"never a fragment", related({"Content-ID: <#top>\n"}), "#top", D, "-", W, false},
+        {"never a prefix", related({"Content-ID: <image001.png@x>\n"}), "image001.png", D, "-", W, false},
+        {"not unique: two parts with that Content-ID",
+         related({"Content-ID: <image001.png>\n", "Content-ID: <image001.png>\n"}), "image001.png", D, "-", W, false},
+        {"never in another related set", apart, "image001.png", D, "-", W, false},
+        {"never outside a related set", unrelated, "image001.png", D, "-", W, false},
+        // cid:logo.png for a part named logo.png (webmail and help-desk tools write these)
+        {"a Content-Disposition filename", related({"Content-Disposition: inline; filename=logo.png\n"}), "cid:logo.png",
+         R, "2", F, false},
+        {"a Content-Type name", related_with("Content-Type: image/png; name=\"logo.png\"\n"), "cid:logo.png", R, "2", F,
+         false},
+        {"a target with a Content-ID: repair rewrites the URL to it",
+         related({"Content-ID: <abc@x>\nContent-Disposition: inline; filename=logo.png\n"}), "cid:logo.png", R, "2", F,
+         true},
+        {"a malformed cid: URL", related({"Content-Disposition: inline; filename=logo.png\n"}), "cid:<logo.png>", R, "2",
+         F, true},
+        {"a Content-ID wins",
+         related({"Content-Disposition: inline; filename=logo.png\n", "Content-ID: <logo.png>\n"}), "cid:logo.png", R,
+         "3", W, false},
+        {"a Content-Location wins",
+         related({"Content-Disposition: inline; filename=logo.png\n", "Content-Location: cid:logo.png\n"}),
+         "cid:logo.png", R, "3", L, false},
+        {"not unique: two parts named so",
+         related({"Content-Disposition: inline; filename=logo.png\n", "Content-Disposition: inline; filename=logo.png\n"}),
+         "cid:logo.png", D, "-", W, false},
+        {"not unique: one by filename, one by name",
+         related_with("Content-Type: image/png\nContent-Disposition: inline; filename=logo.png\n\nA\n"
+                      "--r\nContent-Type: image/png; name=logo.png\n"),
+         "cid:logo.png", D, "-", W, false},
+        {"the name exactly", related({"Content-Disposition: inline; filename=Logo.png\n"}), "cid:logo.png", D, "-", W,
+         false},
+        {"never in another related set", apart, "cid:logo.png", D, "-", W, false},
+        {"never outside a related set", unrelated, "cid:logo.png", D, "-", W, false},
+    };
+    for (const auto &row : rows) {
+        CAPTURE(row.what);
+        CAPTURE(row.url);
+        Parsed p(row.message);
+        Target t = resolve_one(p, run, row.url, p.node("1"));
+        CHECK(status_name(t.status) == std::string(status_name(row.status)));
+        CHECK(p.section(t.node) == row.target);
+        CHECK(match_name(t.match) == std::string(match_name(row.match)));
+        CHECK(t.broken == row.broken);
+        if (row.match == Match::Filename) CHECK(t.named_id == "logo.png");
+    }
+    // In the HTML's related set: a part outside it with that Content-ID or name is not looked at.
+    Parsed q("Message-ID: <m@x>\nContent-Type: multipart/mixed; boundary=o\n\n"
+             "--o\nContent-Type: multipart/related; boundary=r\n\n"
+             "--r\nContent-Type: text/html\n\n<p>x</p>\n"
+             "--r\nContent-Type: image/png\nContent-ID: <image001.png>\nContent-Disposition: inline; filename=logo.png\n\nA\n--r--\n"
+             "--o\nContent-Type: image/png\nContent-ID: <image001.png>\nContent-Disposition: inline; filename=logo.png\n\nB\n--o--\n");
+    CHECK(q.section(resolve_one(q, run, "image001.png", q.node("1.1")).node) == "1.2");
+    CHECK(q.section(resolve_one(q, run, "cid:logo.png", q.node("1.1")).node) == "1.2");
 }
 
 TEST_CASE("resolver: Content-Location resolved against its base (RFC 2557 4, 5)")
