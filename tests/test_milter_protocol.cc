@@ -40,7 +40,7 @@ public:
         std::string packet(reinterpret_cast<const char *>(&len), 4);
         packet += cmd;
         packet += data;
-        REQUIRE(::write(fd_, packet.data(), packet.size()) == static_cast<ssize_t>(packet.size()));
+        REQUIRE(::send(fd_, packet.data(), packet.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(packet.size()));
     }
     // The next reply: its command byte and data.
     std::pair<char, std::string> reply()
@@ -153,4 +153,52 @@ TEST_CASE("the milter service over its socket: a repair goes back as the new bod
     got = send_message(c, steps, {{"From", "a@example.test"}, {"Subject", "plain"}}, "Nothing to change.\r\n");
     REQUIRE(got.size() == 1);
     CHECK(got[0].first == 'a');
+}
+
+TEST_CASE("the milter service takes a header field over 64 KiB from an MTA that offers 1 MiB commands (issue 31 item 6)")
+{
+    // libmilter's default limit is 64 KiB a command and it drops the connection past it;
+    // Sendmail and MTAs that negotiate SMFIP_MDS_1M send a header field whole (Postfix cuts
+    // one to about 60,000 bytes first: tests/integration/test-milter.sh).
+    testing::TempDir d;
+    const std::string sock = d / "milter.sock";
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, 2);
+        ::execl(MIMEURI_BIN, "mimeuri", ("--milter=unix:" + sock).c_str(), "--jobs=1", static_cast<char *>(nullptr));
+        ::_exit(127);
+    }
+    struct Stop {
+        pid_t pid;
+        ~Stop()
+        {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, nullptr, 0);
+        }
+    } stop{pid};
+    MilterClient c(sock);
+    const std::uint32_t kMds1M = 0x20000000;
+    c.send('O', u32(6) + u32(0x1ff) + u32(0x1fffff | kMds1M));
+    auto [cmd, data] = c.reply();
+    REQUIRE(cmd == 'O');
+    std::uint32_t steps;
+    std::memcpy(&steps, data.data() + 8, 4);
+    steps = ntohl(steps);
+    // (libmilter keeps the data-size bits of the reply to itself.)
+    std::string refs;
+    for (int k = 0; k < 1500; ++k) refs += " <ref-" + std::to_string(100000 + k) + "-long-enough-id@thread.example.test>\r\n";
+    refs.resize(refs.size() - 2);
+    REQUIRE(refs.size() > 65536);
+    const std::string body = "--b\r\nContent-Type: text/html\r\n\r\n<p><img src=\"CID:&lt;x@example.test&gt;\"></p>\r\n"
+                             "--b\r\nContent-Type: image/png\r\nContent-ID: <x@example.test>\r\n\r\nx\r\n--b--\r\n";
+    auto got = send_message(c, steps,
+                            {{"From", "a@example.test"}, {"References", refs}, {"MIME-Version", "1.0"},
+                             {"Content-Type", "multipart/related; boundary=\"b\""}},
+                            body);
+    REQUIRE(got.size() == 2);
+    CHECK(got[0].first == 'b'); // planned whole: the reference repaired
+    CHECK(got[0].second.find("src=\"cid:x@example.test\"") != std::string::npos);
+    CHECK(got[1].first == 'a');
 }
