@@ -105,9 +105,11 @@ def main():
                 continue
             # The extract pages: index.html for the first HTML part with something extracted,
             # part-SECTION.html for the others (ref_extract.hh).
+            # References inside stylesheet parts ("attr":"css") are not pages: their sheet is
+            # loaded by the HTML page that links it.
             parts = []
             for r in rep_x["refs"]:
-                if r["action"] == "extracted" and r["part"] not in parts:
+                if r["action"] == "extracted" and r["attr"] != "css" and r["part"] not in parts:
                     parts.append(r["part"])
             if not parts:
                 continue
