@@ -576,7 +576,7 @@ const OptionSpec *find_config_key(const OptionTable &t, const std::string &group
     return nullptr;
 }
 
-Error config_error(std::string message) { return Error{kConfigError, std::move(message)}; }
+Error config_error(std::string message) { return Error{Code::Config, std::move(message)}; }
 
 } // namespace
 
@@ -586,7 +586,7 @@ Status load_config_file(const OptionTable &t, const std::string &path)
     gsize len = 0;
     GError *err = nullptr;
     if (!g_file_get_contents(path.c_str(), &raw, &len, &err))
-        return Error::from_gerror(kConfigError, err, "cannot read the configuration file");
+        return Error::from_gerror(Code::Config, err, "cannot read the configuration file");
     GCharPtr owned(raw);
     const ConfigLines lines(std::string(raw, len));
     auto at = [&](std::size_t line) { return path + (line ? ":" + std::to_string(line) : std::string()) + ": "; };
@@ -595,7 +595,7 @@ Status load_config_file(const OptionTable &t, const std::string &path)
     if (!g_key_file_load_from_data(kf.get(), raw, len, G_KEY_FILE_NONE, &err))
     {
         std::size_t bad = lines.first_invalid();
-        return Error::from_gerror(kConfigError, err, path + (bad ? ":" + std::to_string(bad) : std::string()));
+        return Error::from_gerror(Code::Config, err, path + (bad ? ":" + std::to_string(bad) : std::string()));
     }
 
     std::vector<std::string> groups_known{kMainGroup};
@@ -645,7 +645,7 @@ Status load_config_file(const OptionTable &t, const std::string &path)
             value.name = name;
             if (spec->kind == OptionKind::Flag) {
                 GCharPtr text(g_key_file_get_string(kf.get(), group.c_str(), key.c_str(), &err));
-                if (!text) return Error::from_gerror(kConfigError, err, name);
+                if (!text) return Error::from_gerror(Code::Config, err, name);
                 auto b = parse_bool(text.get());
                 if (!b)
                     return config_error(name + ": '" + std::string(text.get()) +
@@ -654,11 +654,11 @@ Status load_config_file(const OptionTable &t, const std::string &path)
             } else if (spec->kind == OptionKind::Repeated) {
                 gsize n = 0;
                 StrvPtr list(g_key_file_get_string_list(kf.get(), group.c_str(), key.c_str(), &n, &err), g_strfreev);
-                if (err) return Error::from_gerror(kConfigError, err, name);
+                if (err) return Error::from_gerror(Code::Config, err, name);
                 for (gsize m = 0; list && m < n; ++m) value.list.emplace_back(list.get()[m]);
             } else {
                 GCharPtr text(g_key_file_get_string(kf.get(), group.c_str(), key.c_str(), &err));
-                if (!text) return Error::from_gerror(kConfigError, err, name);
+                if (!text) return Error::from_gerror(Code::Config, err, name);
                 auto c = convert(*spec, text.get(), name);
                 if (!c) return config_error(c.error().message);
                 value = std::move(*c);

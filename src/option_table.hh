@@ -83,10 +83,6 @@ struct OptionTable {
 
 Error usage_error(std::string message);
 
-// EX_CONFIG (sysexits.h): a configuration file that cannot be read or says something wrong.
-// Only the option layer makes it. (A Code of its own in result.hh would have rank() in
-// src/run_state.cc know it too; until then it is this value.)
-inline constexpr Code kConfigError = static_cast<Code>(78);
 
 // Accessors for an entry that writes one field as it is.
 OptionAccess bind_flag(bool &field);
@@ -134,7 +130,7 @@ std::string command_line_help(const OptionTable &t, const CommandLineText &text)
 
 // Reads one configuration file through the table. A key is an entry's long option name,
 // in [mimeuri] or in the entry's own group, or the entry's own key there. Unknown groups
-// and keys, values that do not convert, and one option set twice are errors (kConfigError)
+// and keys, values that do not convert, and one option set twice are errors (Code::Config)
 // that name the file, the line (else the group) and the key.
 Status load_config_file(const OptionTable &t, const std::string &path);
 

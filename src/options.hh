@@ -64,7 +64,7 @@ struct ParsedOptions {
 // Parses argv (after any subcommand) with the core's table and `extra` (the passes'
 // tables, bound to the caller's structs): the configuration files first (--config, else
 // setup.default_config when it exists), then the command line, which wins. Errors are
-// usage errors (Code::Usage), or kConfigError for a configuration file.
+// usage errors (Code::Usage), or Code::Config for a configuration file.
 Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra = {}, const CommandLineSetup &setup = {});
 
 } // namespace mimeuri

@@ -19,6 +19,7 @@ enum class Code {
     CantCreate = 73,   // EX_CANTCREAT
     IoErr = 74,        // EX_IOERR
     TempFail = 75,     // EX_TEMPFAIL
+    Config = 78,       // EX_CONFIG: a configuration file that cannot be read or says something wrong
 };
 
 // What kind of failure an error is, apart from the exit status it maps to: a limit (the
@@ -30,7 +31,8 @@ enum class Kind { Usage, Invalid, Limit, Io, Temporary, Bug };
 constexpr Kind kind_of(Code c)
 {
     switch (c) {
-    case Code::Usage: return Kind::Usage;
+    case Code::Usage:
+    case Code::Config: return Kind::Usage;
     case Code::DataErr:
     case Code::NoInput: return Kind::Invalid;
     case Code::CantCreate:

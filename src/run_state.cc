@@ -23,6 +23,7 @@ int rank(Code c)
     case Code::NoInput: return 5;
     case Code::DataErr: return 6;
     case Code::Usage: return 7;
+    case Code::Config: return 8; // only at load, before any input: never competes in practice
     case Code::Ok: return 100;
     }
     return 99;

@@ -230,7 +230,7 @@ TEST_CASE("the rules between options hold for the configuration file too")
         std::string conf = d.file("x.conf", text);
         auto o = parse({"--config=" + conf});
         REQUIRE_FALSE(o.ok());
-        CHECK(o.error().code == kConfigError);
+        CHECK(o.error().code == Code::Config);
         CHECK(o.error().message.find(conf + ":2: [") != std::string::npos);
     }
     // An extract folder in the file completes --cid=extract on the command line.
@@ -405,7 +405,7 @@ TEST_CASE("the default configuration file: read when it exists; --config replace
     const std::string bad = d.file("bad.conf", "[mimeuri]\njobs=many\n");
     auto b = parse_all({}, &p, bad);
     REQUIRE_FALSE(b.ok());
-    CHECK(b.error().code == kConfigError);
+    CHECK(b.error().code == Code::Config);
     CHECK(parse_all({"--help"}, &p, bad).ok());
     CHECK(parse_all({"--no-config"}, &p, bad).ok());
 }
@@ -479,14 +479,14 @@ TEST_CASE("a bad configuration file: EX_CONFIG, naming the file, the line and th
         const std::string conf = d.file("bad.conf", c.text);
         auto o = parse({"--config=" + conf});
         REQUIRE_FALSE(o.ok());
-        CHECK(o.error().code == kConfigError);
+        CHECK(o.error().code == Code::Config);
         CHECK(exit_status(o.error().code) == 78);
         CHECK(o.error().message.find(conf + ":" + std::to_string(c.line) + ":") != std::string::npos);
         CHECK(o.error().message.find(c.says) != std::string::npos);
     }
     auto missing = parse({"--config=" + d / "absent.conf"});
     REQUIRE_FALSE(missing.ok());
-    CHECK(missing.error().code == kConfigError);
+    CHECK(missing.error().code == Code::Config);
     CHECK(missing.error().message.find("absent.conf") != std::string::npos);
 }
 
@@ -617,7 +617,7 @@ TEST_CASE("the service reads the default configuration file, at its start and on
     testing::write_file(conf, "[mimeuri]\non-error = sometimes\n");
     auto bad = service.load();
     REQUIRE_FALSE(bad.ok());
-    CHECK(bad.error().code == kConfigError);
+    CHECK(bad.error().code == Code::Config);
     // --no-config: the file is not read.
     testing::write_file(conf, "[mimeuri]\non-error = tempfail\n");
     auto none = SettingsLoader({"mimeuri", "--no-config", "a.eml"}, conf).load();

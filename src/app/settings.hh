@@ -42,7 +42,7 @@ public:
     explicit SettingsLoader(std::vector<std::string> args, std::string default_config = {});
 
     // Reads everything again: the files as they are now, then the command line kept.
-    // Errors: Code::Usage for the command line, kConfigError for a file, the pass
+    // Errors: Code::Usage for the command line, Code::Config for a file, the pass
     // checks' own codes (an unreadable --mid-index).
     Result<LoadedSettings> load() const;
 
