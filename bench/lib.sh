@@ -10,20 +10,28 @@ best_of_3() { # command... -> seconds (best of three)
   echo "$best"
 }
 
+# The rounds themselves: N rounds of every LABEL 'COMMAND', each timed by /usr/bin/time into
+# FILE, one line "LABEL wall user system rss" a run. Sets the caller's `labels`.
+time_rounds() { # FILE N LABEL 'COMMAND'...
+  local file=$1 n=$2; shift 2
+  local -a cmds=()
+  labels=()
+  while [ $# -gt 0 ]; do labels+=("$1"); cmds+=("$2"); shift 2; done
+  for ((r = 0; r < n; r++)); do
+    for i in "${!cmds[@]}"; do
+      /usr/bin/time -f "${labels[$i]} %e %U %S %M" -a -o "$file" bash -c "${cmds[$i]}" > /dev/null 2>&1
+    done
+  done
+}
+
 # On a loaded machine: N rounds, each running every command once (so that all of them see
 # the same load), and per label the best and worst wall seconds, the best CPU seconds
 # (user + system) and the largest peak RSS (KiB).
 # Usage: rounds N LABEL 'COMMAND' [LABEL 'COMMAND']...  Prints "LABEL best worst cpu rss".
 rounds() {
-  local n=$1; shift
-  local -a labels=() cmds=()
-  while [ $# -gt 0 ]; do labels+=("$1"); cmds+=("$2"); shift 2; done
   local tmp; tmp=$(mktemp)
-  for ((r = 0; r < n; r++)); do
-    for i in "${!cmds[@]}"; do
-      /usr/bin/time -f "${labels[$i]} %e %U %S %M" -a -o "$tmp" bash -c "${cmds[$i]}" > /dev/null 2>&1
-    done
-  done
+  local -a labels
+  time_rounds "$tmp" "$@"
   for l in "${labels[@]}"; do
     awk -v l="$l" '$1 == l { w = $2; c = $3 + $4; if (b == "" || w < b) b = w; if (w > x) x = w
                              if (cb == "" || c < cb) cb = c; if ($5 > m) m = $5 }
@@ -35,15 +43,9 @@ rounds() {
 # As rounds, with the median: per label "LABEL median best worst cpu_median rss" (wall
 # seconds; CPU is user + system; rss the largest peak RSS in KiB).
 rounds_median() {
-  local n=$1; shift
-  local -a labels=() cmds=()
-  while [ $# -gt 0 ]; do labels+=("$1"); cmds+=("$2"); shift 2; done
   local tmp; tmp=$(mktemp)
-  for ((r = 0; r < n; r++)); do
-    for i in "${!cmds[@]}"; do
-      /usr/bin/time -f "${labels[$i]} %e %U %S %M" -a -o "$tmp" bash -c "${cmds[$i]}" > /dev/null 2>&1
-    done
-  done
+  local -a labels
+  time_rounds "$tmp" "$@"
   for l in "${labels[@]}"; do
     awk -v l="$l" '$1 == l { w[n + 0] = $2; c[n + 0] = $3 + $4; n++; if ($5 > m) m = $5 }
       function median(a, k,   i, j, t) { for (i = 0; i < k; i++) for (j = i + 1; j < k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
@@ -61,4 +63,22 @@ bench_init() {
   out=bench/out
   runs=${RUNS:-$2}
   mkdir -p "$out"
+}
+
+# Of numbers separated by white space: the median (the upper one of an even count) and the
+# spread as "least-greatest".
+median() { printf '%s\n' $1 | sort -g | sed -n "$(( ($(wc -w <<<"$1") + 1) / 2 ))p"; }
+spread() { printf '%s\n' $1 | sort -g | sed -n '1p;$p' | paste -sd-; }
+
+# A milter service given as unix:PATH, local:PATH or inet:PORT@HOST (on this host): waits up
+# to 10 s until it listens there.
+listening() {
+  for _ in $(seq 100); do
+    case $1 in
+      inet:*) local port=${1#inet:}; (exec 3<>"/dev/tcp/127.0.0.1/${port%@*}") 2>/dev/null && return 0 ;;
+      *) [ -S "${1#*:}" ] && return 0 ;;
+    esac
+    sleep 0.1
+  done
+  echo "the service did not listen on $1" >&2; return 1
 }

@@ -14,6 +14,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$ROOT/build}
 . "$ROOT/tests/integration/lib-postfix.sh"
+. "$ROOT/bench/lib.sh" # median, spread, listening
 [ "$(id -u)" = 0 ] || { echo "bench/milter.sh needs root (it runs Postfix)"; exit 1; }
 PORT=${BASEPORT:-10025}
 MPORT=$((PORT + 22))
@@ -43,16 +44,6 @@ with open(sys.argv[1], "w") as f:
 EOP
 cp "$ROOT/testdata/sample/newsletter.eml" "$T/newsletter.eml"
 
-listening() { # unix:PATH, local:PATH or inet:PORT@HOST: waits until the service listens there
-  for _ in $(seq 100); do
-    case $1 in
-      inet:*) local port=${1#inet:}; (exec 3<>"/dev/tcp/127.0.0.1/${port%@*}") 2>/dev/null && return 0 ;;
-      *) [ -S "${1#*:}" ] && return 0 ;;
-    esac
-    sleep 0.1
-  done
-  echo "the service did not listen on $1" >&2; return 1
-}
 start() { # mode
   local P=$T/$1
   case $1 in
@@ -118,8 +109,6 @@ for round in $(seq "$ROUNDS"); do
   done
   echo "round $round of $ROUNDS done" >&2
 done
-median() { printf '%s\n' $1 | sort -g | sed -n "$(( ($(wc -w <<<"$1") + 1) / 2 ))p"; }
-spread() { printf '%s\n' $1 | sort -g | sed -n '1p;$p' | paste -sd-; }
 echo "| message | mode | SMTP transaction (median, spread) | to delivery (median) | messages/s (4 connections) |"
 echo "|---|---|---|---|---|"
 for msg in newsletter 5mb; do

@@ -13,6 +13,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$ROOT/build}
 BIN=$BUILD/mimeuri
+. "$ROOT/bench/lib.sh" # median, spread, listening
 PORT=${BASEPORT:-10025}
 T=$(mktemp -d /tmp/mimeuri-bench-service.XXXXXX)
 PIDS=()
@@ -31,14 +32,7 @@ serve() { # socket, options...
   local sock=$1; shift
   MIMEURI_SYSLOG_SOCKET=$T/none "$BIN" --milter="$sock" --jobs=1 "$@" 2>/dev/null &
   PIDS+=($!)
-  for _ in $(seq 100); do
-    case $sock in
-      inet:*) (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0 ;;
-      *) [ -S "${sock#unix:}" ] && return 0 ;;
-    esac
-    sleep 0.1
-  done
-  echo "the service on $sock did not start"; exit 1
+  listening "$sock" || exit 1
 }
 declare -A SOCK=([unix]="unix:$T/plain.sock" [tcp]="inet:$PORT@127.0.0.1" [indexed]="unix:$T/indexed.sock")
 serve "${SOCK[unix]}"
@@ -56,8 +50,6 @@ for round in 1 2 3 4 5; do
   done
   echo "$line"
 done
-median() { printf '%s\n' $1 | sort -n | sed -n "$(( ($(wc -w <<<"$1") + 1) / 2 ))p"; }
-spread() { printf '%s\n' $1 | sort -n | sed -n '1p;$p' | paste -sd-; }
 u=$(median "${times[unix]}")
 echo "| mode | a message (median of 5 rounds) | spread | ratio to unix |"
 echo "|---|---|---|---|"
