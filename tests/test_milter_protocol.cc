@@ -66,10 +66,51 @@ private:
     int fd_{-1};
 };
 
+// `mimeuri --milter` on a unix socket in a folder of its own, stopped at scope exit.
+class Service {
+public:
+    Service()
+    {
+        pid_ = ::fork();
+        REQUIRE(pid_ >= 0);
+        if (pid_ == 0) {
+            int null = ::open("/dev/null", O_WRONLY);
+            ::dup2(null, 2); // its "listening" and root warning lines
+            ::execl(MIMEURI_BIN, "mimeuri", ("--milter=unix:" + socket()).c_str(), "--jobs=1",
+                    static_cast<char *>(nullptr));
+            ::_exit(127);
+        }
+    }
+    ~Service()
+    {
+        ::kill(pid_, SIGKILL); // libmilter takes 5 s to end on SIGTERM; nothing here to keep
+        ::waitpid(pid_, nullptr, 0);
+    }
+    std::string socket() const { return dir_ / "milter.sock"; }
+
+private:
+    testing::TempDir dir_;
+    pid_t pid_{-1};
+};
+
 std::string u32(std::uint32_t v)
 {
     v = htonl(v);
     return std::string(reinterpret_cast<const char *>(&v), 4);
+}
+
+// Protocol version 6, every action and the steps `offered`: the actions and steps the
+// service asks for.
+std::pair<std::uint32_t, std::uint32_t> negotiate(MilterClient &c, std::uint32_t offered)
+{
+    c.send('O', u32(6) + u32(0x1ff) + u32(offered));
+    auto [cmd, data] = c.reply();
+    REQUIRE(cmd == 'O');
+    REQUIRE(data.size() >= 12);
+    std::uint32_t actions, steps;
+    std::memcpy(&actions, data.data() + 4, 4);
+    std::memcpy(&steps, data.data() + 8, 4);
+    return {ntohl(actions), ntohl(steps)};
 }
 
 // Sends one message (header fields, body) as the negotiated steps ask; the replies to its
@@ -101,35 +142,11 @@ std::vector<std::pair<char, std::string>> send_message(MilterClient &c, std::uin
 
 TEST_CASE("the milter service over its socket: a repair goes back as the new body, a plain message gets no request")
 {
-    testing::TempDir d;
-    const std::string sock = d / "milter.sock";
-    pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        int null = ::open("/dev/null", O_WRONLY);
-        ::dup2(null, 2); // its "listening" and root warning lines
-        ::execl(MIMEURI_BIN, "mimeuri", ("--milter=unix:" + sock).c_str(), "--jobs=1", static_cast<char *>(nullptr));
-        ::_exit(127);
-    }
-    struct Stop {
-        pid_t pid;
-        ~Stop()
-        {
-            ::kill(pid, SIGKILL); // libmilter takes 5 s to end on SIGTERM; nothing here to keep
-            ::waitpid(pid, nullptr, 0);
-        }
-    } stop{pid};
-    MilterClient c(sock);
+    Service service;
+    MilterClient c(service.socket());
     // Negotiation: version 6, every action and every step offered; the service asks to skip
     // what it does not need and not to answer header lines.
-    c.send('O', u32(6) + u32(0x1ff) + u32(0x1fffff));
-    auto [cmd, data] = c.reply();
-    REQUIRE(cmd == 'O');
-    REQUIRE(data.size() >= 12);
-    std::uint32_t actions, steps;
-    std::memcpy(&actions, data.data() + 4, 4);
-    std::memcpy(&steps, data.data() + 8, 4);
-    actions = ntohl(actions), steps = ntohl(steps);
+    const auto [actions, steps] = negotiate(c, 0x1fffff);
     CHECK((actions & 0x13) == 0x13); // add and change headers, change the body
     CHECK((steps & 0x80) != 0);      // no reply to each header line
 
@@ -160,33 +177,11 @@ TEST_CASE("the milter service takes a header field over 64 KiB from an MTA that 
     // libmilter's default limit is 64 KiB a command and it drops the connection past it;
     // Sendmail and MTAs that negotiate SMFIP_MDS_1M send a header field whole (Postfix cuts
     // one to about 60,000 bytes first: tests/integration/test-milter.sh).
-    testing::TempDir d;
-    const std::string sock = d / "milter.sock";
-    pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        int null = ::open("/dev/null", O_WRONLY);
-        ::dup2(null, 2);
-        ::execl(MIMEURI_BIN, "mimeuri", ("--milter=unix:" + sock).c_str(), "--jobs=1", static_cast<char *>(nullptr));
-        ::_exit(127);
-    }
-    struct Stop {
-        pid_t pid;
-        ~Stop()
-        {
-            ::kill(pid, SIGKILL);
-            ::waitpid(pid, nullptr, 0);
-        }
-    } stop{pid};
-    MilterClient c(sock);
+    Service service;
+    MilterClient c(service.socket());
     const std::uint32_t kMds1M = 0x20000000;
-    c.send('O', u32(6) + u32(0x1ff) + u32(0x1fffff | kMds1M));
-    auto [cmd, data] = c.reply();
-    REQUIRE(cmd == 'O');
-    std::uint32_t steps;
-    std::memcpy(&steps, data.data() + 8, 4);
-    steps = ntohl(steps);
     // (libmilter keeps the data-size bits of the reply to itself.)
+    const std::uint32_t steps = negotiate(c, 0x1fffff | kMds1M).second;
     std::string refs;
     for (int k = 0; k < 1500; ++k) refs += " <ref-" + std::to_string(100000 + k) + "-long-enough-id@thread.example.test>\r\n";
     refs.resize(refs.size() - 2);

@@ -38,8 +38,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Reads the plan's length and bytes from worker channel w until `deadline`; "" in
-// `failure` when it came whole.
+// Reads the plan's length and bytes from worker channel w into `bytes` until `deadline`:
+// "" when it came whole, else why not (past the deadline the worker is killed).
 std::string read_plan(int w, pid_t pid, Clock::time_point deadline, const std::function<void()> &progress,
                       std::string &bytes)
 {
