@@ -442,6 +442,7 @@ const char *stop_kind(Stop stop)
     case Stop::Time: return "html-time-limit";
     case Stop::Memory: return "html-memory-limit";
     case Stop::Nesting: return "html-nesting-limit";
+    case Stop::Work: return "html-work-limit";
     case Stop::None: break;
     }
     return "";
@@ -489,26 +490,45 @@ struct Guarded {
 // gumbo 0.10 reads a NUL that starts an attribute name (before and after attribute name
 // states) into a buffer it then drops, so <img \0src=...> has a "src" to it; WHATWG HTML
 // 13.2.5.33 and browsers name it U+FFFD + "src". Such a name's text starts right after the
-// NUL: the NULs to mend, found in the tree.
-std::vector<std::size_t> nul_started_names(const GumboNode *root, std::string_view html)
+// NUL. The NULs to mend: each that starts a name gumbo kept, and every NUL in the start tag
+// of an element holding one: a second "\0src" in that tag was dropped as a duplicate of the
+// first, and would be read as "src" once the first is mended (inside a tag, a NUL anywhere
+// else is U+FFFD to gumbo as a C0 control is, so mending it changes nothing else).
+std::vector<std::size_t> nuls_to_mend(const GumboNode *root, std::string_view html)
 {
     std::vector<std::size_t> at;
     const auto base = reinterpret_cast<std::uintptr_t>(html.data());
+    auto offset = [&](const char *p, std::size_t len) -> std::optional<std::size_t> {
+        const auto u = reinterpret_cast<std::uintptr_t>(p);
+        if (!p || u < base || u - base > html.size() || len > html.size() - (u - base)) return std::nullopt;
+        return u - base;
+    };
     for_each_node(root, [&](const GumboNode *n) {
         if (n->type != GUMBO_NODE_ELEMENT && n->type != GUMBO_NODE_TEMPLATE) return true;
         const GumboElement &el = n->v.element;
+        bool holds = false;
         for (unsigned i = 0; i < el.attributes.length; ++i) {
             auto *a = static_cast<const GumboAttribute *>(el.attributes.data[i]);
-            const auto p = reinterpret_cast<std::uintptr_t>(a->original_name.data);
-            if (!a->original_name.data || p <= base || p - base > html.size()) continue;
-            if (html[p - base - 1] == '\0') at.push_back(p - base - 1);
+            auto p = offset(a->original_name.data, 0);
+            if (!p || *p == 0 || html[*p - 1] != '\0') continue;
+            at.push_back(*p - 1);
+            holds = true;
         }
+        auto tag = offset(el.original_tag.data, el.original_tag.length);
+        if (holds && tag)
+            for (std::size_t i = *tag; i < *tag + el.original_tag.length; ++i)
+                if (html[i] == '\0') at.push_back(i);
         return true;
     });
     return at;
 }
 
-Result<Scan> find_refs_once(std::string_view html, const ParseLimits &limits, bool mended);
+// The parses that mending may take: html and body start tags met again add their attributes
+// to the first, and each round shows one more name that an earlier one hid as a duplicate.
+// Mail never needs a second; a document that needs more is not read (Stop::Work).
+constexpr int kMaxMendRounds = 4;
+
+Result<Scan> find_refs_once(std::string_view html, const ParseLimits &limits, int mended);
 
 } // namespace
 
@@ -557,11 +577,11 @@ std::vector<Splice> page_cuts(std::string_view html, const std::set<std::size_t>
     return cuts;
 }
 
-Result<Scan> find_refs(std::string_view html, const ParseLimits &limits) { return find_refs_once(html, limits, false); }
+Result<Scan> find_refs(std::string_view html, const ParseLimits &limits) { return find_refs_once(html, limits, 0); }
 
 namespace {
 
-Result<Scan> find_refs_once(std::string_view html, const ParseLimits &limits, bool mended)
+Result<Scan> find_refs_once(std::string_view html, const ParseLimits &limits, int mended)
 {
     if (html.size() >= 0xFFFFFFFFu) return Error::limit("HTML part too large for the tokenizer");
     const std::size_t cap = limits.max_bytes ? limits.max_bytes : memory_cap(html.size(), kDefaultHtmlMax);
@@ -586,16 +606,23 @@ Result<Scan> find_refs_once(std::string_view html, const ParseLimits &limits, bo
         return stopped;
     }
     if (!g.out) return Error{Code::Software, "the HTML tokenizer failed"};
-    if (!mended && std::memchr(html.data(), '\0', html.size())) {
+    if (std::memchr(html.data(), '\0', html.size())) {
         // Parsed again with each such NUL a C0 control, which gumbo's input stream makes
         // U+FFFD: the same length (every offset holds), the same tokens, the browsers' names.
-        auto at = nul_started_names(g.out->document, html);
+        auto at = nuls_to_mend(g.out->document, html);
+        if (!at.empty() && mended + 1 >= kMaxMendRounds) {
+            stopped.stop = Stop::Work;
+            stopped.stop_message = "the HTML needs more than " + std::to_string(kMaxMendRounds) +
+                                   " parses to name its NUL-started attributes as a browser does (html or body "
+                                   "start tags repeating one); references not looked at";
+            return stopped;
+        }
         if (!at.empty()) {
             std::string fixed(html);
             for (std::size_t p : at) fixed[p] = '\x01';
-            html_guard_free(g.guard); // the first tree is done with: one tree at a time
+            html_guard_free(g.guard); // this tree is done with: one tree at a time
             g.guard = nullptr;
-            return find_refs_once(fixed, limits, true);
+            return find_refs_once(fixed, limits, mended + 1);
         }
     }
     ScanBuilder builder(limits.max_refs);

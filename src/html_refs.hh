@@ -37,7 +37,7 @@ struct Ref {
 };
 
 // Why a parse stopped before its end: each is a limit, reported, with no result.
-enum class Stop { None, Time, Memory, Nesting };
+enum class Stop { None, Time, Memory, Nesting, Work };
 
 struct Scan {
     std::vector<Holder> holders;
@@ -79,7 +79,8 @@ private:
     std::set<std::size_t> seen_; // value offsets already taken
 };
 
-// The report's error kind for a stop: "html-time-limit", "html-memory-limit", "html-nesting-limit".
+// The report's error kind for a stop: "html-time-limit", "html-memory-limit", "html-nesting-limit",
+// "html-work-limit".
 const char *stop_kind(Stop stop);
 
 // Bounds on one parse. The parser's memory is capped, its time asked every few of its

@@ -425,6 +425,17 @@ TEST_CASE("a NUL that starts an attribute name makes it U+FFFD+name (issue 31): 
         {"<script>x</script><img " + nul + "src=\"cid:a@x\">", {}},
         {"<script>x</script><img " + nul + "src=\"cid:a@x\" src=\"cid:b@x\">", {"cid:b@x"}},
         {"<table><tr><td><img " + nul + "src=\"cid:a@x\" src=\"cid:b@x\"></table>", {"cid:b@x"}},
+        // Twice in one tag: both are "\uFFFDsrc", the second a duplicate dropped (13.2.5.33);
+        // gumbo names both "src" and drops the second, which the first mending showed
+        // (fuzz_html_tokenizer's finding, testdata/fuzz-regressions/).
+        {"<a " + nul + "href=a " + nul + "href=cid:t>", {}},
+        {"<img " + nul + "src=\"cid:a@x\" " + nul + "src=\"cid:b@x\" src=\"cid:c@x\">", {"cid:c@x"}},
+        {"<script>x</script><img " + nul + "src=\"cid:a@x\" " + nul + "src=\"cid:b@x\">", {}},
+        // A second <body> adds the attributes the first lacks (13.2.6.4.7): both named
+        // "\uFFFDbackground", so nothing; the second surfaces in gumbo's second mending.
+        {"<body " + nul + "background=\"cid:a@x\"><body " + nul + "background=\"cid:b@x\">", {}},
+        {"<body " + nul + "background=\"cid:a@x\"><body " + nul + "background=\"cid:b@x\"><body background=\"cid:c@x\">",
+         {"cid:c@x"}},
     };
     for (const Case &c : cases) {
         std::string shown;
@@ -446,4 +457,23 @@ TEST_CASE("a NUL that starts an attribute name makes it U+FFFD+name (issue 31): 
     }
     // The streaming tokenizer reads these itself (no gumbo needed for a NUL).
     CHECK(tokenize_refs("<img " + nul + "src=\"cid:a@x\" src=\"cid:b@x\">", 1000).scan);
+}
+
+TEST_CASE("gumbo's NUL mending is bounded: body tags repeating one NUL-started name stop the parse (issue 31)")
+{
+    // Each <body> met again shows gumbo one more NUL-started name, one parse each: four
+    // parses at most, then the scan stops as other limits do (html-work-limit).
+    const std::string nul(1, '\0');
+    std::string html;
+    for (int i = 0; i < 2; ++i) html += "<body " + nul + "background=\"cid:" + std::to_string(i) + "@x\">";
+    auto two = find_refs(html, 1000);
+    REQUIRE(two);
+    CHECK(two->stop == Stop::None);
+    CHECK(two->refs.empty());
+    for (int i = 2; i < 6; ++i) html += "<body " + nul + "background=\"cid:" + std::to_string(i) + "@x\">";
+    auto six = find_refs(html, 1000);
+    REQUIRE(six);
+    CHECK(six->stop == Stop::Work);
+    CHECK(std::string(stop_kind(six->stop)) == "html-work-limit");
+    CHECK(six->refs.empty());
 }
