@@ -11,10 +11,10 @@ OptionTable external_body_option_table(ExternalBodyOptions &o)
     OptionTable t;
     t.options = {
         {.long_name = "external-body", .group = g, .key = "mode", .kind = K::Choice,
-         .choices = {"off", "check", "normalize"}, .default_text = "normalize",
+         .default_text = "normalize",
          .help = "message/external-body parts: off, check (report only) or normalize (write access-type=URL the "
                  "RFC 2017 way)",
-         .access = bind_choice(o.mode, {M::Off, M::Check, M::Normalize})},
+         .access = bind_choice(o.mode, {{"off", M::Off}, {"check", M::Check}, {"normalize", M::Normalize}})},
         {.long_name = "url-map", .group = g, .key = "url-map", .kind = K::Repeated, .default_text = "none",
          .help = "Rewrite external-body URLs starting with FROM to start with TO; repeatable, first match wins "
                  "(in the configuration file a list separated by ;)",

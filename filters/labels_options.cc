@@ -11,11 +11,10 @@ OptionTable labels_option_table(LabelOptions &o)
     const std::string g = "labels";
     OptionTable t;
     t.options = {
-        {.long_name = "labels", .group = g, .key = "mode", .kind = K::Choice, .choices = {"off", "top", "all"},
-         .default_text = "off",
+        {.long_name = "labels", .group = g, .key = "mode", .kind = K::Choice, .default_text = "off",
          .help = "Type labels: off, top (the top-level entity only; adding a header there keeps a DKIM body hash "
                  "valid) or all (every part: this changes the body)",
-         .access = bind_choice(o.mode, {M::Off, M::Top, M::All})},
+         .access = bind_choice(o.mode, {{"off", M::Off}, {"top", M::Top}, {"all", M::All}})},
         {.long_name = "label-header", .group = g, .key = "header", .kind = K::String,
          .default_text = "Content-Type-URI", .help = "Header that carries the label", .arg_name = "NAME",
          .access = {[&o](const OptionValue &v) -> Status {
@@ -25,10 +24,9 @@ OptionTable labels_option_table(LabelOptions &o)
                         return ok();
                     },
                     [&o] { return o.header; }}},
-        {.long_name = "label-format", .group = g, .key = "format", .kind = K::Choice, .choices = {"uri", "urc"},
-         .default_text = "uri",
+        {.long_name = "label-format", .group = g, .key = "format", .kind = K::Choice, .default_text = "uri",
          .help = "Label form: a ContentType: URI (draft-eastlake-cturi) or a URC tag /type/subtype/attr:value",
-         .access = bind_choice(o.format, {F::Uri, F::Urc})},
+         .access = bind_choice(o.format, {{"uri", F::Uri}, {"urc", F::Urc}})},
     };
     return t;
 }

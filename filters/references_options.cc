@@ -14,13 +14,16 @@ OptionTable references_option_table(RefOptions &o)
     OptionTable t;
     t.options = {
         {.long_name = "cid", .group = g, .key = "cid", .kind = K::Choice,
-         .choices = {"off", "check", "repair", "inline", "extract"}, .default_text = "repair",
+         .default_text = "repair",
          .help = "cid: and Content-Location references in HTML: off, check (report), repair (fix malformed ones, "
                  "turn location references into cid:), inline (data: URIs), extract (to --extract-dir)",
-         .access = bind_choice(o.cid, {C::Off, C::Check, C::Repair, C::Inline, C::Extract})},
-        {.long_name = "mid", .group = g, .key = "mid", .kind = K::Choice, .choices = {"off", "check", "repair"},
-         .default_text = "check; repair with --mid-url", .help = "mid: references: off, check or repair",
-         .access = bind_choice(o.mid, {M::Off, M::Check, M::Repair})},
+         .access = bind_choice(o.cid, {{"off", C::Off},
+                                       {"check", C::Check},
+                                       {"repair", C::Repair},
+                                       {"inline", C::Inline},
+                                       {"extract", C::Extract}})},
+        {.long_name = "mid", .group = g, .key = "mid", .kind = K::Choice, .default_text = "check; repair with --mid-url", .help = "mid: references: off, check or repair",
+         .access = bind_choice(o.mid, {{"off", M::Off}, {"check", M::Check}, {"repair", M::Repair}})},
         {.long_name = "mid-url", .group = g, .key = "mid-url", .kind = K::String, .default_text = "none",
          .help = "Rewrite mid: links to a web archive; {id} is the %-encoded Message-ID; implies --mid=repair",
          .arg_name = "TEMPLATE", .access = bind_text(o.mid_url), .implies = OptionImplies{"mid", "repair"}},

@@ -24,6 +24,11 @@ OptionTable &OptionTable::operator+=(OptionTable other)
 
 Error usage_error(std::string message) { return Error{Code::Usage, std::move(message)}; }
 
+const std::vector<std::string> &words_of(const OptionSpec &s)
+{
+    return s.kind == OptionKind::Choice ? s.access.words : s.choices;
+}
+
 OptionAccess bind_flag(bool &field)
 {
     return {[&field](const OptionValue &v) {
@@ -165,7 +170,7 @@ std::string arg_description(const OptionSpec &s)
 {
     if (!takes_argument(s)) return {};
     if (!s.arg_name.empty()) return s.arg_name;
-    return join(s.choices, "|");
+    return join(words_of(s), "|");
 }
 
 const OptionSpec *find_long(const OptionTable &t, const std::string &name)
@@ -204,15 +209,12 @@ Result<OptionValue> convert(const OptionSpec &s, const std::string &text, std::s
     case OptionKind::Repeated:
         break;
     case OptionKind::Choice: {
-        for (std::size_t i = 0; i < s.choices.size(); ++i)
-            if (s.choices[i] == text) {
-                v.number = static_cast<std::int64_t>(i);
-                return v;
-            }
+        const auto &words = words_of(s);
+        if (std::find(words.begin(), words.end(), text) != words.end()) return v;
         std::string names;
-        for (std::size_t i = 0; i < s.choices.size(); ++i) {
-            if (i > 0) names += i + 1 == s.choices.size() ? " or " : ", ";
-            names += s.choices[i];
+        for (std::size_t i = 0; i < words.size(); ++i) {
+            if (i > 0) names += i + 1 == words.size() ? " or " : ", ";
+            names += words[i];
         }
         return usage_error(v.name + " must be " + names + ", not '" + text + "'");
     }
@@ -682,8 +684,7 @@ std::string config_text(const OptionTable &t, const std::string &header)
         for (const auto &s : t.options) {
             if (s.group != group) continue;
             std::string shown = s.access.show();
-            if (s.kind == OptionKind::Choice) shown = s.choices.at(std::stoul(shown));
-            else if (s.kind != OptionKind::Repeated) shown = keyfile_value(shown);
+            if (s.kind != OptionKind::Repeated) shown = keyfile_value(shown);
             bool unset = shown.empty() && (s.kind == OptionKind::String || s.kind == OptionKind::Path ||
                                            s.kind == OptionKind::Repeated);
             out += (unset ? "#" : "") + s.long_name + "=" + shown + "\n";
@@ -703,7 +704,7 @@ std::string bash_completion(const OptionTable &t, const std::vector<std::string>
         value_options += (value_options.empty() ? "" : "|") + names;
         std::string reply;
         if (s.kind == OptionKind::Choice)
-            reply = "COMPREPLY=($(compgen -W '" + join(s.choices, " ") + "' -- \"$cur\"))";
+            reply = "COMPREPLY=($(compgen -W '" + join(words_of(s), " ") + "' -- \"$cur\"))";
         else if (s.kind == OptionKind::List && !s.choices.empty())
             reply = "COMPREPLY=($(compgen -P \"${cur%\"${cur##*,}\"}\" -W '" + join(s.choices, " ") +
                     "' -- \"${cur##*,}\"))";

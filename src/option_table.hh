@@ -19,7 +19,7 @@ enum class OptionKind {
     Flag,     // --name; in the configuration file true or false
     String,   // --name=TEXT
     Path,     // --name=PATH (a file name: no charset conversion)
-    Choice,   // --name=WORD, one of OptionSpec::choices
+    Choice,   // --name=WORD, one of the words bind_choice declares
     Int,      // --name=N, a decimal integer
     Size,     // --name=N, a decimal integer that must not be negative
     Double,   // --name=X
@@ -33,18 +33,18 @@ struct OptionValue {
     std::string name;              // how the user wrote it, for messages: "--jobs" or "f.conf: [mimeuri] jobs"
     bool flag{false};              // Flag
     std::string text;              // String, Path, Choice (the word)
-    std::int64_t number{0};        // Int, Size; Choice: the word's index in choices
+    std::int64_t number{0};        // Int, Size
     double real{0};                // Double
     std::vector<std::string> list; // List, Repeated: the whole list from one source
 };
 
 // Where an entry's value goes, and how to read it back: `show` gives the value as the
-// configuration file writes it (--print-config), but for a Choice, whose show gives the
-// index of its word in OptionSpec::choices, and a Repeated entry, whose show gives the
-// key-file list (keyfile_list below).
+// configuration file writes it (--print-config), but for a Repeated entry, whose show gives
+// the key-file list (keyfile_list below).
 struct OptionAccess {
     std::function<Status(const OptionValue &)> set;
     std::function<std::string()> show;
+    std::vector<std::string> words{}; // a Choice's words, in the order shown (bind_choice)
 };
 
 // "Setting this option also sets `option` to `value`, unless `option` is itself given
@@ -64,7 +64,7 @@ struct OptionSpec {
     std::string group;                // its own configuration group ("mimeuri", "references"); "": not in the file
     std::string key;                  // its key there, besides its long name (kept for old files: [labels] mode)
     OptionKind kind{OptionKind::Flag};
-    std::vector<std::string> choices; // Choice: the words allowed, in the order shown
+    std::vector<std::string> choices; // List: the items allowed (--passes); a Choice's are its access's words
     std::string default_text;         // shown in --help as "(default: ...)"; "": nothing shown
     std::string help;
     std::string arg_name;             // "N", "PATH"; "": Choice shows its words a|b|c
@@ -92,15 +92,32 @@ OptionAccess bind_size(std::size_t &field);
 // A comma list whose items are lower-cased (types, schemes compare case-insensitively).
 OptionAccess bind_lower_list(std::vector<std::string> &field);
 
-// A Choice entry's field: the enum value at the index of the word in OptionSpec::choices.
-template <typename E> OptionAccess bind_choice(E &field, std::vector<E> values)
+// A Choice entry's words, each beside the value it stands for (notmuch's keyword tables):
+// the setter looks the word up, `show` the value, so no enum's order matters.
+template <typename E> using ChoiceWords = std::vector<std::pair<std::string, E>>;
+
+template <typename E> OptionAccess bind_choice(E &field, ChoiceWords<E> table)
 {
-    return {[&field, values](const OptionValue &v) {
-                field = values.at(static_cast<std::size_t>(v.number));
-                return ok();
+    std::vector<std::string> words;
+    for (const auto &[word, value] : table) words.push_back(word);
+    return {[&field, table](const OptionValue &v) -> Status {
+                for (const auto &[word, value] : table)
+                    if (word == v.text) {
+                        field = value;
+                        return ok();
+                    }
+                return usage_error(v.name + ": no such word '" + v.text + "'");
             },
-            [&field] { return std::to_string(static_cast<int>(field)); }};
+            [&field, table] {
+                for (const auto &[word, value] : table)
+                    if (value == field) return word;
+                return std::string();
+            },
+            std::move(words)};
 }
+
+// The words an entry takes: a Choice's (bind_choice), a List's (OptionSpec::choices).
+const std::vector<std::string> &words_of(const OptionSpec &s);
 
 std::string join(const std::vector<std::string> &items, const char *sep);
 

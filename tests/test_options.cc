@@ -114,8 +114,8 @@ Sample sample(const OptionSpec &s)
         std::string now;
         for (const auto &e : all_options(o, p).options)
             if (e.long_name == s.long_name) now = e.access.show();
-        for (std::size_t i = 0; i < s.choices.size(); ++i)
-            if (std::to_string(i) != now) return {{opt + "=" + s.choices[i]}, s.choices[i]};
+        for (const auto &word : words_of(s))
+            if (word != now) return {{opt + "=" + word}, word};
         return {};
     }
     case OptionKind::Int:
@@ -173,6 +173,43 @@ TEST_CASE("every option in the configuration file means what it means on the com
         ++covered;
     }
     CHECK(covered >= 30);
+}
+
+TEST_CASE("a choice's word is looked up beside its value, whatever the enum's order (issue 33)")
+{
+    // Declared in another order than the words: set by the word, shown as the word.
+    enum class Shade { Dark, Light, Mid };
+    Shade shade = Shade::Dark;
+    OptionAccess a = bind_choice(shade, {{"light", Shade::Light}, {"mid", Shade::Mid}, {"dark", Shade::Dark}});
+    CHECK(a.words == std::vector<std::string>{"light", "mid", "dark"});
+    CHECK(a.show() == "dark");
+    OptionValue v;
+    v.name = "--shade";
+    v.text = "mid";
+    REQUIRE(a.set(v));
+    CHECK(shade == Shade::Mid);
+    CHECK(a.show() == "mid");
+    v.text = "light";
+    REQUIRE(a.set(v));
+    CHECK(a.show() == "light");
+    v.text = "grey";
+    CHECK_FALSE(a.set(v));
+
+    // Every choice option of the tables: each word set is the word shown (--print-config).
+    Options o;
+    PassOptions p;
+    for (auto &e : all_options(o, p).options) {
+        if (e.kind != OptionKind::Choice) continue;
+        CAPTURE(e.long_name);
+        REQUIRE_FALSE(e.access.words.empty());
+        for (const auto &word : e.access.words) {
+            OptionValue w;
+            w.name = "--" + e.long_name;
+            w.text = word;
+            REQUIRE(e.access.set(w));
+            CHECK(e.access.show() == word);
+        }
+    }
 }
 
 TEST_CASE("mid-url implies mid=repair, from the configuration file as from the command line")
