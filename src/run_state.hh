@@ -71,6 +71,8 @@ struct RunState {
     Progress progress;
     std::int64_t done_bytes{0};
     std::size_t extract_folders{0}; // --cid=extract: folders numbered as messages are taken
+    std::string extract_top;        // ... the top folder, and the rows of its index.html
+    std::string extract_rows;
     // In a worker taking whole files (--in-place --jobs): report lines go back to the parent.
     std::optional<std::string> captured_report;
 

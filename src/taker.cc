@@ -16,8 +16,13 @@ Taker::Taker(RunState &rs, std::size_t input_no, const Source &src, const std::v
 void Taker::extract(Plan &plan)
 {
     if (rs_.opts.check || plan.output_files.empty()) return;
-    auto wrote = write_extraction(plan.output_dir, ++rs_.extract_folders, plan.output_files);
-    if (wrote) return;
+    const std::size_t number = plan.output_number ? plan.output_number : ++rs_.extract_folders;
+    auto wrote = write_extraction(plan.output_dir, number, plan.output_files);
+    if (wrote) {
+        rs_.extract_top = plan.output_dir;
+        rs_.extract_rows += plan.output_row;
+        return;
+    }
     plan.cause = "references: " + wrote.error().message;
     plan.edits.clear();
     plan.unprocessed = true;
