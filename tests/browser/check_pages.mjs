@@ -5,9 +5,9 @@
 // MANIFEST: {"chromium": PATH, "pages": [{"id", "path", "files": [names] | null}], "shots": DIR}
 // "files": the extracted files beside an extract page (those are mimeuri's references there);
 // null for an inline page (its data: URLs are). RESULTS: one entry per page.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const require = createRequire(process.env.MIMEURI_BROWSER_NODE_MODULES + '/');
 const puppeteer = require('puppeteer-core');
@@ -84,6 +84,39 @@ for (const p of manifest.pages) {
         for (const el of document.querySelectorAll('[style]')) grab(el.getAttribute('style'));
         for (const st of document.querySelectorAll('style')) grab(st.textContent);
         for (const el of document.querySelectorAll('[background]')) urls.add(new URL(el.getAttribute('background'), location.href).href);
+        // Images named by url() inside the linked stylesheets (and the sheets they @import),
+        // resolved against each sheet's own URL: probed apart, as sheetImages.
+        const sheetUrls = new Set();
+        let opaqueSheets = 0;
+        const walk = (sheet, depth) => {
+          let rules;
+          try { rules = sheet.cssRules; } catch (e) { opaqueSheets++; return; }
+          const base = sheet.href || location.href;
+          for (const rule of rules) {
+            if (rule.styleSheet && depth < 8) walk(rule.styleSheet, depth + 1); // @import
+            if (rule.cssRules && !rule.style) for (const inner of rule.cssRules) if (inner.style) grabIn(inner.style.cssText, base);
+            if (rule.style) grabIn(rule.style.cssText, base);
+          }
+        };
+        const grabIn = (text, base) => {
+          for (const m of (text || '').matchAll(/url\(\s*(['"]?)([^'")]+)\1\s*\)/g)) {
+            try { sheetUrls.add(new URL(m[2], base).href); } catch (e) { /* not a URL */ }
+          }
+        };
+        for (const l of document.querySelectorAll('link')) if (/(^|\s)stylesheet(\s|$)/i.test(l.rel) && l.sheet) walk(l.sheet, 0);
+        const sheetProbes = [];
+        for (const u of sheetUrls) {
+          if (u.startsWith('data:') && !u.startsWith('data:image/')) continue;
+          if (!u.startsWith('data:') && !/\.(png|jpe?g|gif|webp|bmp|ico|avif|svg)([?#]|$)/i.test(u)) continue;
+          const mine = ours(u) || (files !== null && u.startsWith(here)); // (a sheet's own files are beside the page)
+          sheetProbes.push(new Promise((r) => {
+            const im = new Image();
+            im.onload = () => r({ url: short(u), ours: mine, ok: im.naturalWidth > 0 });
+            im.onerror = () => r({ url: short(u), ours: mine, ok: false });
+            setTimeout(() => r({ url: short(u), ours: mine, ok: false }), 5000);
+            im.src = u;
+          }));
+        }
         const probes = [];
         // Probed: mimeuri's image URLs, and the page's own data: images (counted as shown on
         // both pages alike, so that the inline and extract pages compare).
@@ -100,7 +133,7 @@ for (const p of manifest.pages) {
             im.src = u;
           }));
         }
-        return { imgs, sheets, backgrounds: await Promise.all(probes) };
+        return { imgs, sheets, backgrounds: await Promise.all(probes), sheetImages: await Promise.all(sheetProbes), opaqueSheets };
       }, p.files);
     } catch (e) {
       error = String(e).slice(0, 300);
@@ -117,5 +150,71 @@ for (const p of manifest.pages) {
   }
   await page.close();
 }
+// An extracted archive (manifest.archive: {"root": DIR}): every page reached from
+// DIR/index.html through links, each link followed. For each page: its mid: URLs left as
+// they were, and every other link, image or stylesheet naming a file: whether that file
+// exists, stays inside DIR and loads (a page: opened in the browser; an image: shown).
+let archive = null;
+if (manifest.archive) {
+  const root = manifest.archive.root.replace(/\/$/, '');
+  const rootUrl = pathToFileURL(root).href + '/';
+  const queue = [pathToFileURL(root + '/index.html').href];
+  const seen = new Set(queue);
+  archive = { pages: [], links: [] };
+  while (queue.length) {
+    const url = queue.shift();
+    const page = await browser.newPage();
+    await page.setRequestInterception(true);
+    page.on('request', (req) => (req.url().startsWith('file:') || req.url().startsWith('data:') ? req.continue() : req.abort()));
+    let error = null, found = null;
+    try {
+      if (!existsSync(fileURLToPath(url))) throw new Error('no such file');
+      await page.goto(url, { waitUntil: 'load', timeout: 20000 });
+      found = await page.evaluate(async () => {
+        const out = { mids: [], links: [], elements: [...document.querySelectorAll('script, iframe, img, object, embed')].length };
+        const probe = (u) => new Promise((r) => {
+          const im = new Image();
+          im.onload = () => r(im.naturalWidth > 0);
+          im.onerror = () => r(false);
+          setTimeout(() => r(false), 5000);
+          im.src = u;
+        });
+        for (const el of document.querySelectorAll('a[href], img[src], link[href]')) {
+          const attr = el.tagName === 'IMG' ? 'src' : 'href';
+          const raw = el.getAttribute(attr);
+          if (/^mid:/i.test(raw)) { out.mids.push(raw); continue; }
+          const abs = new URL(raw, location.href).href;
+          if (!abs.startsWith('file:')) continue;
+          const link = { tag: el.tagName.toLowerCase(), raw, url: abs.split('#')[0] };
+          if (el.tagName === 'IMG') link.shown = el.complete && el.naturalWidth > 0;
+          else if (/\.(png|jpe?g|gif|webp)$/i.test(link.url)) link.shown = await probe(link.url);
+          out.links.push(link);
+        }
+        return out;
+      });
+    } catch (e) {
+      error = String(e).slice(0, 300);
+    }
+    archive.pages.push({ url, error, mids: found ? found.mids : [], elements: found ? found.elements : 0 });
+    for (const l of found ? found.links : []) {
+      const inside = l.url.startsWith(rootUrl);
+      const exists = inside && existsSync(fileURLToPath(l.url));
+      archive.links.push({ from: url, ...l, inside, exists });
+      if (inside && exists && /\.html$/.test(l.url) && !seen.has(l.url)) {
+        seen.add(l.url);
+        queue.push(l.url);
+      }
+    }
+    const bad = error || (found && found.links.some((l) => !l.url.startsWith(rootUrl) || l.shown === false));
+    if (bad && manifest.shots && results.filter((r) => r.shot).length + archive.pages.filter((p) => p.shot).length < 3) {
+      const shot = `${manifest.shots}/browser-archive-${archive.pages.length}.png`;
+      try {
+        await page.screenshot({ path: shot, fullPage: false });
+        archive.pages[archive.pages.length - 1].shot = shot;
+      } catch (e) { /* its error says enough */ }
+    }
+    await page.close();
+  }
+}
 await browser.close();
-writeFileSync(resultsPath, JSON.stringify(results));
+writeFileSync(resultsPath, JSON.stringify({ pages: results, archive }));
