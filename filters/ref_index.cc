@@ -243,6 +243,7 @@ RunIndex::Entry RunIndex::entry_of(StoredMessage m, int count)
     e.section = std::move(m.section);
     e.source = std::move(m.source);
     e.offset = m.offset;
+    e.page = std::move(m.page);
     for (auto &[cid, section] : m.cids) e.cids.emplace(std::move(cid), std::move(section));
     return e;
 }

@@ -21,6 +21,10 @@ void Taker::extract(Plan &plan)
     if (wrote) {
         rs_.extract_top = plan.output_dir;
         rs_.extract_rows += plan.output_row;
+        // (an id that would break the line is left out: a later run cannot name its page)
+        if (!plan.output_row.empty() && !plan.message_id.empty() &&
+            plan.message_id.find_first_of("\t\r\n") == std::string::npos)
+            rs_.extract_pages += std::to_string(number) + "\t" + plan.message_id + "\n";
         return;
     }
     plan.cause = "references: " + wrote.error().message;

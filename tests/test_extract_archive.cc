@@ -47,7 +47,7 @@ std::string report_lines(const std::string &report_path)
 }
 
 const char *kExpectedTree = "./1/index.html\n./1/logo.png\n./2/index.html\n./3/chart.png\n./3/index.html\n"
-                            "./5/index.html\n./6/index.html\n./7/index.html\n./index.html\n";
+                            "./5/index.html\n./6/index.html\n./7/index.html\n./index.html\n./pages.tsv\n";
 
 } // namespace
 
@@ -172,4 +172,40 @@ TEST_CASE("relative_url: from a page's folder to another file, segments %-encode
     CHECK(relative_url("/srv/new/3", "/srv/old/12/index.html") == "../../old/12/index.html");
     CHECK(relative_url("/a/b", "/c/d e/index.html") == "../../c/d%20e/index.html");
     CHECK(relative_url("/srv/x/3", "/srv/x/3/index.html") == "index.html");
+}
+
+TEST_CASE("extract with --mid-index: a page an earlier run wrote is named through the index")
+{
+    testing::TempDir d;
+    // The thread in two runs: messages 1-3 first, then 4-7 (here numbered 1-4) into another folder.
+    const std::string text = testing::read_file(kThread);
+    std::size_t cut = text.find("\nFrom carol@thread.example Mon Mar  2 11:30:00 2026\n");
+    REQUIRE(cut != std::string::npos);
+    std::string a = d.file("a.mbox", text.substr(0, cut + 1)), b = d.file("b.mbox", text.substr(cut + 1));
+    const std::string first = d / "first", second = d / "second", idx = d / "idx", report = d / "r.jsonl";
+    REQUIRE(testing::mimeuri("--cid=extract --extract-dir=" + quote(first) + " " + quote(a)).status == 0);
+    CHECK(testing::read_file(first + "/pages.tsv") == "1\troot@thread.example\n2\treply-1@thread.example\n"
+                                                     "3\treply-2@thread.example\n");
+    REQUIRE(testing::sh(testing::bin() + " index -q -o " + quote(idx) + " --pages=" + quote(first) + " " + quote(a)).status ==
+            0);
+    REQUIRE(testing::mimeuri("--cid=extract --extract-dir=" + quote(second) + " --mid-index=" + quote(idx) +
+                             " --report=" + quote(report) + " " + quote(b))
+                .status == 0);
+    // <a/b@> is the second run's message 4; its link to <reply-1@> names the first run's page.
+    const std::string p4 = testing::read_file(second + "/4/index.html");
+    CHECK(has(p4, "<a href=\"../../first/2/index.html\">Bob</a>"));
+    CHECK(has(report_lines(report), "4 mid:reply-1%40thread.example extracted -\n"));
+    // The first run's forward link to <a/b@> was made before that message was extracted: it
+    // stays (a page already written is not rewritten).
+    CHECK(has(testing::read_file(first + "/3/index.html"), "href=\"mid:a%2Fb@thread.example\""));
+
+    // An index made before pages were recorded (no pages table) still opens: no page known.
+    REQUIRE(testing::sh("python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"DROP TABLE pages\"); "
+                        "c.commit()' " + quote(idx)).status == 0);
+    const std::string third = d / "third", report3 = d / "r3.jsonl";
+    auto r = testing::mimeuri("--cid=extract --extract-dir=" + quote(third) + " --mid-index=" + quote(idx) + " --report=" +
+                              quote(report3) + " " + quote(b));
+    CHECK(r.status == 0);
+    CHECK(has(report_lines(report3), "4 mid:reply-1%40thread.example none no-page\n"));
+    CHECK(has(testing::read_file(third + "/4/index.html"), "href=\"mid:reply-1%40thread.example\""));
 }

@@ -125,7 +125,7 @@ def check_archive(root, crawled, report):
         mids_followed += sum(1 for r in extracted if r["kind"] == "mid")
     print(f"archive: {len(folders)} message pages, {len(crawled['links'])} links followed "
           f"({mids_followed} rewritten mid: links), "
-          f"{sum(len(p['mids']) for p in crawled['pages'])} mid: links left as the report says")
+          f"{sum(len(p['mids']) for p in crawled['pages'])} mid: links left")
     return problems
 
 
@@ -278,7 +278,7 @@ def main():
         print(f"  {mode}: {t['pages']} pages; {t['loaded']} of mimeuri's references load ({t['claimed']} claimed "
               f"{'inlined' if mode == 'inline' else 'extracted'}); shown: {t['imgs']} images, {t['sheets']} stylesheets, "
               f"{t['bg']} CSS/background images; linked stylesheets' images: {t['sheetimg']} of {t['sheetimg_all']} load"
-              f" ({t['opaque']} sheets unreadable)")
+              f" ({t['opaque']} sheets read from their files: a file: page cannot read a file: sheet's rules)")
     print(f"  {broken} inlined parts are not images a browser can show (their own bytes); the extract pages fail no more")
     shots = [o["shot"] for o in res + (crawled["pages"] if crawled else []) if o.get("shot") and problems]
     if shots:

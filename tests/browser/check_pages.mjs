@@ -54,7 +54,33 @@ for (const p of manifest.pages) {
   let shown = null;
   if (!error) {
     try {
-      shown = await page.evaluate(async (files) => {
+      // First the linked sheets the page cannot read (file: ones); node reads their text.
+      const opaque = await page.evaluate(() => {
+        const out = [];
+        const walk = (sheet, depth) => {
+          try {
+            for (const rule of sheet.cssRules) if (rule.styleSheet && depth < 8) walk(rule.styleSheet, depth + 1);
+          } catch (e) { if (sheet.href) out.push(sheet.href); }
+        };
+        for (const l of document.querySelectorAll('link')) if (/(^|\s)stylesheet(\s|$)/i.test(l.rel) && l.sheet) walk(l.sheet, 0);
+        return out;
+      });
+      const extra = new Set();
+      const readSheet = (href, depth) => {
+        if (!href.startsWith('file:') || depth > 8) return;
+        let text;
+        try { text = readFileSync(fileURLToPath(href.split(/[?#]/)[0]), 'utf8'); } catch (e) { return; }
+        const add = (ref) => {
+          let abs;
+          try { abs = new URL(ref, href).href; } catch (e) { return; }
+          if (/\.css([?#]|$)/i.test(abs)) readSheet(abs, depth + 1); // @import url(...)
+          else extra.add(abs);
+        };
+        for (const m of text.matchAll(/url\(\s*(['"]?)([^'")]+)\1\s*\)/g)) add(m[2]);
+        for (const m of text.matchAll(/@import\s+(['"])([^'"]+)\1/g)) add(m[2]);
+      };
+      for (const href of opaque) readSheet(href, 0);
+      shown = await page.evaluate(async (files, extraSheetUrls) => {
         const here = new URL('.', location.href).href;
         // mimeuri's references on this page: data: URLs (inline), or the files beside it (extract).
         const ours = (u) => {
@@ -87,10 +113,12 @@ for (const p of manifest.pages) {
         // Images named by url() inside the linked stylesheets (and the sheets they @import),
         // resolved against each sheet's own URL: probed apart, as sheetImages.
         const sheetUrls = new Set();
-        let opaqueSheets = 0;
+        const opaqueSheets = [];
         const walk = (sheet, depth) => {
           let rules;
-          try { rules = sheet.cssRules; } catch (e) { opaqueSheets++; return; }
+          // A sheet opened from a file: is cross-origin to the page (file: origins are
+          // opaque): its text is read from the file by node below.
+          try { rules = sheet.cssRules; } catch (e) { opaqueSheets.push(sheet.href); return; }
           const base = sheet.href || location.href;
           for (const rule of rules) {
             if (rule.styleSheet && depth < 8) walk(rule.styleSheet, depth + 1); // @import
@@ -105,7 +133,7 @@ for (const p of manifest.pages) {
         };
         for (const l of document.querySelectorAll('link')) if (/(^|\s)stylesheet(\s|$)/i.test(l.rel) && l.sheet) walk(l.sheet, 0);
         const sheetProbes = [];
-        for (const u of sheetUrls) {
+        for (const u of [...sheetUrls, ...extraSheetUrls]) {
           if (u.startsWith('data:') && !u.startsWith('data:image/')) continue;
           if (!u.startsWith('data:') && !/\.(png|jpe?g|gif|webp|bmp|ico|avif|svg)([?#]|$)/i.test(u)) continue;
           const mine = ours(u) || (files !== null && u.startsWith(here)); // (a sheet's own files are beside the page)
@@ -133,8 +161,8 @@ for (const p of manifest.pages) {
             im.src = u;
           }));
         }
-        return { imgs, sheets, backgrounds: await Promise.all(probes), sheetImages: await Promise.all(sheetProbes), opaqueSheets };
-      }, p.files);
+        return { imgs, sheets, backgrounds: await Promise.all(probes), sheetImages: await Promise.all(sheetProbes), opaqueSheets: opaqueSheets.length };
+      }, p.files, [...extra]);
     } catch (e) {
       error = String(e).slice(0, 300);
     }
