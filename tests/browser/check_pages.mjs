@@ -178,15 +178,15 @@ for (const p of manifest.pages) {
   }
   await page.close();
 }
-// An extracted archive (manifest.archive: {"root": DIR}): every page reached from
-// DIR/index.html through links, each link followed. For each page: its mid: URLs left as
+// An extracted archive (manifest.archive: {"root": DIR, "start": NAME}): every page reached
+// from DIR/NAME (index.html by default) through links, each link followed. For each page: its mid: URLs left as
 // they were, and every other link, image or stylesheet naming a file: whether that file
 // exists, stays inside DIR and loads (a page: opened in the browser; an image: shown).
 let archive = null;
 if (manifest.archive) {
   const root = manifest.archive.root.replace(/\/$/, '');
   const rootUrl = pathToFileURL(root).href + '/';
-  const queue = [pathToFileURL(root + '/index.html').href];
+  const queue = [pathToFileURL(root + '/' + (manifest.archive.start || 'index.html')).href];
   const seen = new Set(queue);
   archive = { pages: [], links: [] };
   while (queue.length) {
