@@ -441,7 +441,7 @@ void PartRewriter::decide(const html::Ref &ref, std::size_t ri, Decision &d)
 {
     const Target &t = d.target;
     if (t.node >= 0 && t.message_id.empty()) tally_.referenced.insert(t.node);
-    if (d.kind == Kind::Mid && extracting()) {
+    if (d.kind == Kind::Mid && extracting() && opts_.mid_url.empty()) { // (--mid-url: the web archive's links)
         if (t.status == RefStatus::Resolved) decide_page_link(ri, d);
         else d.reason = status_name(t.status);
     } else if (d.kind == Kind::Mid) {
@@ -590,6 +590,9 @@ Status PartRewriter::run()
         html = std::move(*bytes);
     }
     if (page) {
+        // The message's own edits too (--mid-url's links); the page is made of the part as read.
+        if (!reps_.empty())
+            if (Status s = write(html->view(), *scan, rewritable, charset); !s) return s;
         pending_.html = std::move(*html).take();
         pending_.scan = std::move(*scan);
         tally_.extracts.push_back(std::move(pending_));

@@ -209,3 +209,13 @@ TEST_CASE("extract with --mid-index: a page an earlier run wrote is named throug
     CHECK(has(report_lines(report3), "4 mid:reply-1%40thread.example none no-page\n"));
     CHECK(has(testing::read_file(third + "/4/index.html"), "href=\"mid:reply-1%40thread.example\""));
 }
+
+TEST_CASE("extract with --mid-url: the messages' mid: links go to the web archive, as without extract")
+{
+    testing::TempDir d;
+    auto r = testing::mimeuri("--cid=extract --extract-dir=" + quote(d / "out") +
+                              " --mid-url='https://lists.example.org/msg/{id}' " + quote(kThread));
+    REQUIRE(r.status == 0);
+    CHECK(has(r.out, "href=\"https://lists.example.org/msg/root%40thread.example\""));
+    CHECK(has(testing::read_file(d / "out/2/index.html"), "href=\"mid:root@thread.example\""));
+}

@@ -132,34 +132,25 @@ for (const p of manifest.pages) {
           }
         };
         for (const l of document.querySelectorAll('link')) if (/(^|\s)stylesheet(\s|$)/i.test(l.rel) && l.sheet) walk(l.sheet, 0);
-        const sheetProbes = [];
-        for (const u of [...sheetUrls, ...extraSheetUrls]) {
-          if (u.startsWith('data:') && !u.startsWith('data:image/')) continue;
-          if (!u.startsWith('data:') && !/\.(png|jpe?g|gif|webp|bmp|ico|avif|svg)([?#]|$)/i.test(u)) continue;
-          const mine = ours(u) || (files !== null && u.startsWith(here)); // (a sheet's own files are beside the page)
-          sheetProbes.push(new Promise((r) => {
-            const im = new Image();
-            im.onload = () => r({ url: short(u), ours: mine, ok: im.naturalWidth > 0 });
-            im.onerror = () => r({ url: short(u), ours: mine, ok: false });
-            setTimeout(() => r({ url: short(u), ours: mine, ok: false }), 5000);
-            im.src = u;
-          }));
-        }
+        // An image URL loaded alone: whether it shows. Only image URLs (a data:image/ one, or a
+        // name with an image's extension) are probed.
+        const image = (u) => (u.startsWith('data:') ? u.startsWith('data:image/')
+                                                     : /\.(png|jpe?g|gif|webp|bmp|ico|avif|svg)([?#]|$)/i.test(u));
+        const probe = (u, mine) => new Promise((r) => {
+          const im = new Image();
+          im.onload = () => r({ url: short(u), ours: mine, ok: im.naturalWidth > 0 });
+          im.onerror = () => r({ url: short(u), ours: mine, ok: false });
+          setTimeout(() => r({ url: short(u), ours: mine, ok: false }), 5000);
+          im.src = u;
+        });
+        const sheetProbes = [...sheetUrls, ...extraSheetUrls].filter(image).map((u) => probe(u, ours(u)));
         const probes = [];
         // Probed: mimeuri's image URLs, and the page's own data: images (counted as shown on
         // both pages alike, so that the inline and extract pages compare).
         for (const u of urls) {
           const mine = ours(u);
           if (!mine && !u.startsWith('data:image/')) continue;
-          if (u.startsWith('data:') && !u.startsWith('data:image/')) continue;
-          if (!u.startsWith('data:') && !/\.(png|jpe?g|gif|webp|bmp|ico|avif|svg)([?#]|$)/i.test(u)) continue;
-          probes.push(new Promise((r) => {
-            const im = new Image();
-            im.onload = () => r({ url: short(u), ours: mine, ok: im.naturalWidth > 0 });
-            im.onerror = () => r({ url: short(u), ours: mine, ok: false });
-            setTimeout(() => r({ url: short(u), ours: mine, ok: false }), 5000);
-            im.src = u;
-          }));
+          if (image(u)) probes.push(probe(u, mine));
         }
         return { imgs, sheets, backgrounds: await Promise.all(probes), sheetImages: await Promise.all(sheetProbes), opaqueSheets: opaqueSheets.length };
       }, p.files, [...extra]);
@@ -168,7 +159,7 @@ for (const p of manifest.pages) {
     }
   }
   results.push({ id: p.id, path: p.path, error, shown, blocked: blocked.length });
-  const bad = error || (shown && [...shown.imgs, ...shown.sheets, ...shown.backgrounds].some((x) => x.ours && !x.ok));
+  const bad = error || (shown && [...shown.imgs, ...shown.sheets, ...shown.backgrounds, ...shown.sheetImages].some((x) => x.ours && !x.ok));
   if (bad && manifest.shots && results.filter((r) => r.shot).length < 3) {
     const shot = `${manifest.shots}/browser-${results.length}.png`;
     try {
@@ -179,9 +170,10 @@ for (const p of manifest.pages) {
   await page.close();
 }
 // An extracted archive (manifest.archive: {"root": DIR, "start": NAME}): every page reached
-// from DIR/NAME (index.html by default) through links, each link followed. For each page: its mid: URLs left as
-// they were, and every other link, image or stylesheet naming a file: whether that file
-// exists, stays inside DIR and loads (a page: opened in the browser; an image: shown).
+// from DIR/NAME (index.html by default) through links, each link followed. For each page:
+// its mid: URLs left as they were, and every other link, image or stylesheet naming a
+// file: whether that file exists, stays inside DIR and loads (a page: opened in the
+// browser; an image: shown).
 let archive = null;
 if (manifest.archive) {
   const root = manifest.archive.root.replace(/\/$/, '');
