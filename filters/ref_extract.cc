@@ -5,6 +5,7 @@
 
 #include <gmime/gmime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -175,10 +176,37 @@ std::string file_name(MessageContext &ctx, const Node &tn, const IndexedPart &tp
 
 } // namespace
 
-void plan_extraction(MessageContext &ctx, const MessageIndex &ix, const std::vector<PendingExtract> &extracts,
-                     const std::string &top)
+std::string relative_url(const std::string &from_dir, const std::string &to)
 {
-    if (extracts.empty()) return;
+    auto segments = [](const std::string &path) {
+        std::vector<std::string> out;
+        for (std::size_t at = 0; at <= path.size();) {
+            std::size_t end = path.find('/', at);
+            if (end == std::string::npos) end = path.size();
+            if (end > at) out.push_back(path.substr(at, end - at));
+            at = end + 1;
+        }
+        return out;
+    };
+    const std::vector<std::string> from = segments(from_dir), target = segments(to);
+    std::size_t common = 0;
+    while (common < from.size() && common + 1 < target.size() && from[common] == target[common]) ++common;
+    std::string url;
+    for (std::size_t k = common; k < from.size(); ++k) url += "../";
+    for (std::size_t k = common; k < target.size(); ++k) {
+        GCharPtr e(g_uri_escape_string(target[k].c_str(), nullptr, FALSE));
+        url += e.get();
+        if (k + 1 < target.size()) url += '/';
+    }
+    return url;
+}
+
+std::map<std::string, std::string> plan_extraction(MessageContext &ctx, const MessageIndex &ix,
+                                                   const std::vector<PendingExtract> &extracts, const std::string &top,
+                                                   int page_node)
+{
+    std::map<std::string, std::string> written;
+    if (extracts.empty()) return written;
     ctx.output_dir = top;
     const auto &nodes = ctx.nodes();
     std::set<std::string> used{"index.html"};
@@ -199,12 +227,23 @@ void plan_extraction(MessageContext &ctx, const MessageIndex &ix, const std::vec
                 auto css = css_files.find(node);
                 ctx.add_output_file({name, css != css_files.end() ? css->second : part_bytes(tn)});
                 file_of[node] = name;
+                written[tn.section] = name;
             }
             GCharPtr rel(g_uri_escape_string(file_of[node].c_str(), nullptr, FALSE));
             reps.push_back({ri, rel.get()});
             to_files.insert(ri);
             const html::Holder &h = pe.scan.holders[pe.scan.refs[ri].holder];
             if (h.attribute) holders.insert(h.raw_begin);
+        }
+        // The page: index.html for the message's page part (PageBook), part-SECTION.html
+        // for another HTML part with something to extract. Before page_node was known, the
+        // first HTML part with something to extract was index.html: the same but where an
+        // earlier HTML part had nothing to extract.
+        const bool index_page = !pe.css && (page_node >= 0 ? pe.html_node == page_node : first_html);
+        // mid: links to pages: another message's (a relative URL), or this one's.
+        for (const auto &[ri, url] : pe.links) {
+            reps.push_back({ri, !url.empty() ? url : index_page ? std::string("#") : std::string("index.html")});
+            to_files.insert(ri);
         }
         // The page's <base href> is cut (page_cuts), so that the file names resolve beside
         // it. Its other relative URLs (links, images left on the web) keep the meaning the
@@ -223,13 +262,16 @@ void plan_extraction(MessageContext &ctx, const MessageIndex &ix, const std::vec
             css_files[pe.html_node] = html::rewrite(pe.html, pe.scan, reps).html;
             continue;
         }
-        std::string html_name =
-            first_html ? "index.html" : "part-" + nodes[static_cast<std::size_t>(pe.html_node)].section + ".html";
-        first_html = false;
+        const std::string &section = nodes[static_cast<std::size_t>(pe.html_node)].section;
+        std::string html_name = index_page ? "index.html" : "part-" + section + ".html";
+        if (!index_page && used.count(html_name)) html_name = "part-" + section + "-page.html";
+        first_html = first_html && !index_page;
         used.insert(html_name);
+        written[section] = html_name;
         // A file of our own: kept as far as it goes.
         ctx.add_output_file({html_name, html::rewrite(pe.html, pe.scan, reps, html::page_cuts(pe.html, holders, limits)).html});
     }
+    return written;
 }
 
 } // namespace mimeuri::refs

@@ -8,9 +8,17 @@
 
 #include "ref_part.hh"
 
+#include <cstddef>
+#include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace mimeuri::refs {
+
+// The relative URL from a page in folder `from_dir` to the file `to` (both absolute paths,
+// compared as written), each segment %-encoded.
+std::string relative_url(const std::string &from_dir, const std::string &to);
 
 // A file name that cannot escape its folder: no separators, no "..", no control, format
 // or bidirectional characters, no leading dot, at most 100 bytes of valid UTF-8; fallback
@@ -18,7 +26,10 @@ namespace mimeuri::refs {
 std::string safe_name(std::string name, const std::string &fallback);
 
 // Records the files for the pending extracts of the message; ctx.output_dir becomes top.
-void plan_extraction(MessageContext &ctx, const MessageIndex &ix, const std::vector<PendingExtract> &extracts,
-                     const std::string &top);
+// page_node: the part that is the message's page (index.html). Returns the files written,
+// by section (for PageBook::planned).
+std::map<std::string, std::string> plan_extraction(MessageContext &ctx, const MessageIndex &ix,
+                                                   const std::vector<PendingExtract> &extracts, const std::string &top,
+                                                   int page_node);
 
 } // namespace mimeuri::refs

@@ -176,8 +176,9 @@ std::string_view RunIndex::keep(std::string_view s)
 
 RunIndex::Slot RunIndex::slot_of(Entry &&e)
 {
-    Slot s;
+    Slot s{};
     s.index = e.index;
+    s.html = e.html ? 1 : 0;
     s.offset = e.offset;
     s.input_no = static_cast<std::uint32_t>(e.input_no);
     s.count = e.count;
@@ -202,6 +203,7 @@ RunIndex::Entry RunIndex::entry_at(const Slot &s) const
     e.index = s.index;
     e.offset = s.offset;
     e.input_no = s.input_no;
+    e.html = s.html != 0;
     e.count = s.count;
     e.source = sources_[s.source];
     if (s.extra) {
@@ -241,15 +243,26 @@ RunIndex::Entry RunIndex::entry_of(StoredMessage m, int count)
     e.section = std::move(m.section);
     e.source = std::move(m.source);
     e.offset = m.offset;
+    e.page = std::move(m.page);
     for (auto &[cid, section] : m.cids) e.cids.emplace(std::move(cid), std::move(section));
     return e;
 }
 
-void RunIndex::add_message(const MessageContext &ctx)
+int page_node(const MessageContext &ctx)
 {
+    const auto &nodes = ctx.nodes();
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i].kind == Node::Kind::Leaf && mime_type(nodes[i]) == "text/html") return static_cast<int>(i);
+    return -1;
+}
+
+void RunIndex::add_message(const MessageContext &ctx, bool pages)
+{
+    const bool html = pages && page_node(ctx) >= 0;
     for (const StoredMessage &m : messages_of(ctx)) {
         Entry e = entry_of(m, 1);
         e.input_no = ctx.report().input_no;
+        e.html = html && m.section.empty();
         add(m.message_id, std::move(e));
     }
 }
@@ -279,6 +292,7 @@ std::string RunIndex::save() const
         r.put(e.input_no);
         r.put(e.source);
         r.put(static_cast<std::size_t>(e.offset));
+        r.put(static_cast<std::size_t>(e.html));
         r.put(e.cids.size());
         for (const auto &[cid, section] : e.cids) {
             r.put(cid);
@@ -301,6 +315,7 @@ void RunIndex::merge(const std::string &bytes)
         e.input_no = r.get_size();
         e.source = r.get();
         e.offset = static_cast<std::int64_t>(r.get_size());
+        e.html = r.get_size() != 0;
         std::size_t cids = r.get_size();
         for (std::size_t k = 0; k < cids; ++k) {
             std::string cid = r.get();
@@ -308,6 +323,30 @@ void RunIndex::merge(const std::string &bytes)
         }
         add(id, std::move(e));
     }
+}
+
+void PageBook::saw(std::size_t input_no, std::size_t number)
+{
+    if (counts_.size() <= input_no) counts_.resize(input_no + 1, 0);
+    counts_[input_no] = std::max(counts_[input_no], number);
+}
+
+std::size_t PageBook::folder(std::size_t input_no, std::size_t number) const
+{
+    std::size_t before = 0;
+    for (std::size_t k = 0; k < input_no && k < counts_.size(); ++k) before += counts_[k];
+    return before + number;
+}
+
+void PageBook::planned(std::size_t folder, std::map<std::string, std::string> files) { files_[folder] = std::move(files); }
+
+std::optional<std::string> PageBook::file(std::size_t folder, const std::string &section) const
+{
+    auto page = files_.find(folder);
+    if (page == files_.end()) return std::nullopt;
+    auto f = page->second.find(section);
+    if (f == page->second.end()) return std::nullopt;
+    return f->second;
 }
 
 } // namespace mimeuri::refs

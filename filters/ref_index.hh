@@ -76,6 +76,10 @@ struct MessageIndex {
 // The index of one parsed message; parts[i] describes ctx.nodes()[i].
 MessageIndex index_message(const MessageContext &ctx);
 
+// --cid=extract: the part a message's page (DIR/N/index.html) is made of, its first
+// text/html leaf; -1 when it has none (then it has no page).
+int page_node(const MessageContext &ctx);
+
 // The run's messages by Message-ID, as mid: sees them (RFC 2392: mid:message-id[/content-id]).
 // Every message of a run is in it, so it is kept small (about 150 bytes a message, where a map
 // of Entry took 450: on the virtual machines mail runs on each new page of heap costs a fault
@@ -92,6 +96,9 @@ public:
         std::size_t input_no{0};                 // run order, so that the first one wins
         std::string source;                      // where the message lives: its input
         std::int64_t offset{0};                  // ... and its offset there
+        bool html{false};                        // a top-level message with a text/html part:
+                                                 // --cid=extract gives it a page (page_node)
+        std::string page; // an index's: the page an earlier --cid=extract run wrote for it
     };
     static Entry entry_of(StoredMessage m, int count);
     // The id as indexed, and its entry.
@@ -102,8 +109,9 @@ public:
     RunIndex(const RunIndex &) = delete;
     RunIndex &operator=(const RunIndex &) = delete;
 
-    // Indexes the message and the messages embedded in it.
-    void add_message(const MessageContext &ctx);
+    // Indexes the message and the messages embedded in it; pages: --cid=extract, each
+    // entry says whether its message has a page (Entry::html).
+    void add_message(const MessageContext &ctx, bool pages = false);
     void add(const std::string &id, Entry e);
     // The entry of exactly id; with ci, of id with its domain compared case-insensitively.
     Found find(const std::string &id, bool ci) const;
@@ -115,7 +123,8 @@ private:
     struct Slot {
         std::uint64_t index{0};
         std::int64_t offset{0};
-        std::uint32_t input_no{0};
+        std::uint32_t input_no : 31;
+        std::uint32_t html : 1;
         std::uint32_t source{0}; // in sources_
         std::int32_t count{0};
         std::uint32_t extra{0};  // 1 + its place in extras_; 0: a top-level message with no Content-ID
@@ -135,6 +144,29 @@ private:
     std::unordered_map<std::string_view, std::string_view> ci_;
     std::vector<Extra> extras_;
     std::vector<std::string> sources_; // the inputs' names; a few
+};
+
+// --cid=extract over a run: each message with a text/html part gets a page, DIR/N/index.html,
+// N its number in the run (its number in its input, after the messages of the inputs before
+// it): a function of where the message is, never of when it was planned or taken, so a page
+// can name another before that one is written. The run plans extract messages in order in
+// one process (ReferencesPass::ordered), so the book also knows the files of each page
+// planned so far, for mid:msg/cid links.
+class PageBook {
+public:
+    // A message of the run met (indexed), in run order.
+    void saw(std::size_t input_no, std::size_t number);
+    // The folder number of message `number` (1-based) of input input_no.
+    std::size_t folder(std::size_t input_no, std::size_t number) const;
+    // A page planned: section -> the file it was written as (the page part: "index.html").
+    void planned(std::size_t folder, std::map<std::string, std::string> files);
+    // The file of part `section` of the page in folder; nullopt when not known (not written,
+    // or not planned yet).
+    std::optional<std::string> file(std::size_t folder, const std::string &section) const;
+
+private:
+    std::vector<std::size_t> counts_; // per input: the highest number met
+    std::map<std::size_t, std::map<std::string, std::string>> files_;
 };
 
 } // namespace mimeuri::refs

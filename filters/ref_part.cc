@@ -2,6 +2,7 @@
 #include "ref_part.hh"
 
 #include "charsets.hh"
+#include "ref_extract.hh"
 #include "html_tokenizer.hh"
 #include "text.hh"
 #include "transfer.hh"
@@ -120,12 +121,15 @@ private:
     Status find(std::string_view html, std::optional<html::Scan> &out);
     std::optional<Decision> resolve_ref(const html::Ref &ref, const std::string &base);
     void decide_local(std::size_t ri, Decision &d);
+    void decide_page_link(std::size_t ri, Decision &d);
     void inline_target(const Node &target, Decision &d);
     void decide(const html::Ref &ref, std::size_t ri, Decision &d);
     std::string canonical(int target);
     void report(const html::Ref &ref, const html::Holder &holder, const Decision &d);
     Status write(std::string_view html, const html::Scan &scan, bool rewritable, const std::string &described);
     void unclaim(std::size_t k, const char *reason);
+    bool is_page() const { return extracting() && !css_ && node_ == tally_.page_node; }
+    bool extracting() const { return opts_.cid == RefOptions::Cid::Extract && !opts_.extract_dir.empty() && tally_.pages; }
 
     MessageContext &ctx_;
     const RefOptions &opts_;
@@ -392,11 +396,55 @@ void PartRewriter::decide_local(std::size_t ri, Decision &d)
     }
 }
 
+// --cid=extract, a mid: reference resolved: in the page, a link to the page (or for
+// mid:msg/cid the file) the extract holds for its target, when it holds one; the message
+// itself is not changed. Otherwise the reason: "no-page" (the target message has no page:
+// no text/html part, an embedded message, a message only an index knows of, from no earlier
+// extract), "no-file" (mid:msg/cid: that part was not written as a file, or its page is not
+// planned yet: a later input's).
+void PartRewriter::decide_page_link(std::size_t ri, Decision &d)
+{
+    const Target &t = d.target;
+    if (t.message_id.empty()) { // this message, or one embedded in it
+        const bool own = ix_.messages.front().node == t.node && t.mid_cid.empty();
+        if (own && tally_.page_node >= 0) {
+            pending_.links.emplace_back(ri, std::string());
+            d.action = Action::Extracted;
+        } else if (!t.mid_cid.empty()) {
+            decide_local(ri, d); // the part's file, as for a cid:
+        } else {
+            d.reason = "no-page";
+        }
+        return;
+    }
+    std::string url;
+    if (t.in_run && t.html) {
+        const std::size_t folder = tally_.pages->folder(t.input_no, t.number);
+        if (t.mid_cid.empty()) {
+            url = "../" + std::to_string(folder) + "/index.html";
+        } else if (auto file = tally_.pages->file(folder, t.section)) {
+            GCharPtr e(g_uri_escape_string(file->c_str(), nullptr, FALSE));
+            url = "../" + std::to_string(folder) + "/" + e.get();
+        }
+    } else if (!t.in_run && !t.page.empty() && t.mid_cid.empty()) {
+        url = relative_url(tally_.folder_path, t.page);
+    }
+    if (url.empty()) {
+        d.reason = t.mid_cid.empty() || !(t.in_run && t.html) ? "no-page" : "no-file";
+        return;
+    }
+    pending_.links.emplace_back(ri, std::move(url));
+    d.action = Action::Extracted;
+}
+
 void PartRewriter::decide(const html::Ref &ref, std::size_t ri, Decision &d)
 {
     const Target &t = d.target;
     if (t.node >= 0 && t.message_id.empty()) tally_.referenced.insert(t.node);
-    if (d.kind == Kind::Mid) {
+    if (d.kind == Kind::Mid && extracting() && opts_.mid_url.empty()) { // (--mid-url: the web archive's links)
+        if (t.status == RefStatus::Resolved) decide_page_link(ri, d);
+        else d.reason = status_name(t.status);
+    } else if (d.kind == Kind::Mid) {
         if (opts_.mid == RefOptions::Mid::Repair) {
             if (!opts_.mid_url.empty()) {
                 d.new_url = mid_url_for(opts_.mid_url, ref.url);
@@ -514,7 +562,9 @@ Status PartRewriter::run()
     if (!*pieces) {
         html = load(rewritable, charset);
         if (!html) return ok();
-        if (Status s = find(html->view(), scan); !s || !scan) return s;
+        if (Status s = find(html->view(), scan); !s) return s;
+        if (!scan && !is_page()) return ok();
+        if (!scan) scan.emplace(); // the page, with no reference in it: written as it is
     }
     std::string base = ix_.parts[static_cast<std::size_t>(node_)].base;
     if (scan->base_href)
@@ -532,13 +582,17 @@ Status PartRewriter::run()
         decide(ref, ri, *d);
         report(ref, scan->holders[ref.holder], *d);
     }
-    if (!html && (!pending_.refs.empty() || !reps_.empty())) { // read in pieces, and to change: whole now
+    const bool page = !pending_.refs.empty() || !pending_.links.empty() || is_page();
+    if (!html && (page || !reps_.empty())) { // read in pieces, and to change: whole now
         charset.clear(); // ASCII-compatible (find_in_pieces): rewritable
         auto bytes = ctx_.decoded_content(hn_, opts_.html_max);
         if (!bytes) return bytes.error(); // read before: the input changed, or the machine failed
         html = std::move(*bytes);
     }
-    if (!pending_.refs.empty()) {
+    if (page) {
+        // The message's own edits too (--mid-url's links); the page is made of the part as read.
+        if (!reps_.empty())
+            if (Status s = write(html->view(), *scan, rewritable, charset); !s) return s;
         pending_.html = std::move(*html).take();
         pending_.scan = std::move(*scan);
         tally_.extracts.push_back(std::move(pending_));

@@ -26,6 +26,9 @@ struct PendingExtract {
     html::Scan scan;
     std::string base;                                // what its relative URLs resolve against
     std::vector<std::pair<std::size_t, int>> refs;   // ref index -> target node
+    // mid: links to pages (--cid=extract): ref index -> the URL of another message's page or
+    // file; "" for this message's own page ("#" on the page itself, else "index.html").
+    std::vector<std::pair<std::size_t, std::string>> links;
 };
 
 struct Tally {
@@ -36,6 +39,12 @@ struct Tally {
     std::vector<std::pair<int, std::string>> new_content_ids; // node -> the Content-ID it gets
     std::map<int, std::string> css_text; // a stylesheet as rewritten: what inlining it inlines
     std::vector<PendingExtract> extracts;
+    // --cid=extract: the run's pages, this message's folder (its absolute path too) and the
+    // part that is its page (-1: none).
+    const PageBook *pages{nullptr};
+    std::size_t folder{0};
+    std::string folder_path;
+    int page_node{-1};
 };
 
 // Does the above for the leaf text/html node `node`. Problems with the part are reported

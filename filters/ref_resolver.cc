@@ -163,6 +163,10 @@ Target Resolver::in_message(const std::string &found_id, const RunIndex::Entry &
     }
     t.source = e.source;
     t.offset = e.offset;
+    t.input_no = e.input_no;
+    t.number = e.index;
+    t.html = e.html && e.section.empty();
+    t.page = e.page;
     if (content_id.empty()) {
         t.status = RefStatus::Resolved;
         t.section = e.section;
@@ -204,6 +208,7 @@ Target Resolver::mid(const std::string &url, int from) const
                         if (auto other = x->find(found->first, false); other && other->count > 1) count = other->count;
             Target t = in_message(found->first, found->second, count, content_id);
             t.broken = broken || ci;
+            t.in_run = true;
             return t;
         }
         if (externals_)

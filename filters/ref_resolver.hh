@@ -45,6 +45,13 @@ struct Target {
     std::string named_id;     // a cid: matched by Content-Location or file name: the Content-ID
                               // it names (repair gives it to a target that has none)
     std::string unknown_id;   // mid: the Message-ID looked for and not (yet) in the run
+    // mid: another message: its place in the run (input, 1-based number there), whether it
+    // has a page of its own (--cid=extract), and the page an earlier run wrote (an index's).
+    bool in_run{false};
+    std::size_t input_no{0};
+    std::size_t number{0};
+    bool html{false};
+    std::string page;
 };
 
 class Resolver {

@@ -2,6 +2,7 @@
 // left for the whole message once every HTML part is done.
 #include "references.hh"
 
+#include "extract_index.hh"
 #include "ref_extract.hh"
 #include "ref_part.hh"
 #include "ref_resolver.hh"
@@ -128,7 +129,8 @@ ReferencesPass::ReferencesPass(RefOptions opts) : opts_(std::move(opts))
 
 Status ReferencesPass::index(const MessageContext &ctx)
 {
-    run_index_.add_message(ctx);
+    pages_.saw(ctx.report().input_no, ctx.report().index);
+    run_index_.add_message(ctx, extracting());
     return ok();
 }
 
@@ -155,6 +157,13 @@ Status ReferencesPass::apply(MessageContext &ctx)
         }
     } done{externals_};
     Tally tally;
+    if (extracting()) {
+        tally.pages = &pages_;
+        tally.page_node = refs::page_node(ctx);
+        tally.folder = pages_.folder(ctx.report().input_no, ctx.report().index);
+        GCharPtr top(g_canonicalize_filename(opts_.extract_dir.c_str(), nullptr));
+        tally.folder_path = std::string(top.get()) + "/" + std::to_string(tally.folder);
+    }
     try {
         // Stylesheets first: a page that inlines one inlines it with its own references inlined.
         for (std::size_t i = 0; i < ctx.nodes().size(); ++i)
@@ -173,7 +182,16 @@ Status ReferencesPass::apply(MessageContext &ctx)
         if (Status s = set_summary(ctx, tally); !s) return s;
     // --- extract: the receiving agent of RFC 2387 section 6. The files are written when
     // the run takes the message (src/extract.hh), never while it is planned.
-    refs::plan_extraction(ctx, ix, tally.extracts, opts_.extract_dir);
+    auto files = refs::plan_extraction(ctx, ix, tally.extracts, opts_.extract_dir, tally.page_node);
+    if (extracting() && !ctx.output_files().empty()) {
+        ctx.output_number = tally.folder;
+        // Listed in the folder's index.html when it has its index.html (a page).
+        if (tally.page_node >= 0) {
+            auto page = files.find(ctx.nodes()[static_cast<std::size_t>(tally.page_node)].section);
+            if (page != files.end() && page->second == "index.html") ctx.output_row = refs::index_row(ctx, tally.folder);
+        }
+        pages_.planned(tally.folder, std::move(files));
+    }
     return ok();
 }
 

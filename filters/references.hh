@@ -39,7 +39,9 @@ class ReferencesPass final : public Pass {
 public:
     explicit ReferencesPass(RefOptions opts);
     std::string_view name() const override { return "references"; }
-    bool wants_index() const override { return opts_.mid != RefOptions::Mid::Off; }
+    // --cid=extract numbers its pages by where the messages are in the run (refs::PageBook),
+    // from the index: wanted then too.
+    bool wants_index() const override { return opts_.mid != RefOptions::Mid::Off || extracting(); }
     // --cid=extract: the run numbers the folders as it takes messages, in one process (a
     // worker taking whole files with --in-place --jobs would keep a count of its own).
     bool ordered() const override { return opts_.cid == RefOptions::Cid::Extract; }
@@ -51,7 +53,8 @@ public:
     // What it edits in an HTML part follows from references html::may_hold_reference finds
     // (ref_part.cc, PartRewriter::find), or from Content-Location; beyond --html-max a part
     // is reported instead.
-    std::size_t edits_only_references_up_to() const override { return opts_.html_max; }
+    // With --cid=extract every message with an HTML part gets a page: none is inert.
+    std::size_t edits_only_references_up_to() const override { return extracting() ? 0 : opts_.html_max; }
     Status index(const MessageContext &ctx) override;
     std::string save_index() const override;
     void merge_index(const std::string &bytes) override;
@@ -59,7 +62,9 @@ public:
     bool now_known(const std::string &key) const override;
 
 private:
+    bool extracting() const { return opts_.cid == RefOptions::Cid::Extract && !opts_.extract_dir.empty(); }
     RefOptions opts_;
+    refs::PageBook pages_;     // --cid=extract: where the run's pages go
     refs::RunIndex run_index_; // the run's messages, as mid: sees them
     refs::ExternalIndexes externals_; // then these (--mid-index)
 };

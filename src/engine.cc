@@ -190,6 +190,8 @@ Plan Engine::plan_parsed(MessageContext &ctx)
         plan.unprocessed = rep.error_count() > 0;
         plan.output_dir = ctx.output_dir;
         plan.output_files = ctx.output_files();
+        plan.output_number = ctx.output_number;
+        plan.output_row = ctx.output_row;
         plan.waits = ctx.waits();
     }
     plan.dangling = rep.dangling();

@@ -29,6 +29,8 @@ struct Plan {
     std::size_t dangling_mid{0}; // of them mid: (which a later message may still resolve)
     std::string output_dir;               // --cid=extract: the top folder, and the files
     std::vector<OutputFile> output_files; // written into a folder of their own when taken
+    std::size_t output_number{0};         // that folder's number (0: numbered as taken)
+    std::string output_row;               // the message's row in the top index.html
     std::vector<std::string> waits;       // what a dangling mid: reference waits for
     bool failed() const { return !cause.empty(); }
     // The report's JSON line with its "\n"; empty without a report.

@@ -85,4 +85,28 @@ Result<std::string> write_extraction(const std::string &top, std::size_t number,
     return dir;
 }
 
+Status write_top_files(const std::string &top, const std::string &rows, const std::string &pages)
+{
+    Fd top_fd{::open(top.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)};
+    if (top_fd.fd < 0) return refused(AT_FDCWD, top, top, errno);
+    const std::string index = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Messages</title>\n"
+                              "<style>td{padding:0 1em 0 0;vertical-align:top}</style></head>\n<body>\n<table>\n"
+                              "<tr><th>Date</th><th>From</th><th>Subject</th></tr>\n" +
+                              rows + "</table>\n</body></html>\n";
+    for (const auto &[name, bytes] : {std::pair<const char *, const std::string &>{"index.html", index}, {"pages.tsv", pages}}) {
+        const std::string path = top + "/" + name;
+        Fd fd{::openat(top_fd.fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)};
+        if (fd.fd < 0) return failure("cannot create " + path, errno);
+        Status s = write_all(fd.fd, bytes, path);
+        const int closed = ::close(fd.fd);
+        fd.fd = -1;
+        if (s && closed != 0) s = write_failure(path, errno);
+        if (!s) {
+            ::unlinkat(top_fd.fd, name, 0);
+            return s;
+        }
+    }
+    return ok();
+}
+
 } // namespace mimeuri

@@ -254,14 +254,50 @@ private:
     std::optional<std::string> throw_on_; // MIMEURI_FAULT=index-throw:NAME
 };
 
+// --pages=DIR: each line "N<TAB>Message-ID" of DIR/pages.tsv (src/extract.hh) records
+// DIR/N/index.html, absolute, as that message's page.
+Status record_pages(MidStore &store, const std::string &dir)
+{
+    const std::string list = dir + "/pages.tsv";
+    gchar *text = nullptr;
+    gsize size = 0;
+    GError *err = nullptr;
+    if (!g_file_get_contents(list.c_str(), &text, &size, &err)) {
+        Error e{Code::NoInput, list + ": " + err->message};
+        g_error_free(err);
+        return e;
+    }
+    GCharPtr owned(text);
+    GCharPtr top(g_canonicalize_filename(dir.c_str(), nullptr));
+    const std::string_view all(text, size);
+    for (std::size_t at = 0; at < all.size();) {
+        std::size_t end = all.find('\n', at);
+        if (end == std::string_view::npos) end = all.size();
+        const std::string_view line = all.substr(at, end - at);
+        at = end + 1;
+        const std::size_t tab = line.find('\t');
+        const std::string_view number = line.substr(0, tab);
+        if (tab == std::string_view::npos || number.empty() || number.size() > 18 ||
+            number.find_first_not_of("0123456789") != std::string_view::npos || tab + 1 == line.size())
+            return Error{Code::DataErr, list + ": not a line of pages.tsv: " + std::string(line.substr(0, 80))};
+        const std::string path = std::string(top.get()) + "/" + std::string(number) + "/index.html";
+        if (Status s = store.add_page(std::string(line.substr(tab + 1)), path); !s) return s;
+    }
+    return ok();
+}
+
 } // namespace
 
 int run_index_command(int argc, char **argv)
 {
     gchar *output = nullptr;
+    gchar **page_dirs = nullptr;
     gboolean quiet = FALSE;
     GOptionEntry entries[] = {
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "The index to write (created, or merged into)", "INDEX"},
+        {"pages", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &page_dirs,
+         "Also record the pages a --cid=extract run wrote into DIR (its pages.tsv), so that later runs' mid: links "
+         "name them (repeatable)", "DIR"},
         {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No summary line", nullptr},
         {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr},
     };
@@ -279,13 +315,15 @@ int run_index_command(int argc, char **argv)
         return 64;
     }
     GCharPtr out_path(output);
-    std::vector<std::string> inputs;
+    std::unique_ptr<gchar *, decltype(&g_strfreev)> pages_owned(page_dirs, g_strfreev);
+    std::vector<std::string> inputs, pages;
     for (int i = 1; i < argc; ++i) inputs.emplace_back(argv[i]);
+    for (gchar **p = page_dirs; p && *p; ++p) pages.emplace_back(*p);
     if (!output) {
         std::fprintf(stderr, "mimeuri: index: -o INDEX is needed (see mimeuri index --help)\n");
         return 64;
     }
-    if (inputs.empty()) {
+    if (inputs.empty() && pages.empty()) {
         std::fprintf(stderr, "mimeuri: index: no FILE to index (see mimeuri index --help)\n");
         return 64;
     }
@@ -382,6 +420,8 @@ int run_index_command(int argc, char **argv)
             if (o->origin == Failure::Origin::Index) break;
         }
     }
+    for (const std::string &dir : pages)
+        if (Status s = record_pages(*store, dir); !s) t.fail(s.error());
     if (Status s = store->commit(); !s) t.fail(s.error());
     if (!quiet) {
         auto total = store->count_messages();

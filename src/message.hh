@@ -209,6 +209,8 @@ public:
     void add_output_file(OutputFile f);
     const std::vector<OutputFile> &output_files() const { return output_files_; }
     std::string output_dir; // the top extract folder
+    std::size_t output_number{0}; // the message's folder there (0: the run numbers it)
+    std::string output_row;       // its row in the folder's index.html (HTML, escaped)
 
     // Keys (a mid: Message-ID not in the run's index yet) this message's plan depends on:
     // it is planned again, once the whole input is indexed, only if a pass knows one of

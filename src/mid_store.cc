@@ -9,6 +9,10 @@
 //       found (top-level and embedded messages); ci_key only where the domain has capitals.
 //       messages_lookup covers the lookup by Message-ID.
 //   cids(message, content_id, section)  the Content-IDs of each message's own parts.
+//   pages(message_id, path)  the page an --cid=extract run wrote for a message (its
+//       DIR/N/index.html, absolute), from that folder's pages.tsv (mimeuri index --pages).
+//       Added later without a new format number: an older mimeuri ignores the table, and an
+//       index without it opens (no pages known); open_write adds it.
 #include "mid_store.hh"
 
 #include "message.hh"
@@ -51,6 +55,8 @@ const char *kLookupIndex = "CREATE INDEX IF NOT EXISTS messages_lookup ON messag
 // poisoned index: an id held 300,000 times). open_write() replaces that one.
 const char *kCiIndex = "CREATE INDEX IF NOT EXISTS messages_ci_id ON messages(ci_key, message_id) WHERE ci_key IS NOT NULL; "
                        "DROP INDEX IF EXISTS messages_ci;";
+
+const char *kPagesTable = "CREATE TABLE IF NOT EXISTS pages(message_id TEXT PRIMARY KEY, path TEXT NOT NULL) WITHOUT ROWID; ";
 
 const char *kSchema = R"(
 CREATE TABLE IF NOT EXISTS files(
@@ -146,6 +152,7 @@ struct MidStore::Impl {
     sqlite3 *db{nullptr};
     bool writing{false};
     bool in_tx{false};
+    bool has_pages{false}; // the pages table is there (an older index has none)
     int pending{0};
     // Prepared once, keyed by the address of the query's text (a literal at each call site):
     // no string built and compared on every lookup.
@@ -273,6 +280,9 @@ Result<MidStore> MidStore::open_read(const std::string &path)
     if (*ver != kSchemaVersion)
         return Error{Code::Usage, path + ": an index of format " + std::to_string(*ver) + ", this mimeuri reads format " +
                                       std::to_string(kSchemaVersion) + "; make it again with mimeuri index"};
+    auto pages = pragma_int(st.impl_->db, "SELECT count(*) FROM sqlite_schema WHERE name = 'pages'", path);
+    if (!pages) return pages.error();
+    st.impl_->has_pages = *pages > 0;
     return st;
 }
 
@@ -362,7 +372,7 @@ Result<MidStore> MidStore::open_write(const std::string &path, int busy_ms)
         return s.error();
     if (*tables == 0) {
         if (Status s = im.begin(path); !s) return s.error();
-        std::string init = std::string(kSchema) + "PRAGMA application_id=" + std::to_string(kApplicationId) +
+        std::string init = std::string(kSchema) + kPagesTable + "PRAGMA application_id=" + std::to_string(kApplicationId) +
                            "; PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";";
         if (Status s = im.exec(init.c_str(), path); !s) return s.error();
         if (Status s = st.commit(); !s) return s.error();
@@ -376,6 +386,13 @@ Result<MidStore> MidStore::open_write(const std::string &path, int busy_ms)
         if (!ci) return ci.error();
         auto tail = pragma_int(im.db, "SELECT count(*) FROM pragma_table_info('files') WHERE name = 'tail'", path);
         if (!tail) return tail.error();
+        auto pages = pragma_int(im.db, "SELECT count(*) FROM sqlite_schema WHERE name = 'pages'", path);
+        if (!pages) return pages.error();
+        if (*pages == 0) {
+            if (Status s = im.begin(path); !s) return s.error();
+            if (Status s = im.exec(kPagesTable, path); !s) return s.error();
+            if (Status s = st.commit(); !s) return s.error();
+        }
         if (*lookup == 0 || *ci == 0 || *tail == 0) {
             if (Status s = im.begin(path); !s) return s.error();
             if (*lookup == 0)
@@ -387,6 +404,7 @@ Result<MidStore> MidStore::open_write(const std::string &path, int busy_ms)
             if (Status s = st.commit(); !s) return s.error();
         }
     }
+    im.has_pages = true; // made above when it was missing
     return st;
 }
 
@@ -445,6 +463,14 @@ Result<std::optional<MidStore::Found>> MidStore::find(const std::string &id, boo
     }
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) return impl_->fail("lookup", path_);
     sqlite3_reset(s);
+    if (found && found->count == 1 && found->first.section.empty() && impl_->has_pages) {
+        auto p = impl_->prepare("SELECT path FROM pages WHERE message_id = ?1", path_);
+        if (!p) return p.error();
+        put(*p, 1, id);
+        if ((rc = sqlite3_step(*p)) == SQLITE_ROW) found->first.page = text_of(*p, 0);
+        else if (rc != SQLITE_DONE) return impl_->fail("lookup", path_);
+        sqlite3_reset(*p);
+    }
     if (!found || !cids || found->count > 1) return found;
     auto c = impl_->prepare("SELECT content_id, section FROM cids WHERE message = ?1", path_);
     if (!c) return c.error();
@@ -558,6 +584,19 @@ Result<std::int64_t> MidStore::begin_file(const std::string &path, std::int64_t 
     else put(*ins, 5, unique);
     if (sqlite3_step(*ins) != SQLITE_DONE) return impl_->fail("cannot update the index", path_);
     return static_cast<std::int64_t>(sqlite3_last_insert_rowid(impl_->db));
+}
+
+Status MidStore::add_page(const std::string &message_id, const std::string &path)
+{
+    if (Status s = impl_->begin(path_); !s) return s;
+    auto q = impl_->prepare("INSERT OR REPLACE INTO pages(message_id, path) VALUES(?1, ?2)", path_);
+    if (!q) return q.error();
+    put(*q, 1, message_id);
+    put(*q, 2, path);
+    const int rc = sqlite3_step(*q);
+    sqlite3_reset(*q);
+    if (rc != SQLITE_DONE) return impl_->fail("cannot record a page", path_);
+    return ok();
 }
 
 Status MidStore::add(std::int64_t file, const StoredMessage &m)

@@ -29,6 +29,7 @@ struct StoredMessage {
     std::size_t number{1};    // 1-based position in its input (the report's "index")
     std::string section;      // "" for a top-level message, else its message/rfc822 part
     std::vector<std::pair<std::string, std::string>> cids; // Content-ID (decoded) -> section
+    std::string page; // a lookup's: the page an --cid=extract run wrote for it (pages table)
 };
 
 // The Message-IDs of a parsed message and of the messages embedded in it, each with the
@@ -104,6 +105,8 @@ public:
     // size and mtime; the new messages are added after it. Returns its id.
     Result<std::int64_t> grow_file(std::int64_t file, std::int64_t size, std::int64_t mtime_ns);
     Status add(std::int64_t file, const StoredMessage &m);
+    // The page an --cid=extract run wrote for the message with this id (an absolute path).
+    Status add_page(const std::string &message_id, const std::string &path);
     // tail: the file's digest (index_cmd.cc), to tell next time whether it only grew.
     Status end_file(std::int64_t file, std::int64_t messages, const std::string &tail = {});
     // A file that failed between begin_file (or grow_file) and end_file: its rows and record

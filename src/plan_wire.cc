@@ -199,6 +199,8 @@ std::string serialize(const Plan &p)
         r.put(f.name);
         r.put(f.bytes);
     }
+    r.put(p.output_number);
+    r.put(p.output_row);
     return r.take();
 }
 
@@ -231,6 +233,8 @@ Plan deserialize(std::string bytes)
         f.bytes = r.get();
         p.output_files.push_back(std::move(f));
     }
+    p.output_number = r.get_size();
+    p.output_row = r.get();
     return p;
 }
 

@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "extract.hh"
 #include "run_state.hh"
 
 #include <fcntl.h>
@@ -122,6 +123,8 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
         for (std::size_t k = 0; k < inputs.size() && !rs.outcome.ended; ++k) run_input(rs, k, rs.jobs());
     }
     if (rs.outcome.ended) return *rs.outcome.ended;
+    if (!rs.extract_rows.empty()) // --cid=extract: the folder's index.html and pages.tsv
+        if (Status s = write_top_files(rs.extract_top, rs.extract_rows, rs.extract_pages); !s) rs.outcome.fail(s.error());
     rs.progress.done();
     commit_outputs(rs);
     const RunStats &st = rs.st;

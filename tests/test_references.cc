@@ -221,7 +221,7 @@ TEST_CASE("extract: safe, unique names; nothing outside the folder; nothing over
     CHECK(r.out == m); // the message itself is untouched
     auto ls = testing::sh("cd " + quote(dir) + " && find . -type f | sort");
     // Each with an extension of its type (issue 34): "passwd", an image/png, is passwd.png.
-    CHECK(ls.out == "./1/index.html\n./1/part-5.png\n./1/passwd.png\n./1/x-2.png\n./1/x.png\n");
+    CHECK(ls.out == "./1/index.html\n./1/part-5.png\n./1/passwd.png\n./1/x-2.png\n./1/x.png\n./index.html\n./pages.tsv\n");
     std::string index = testing::read_file(dir + "/1/index.html");
     // Unquoted values are quoted when rewritten.
     CHECK(index.find("<img src=\"passwd.png\"><img src=\"x.png\"><img src=\"x-2.png\"><img src=\"part-5.png\">") !=
@@ -335,7 +335,7 @@ TEST_CASE("defect 9: extracting into a folder that already holds the files is a 
     std::string m = extractable("x@x");
     std::string f = d.file("m.eml", m), dir = d / "out";
     REQUIRE(mimeuri("--cid=extract --extract-dir=" + quote(dir) + " " + quote(f)).status == 0);
-    REQUIRE(files_under(dir) == "./1/index.html\n./1/pic.png\n");
+    REQUIRE(files_under(dir) == "./1/index.html\n./1/pic.png\n./index.html\n./pages.tsv\n");
     const std::string first_page = testing::read_file(dir + "/1/index.html");
 
     // Again into the same folder: DIR/1/pic.png exists and is never overwritten.
@@ -356,7 +356,7 @@ TEST_CASE("defect 9: extracting into a folder that already holds the files is a 
         extract_error = extract_error || s(json_array_get_object_element(errors, i), "code") == "extract";
     CHECK(extract_error);
     // The first run's files are as they were; nothing of the second is left.
-    CHECK(files_under(dir) == "./1/index.html\n./1/pic.png\n");
+    CHECK(files_under(dir) == "./1/index.html\n./1/pic.png\n./index.html\n./pages.tsv\n");
     CHECK(testing::read_file(dir + "/1/index.html") == first_page);
     CHECK(testing::read_file(dir + "/1/pic.png") == "AAAA");
 
@@ -393,8 +393,10 @@ TEST_CASE("extract: a message planned twice (a forward mid: reference) is extrac
     std::string f = d.file("in.mbox", mbox), dir = d / "out";
     auto r = mimeuri("--cid=extract --extract-dir=" + quote(dir) + " " + quote(f));
     CHECK(r.status == 0);
-    CHECK(files_under(dir) == "./1/index.html\n./1/pic.png\n./2/index.html\n./2/pic.png\n./3/index.html\n./3/pic.png\n");
-    CHECK(testing::read_file(dir + "/1/index.html").find("mid:m3@x") != std::string::npos);
+    CHECK(files_under(dir) ==
+          "./1/index.html\n./1/pic.png\n./2/index.html\n./2/pic.png\n./3/index.html\n./3/pic.png\n./index.html\n./pages.tsv\n");
+    // The forward link names message 3's page (tests/test_extract_archive.cc has the rest).
+    CHECK(testing::read_file(dir + "/1/index.html").find("href=\"../3/index.html\"") != std::string::npos);
     CHECK(testing::read_file(dir + "/2/index.html").find("mid:") == std::string::npos);
 }
 
@@ -487,7 +489,7 @@ TEST_CASE("extract: the page loads its files as a file: no base, no crossorigin,
     testing::TempDir d;
     const std::string f = d.file("m.eml", m), dir = d / "out";
     REQUIRE(mimeuri("--cid=extract --extract-dir=" + quote(dir) + " " + quote(f)).status == 0);
-    CHECK(files_under(dir) == "./1/index.html\n./1/load.php.css\n./1/pic.png\n");
+    CHECK(files_under(dir) == "./1/index.html\n./1/load.php.css\n./1/pic.png\n./index.html\n./pages.tsv\n");
     CHECK(testing::read_file(dir + "/1/index.html") ==
           "<html><head><base ><link rel=stylesheet   href=\"load.php.css\"></head><body><img  src=\"pic.png\">"
           "<img src=\"https://example.org/dir/remote.png\" crossorigin=\"anonymous\" integrity=\"sha384-r\">"
@@ -577,7 +579,7 @@ TEST_CASE("a Content-ID written without cid: and a cid: naming a file resolve in
             CHECK(run.out.find("<img src=\"data:image/png;base64," + png_b64 + "\"><img src=\"data:image/png;base64," + png_b64 +
                                "\"><a href=\"other.html\">") != std::string::npos);
         } else if (std::string(mode) == "extract") {
-            CHECK(files_under(x / "out") == "./1/index.html\n./1/logo.png\n./1/part-2.png\n");
+            CHECK(files_under(x / "out") == "./1/index.html\n./1/logo.png\n./1/part-2.png\n./index.html\n./pages.tsv\n");
             CHECK(testing::read_file(x / "out/1/index.html") ==
                   "<img src=\"part-2.png\"><img src=\"logo.png\"><a href=\"other.html\">o</a>");
         }
@@ -679,7 +681,7 @@ TEST_CASE("references inside a stylesheet part resolve against its Content-Locat
                                  ") }\n.y { background: url('data:image/png;base64," + png_b64 +
                                  "') }\n.z { background: url(http://other.example/z.png) } .w { background: url(\"w\\a x.png\") }");
         } else if (std::string(mode) == "extract") {
-            CHECK(files_under(x / "out") == "./1/bg.png\n./1/index.html\n./1/more.css\n./1/part-4.png\n./1/site.css\n");
+            CHECK(files_under(x / "out") == "./1/bg.png\n./1/index.html\n./1/more.css\n./1/part-4.png\n./1/site.css\n./index.html\n./pages.tsv\n");
             CHECK(testing::read_file(x / "out/1/index.html") == "<link rel=stylesheet href=\"site.css\"><p class=x>hi</p>");
             // Its references name the files; its other relative URLs are made absolute
             // against its location (a decoded line break made %0A, never a line break).

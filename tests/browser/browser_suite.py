@@ -75,6 +75,60 @@ def claims(report, part, action):
     return [r for r in report["refs"] if r["part"] == part and r["action"] == action]
 
 
+THREAD = os.path.join(os.path.dirname(os.path.dirname(HERE)), "testdata", "threads", "thread.mbox")
+
+
+def check_archive(root, crawled, report):
+    """The extracted thread (tests/test_extract_archive.cc describes it), crawled from its
+    index.html: every link, image and page reached exists inside the folder and loads; each
+    message page shows the mid: URLs the report left ("action": "none") and no other, and as
+    many links to files of the archive as the report says were extracted; the top page holds
+    no element a header could have put there."""
+    problems = []
+    if not crawled:
+        return [f"{root}: the archive was not crawled"]
+    pages = {p["url"]: p for p in crawled["pages"]}
+    for p in crawled["pages"]:
+        if p["error"]:
+            problems.append(f"archive page {p['url']}: {p['error']}")
+    for link in crawled["links"]:
+        where = f"archive page {link['from']}: {link['tag']} {link['raw']}"
+        if not link["inside"]:
+            problems.append(f"{where}: leads outside the archive ({link['url']})")
+        elif not link["exists"]:
+            problems.append(f"{where}: leads to no file ({link['url']})")
+        elif link["url"].endswith(".html") and pages.get(link["url"], {}).get("error"):
+            problems.append(f"{where}: the page does not load")
+        elif link.get("shown") is False:
+            problems.append(f"{where}: the image does not show")
+    top = "file://" + os.path.join(root, "index.html")
+    folders = sorted(int(n) for n in os.listdir(root) if n.isdigit()) if os.path.isdir(root) else []
+    if top in pages and pages[top]["elements"]:
+        problems.append(f"{top}: {pages[top]['elements']} script, iframe, img, object or embed elements")
+    from_top = [l for l in crawled["links"] if l["from"] == top]
+    if len(from_top) != len(folders):
+        problems.append(f"{top}: {len(from_top)} links for {len(folders)} pages")
+    mids_followed = 0
+    for n in folders:
+        url = "file://" + os.path.join(root, str(n), "index.html")
+        if url not in pages:
+            problems.append(f"{url}: not reached from the archive's index.html")
+            continue
+        refs = [r for m in report if m["index"] == n for r in m["refs"]]
+        left = sorted(r["url"] for r in refs if r["kind"] == "mid" and r["action"] == "none")
+        if sorted(pages[url]["mids"]) != left:
+            problems.append(f"{url}: mid: URLs left {sorted(pages[url]['mids'])}, the report says {left}")
+        extracted = [r for r in refs if r["action"] == "extracted"]
+        links = [l for l in crawled["links"] if l["from"] == url]
+        if len(links) != len(extracted):
+            problems.append(f"{url}: {len(links)} links to files, the report says {len(extracted)} extracted")
+        mids_followed += sum(1 for r in extracted if r["kind"] == "mid")
+    print(f"archive: {len(folders)} message pages, {len(crawled['links'])} links followed "
+          f"({mids_followed} rewritten mid: links), "
+          f"{sum(len(p['mids']) for p in crawled['pages'])} mid: links left")
+    return problems
+
+
 def main():
     mimeuri, corpus, logdir = sys.argv[1:4]
     if not os.path.exists(os.path.join(corpus, "INDEX.tsv")):
@@ -103,8 +157,6 @@ def main():
             if rc_i != 0 or rc_x != 0 or rep_i is None or rep_x is None:
                 problems.append(f"{rel}: mimeuri exit {rc_i}/{rc_x} or no report")
                 continue
-            # The extract pages: index.html for the first HTML part with something extracted,
-            # part-SECTION.html for the others (ref_extract.hh).
             # References inside stylesheet parts ("attr":"css") are not pages: their sheet is
             # loaded by the HTML page that links it.
             parts = []
@@ -116,8 +168,12 @@ def main():
             folder = os.path.join(dx, "x", "1")
             extracted = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
             msg_out = email.message_from_bytes(open(out_i, "rb").read(), policy=email.policy.compat32)
-            for k, part in enumerate(parts):
-                xpage = os.path.join(folder, "index.html" if k == 0 else f"part-{part}.html")
+            for part in parts:
+                # The message's page is index.html, made of its first HTML part; another HTML
+                # part with something extracted is part-SECTION.html (ref_extract.hh).
+                xpage = os.path.join(folder, f"part-{part}.html")
+                if not os.path.exists(xpage):
+                    xpage = os.path.join(folder, "index.html")
                 html = part_at(msg_out, part)
                 body = html.get_payload(decode=True) if html is not None else None
                 if not os.path.exists(xpage) or body is None:
@@ -129,8 +185,15 @@ def main():
                 for mode, page, report, fl in (("inline", ipage, rep_i, None), ("extract", xpage, rep_x, extracted)):
                     pages.append({"id": len(pages), "path": page, "files": fl})
                     plan.append((rel, part, mode, report))
+        # The threaded mbox extracted as an archive: its pages are crawled from DIR/index.html.
+        archive_dir, archive_report = os.path.join(work, "archive"), os.path.join(work, "archive.jsonl")
+        rc = subprocess.run([mimeuri, "--cid=extract", "--extract-dir=" + archive_dir, "--report=" + archive_report,
+                             THREAD], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if rc.returncode != 0:
+            problems.append(f"{THREAD}: mimeuri --cid=extract exit {rc.returncode}: {rc.stderr.strip()[-300:]}")
         manifest, results = os.path.join(work, "manifest.json"), os.path.join(work, "results.json")
-        json.dump({"chromium": chromium, "pages": pages, "shots": logdir}, open(manifest, "w"))
+        json.dump({"chromium": chromium, "pages": pages, "shots": logdir, "archive": {"root": archive_dir}},
+                  open(manifest, "w"))
         env = dict(os.environ, MIMEURI_BROWSER_NODE_MODULES=mods)
         r = subprocess.run(["node", os.path.join(HERE, "check_pages.mjs"), manifest, results], env=env,
                            capture_output=True, text=True, timeout=1500)
@@ -140,9 +203,13 @@ def main():
                 skip(f"Chromium did not start: {r.stderr.strip()[-300:]}")
             print("FAIL: check_pages.mjs failed")
             return 1
-        res = json.load(open(results))
+        both = json.load(open(results))
+        res, crawled = both["pages"], both["archive"]
+        archive_refs = [json.loads(l) for l in open(archive_report)] if os.path.exists(archive_report) else []
+        problems += check_archive(archive_dir, crawled, archive_refs)
 
-    totals = {m: {"pages": 0, "imgs": 0, "sheets": 0, "bg": 0, "claimed": 0, "loaded": 0} for m in ("inline", "extract")}
+    totals = {m: {"pages": 0, "imgs": 0, "sheets": 0, "bg": 0, "sheetimg": 0, "sheetimg_all": 0, "opaque": 0,
+                  "claimed": 0, "loaded": 0} for m in ("inline", "extract")}
     by_part = {}
     for (rel, part, mode, report), out in zip(plan, res):
         t = totals[mode]
@@ -157,7 +224,12 @@ def main():
         t["imgs"] += shown_imgs
         t["sheets"] += shown_sheets
         t["bg"] += sum(x["ok"] for x in s["backgrounds"])
-        by_part.setdefault((rel, part), {})[mode] = (shown_imgs, shown_sheets, sum(x["ok"] for x in s["backgrounds"]))
+        shown_sheet_imgs = sum(x["ok"] for x in s["sheetImages"])
+        t["sheetimg"] += shown_sheet_imgs
+        t["sheetimg_all"] += len(s["sheetImages"])
+        t["opaque"] += s["opaqueSheets"]
+        by_part.setdefault((rel, part), {})[mode] = (shown_imgs, shown_sheets, sum(x["ok"] for x in s["backgrounds"]),
+                                                     shown_sheet_imgs)
         pages_of = by_part[(rel, part)].setdefault("where", {})
         pages_of[mode] = where
         action = "inlined" if mode == "inline" else "extracted"
@@ -167,7 +239,8 @@ def main():
         # else stands between a data: URL and the browser. Said, not failed; the extract page
         # may fail as many (the same parts), no more.
         failed = by_part.setdefault((rel, part), {}).setdefault(mode + "-failed", [])
-        for kind, items in (("image", s["imgs"]), ("stylesheet", s["sheets"]), ("background image", s["backgrounds"])):
+        for kind, items in (("image", s["imgs"]), ("stylesheet", s["sheets"]), ("background image", s["backgrounds"]),
+                            ("linked stylesheet's image", s["sheetImages"])):
             for x in items:
                 if x["ours"] and x["ok"]:
                     t["loaded"] += 1
@@ -195,7 +268,7 @@ def main():
     for (rel, part), m in by_part.items():
         if "inline" in m and "extract" in m:
             # (images the part's own bytes cannot show fail on both pages alike)
-            names = ("images", "stylesheets", "background images")
+            names = ("images", "stylesheets", "background images", "linked stylesheets' images")
             for n, a, b in zip(names, m["inline"], m["extract"]):
                 if b < a:
                     problems.append(f"{rel} part {part}: the extract page shows {b} {n}, the inline page {a}")
@@ -204,9 +277,10 @@ def main():
     for mode, t in totals.items():
         print(f"  {mode}: {t['pages']} pages; {t['loaded']} of mimeuri's references load ({t['claimed']} claimed "
               f"{'inlined' if mode == 'inline' else 'extracted'}); shown: {t['imgs']} images, {t['sheets']} stylesheets, "
-              f"{t['bg']} CSS/background images")
+              f"{t['bg']} CSS/background images; linked stylesheets' images: {t['sheetimg']} of {t['sheetimg_all']} load"
+              f" ({t['opaque']} sheets read from their files: a file: page cannot read a file: sheet's rules)")
     print(f"  {broken} inlined parts are not images a browser can show (their own bytes); the extract pages fail no more")
-    shots = [o["shot"] for o in res if o.get("shot") and problems]
+    shots = [o["shot"] for o in res + (crawled["pages"] if crawled else []) if o.get("shot") and problems]
     if shots:
         print("screenshots: " + ", ".join(shots))
     for p in problems:
