@@ -21,8 +21,8 @@ size=$(stat -c %s "$mbox")
 
 . bench/lib.sh
 runs=${RUNS:-5}
-echo "corpus mbox: $count messages, $size bytes; $runs interleaved rounds (best and worst wall, best CPU)"
-mapfile -t rows < <(rounds "$runs" \
+echo "corpus mbox: $count messages, $size bytes; $runs interleaved rounds (median wall, best and worst, median CPU)"
+mapfile -t rows < <(rounds_median "$runs" \
   gmime-roundtrip "$out/gmime_roundtrip $mbox" \
   mimeuri-file "$bin $mbox" \
   mimeuri-pipe "cat $mbox | $bin" \
@@ -30,18 +30,19 @@ mapfile -t rows < <(rounds "$runs" \
   python-email "python3 bench/pyjob.py $mbox" \
   cat "cat $mbox")
 base=$(echo "${rows[0]}" | awk '{ print $2 }')
-base_cpu=$(echo "${rows[0]}" | awk '{ print $4 }')
-printf '%-16s %8s %8s %8s %8s %11s %11s %9s %9s\n' run best worst cpu MB/s messages/s peak_RSS "vs gmime" "cpu vs"
+base_cpu=$(echo "${rows[0]}" | awk '{ print $5 }')
+printf '%-16s %8s %8s %8s %8s %8s %11s %11s %9s %9s\n' run median best worst cpu MB/s messages/s peak_RSS "vs gmime" "cpu vs"
 # (cat's time is below /usr/bin/time's 10 ms resolution: its rates print as 0)
 for r in "${rows[@]}"; do
   set -- $r
-  printf '%-16s %8.3f %8.3f %8.3f %8.1f %11.0f %7.1f MiB %8.2fx %8.2fx\n' "$1" "$2" "$3" "$4" \
+  printf '%-16s %8.3f %8.3f %8.3f %8.3f %8.1f %11.0f %7.1f MiB %8.2fx %8.2fx\n' "$1" "$2" "$3" "$4" "$5" \
     "$(awk -v s="$size" -v t="$2" 'BEGIN { print (t > 0 ? s / 1e6 / t : 0) }')" \
-    "$(awk -v n="$count" -v t="$2" 'BEGIN { print (t > 0 ? n / t : 0) }')" "$(echo "$5 / 1024" | bc -l)" \
-    "$(echo "$2 / $base" | bc -l)" "$(echo "$4 / $base_cpu" | bc -l)"
+    "$(awk -v n="$count" -v t="$2" 'BEGIN { print (t > 0 ? n / t : 0) }')" "$(echo "$6 / 1024" | bc -l)" \
+    "$(echo "$2 / $base" | bc -l)" "$(echo "$5 / $base_cpu" | bc -l)"
 done
 py=$(echo "${rows[4]}" | awk '{ print $2 }'); mu=$(echo "${rows[1]}" | awk '{ print $2 }')
-echo "mimeuri default job vs Python email: $(echo "$py / $mu" | bc -l | cut -c1-5)x faster"
+pyc=$(echo "${rows[4]}" | awk '{ print $5 }'); muc=$(echo "${rows[1]}" | awk '{ print $5 }')
+echo "mimeuri default job vs Python email: $(echo "$py / $mu" | bc -l | cut -c1-5)x faster (medians; CPU $(echo "$pyc / $muc" | bc -l | cut -c1-5)x)"
 
 echo
 echo "message size (one base64 attachment + an HTML part with a cid: reference), file and pipe:"

@@ -28,27 +28,12 @@ if ! grep -qs "\"version\": \"$version\"" bench/.node/node_modules/mailparser/pa
 fi
 echo "mailparser $version, node $(node --version); $runs interleaved rounds"
 
-# (a) MHTML-like
-mhtml=$out/mhtml.list
-: > "$mhtml"
-awk -F'\t' 'NR > 1 && $8 == 0 { print $1 }' "$corpus/INDEX.tsv" | while read -r p; do
-  case "$p" in
-    *.mht | *.mhtml) echo "$corpus/$p" ;;
-    *) head -c 2000 "$corpus/$p" | grep -qi -m1 "Saved by\|Snapshot-Content-Location" && echo "$corpus/$p" ;;
-  esac
-done >> "$mhtml" || true
-count=${MHTML_COUNT:-40}
-[ -f "$out/mhtml-gen-$count/mhtml-0000.eml" ] || python3 bench/make_mhtml.py "$out/mhtml-gen-$count" "$count"
-ls "$out/mhtml-gen-$count"/*.eml >> "$mhtml"
-# (b) mixed HTML mail
-mixed=$out/mixed-html.list
-awk -F'\t' 'NR > 1 && $3 == 1 && $8 == 0 { print $1 }' "$corpus/INDEX.tsv" | sed "s|^|$corpus/|" > "$mixed"
+inline_sets "$corpus" # bench/lib.sh: the two sets
 
 printf '%-10s %-15s %7s %7s %7s %7s %10s %7s %12s %11s\n' set run median best worst cpu peak_RSS MB/s "x mp (wall)" "x mp (cpu)"
 for set in mhtml mixed-html; do
   list=$out/$set.list
   mbox=$out/$set.mbox
-  python3 bench/files_to_mbox.py "$list" "$mbox"
   bytes=$(xargs cat < "$list" | wc -c)
   n=$("$bin" --check --cid=inline "$mbox" | wc -l)
   [ "$n" = "$(wc -l < "$list")" ] || { echo "$mbox: mimeuri read $n messages, not $(wc -l < "$list")" >&2; exit 1; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # --jobs scaling: an mbox of 20,000 messages built from ../shared/corpus (its single messages,
 # repeated, with mboxo ">From " quoting), processed by the default job with --jobs=1 and
-# --jobs=2 (best of RUNS interleaved rounds); the outputs and reports must be byte-identical. Beside them,
+# --jobs=2 (medians of RUNS interleaved rounds, with their spread); the outputs and reports must be byte-identical. Beside them,
 # the machine's ceiling: two independent --jobs=1 runs over the two halves, at once.
 # Usage: bash bench/jobs.sh [BUILD_DIR] [MESSAGES]
 set -euo pipefail
@@ -27,27 +27,32 @@ PY
 head -c "$half" "$mbox" > $out/half1.mbox
 tail -c +"$((half + 1))" "$mbox" > $out/half2.mbox
 # Interleaved rounds (RUNS, default 5): each round runs every command once, so that all see
-# the same load on this noisy machine; the best wall time of each counts.
-declare -A cmd best
-cmd[j1]="'$bin' --jobs=1 --report=$out/r1.jsonl '$mbox' > $out/o1.mbox"
-cmd[j2]="'$bin' --jobs=2 --report=$out/r2.jsonl '$mbox' > $out/o2.mbox"
-cmd[halves]="'$bin' --jobs=1 --report=$out/rh1.jsonl $out/half1.mbox > $out/oh1.mbox & '$bin' --jobs=1 --report=$out/rh2.jsonl $out/half2.mbox > $out/oh2.mbox; wait"
-cmd[cat]="cat '$mbox' > $out/oc.mbox"
-for ((r = 0; r < ${RUNS:-5}; r++)); do
-  for k in j1 j2 halves cat; do
-    st=$(date +%s.%N); sh -c "${cmd[$k]}"; en=$(date +%s.%N)
-    best[$k]=$(echo "$en - $st" | bc -l | awk -v a="${best[$k]:-}" '{ print (a == "" || $1 < a) ? $1 : a }')
-  done
-done
-t1=${best[j1]} t2=${best[j2]} th=${best[halves]} tc=${best[cat]}
+# the same load on this noisy machine (bench/lib.sh time_rounds); per command the median wall
+# time and the spread (least-greatest), and the ratios of the medians. The load average is
+# sampled every 2 s meanwhile: on a machine shared with other work, --jobs=2 can only use
+# the core the others leave free, and the ceiling row says what that was.
+. bench/lib.sh
+times=$(mktemp)
+( while :; do cut -d' ' -f1 /proc/loadavg; sleep 2; done ) > "$out/jobs-load" & sampler=$!
+time_rounds "$times" "${RUNS:-5}" \
+  j1 "'$bin' --jobs=1 --report=$out/r1.jsonl '$mbox' > $out/o1.mbox" \
+  j2 "'$bin' --jobs=2 --report=$out/r2.jsonl '$mbox' > $out/o2.mbox" \
+  halves "'$bin' --jobs=1 --report=$out/rh1.jsonl $out/half1.mbox > $out/oh1.mbox & '$bin' --jobs=1 --report=$out/rh2.jsonl $out/half2.mbox > $out/oh2.mbox; wait" \
+  cat "cat '$mbox' > $out/oc.mbox"
+kill "$sampler"
+walls() { awk -v l="$1" '$1 == l { print $2 }' "$times" | tr '\n' ' '; }
+t1=$(median "$(walls j1)") t2=$(median "$(walls j2)") th=$(median "$(walls halves)") tc=$(median "$(walls cat)")
 same=no; cmp -s $out/o1.mbox $out/o2.mbox && cmp -s $out/r1.jsonl $out/r2.jsonl && same=yes
 changed=$(grep -c '"changed":true' $out/r1.jsonl || true)
-echo "mbox: $count messages, $size bytes ($changed changed by the default job); $(nproc) cores"
-printf '%-14s %8s %10s %12s\n' run seconds MB/s messages/s
-for row in "jobs=1 $t1" "jobs=2 $t2" "cat $tc"; do
+echo "mbox: $count messages, $size bytes ($changed changed by the default job); $(nproc) cores; ${RUNS:-5} interleaved rounds"
+printf '%-14s %8s %14s %10s %12s\n' run median spread MB/s messages/s
+for row in "jobs=1 $t1 j1" "jobs=2 $t2 j2" "halves $th halves" "cat $tc cat"; do
   set -- $row
-  printf '%-14s %8.3f %10.1f %12.0f\n' "$1" "$2" "$(echo "$size / 1000000 / $2" | bc -l)" "$(echo "$count / $2" | bc -l)"
+  printf '%-14s %8.3f %14s %10.1f %12.0f\n' "$1" "$2" "$(spread "$(walls "$3")")" "$(echo "$size / 1000000 / $2" | bc -l)" "$(echo "$count / $2" | bc -l)"
 done
-echo "speed-up jobs=2 over jobs=1: $(echo "$t1 / $t2" | bc -l | cut -c1-4)x; outputs and reports identical: $same"
+r1=$(walls j1) r2=$(walls j2)
+echo "speed-up jobs=2 over jobs=1 (medians): $(echo "$t1 / $t2" | bc -l | cut -c1-4)x (worst jobs=1 / best jobs=2 to best / worst: $(echo "$(spread "$r1" | cut -d- -f1) / $(spread "$r2" | cut -d- -f2)" | bc -l | cut -c1-4)x-$(echo "$(spread "$r1" | cut -d- -f2) / $(spread "$r2" | cut -d- -f1)" | bc -l | cut -c1-4)x); outputs and reports identical: $same"
 echo "ceiling, two --jobs=1 runs on the halves at once: $th s, $(echo "$t1 / $th" | bc -l | cut -c1-4)x; jobs=2 reaches $(echo "100 * $th / $t2" | bc -l | cut -c1-4)% of it"
+echo "load average during the rounds: $(spread "$(cat "$out/jobs-load")") (median $(median "$(cat "$out/jobs-load")"))"
+rm -f "$times" "$out/jobs-load"
 rm -f $out/o1.mbox $out/o2.mbox $out/oc.mbox $out/oh1.mbox $out/oh2.mbox $out/half1.mbox $out/half2.mbox $out/rh1.jsonl $out/rh2.jsonl

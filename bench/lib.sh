@@ -82,3 +82,23 @@ listening() {
   done
   echo "the service did not listen on $1" >&2; return 1
 }
+
+# bench/inline.sh's two sets, as lists of files ($out/SET.list) and as mboxes ($out/SET.mbox)
+# (bench/files_to_mbox.py): mhtml, the corpus's saved pages (.mht/.mhtml, or a "Saved by" /
+# Snapshot-Content-Location header) and MHTML_COUNT (40) pages from bench/make_mhtml.py; and
+# mixed-html, every single message of the corpus with an HTML part (INDEX.tsv).
+inline_sets() { # CORPUS
+  local corpus=$1 mhtml=$out/mhtml.list count=${MHTML_COUNT:-40}
+  : > "$mhtml"
+  awk -F'\t' 'NR > 1 && $8 == 0 { print $1 }' "$corpus/INDEX.tsv" | while read -r p; do
+    case "$p" in
+      *.mht | *.mhtml) echo "$corpus/$p" ;;
+      *) head -c 2000 "$corpus/$p" | grep -qi -m1 "Saved by\|Snapshot-Content-Location" && echo "$corpus/$p" ;;
+    esac
+  done >> "$mhtml" || true
+  [ -f "$out/mhtml-gen-$count/mhtml-0000.eml" ] || python3 bench/make_mhtml.py "$out/mhtml-gen-$count" "$count"
+  ls "$out/mhtml-gen-$count"/*.eml >> "$mhtml"
+  awk -F'\t' 'NR > 1 && $3 == 1 && $8 == 0 { print $1 }' "$corpus/INDEX.tsv" | sed "s|^|$corpus/|" > "$out/mixed-html.list"
+  local set
+  for set in mhtml mixed-html; do python3 bench/files_to_mbox.py "$out/$set.list" "$out/$set.mbox"; done
+}

@@ -1,6 +1,7 @@
 #include "engine.hh"
 
 #include "record.hh"
+#include "streamed_body.hh"
 
 #include <algorithm>
 #include <exception>
@@ -231,7 +232,9 @@ std::string apply_edits(std::string_view bytes, const std::vector<Edit> &edits)
         if (e->begin < at || e->end < e->begin || e->end > static_cast<std::int64_t>(bytes.size()))
             throw std::invalid_argument("edits overlap or lie outside the message");
         out.append(bytes.substr(static_cast<std::size_t>(at), static_cast<std::size_t>(e->begin - at)));
-        out += e->text;
+        auto text = edit_text(*e, reader_of(bytes));
+        if (!text) throw std::runtime_error(text.error().message);
+        out += *text;
         at = e->end;
     }
     out.append(bytes.substr(static_cast<std::size_t>(at)));

@@ -2,6 +2,7 @@
 
 #include "charsets.hh"
 #include "html_refs.hh"
+#include "streamed_body.hh"
 #include "text.hh"
 
 #include <algorithm>
@@ -1040,6 +1041,25 @@ Status MessageContext::replace_body(const Node &n, std::string encoded, bool con
     return add_edit(begin, end, std::move(text));
 }
 
+Status MessageContext::replace_body(const Node &n, StreamedBody body)
+{
+    auto span = content_span(n);
+    if (!span) return span.error();
+    auto [begin, end] = *span;
+    if (end > begin) {
+        char c;
+        auto r = src_->read_at(end - 1, &c, 1);
+        if (!r) return r.error();
+        body.had_nl = c == '\n';
+    }
+    body.crlf = eol_ == Eol::CRLF;
+    // No From_ quoting and no delimiter check to make: quoted-printable writes no line
+    // starting with '-' or "From " (that octet is encoded), base64 neither '-' nor ' '.
+    if (Status s = add_edit(begin, end, std::string()); !s) return s;
+    edits_.back().streamed = std::make_shared<const StreamedBody>(std::move(body));
+    return ok();
+}
+
 char MessageContext::output_byte_before(std::size_t insertion) const
 {
     // The output holds, before an insertion at p: the insertions at p made before it, else the
@@ -1070,6 +1090,18 @@ Status MessageContext::finish()
     // the output already has a line break there: a second would make an empty line and push
     // the added field into the body.
     const std::string eol = to_eol("\n");
+    // A streamed body becomes text where its length or last byte is needed: a Content-Length
+    // counts it, or a field is added right after it.
+    for (Edit &e : edits_) {
+        if (!e.streamed) continue;
+        bool needed = length_split_.has_value();
+        for (const Edit &o : edits_) needed = needed || (o.begin == o.end && o.begin == e.end);
+        if (!needed) continue;
+        auto text = edit_text(e, reader_of(*src_));
+        if (!text) return text.error();
+        e.text = std::move(*text);
+        e.streamed.reset();
+    }
     for (std::size_t i = 0; i < edits_.size(); ++i) {
         Edit &e = edits_[i];
         if (e.begin == e.end && e.text.compare(0, eol.size(), eol) == 0 && output_byte_before(i) == '\n')

@@ -62,10 +62,15 @@ struct OutputFile {
     std::string bytes;
 };
 
+struct StreamedBody; // streamed_body.hh
+
 struct Edit {
     std::int64_t begin{0};
     std::int64_t end{0};
     std::string text; // final bytes, already in the message's line-ending convention
+    // Or (text empty) bytes made when the output is written: a leaf's body too large to
+    // hold (write_edit, streamed_body.hh).
+    std::shared_ptr<const StreamedBody> streamed{};
 };
 
 // What lets MessageContext::parse copy a message without a full parse (Engine): the media
@@ -158,6 +163,10 @@ public:
     // pass must never change the message's structure, whatever it decoded. Taken by value:
     // an encoder's result moves into the edit (a rewritten part is not held twice).
     Status replace_body(const Node &n, std::string encoded, bool convert_eol = true);
+    // The same with content made when the output is written (streamed_body.hh): its
+    // encoding, base64 or quoted-printable, makes the checks above true by construction.
+    // finish() makes it text where a Content-Length must count it or an insertion follows it.
+    Status replace_body(const Node &n, StreamedBody body);
     // Removes a part of a multipart: its delimiter line, headers and body.
     Status remove_part(const Node &n);
 

@@ -1,5 +1,7 @@
 #include "milter_edit.hh"
 
+#include "streamed_body.hh"
+
 #include <glib.h>
 
 #include <algorithm>
@@ -174,13 +176,30 @@ Status stream_edited(const ReadAt &read_at, std::int64_t from, std::int64_t size
         }
         return ok();
     };
+    // A streamed body reads the inlined parts' spans from the same bytes.
+    const SpanReader spans = [&read_at](std::int64_t b, std::int64_t e, std::string &into) -> Result<std::string_view> {
+        into.resize(static_cast<std::size_t>(e - b));
+        for (std::size_t got = 0; got < into.size();) {
+            auto n = read_at(b + static_cast<std::int64_t>(got), into.data() + got, into.size() - got);
+            if (!n) return n.error();
+            if (*n == 0) return Error{Code::IoErr, "the spooled message ended early"};
+            got += *n;
+        }
+        return std::string_view(into);
+    };
     std::int64_t pos = from;
     for (const Edit *e : sorted) {
         if (e->begin < pos || e->end < e->begin || e->end > size)
             return Error{Code::Software, "edits overlap or lie outside the body"};
         if (Status s = copy(pos, e->begin); !s) return s;
-        out += e->text;
-        flush(false);
+        Status made = write_edit(*e, spans, [&](std::string_view v) -> Status {
+            if (!go_on) return Error{Code::Software, "stopped"}; // the sink wants no more
+            out += v;
+            flush(false);
+            return ok();
+        });
+        if (!go_on) return ok();
+        if (!made) return made;
         pos = e->end;
     }
     if (Status s = copy(pos, size); !s) return s;

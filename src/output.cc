@@ -1,6 +1,7 @@
 #include "output.hh"
 
 #include "fdio.hh"
+#include "streamed_body.hh"
 
 #include <algorithm>
 #include <atomic>
@@ -469,10 +470,12 @@ Status write_spliced(Sink &out, const Source &src, std::int64_t begin, std::int6
 {
     std::stable_sort(edits.begin(), edits.end(), [](const Edit *a, const Edit *b) { return a->begin < b->begin; });
     std::int64_t pos = begin;
+    const SpanReader read = reader_of(src);
+    const ByteSink write = [&out](std::string_view v) { return out.write(v); };
     for (const Edit *e : edits) {
         if (e->begin < pos || e->end > end) return Error{Code::Software, "overlapping or misplaced edits"};
         if (auto s = out.copy(src, pos, e->begin); !s) return s;
-        if (auto s = out.write(e->text); !s) return s;
+        if (auto s = write_edit(*e, read, write); !s) return s;
         pos = e->end;
     }
     return out.copy(src, pos, end);

@@ -3,6 +3,7 @@
 // order, as length-prefixed fields (record.hh).
 #include "engine.hh"
 #include "record.hh"
+#include "streamed_body.hh"
 
 #include <algorithm>
 #include <stdexcept>
@@ -190,6 +191,7 @@ std::string serialize(const Plan &p)
         r.put(static_cast<std::size_t>(e.begin));
         r.put(static_cast<std::size_t>(e.end));
         r.put(e.text);
+        r.put(e.streamed ? e.streamed->serialize() : std::string());
     }
     r.put(p.waits.size());
     for (const std::string &w : p.waits) r.put(w);
@@ -221,6 +223,8 @@ Plan deserialize(std::string bytes)
         e.begin = static_cast<std::int64_t>(r.get_size());
         e.end = static_cast<std::int64_t>(r.get_size());
         e.text = r.get();
+        if (std::string body = r.get(); !body.empty())
+            e.streamed = std::make_shared<const StreamedBody>(StreamedBody::deserialize(std::move(body)));
         p.edits.push_back(std::move(e));
     }
     n = r.get_size();

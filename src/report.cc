@@ -182,7 +182,17 @@ constexpr EscapeTable escapes;
 // is open, name each member. Adding a field to an entry is one more call.
 class JsonWriter {
 public:
-    explicit JsonWriter(std::string &out) : out_(out) {}
+    explicit JsonWriter(std::string &out, const std::function<Status(std::string &)> *flush = nullptr)
+        : out_(out), flush_(flush)
+    {
+    }
+    // Between entries: what is written so far handed on once it is 64 KiB, so that a line
+    // with many entries is never held whole. The first error sticks and stops the handing on.
+    void entry_done()
+    {
+        if (flush_ && status_ && out_.size() >= (std::size_t{64} << 10)) status_ = (*flush_)(out_);
+    }
+    const Status &status() const { return status_; }
 
     void begin_object() { open('{'); }
     void end_object() { close('}'); }
@@ -269,6 +279,8 @@ private:
     }
 
     std::string &out_;
+    const std::function<Status(std::string &)> *flush_;
+    Status status_ = ok();
     bool first_{true};
     bool pending_value_{false};
 };
@@ -369,7 +381,10 @@ void write(JsonWriter &w, const SignatureEntry &s)
 template <class T> void write_array(JsonWriter &w, const char *name, const std::vector<T> &entries)
 {
     w.key(name).begin_array();
-    for (const T &e : entries) write(w, e);
+    for (const T &e : entries) {
+        write(w, e);
+        w.entry_done();
+    }
     w.end_array();
 }
 
@@ -379,7 +394,13 @@ std::string MessageReport::to_json() const
 {
     std::string out;
     out.reserve(256 + refs.size() * 200);
-    JsonWriter w(out);
+    (void)write_json(out, nullptr);
+    return out;
+}
+
+Status MessageReport::write_json(std::string &out, const std::function<Status(std::string &)> *flush) const
+{
+    JsonWriter w(out, flush);
     w.begin_object();
     w.key("index").integer(static_cast<std::int64_t>(index));
     w.key("source").string(source);
@@ -400,7 +421,7 @@ std::string MessageReport::to_json() const
         }
     }
     w.end_object();
-    return out;
+    return w.status();
 }
 
 } // namespace mimeuri

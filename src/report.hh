@@ -2,8 +2,11 @@
 // message (JSON Lines) by to_json(), the only place the report becomes JSON.
 #pragma once
 
+#include "result.hh"
+
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -141,6 +144,10 @@ struct MessageReport {
 
     // One line of JSON, without the trailing newline.
     std::string to_json() const;
+    // The same appended to out; with flush, out is handed to it (which empties it) whenever
+    // it holds 64 KiB or more between two entries, so that the line is never held whole.
+    // flush's first error is returned, and nothing more is handed on after it.
+    Status write_json(std::string &out, const std::function<Status(std::string &)> *flush) const;
 
     // Restores the extras as saved (their order included); for a plan read back.
     void restore_extras(std::vector<Extra> order, std::vector<KeptEntry> kept, std::vector<UnreferencedEntry> unref,

@@ -76,7 +76,15 @@ void Taker::log(std::size_t i, const Plan &plan)
 void Taker::write(std::size_t i, Plan &&plan)
 {
     if (rs_.report) {
-        if (plan.report) report_buffer_ += plan.report_line();
+        if (plan.report) { // a line with many entries is handed on as it is made
+            const std::function<Status(std::string &)> flush = [this](std::string &b) {
+                Status s = rs_.write_report(b);
+                b.clear();
+                return s;
+            };
+            if (auto s = plan.report->write_json(report_buffer_, &flush); !s) return fail(s.error());
+            report_buffer_ += '\n';
+        }
         if (report_buffer_.size() >= (1u << 16)) {
             if (auto s = rs_.write_report(report_buffer_); !s) return fail(s.error());
             report_buffer_.clear();

@@ -289,3 +289,45 @@ TEST_CASE("report: every octet escaped as JSON wants it (U+001F too), and the li
     JsonObject *o = json_node_get_object(json_parser_get_root(parser.get()));
     CHECK(std::string(json_object_get_string_member(o, "source")) == all);
 }
+
+TEST_CASE("report: a line with many entries is handed on in pieces as it is made, never held whole")
+{
+    MessageReport rep;
+    rep.index = 1;
+    rep.source = "in.eml";
+    for (int i = 0; i < 5000; ++i) {
+        RefEntry r;
+        r.part = "1";
+        r.attr = "img@src";
+        r.url = "cid:image" + std::to_string(i) + "@example.org";
+        rep.refs.push_back(r);
+    }
+    const std::string whole = rep.to_json();
+    REQUIRE(whole.size() > 4 * (64 << 10));
+    std::string out, got;
+    std::size_t pieces = 0, largest = 0;
+    const std::function<Status(std::string &)> flush = [&](std::string &b) {
+        ++pieces;
+        largest = std::max(largest, b.size());
+        got += b;
+        b.clear();
+        return ok();
+    };
+    REQUIRE(rep.write_json(out, &flush));
+    got += out;
+    CHECK(got == whole);
+    CHECK(pieces >= 4);
+    CHECK(largest < (64 << 10) + 1024); // handed on once past 64 KiB, between two entries
+    // A write that fails stops the handing on, and its error comes back.
+    std::size_t calls = 0;
+    const std::function<Status(std::string &)> full = [&](std::string &b) -> Status {
+        ++calls;
+        b.clear();
+        return Error{Code::TempFail, "disk full"};
+    };
+    out.clear();
+    auto s = rep.write_json(out, &full);
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().code == Code::TempFail);
+    CHECK(calls == 1);
+}

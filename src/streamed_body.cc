@@ -1,0 +1,284 @@
+// A leaf's new content made while the output is written (see streamed_body.hh).
+#include "streamed_body.hh"
+
+#include "record.hh"
+#include "transfer.hh"
+
+#include <gmime/gmime.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace mimeuri {
+
+namespace {
+
+constexpr std::size_t kPiece = std::size_t{64} << 10; // what is made before it is passed on
+
+// A blob's decoded bytes, a piece at a time: held, or read from the input and decoded as
+// MessageContext::decoded_pieces decodes them.
+Status blob_bytes(const StreamedBody::Blob &b, const SpanReader &read, const ByteSink &sink)
+{
+    if (b.held) return b.bytes.empty() ? ok() : sink(b.bytes);
+    const auto enc = static_cast<GMimeContentEncoding>(b.encoding);
+    const bool encoded = enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE;
+    GMimeEncoding st;
+    if (encoded) g_mime_encoding_init_decode(&st, enc);
+    std::string buf, out;
+    std::size_t total = 0;
+    for (std::int64_t at = b.begin; at < b.end;) {
+        const std::int64_t stop = std::min<std::int64_t>(b.end, at + static_cast<std::int64_t>(kPiece));
+        auto raw = read(at, stop, buf);
+        if (!raw) return raw.error();
+        at = stop;
+        std::string_view piece = *raw;
+        if (encoded) {
+            out.resize(g_mime_encoding_outlen(&st, raw->size()) + 16);
+            const std::size_t len = at == b.end ? g_mime_encoding_flush(&st, raw->data(), raw->size(), out.data())
+                                                : g_mime_encoding_step(&st, raw->data(), raw->size(), out.data());
+            piece = std::string_view(out.data(), len);
+        }
+        total += piece.size();
+        if (!piece.empty())
+            if (Status s = sink(piece); !s) return s;
+    }
+    // Planned from these bytes: others now mean the input changed under the run.
+    if (total != b.size) return Error{Code::TempFail, "the input changed while being read (an inlined part)"};
+    return ok();
+}
+
+// The encoded content's last steps, as replace_body takes them on text held whole: the
+// trailing line breaks kept or dropped (had_nl), LF made CRLF; passed on in pieces.
+class Tail {
+public:
+    Tail(const StreamedBody &b, const ByteSink &sink) : b_(b), sink_(sink) { out_.reserve(kPiece + 1024); }
+    Status put(std::string_view e)
+    {
+        std::size_t last = e.find_last_not_of('\n');
+        if (last == std::string_view::npos) {
+            newlines_ += e.size();
+            return ok();
+        }
+        for (; newlines_ > 0; --newlines_) eol();
+        append(e.substr(0, last + 1));
+        newlines_ = e.size() - last - 1;
+        return out_.size() >= kPiece ? flush() : ok();
+    }
+    Status finish()
+    {
+        // replace_body: a line break added where the content had one and the text has none,
+        // all of them dropped where it had none.
+        if (b_.had_nl)
+            for (std::size_t k = std::max<std::size_t>(newlines_, 1); k > 0; --k) eol();
+        newlines_ = 0;
+        return flush();
+    }
+
+private:
+    void eol() { b_.crlf ? out_.append("\r\n", 2) : out_.append(1, '\n'); }
+    void append(std::string_view s)
+    {
+        if (!b_.crlf) {
+            out_.append(s);
+            return;
+        }
+        for (std::size_t at = 0; at < s.size();) {
+            const void *nl = std::memchr(s.data() + at, '\n', s.size() - at);
+            const std::size_t e = nl ? static_cast<std::size_t>(static_cast<const char *>(nl) - s.data()) : s.size();
+            out_.append(s.substr(at, e - at));
+            if (!nl) break;
+            out_.append("\r\n", 2);
+            at = e + 1;
+        }
+    }
+    Status flush()
+    {
+        if (out_.empty()) return ok();
+        Status s = sink_(out_);
+        out_.clear();
+        return s;
+    }
+    const StreamedBody &b_;
+    const ByteSink &sink_;
+    std::string out_;
+    std::size_t newlines_{0}; // line breaks at the end so far: kept only if more follows
+};
+
+} // namespace
+
+SpanReader reader_of(const Source &src)
+{
+    return [&src](std::int64_t begin, std::int64_t end, std::string &buf) -> Result<std::string_view> {
+        const auto len = static_cast<std::size_t>(end - begin);
+        if (std::string_view v = src.view(begin, end); v.size() == len && len > 0) return v;
+        buf.resize(len);
+        auto n = src.read_at(begin, buf.data(), len);
+        if (!n) return n.error();
+        if (*n != len) return Error{Code::TempFail, src.name() + " changed while being read"};
+        return std::string_view(buf);
+    };
+}
+
+SpanReader reader_of(std::string_view bytes)
+{
+    return [bytes](std::int64_t begin, std::int64_t end, std::string &) -> Result<std::string_view> {
+        if (begin < 0 || end < begin || end > static_cast<std::int64_t>(bytes.size()))
+            return Error{Code::Software, "a read outside the message"};
+        return bytes.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
+    };
+}
+
+Status StreamedBody::content(const SpanReader &read, const ByteSink &sink) const
+{
+    std::size_t at = 0;
+    std::string b64;
+    b64.reserve(kPiece / 3 * 4 + 16);
+    for (const Piece &p : pieces) {
+        if (p.text_end > at)
+            if (Status s = sink(std::string_view(text).substr(at, p.text_end - at)); !s) return s;
+        at = p.text_end;
+        if (p.blob < 0) continue;
+        // base64 in one line, as transfer::append_base64 writes it whole.
+        gint state = 0, save = 0;
+        Status s = blob_bytes(blobs.at(static_cast<std::size_t>(p.blob)), read, [&](std::string_view d) -> Status {
+            for (std::size_t k = 0; k < d.size(); k += kPiece) {
+                const std::size_t n = std::min(kPiece, d.size() - k);
+                b64.resize((n / 3 + 1) * 4 + 4); // g_base64_encode_step's bound
+                b64.resize(g_base64_encode_step(reinterpret_cast<const guchar *>(d.data() + k), n, FALSE, b64.data(), &state, &save));
+                if (Status t = sink(b64); !t) return t;
+            }
+            return ok();
+        });
+        if (!s) return s;
+        b64.resize(8);
+        b64.resize(g_base64_encode_close(FALSE, b64.data(), &state, &save));
+        if (Status t = sink(b64); !t) return t;
+    }
+    return at < text.size() ? sink(std::string_view(text).substr(at)) : ok();
+}
+
+Result<std::string> StreamedBody::content_text(const SpanReader &read) const
+{
+    std::string out;
+    Status s = content(read, [&](std::string_view v) {
+        out.append(v);
+        return ok();
+    });
+    if (!s) return s.error();
+    return out;
+}
+
+bool StreamedBody::line_over(std::size_t limit) const
+{
+    std::size_t len = 0, at = 0;
+    auto text_to = [&](std::size_t end) {
+        for (; at < end; ++at) {
+            if (text[at] == '\n') len = 0;
+            else if (++len > limit) return true;
+        }
+        return false;
+    };
+    for (const Piece &p : pieces) {
+        if (text_to(p.text_end)) return true;
+        if (p.blob >= 0) len += (blobs.at(static_cast<std::size_t>(p.blob)).size + 2) / 3 * 4;
+        if (len > limit) return true;
+    }
+    return text_to(text.size());
+}
+
+Status StreamedBody::write(const SpanReader &read, const ByteSink &sink) const
+{
+    Tail tail(*this, sink);
+    std::string enc;
+    enc.reserve(kPiece + kPiece / 2);
+    transfer::QuotedPrintable qp(crlf);
+    transfer::Base64Lines b64;
+    auto pass_on = [&]() -> Status {
+        Status s = tail.put(enc);
+        enc.clear();
+        return s;
+    };
+    Status s = content(read, [&](std::string_view v) -> Status {
+        if (cte == Cte::Base64) b64.feed(v, enc);
+        else qp.feed(v, enc);
+        return enc.size() >= kPiece ? pass_on() : ok();
+    });
+    if (!s) return s;
+    if (cte == Cte::Base64) b64.finish(enc);
+    else qp.finish(enc);
+    if (Status t = pass_on(); !t) return t;
+    return tail.finish();
+}
+
+std::string StreamedBody::serialize() const
+{
+    Record r;
+    r.put(text);
+    r.put(pieces.size());
+    for (const Piece &p : pieces) {
+        r.put(p.text_end);
+        r.put(static_cast<std::size_t>(p.blob + 1));
+    }
+    r.put(blobs.size());
+    for (const Blob &b : blobs) {
+        r.put(static_cast<std::size_t>(b.held));
+        r.put(b.bytes);
+        r.put(static_cast<std::size_t>(b.begin));
+        r.put(static_cast<std::size_t>(b.end));
+        r.put(static_cast<std::size_t>(b.encoding));
+        r.put(b.size);
+    }
+    r.put(static_cast<std::size_t>(cte));
+    r.put(static_cast<std::size_t>(crlf) | static_cast<std::size_t>(had_nl) << 1);
+    return r.take();
+}
+
+StreamedBody StreamedBody::deserialize(std::string bytes)
+{
+    Record r(std::move(bytes));
+    StreamedBody b;
+    b.text = r.get();
+    std::size_t n = r.get_size();
+    for (std::size_t i = 0; i < n; ++i) {
+        Piece p;
+        p.text_end = r.get_size();
+        p.blob = static_cast<int>(r.get_size()) - 1;
+        b.pieces.push_back(p);
+    }
+    n = r.get_size();
+    for (std::size_t i = 0; i < n; ++i) {
+        Blob x;
+        x.held = r.get_size() != 0;
+        x.bytes = r.get();
+        x.begin = static_cast<std::int64_t>(r.get_size());
+        x.end = static_cast<std::int64_t>(r.get_size());
+        x.encoding = static_cast<int>(r.get_size());
+        x.size = r.get_size();
+        b.blobs.push_back(std::move(x));
+    }
+    b.cte = static_cast<Cte>(r.get_size());
+    const std::size_t flags = r.get_size();
+    b.crlf = flags & 1;
+    b.had_nl = flags & 2;
+    return b;
+}
+
+Status write_edit(const Edit &e, const SpanReader &read, const ByteSink &sink)
+{
+    if (e.streamed) return e.streamed->write(read, sink);
+    return e.text.empty() ? ok() : sink(e.text);
+}
+
+Result<std::string> edit_text(const Edit &e, const SpanReader &read)
+{
+    if (!e.streamed) return e.text;
+    std::string out;
+    Status s = e.streamed->write(read, [&](std::string_view v) {
+        out.append(v);
+        return ok();
+    });
+    if (!s) return s.error();
+    return out;
+}
+
+} // namespace mimeuri
