@@ -2,6 +2,7 @@
 // left for the whole message once every HTML part is done.
 #include "references.hh"
 
+#include "html_refs.hh"
 #include "ref_extract.hh"
 #include "ref_part.hh"
 #include "ref_resolver.hh"
@@ -135,6 +136,8 @@ Status ReferencesPass::index(const MessageContext &ctx)
 std::string ReferencesPass::save_index() const { return run_index_.save(); }
 
 void ReferencesPass::merge_index(const std::string &bytes) { run_index_.merge(bytes); }
+
+bool ReferencesPass::may_hold_reference(std::string_view bytes) const { return html::may_hold_reference(bytes); }
 
 Status ReferencesPass::apply(MessageContext &ctx)
 {

@@ -52,6 +52,7 @@ public:
     // (ref_part.cc, PartRewriter::find), or from Content-Location; beyond --html-max a part
     // is reported instead.
     std::size_t edits_only_references_up_to() const override { return opts_.html_max; }
+    bool may_hold_reference(std::string_view bytes) const override;
     Status index(const MessageContext &ctx) override;
     std::string save_index() const override;
     void merge_index(const std::string &bytes) override;

@@ -7,7 +7,6 @@
 // "The inert check").
 #include "inert.hh"
 
-#include "html_refs.hh"
 #include "gobj.hh"
 #include "text.hh"
 
@@ -53,19 +52,20 @@ std::string field_value(std::string_view field)
     return text::ascii_lower(v);
 }
 
-// Whether no HTML part of m can hold what html::may_hold_reference looks for (see
-// InertCheck): m's bytes as they are, and where a part may be quoted-printable, m decoded as
-// quoted-printable whole (decoding is local: a part's decoded content is a run of the whole's
-// decoding, but for its last two bytes, which only lose what they would show).
-bool nothing_to_reference(std::string_view m, bool quoted_printable)
+// Whether no HTML part of m can hold what the scanning passes look for (InertCheck::
+// may_hold_reference, for the references pass html::may_hold_reference): m's bytes as they
+// are, and where a part may be quoted-printable, m decoded as quoted-printable whole
+// (decoding is local: a part's decoded content is a run of the whole's decoding, but for its
+// last two bytes, which only lose what they would show).
+bool nothing_to_reference(std::string_view m, bool quoted_printable, const InertCheck &check)
 {
-    if (html::may_hold_reference(m)) return false;
+    if (!check.may_hold_reference || check.may_hold_reference(m)) return false;
     if (!quoted_printable) return true;
     GMimeEncoding st;
     g_mime_encoding_init_decode(&st, GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE);
     std::string out(g_mime_encoding_outlen(&st, m.size()) + 16, '\0');
     out.resize(g_mime_encoding_flush(&st, m.data(), m.size(), out.data()));
-    return !html::may_hold_reference(out);
+    return !check.may_hold_reference(out);
 }
 
 // The end of the field whose first line ends at next: after its folded continuations.
@@ -89,9 +89,9 @@ std::size_t field_end(std::string_view m, std::size_t next)
 // MessageContext::content_span); and nothing_to_reference(m's body). What may be a header
 // block: from the top and from each line starting "--" (every delimiter line, and then
 // some) to the next empty line.
-bool nothing_to_edit_in_html(std::string_view m, std::size_t scan_max)
+bool nothing_to_edit_in_html(std::string_view m, const InertCheck &check)
 {
-    if (m.size() > scan_max) return false;
+    if (m.size() > check.scan_max) return false;
     bool quoted_printable = false, in_header = true, multipart = false;
     for (std::size_t line = 0; line < m.size();) {
         auto nl = m.find('\n', line);
@@ -127,7 +127,7 @@ bool nothing_to_edit_in_html(std::string_view m, std::size_t scan_max)
         line = next;
     }
     // The message's own header block holds no part's content (and has a Message-ID field).
-    return nothing_to_reference(m.substr(header_block_size(m)), quoted_printable);
+    return nothing_to_reference(m.substr(header_block_size(m)), quoted_printable, check);
 }
 
 } // namespace
@@ -195,7 +195,7 @@ bool provably_inert(std::string_view m, const InertCheck &check, const Limits &l
     }
     if (delimiters + 2 > limits.max_parts || content_types > static_cast<std::size_t>(std::max(0, limits.max_depth)))
         return false;
-    return !scan || nothing_to_edit_in_html(m, check.scan_max);
+    return !scan || nothing_to_edit_in_html(m, check);
 }
 
 // The Message-ID GMime gives a message whose header block is plain, read without building

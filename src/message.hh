@@ -78,6 +78,9 @@ struct InertCheck {
     std::vector<std::string> types;
     std::vector<std::string> scanned_types;
     std::size_t scan_max{0};
+    // The scanning passes' check (Pass::may_hold_reference): false only when bytes can hold
+    // nothing that makes any of them edit. Empty: every message with scanned types is parsed.
+    std::function<bool(std::string_view)> may_hold_reference;
 };
 
 // Bytes borrowed from a message's window (valid while its MessageContext lives) or owned.
