@@ -8,6 +8,7 @@
 #include "inert.hh"
 
 #include "gobj.hh"
+#include "header_lines.hh"
 #include "text.hh"
 
 #include <algorithm>
@@ -15,7 +16,6 @@
 namespace mimeuri {
 
 namespace {
-
 
 bool ci_at(std::string_view s, std::size_t at, std::string_view lower_word)
 {
@@ -28,16 +28,7 @@ bool ci_at(std::string_view s, std::size_t at, std::string_view lower_word)
 } // namespace
 
 // Where the header block ends: after the first empty line, or at the end.
-std::size_t header_block_size(std::string_view m)
-{
-    if (m.compare(0, 1, "\n") == 0) return 1;
-    if (m.compare(0, 2, "\r\n") == 0) return 2;
-    for (std::size_t nl = m.find('\n'); nl != std::string_view::npos; nl = m.find('\n', nl + 1)) {
-        if (m.compare(nl + 1, 1, "\n") == 0) return nl + 2;
-        if (m.compare(nl + 1, 2, "\r\n") == 0) return nl + 3;
-    }
-    return m.size();
-}
+std::size_t header_block_size(std::string_view m) { return HeaderFields(m).skip(); }
 
 namespace {
 
@@ -68,16 +59,6 @@ bool nothing_to_reference(std::string_view m, bool quoted_printable, const Inert
     return !check.may_hold_reference(out);
 }
 
-// The end of the field whose first line ends at next: after its folded continuations.
-std::size_t field_end(std::string_view m, std::size_t next)
-{
-    while (next < m.size() && (m[next] == ' ' || m[next] == '\t')) {
-        auto more = m.find('\n', next);
-        next = more == std::string_view::npos ? m.size() : more + 1;
-    }
-    return next;
-}
-
 // Whether an HTML part of m, copied without a full parse, is certain to give the references
 // pass nothing to edit or report (see InertCheck): m is at most scan_max bytes (beyond, the
 // pass reports a part); every Content-Transfer-Encoding field says 7bit, 8bit, binary or
@@ -93,12 +74,10 @@ bool nothing_to_edit_in_html(std::string_view m, const InertCheck &check)
 {
     if (m.size() > check.scan_max) return false;
     bool quoted_printable = false, in_header = true, multipart = false;
-    for (std::size_t line = 0; line < m.size();) {
-        auto nl = m.find('\n', line);
-        const std::size_t next = nl == std::string_view::npos ? m.size() : nl + 1;
-        const std::size_t len = next - line - (nl == std::string_view::npos ? 0 : 1);
-        const bool empty = len == 0 || (len == 1 && m[line] == '\r');
-        if (in_header && empty) {
+    Lines lines(m);
+    for (Line l; lines.next(l);) {
+        const std::size_t line = l.begin, next = l.next;
+        if (in_header && l.empty()) {
             in_header = false;
             if (m.compare(next, 2, "--") == 0 && !multipart) return false;
         } else if (in_header && m[line] != ' ' && m[line] != '\t') {
@@ -111,20 +90,19 @@ bool nothing_to_edit_in_html(std::string_view m, const InertCheck &check)
             multipart = false;
         }
         if (ci_at(m, line, "content-type")) {
-            const std::string field = text::ascii_lower(std::string(m.substr(line, field_end(m, next) - line)));
+            const std::string field = text::ascii_lower(std::string(m.substr(line, field_end(m, line) - line)));
             if (in_header && field_value(field).rfind("multipart/", 0) == 0) multipart = true;
             if (field.find_first_of("\\*") != std::string::npos || field.find("=?") != std::string::npos) return false;
             for (const char *bad : {"utf-16", "utf-32", "ucs-2", "ucs-4", "utf-7", "iso-2022", "hz-gb", "ebcdic", "cp037",
                                     "ibm037", "cp500", "ibm500", "cp1026", "cp875"})
                 if (field.find(bad) != std::string::npos) return false;
         } else if (ci_at(m, line, "content-transfer-encoding")) {
-            const std::string v = field_value(m.substr(line, field_end(m, next) - line));
+            const std::string v = field_value(m.substr(line, field_end(m, line) - line));
             if (v == "quoted-printable") quoted_printable = true;
             else if (v != "7bit" && v != "8bit" && v != "binary") return false;
         } else if (ci_at(m, line, "content-location") || ci_at(m, line, "content-base")) {
             return false;
         }
-        line = next;
     }
     // The message's own header block holds no part's content (and has a Message-ID field).
     return nothing_to_reference(m.substr(header_block_size(m)), quoted_printable, check);
@@ -178,20 +156,18 @@ bool provably_inert(std::string_view m, const InertCheck &check, const Limits &l
     };
     std::size_t delimiters = 0, content_types = 0;
     bool empty_line_since = true; // since the last Content-Type field
-    for (std::size_t line = 0; line < m.size();) {
-        auto nl = m.find('\n', line);
-        const std::size_t next = nl == std::string_view::npos ? m.size() : nl + 1;
-        const std::size_t len = next - line - (nl == std::string_view::npos ? 0 : 1);
-        if (len == 0 || (len == 1 && m[line] == '\r')) empty_line_since = true;
+    Lines lines(m);
+    for (Line l; lines.next(l);) {
+        const std::size_t line = l.begin;
+        if (l.empty()) empty_line_since = true;
         if (m.compare(line, 2, "--") == 0) ++delimiters;
         if (ci_at(m, line, "content-id")) return false;
         if (ci_at(m, line, "content-type")) {
             if (!empty_line_since) return false;
             empty_line_since = false;
             ++content_types;
-            if (!harmless(m.substr(line, field_end(m, next) - line))) return false;
+            if (!harmless(m.substr(line, field_end(m, line) - line))) return false;
         }
-        line = next;
     }
     if (delimiters + 2 > limits.max_parts || content_types > static_cast<std::size_t>(std::max(0, limits.max_depth)))
         return false;
@@ -211,34 +187,26 @@ bool provably_inert(std::string_view m, const InertCheck &check, const Limits &l
 // the two on every input they have.
 std::optional<std::string> plain_message_id(std::string_view m)
 {
-    std::size_t value = std::string_view::npos, value_end = 0; // the last Message-ID's raw value
-    bool in_field = false, last_is_id = false;
-    for (std::size_t line = 0;;) {
-        const std::size_t nl = m.find('\n', line);
-        if (nl == std::string_view::npos) return std::nullopt; // no empty line ends the block
-        std::size_t end = nl > line && m[nl - 1] == '\r' ? nl - 1 : nl;
-        if (end == line) break; // the empty line
-        const std::string_view text = m.substr(line, end - line);
-        if (text.find('\0') != std::string_view::npos || text.find('\r') != std::string_view::npos) return std::nullopt;
-        if (text[0] == ' ' || text[0] == '\t') {
-            if (!in_field) return std::nullopt;
-            if (last_is_id) value_end = nl + 1;
-        } else {
-            const std::size_t colon = text.find(':');
-            // GMime fails a message whose field name does not fit its 4 KiB read buffer (from
-            // 4,224 bytes here): a name longer than a line may be (RFC 5322: 998) goes to GMime.
-            if (colon == 0 || colon == std::string_view::npos || colon > 998) return std::nullopt;
-            for (std::size_t k = 0; k < colon; ++k)
-                if (static_cast<unsigned char>(text[k]) <= 32 || static_cast<unsigned char>(text[k]) >= 127) return std::nullopt;
-            in_field = true;
-            last_is_id = colon == 10 && ci_at(text, 0, "message-id");
-            if (last_is_id) {
-                value = line + colon + 1;
-                value_end = nl + 1;
-            }
+    constexpr auto npos = std::string_view::npos;
+    std::size_t value = npos, value_end = 0; // the last Message-ID's raw value
+    HeaderFields fields(m);
+    for (Field f; fields.next(f);) {
+        // Each line ends in an LF, with a CR only right before it; no NUL.
+        if (f.raw.back() != '\n' || f.raw.find('\0') != npos) return std::nullopt;
+        for (std::size_t cr = f.raw.find('\r'); cr != npos; cr = f.raw.find('\r', cr + 1))
+            if (f.raw[cr + 1] != '\n') return std::nullopt;
+        if (f.orphan()) return std::nullopt; // a folded line with no field before it
+        // GMime fails a message whose field name does not fit its 4 KiB read buffer (from
+        // 4,224 bytes here): a name longer than a line may be (RFC 5322: 998) goes to GMime.
+        if (f.colon == 0 || !f.has_colon() || f.colon > 998) return std::nullopt;
+        for (char c : f.name)
+            if (static_cast<unsigned char>(c) <= 32 || static_cast<unsigned char>(c) >= 127) return std::nullopt;
+        if (f.colon == 10 && ci_at(f.name, 0, "message-id")) {
+            value = f.begin + f.colon + 1;
+            value_end = f.end;
         }
-        line = nl + 1;
     }
+    if (!fields.ended_by_empty_line()) return std::nullopt;
     if (value == std::string_view::npos) return std::string();
     std::string raw(m.substr(value, value_end - value));
     GCharPtr unfolded(g_mime_utils_header_unfold(raw.c_str()));
@@ -246,6 +214,5 @@ std::optional<std::string> plain_message_id(std::string_view m)
     GCharPtr id(g_mime_utils_decode_message_id(decoded.get()));
     return std::string(id ? id.get() : "");
 }
-
 
 } // namespace mimeuri
