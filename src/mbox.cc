@@ -1,5 +1,7 @@
 #include "mbox.hh"
 
+#include "header_lines.hh"
+
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -44,30 +46,33 @@ std::optional<ContentLength> mboxcl2_length(const Source &src, std::int64_t msg_
     };
     if (!read_head()) return std::nullopt;
     std::int64_t length = -1;
-    std::size_t pos = 0, body = std::string::npos;
+    std::size_t body = 0;
     for (;;) {
-        auto nl = h.find('\n', pos);
-        if (const std::int64_t whole = src.known_size(); nl == std::string::npos && window < 65536 && (whole < 0 || msg_begin + window < whole)) {
+        HeaderFields fields(h);
+        for (Field f; fields.next(f);) {
+            // The field's first line, its CR kept: "Content-Length:\r" says 0 (strtoll reads no
+            // digit and the CR is skipped), "Content-Length:" alone says nothing.
+            const std::string_view line = f.first.text;
+            if (line.size() > 15 && g_ascii_strncasecmp(line.data(), "Content-Length:", 15) == 0) {
+                std::string v(line.substr(15));
+                char *end = nullptr;
+                long long n = std::strtoll(v.c_str(), &end, 10);
+                while (end && (*end == ' ' || *end == '\t' || *end == '\r')) ++end;
+                if (end && *end == '\0' && n >= 0) length = n;
+            }
+        }
+        body = fields.end();
+        if (fields.ended_by_empty_line()) break;
+        // The block goes on past what was read: read more once, else no length.
+        if (const std::int64_t whole = src.known_size(); window < 65536 && (whole < 0 || msg_begin + window < whole)) {
             window = 65536;
+            length = -1;
             if (!read_head()) return std::nullopt;
             continue;
         }
-        if (nl == std::string::npos) return std::nullopt;
-        std::size_t len = nl - pos;
-        if (len == 0 || (len == 1 && h[pos] == '\r')) {
-            body = nl + 1;
-            break;
-        }
-        if (len > 15 && g_ascii_strncasecmp(h.data() + pos, "Content-Length:", 15) == 0) {
-            std::string v = h.substr(pos + 15, len - 15);
-            char *end = nullptr;
-            long long n = std::strtoll(v.c_str(), &end, 10);
-            while (end && (*end == ' ' || *end == '\t' || *end == '\r')) ++end;
-            if (end && *end == '\0' && n >= 0) length = n;
-        }
-        pos = nl + 1;
+        return std::nullopt;
     }
-    if (length < 0 || body == std::string::npos) return std::nullopt;
+    if (length < 0) return std::nullopt;
     std::int64_t end = msg_begin + static_cast<std::int64_t>(body) + length;
     ContentLength found{length, msg_begin + static_cast<std::int64_t>(body), end};
     auto at_end = src.reach(end + 7);
@@ -99,14 +104,10 @@ Result<std::vector<Segment>> split(const Source &src, Format format)
 
 bool may_have_content_length(std::string_view b)
 {
-    for (std::size_t pos = 0;;) {
-        const std::size_t nl = b.find('\n', pos);
-        if (nl == std::string_view::npos) return true; // the block goes on past the buffer
-        const std::size_t len = nl - pos;
-        if (len == 0 || (len == 1 && b[pos] == '\r')) return false;
-        if (len > 15 && g_ascii_strncasecmp(b.data() + pos, "Content-Length:", 15) == 0) return true;
-        pos = nl + 1;
-    }
+    HeaderFields fields(b);
+    for (Field f; fields.next(f);)
+        if (f.first.text.size() > 15 && g_ascii_strncasecmp(f.first.text.data(), "Content-Length:", 15) == 0) return true;
+    return !fields.ended_by_empty_line(); // the block goes on past the buffer
 }
 
 // From the buffer alone, where it holds the start of the message at msg_begin; most
