@@ -1,6 +1,7 @@
 #include "message.hh"
 
 #include "charsets.hh"
+#include "header_lines.hh"
 #include "inert.hh"
 #include "text.hh"
 
@@ -347,28 +348,18 @@ Status MessageContext::check_time() const
 
 Result<std::int64_t> MessageContext::header_end(std::int64_t offset) const
 {
-    // A header ends at the first line end not followed by SP or HTAB (RFC 5322 2.2.3).
-    std::int64_t pos = offset;
-    std::string buf;
-    for (;;) {
-        if (pos >= seg_.msg_end) return seg_.msg_end;
-        auto chunk = src_->slice(pos, std::min(seg_.msg_end, pos + 4096));
-        if (!chunk) return chunk.error();
-        buf = std::move(*chunk);
-        for (std::size_t i = 0; i < buf.size(); ++i) {
-            if (buf[i] != '\n') continue;
-            std::int64_t after = pos + static_cast<std::int64_t>(i) + 1;
-            if (after >= seg_.msg_end) return after;
-            char next;
-            if (i + 1 < buf.size()) {
-                next = buf[i + 1];
-            } else {
-                auto r = src_->read_at(after, &next, 1);
-                if (!r) return r.error();
-            }
-            if (next != ' ' && next != '\t') return after;
-        }
-        pos += static_cast<std::int64_t>(buf.size());
+    // A header ends at the first line end not followed by SP or HTAB (RFC 5322 2.2.3):
+    // field_end over the message where it is in memory, else over reads from offset that
+    // grow until the field ends inside one, or the message does.
+    if (offset >= seg_.msg_end) return seg_.msg_end;
+    if (std::string_view m = src_->view(offset, seg_.msg_end); !m.empty())
+        return offset + static_cast<std::int64_t>(field_end(m, 0));
+    for (std::int64_t want = 4096;; want *= 2) {
+        const std::int64_t stop = std::min(seg_.msg_end, offset + want);
+        auto read = src_->slice(offset, stop);
+        if (!read) return read.error();
+        const std::size_t end = field_end(*read, 0);
+        if (end < read->size() || stop == seg_.msg_end) return offset + static_cast<std::int64_t>(end);
     }
 }
 
