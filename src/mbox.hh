@@ -49,6 +49,9 @@ Result<std::vector<Segment>> split(const Source &src, Format format);
 // The same split a piece at a time, so that work on the first messages can start while the
 // rest of a large mbox is still being read. step() scans about `budget` more bytes and
 // appends the segments it has finished; it returns true once the whole input is split.
+// An explicit state machine (State), a method per state: step_length (a message just begun:
+// its mboxcl2 Content-Length), step_line (a line: does it open a message), step_end (the
+// input's end: the last segment).
 class Splitter {
 public:
     Splitter(const Source &src, Format format) : src_(src), format_(format) {}
@@ -58,24 +61,42 @@ public:
     {
         start_ = line_ = buf_off_ = off;
         cl_from_ = -1;
+        state_ = State::Line;
         block_.reset();
         buf_ = {};
     }
     Result<bool> step(std::vector<Segment> &out, std::int64_t budget);
-    bool done() const { return done_; }
+    bool done() const { return state_ == State::Done; }
 
 private:
     struct Start { // a "From " line that opens a message
         std::int64_t from_line, separator, message;
     };
-    void opened(std::vector<Segment> &out, Start s);
+    enum class State { Length, Line, End, Done };
+    enum class Next { On, Pause }; // a state's method: go on, or end this step (returns false)
+    Result<Next> step_length();
+    Result<Next> step_line();
+    Result<Next> step_end();
+    Result<Next> find_line_end(std::int64_t &nl);
+    // A message found in this step while the input is still arriving: the step ends here
+    // rather than wait.
+    bool end_step_here() const { return out_->size() > found_before_ && src_.known_size() < 0; }
+    Result<Next> reach(std::int64_t want);
+    void opened(Start s);
     Result<bool> fill(std::int64_t off); // the buffer from off on (at most 1 MiB)
     bool may_have_content_length(std::int64_t msg_begin) const;
     int byte_at(std::int64_t off) const;
 
     const Source &src_;
     Format format_;
-    bool done_{false};
+    State state_{State::Line};
+    // This step's: where its segments go, how many were there, where its budget ends, and how
+    // far the input goes as far as is known (`size` is the input's end only once `complete`).
+    std::vector<Segment> *out_{nullptr};
+    std::size_t found_before_{0};
+    std::int64_t stop_{0};
+    std::int64_t size_{0};
+    bool complete_{false};
     std::unique_ptr<GBytes, void (*)(GBytes *)> block_{nullptr, g_bytes_unref}; // from src_.read_block()
     std::string_view buf_;      // block_'s bytes
     std::int64_t buf_off_{0};   // source offset of buf_[0]
