@@ -24,100 +24,17 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
                                                       const InertCheck *inert)
 {
     std::unique_ptr<MessageContext> ctx(new MessageContext(src, seg));
-    ctx->in_mbox_ = in_mbox;
-    // One read of the whole message instead of GMime's read and seek per 4 KiB block of a
-    // file stream (and the prescan's and probes' own reads). Failing that, the file is read.
-    if (!src.in_memory() && seg.msg_end > seg.msg_begin && seg.msg_end - seg.msg_begin <= kWindowMax)
-        if (auto w = Source::window(src, seg.msg_begin, seg.msg_end)) {
-            ctx->window_.emplace(std::move(*w));
-            ctx->src_ = &*ctx->window_;
-        }
-    // An mboxcl2 Content-Length (read from the input: it looks past the message). Only a
-    // header block with a Content-Length field can have one: the window says, without a read.
-    if (in_mbox && (!ctx->window_ || may_have_content_length(ctx->window_->view(seg.msg_begin, seg.msg_end))))
-        ctx->length_split_ = mboxcl2_length(src, seg.msg_begin);
-    ctx->limits_ = limits;
-    ctx->limits_.max_depth = std::min(limits.max_depth, kMaxDepth); // never past GMime's own
-    ctx->start_clock();
+    ctx->open(in_mbox, limits);
     ctx->report_.index = index;
     ctx->report_.source = src.name();
     ctx->report_.offset = seg.begin;
-    const Source &in = *ctx->src_;
-
-    // Line-ending convention, from the first line end within the first 64 KiB. Nearly every
-    // message has one in its first KiB: read more only when it does not.
-    for (std::int64_t probe : {std::int64_t{1024}, std::int64_t{65536}}) {
-        const std::int64_t probe_end = std::min(seg.msg_end, seg.msg_begin + probe);
-        std::string read; // only when the message is not in memory
-        std::string_view h = in.view(seg.msg_begin, probe_end);
-        if (h.empty()) {
-            auto head = in.slice(seg.msg_begin, probe_end);
-            if (!head) break;
-            read = std::move(*head);
-            h = read;
-        }
-        auto nl = h.find('\n');
-        if (nl != std::string::npos) {
-            ctx->eol_ = nl > 0 && h[nl - 1] == '\r' ? Eol::CRLF : Eol::LF;
-            break;
-        }
-        bool whole = seg.msg_begin + static_cast<std::int64_t>(h.size()) >= seg.msg_end;
-        if (whole || probe == 65536) {
-            if (h.find('\r') != std::string::npos) ctx->eol_ = Eol::CR;
-            break;
-        }
-    }
-
-    if (seg.msg_end <= seg.msg_begin) {
-        ctx->report_.add_error("", "unparseable", "empty message");
-        return ctx;
-    }
-    // Old Mac mail: GMime reads the whole message as one header field, so no part, reference
-    // or label can be found in it. Said, not silently reported as a message with none.
-    if (ctx->eol_ == Eol::CR) {
-        ctx->report_.add_error("", "unparseable", "CR-only line ends (old Mac mail): its header fields and parts cannot be told apart; nothing in it was read; passed through");
-        return ctx;
-    }
-    // Limits hold while parsing: a header block larger than --max-header-bytes anywhere in
-    // the message, or more delimiter lines than --max-parts allows, is not handed to GMime
-    // (which would hold it all in memory): the message is passed through and reported.
-    auto over = ctx->prescan();
-    if (!over || *over) {
-        if (over) ctx->report_.add_error("", (*over)->code, (*over)->message + "; message left untouched");
-        else ctx->report_.add_error("", "unreadable", over.error().message + "; passed through");
-        return ctx;
-    }
-    auto construct = [&](std::int64_t end) {
-        // The charset converters GMime will open for the header values, kept loaded
-        // (charsets.hh): where the bytes are in memory, which is all but the largest messages.
-        if (in.window() || in.in_memory()) {
-            std::string_view m = in.view(seg.msg_begin, end);
-            keep_charsets_for(m, header_block_size(m));
-        }
-        auto sub = GPtr<GMimeStream>::adopt(g_mime_stream_substream(in.stream(), seg.msg_begin, end));
-        auto parser = GPtr<GMimeParser>::adopt(g_mime_parser_new_with_stream(sub.get()));
-        g_mime_parser_set_persist_stream(parser.get(), TRUE);
-        g_mime_parser_set_format(parser.get(), GMIME_FORMAT_MESSAGE);
-        return GPtr<GMimeMessage>::adopt(g_mime_parser_construct_message(parser.get(), nullptr));
-    };
+    ctx->detect_eol();
+    if (!ctx->parseable()) return ctx;
     // A message no pass can change: its header block alone, read as GMime reads it (the
     // header fields do not depend on the body), for its Message-ID. The bytes are in memory
     // (a window) for messages up to kWindowMax; larger ones are parsed whole.
-    if (inert && (in.window() || in.in_memory())) {
-        std::string_view m = in.view(seg.msg_begin, seg.msg_end);
-        if (provably_inert(m, *inert, ctx->limits_)) {
-            // A plain header block needs no GMime objects at all (most of an inert message's
-            // cost was building and freeing them); any other is read by GMime.
-            if (auto id = plain_message_id(m)) {
-                ctx->report_.message_id = std::move(*id);
-                ctx->headers_only_ = true;
-                return ctx;
-            }
-            ctx->message_ = construct(seg.msg_begin + static_cast<std::int64_t>(header_block_size(m)));
-            ctx->headers_only_ = ctx->message_.get() != nullptr; // else parsed whole below, and reported
-        }
-    }
-    if (!ctx->message_) ctx->message_ = construct(seg.msg_end);
+    if (inert && (ctx->src_->window() || ctx->src_->in_memory()) && ctx->copy_inert(*inert)) return ctx;
+    if (!ctx->message_) ctx->message_ = ctx->construct(seg.msg_end);
     if (!ctx->message_) {
         ctx->report_.add_error("", "unparseable", "no header block: not a message GMime can parse; passed through");
         return ctx;
@@ -126,6 +43,114 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
     if (GMimeObject *body = g_mime_message_get_mime_part(ctx->message_.get()))
         ctx->walk(body, ctx->message_.get(), "", 0, -1);
     return ctx;
+}
+
+void MessageContext::open(bool in_mbox, const Limits &limits)
+{
+    const Source &src = *src_;
+    in_mbox_ = in_mbox;
+    // One read of the whole message instead of GMime's read and seek per 4 KiB block of a
+    // file stream (and the prescan's and probes' own reads). Failing that, the file is read.
+    if (!src.in_memory() && seg_.msg_end > seg_.msg_begin && seg_.msg_end - seg_.msg_begin <= kWindowMax)
+        if (auto w = Source::window(src, seg_.msg_begin, seg_.msg_end)) {
+            window_.emplace(std::move(*w));
+            src_ = &*window_;
+        }
+    // An mboxcl2 Content-Length (read from the input: it looks past the message). Only a
+    // header block with a Content-Length field can have one: the window says, without a read.
+    if (in_mbox && (!window_ || may_have_content_length(window_->view(seg_.msg_begin, seg_.msg_end))))
+        length_split_ = mboxcl2_length(src, seg_.msg_begin);
+    limits_ = limits;
+    limits_.max_depth = std::min(limits.max_depth, kMaxDepth); // never past GMime's own
+    start_clock();
+}
+
+// Line-ending convention, from the first line end within the first 64 KiB. Nearly every
+// message has one in its first KiB: read more only when it does not.
+void MessageContext::detect_eol()
+{
+    const Source &in = *src_;
+    for (std::int64_t probe : {std::int64_t{1024}, std::int64_t{65536}}) {
+        const std::int64_t probe_end = std::min(seg_.msg_end, seg_.msg_begin + probe);
+        std::string read; // only when the message is not in memory
+        std::string_view h = in.view(seg_.msg_begin, probe_end);
+        if (h.empty()) {
+            auto head = in.slice(seg_.msg_begin, probe_end);
+            if (!head) break;
+            read = std::move(*head);
+            h = read;
+        }
+        auto nl = h.find('\n');
+        if (nl != std::string::npos) {
+            eol_ = nl > 0 && h[nl - 1] == '\r' ? Eol::CRLF : Eol::LF;
+            break;
+        }
+        bool whole = seg_.msg_begin + static_cast<std::int64_t>(h.size()) >= seg_.msg_end;
+        if (whole || probe == 65536) {
+            if (h.find('\r') != std::string::npos) eol_ = Eol::CR;
+            break;
+        }
+    }
+}
+
+// Whether the message may go to GMime; if not, the report says why and it passes through.
+bool MessageContext::parseable()
+{
+    if (seg_.msg_end <= seg_.msg_begin) {
+        report_.add_error("", "unparseable", "empty message");
+        return false;
+    }
+    // Old Mac mail: GMime reads the whole message as one header field, so no part, reference
+    // or label can be found in it. Said, not silently reported as a message with none.
+    if (eol_ == Eol::CR) {
+        report_.add_error("", "unparseable", "CR-only line ends (old Mac mail): its header fields and parts cannot be told apart; nothing in it was read; passed through");
+        return false;
+    }
+    // Limits hold while parsing: a header block larger than --max-header-bytes anywhere in
+    // the message, or more delimiter lines than --max-parts allows, is not handed to GMime
+    // (which would hold it all in memory): the message is passed through and reported.
+    auto over = prescan();
+    if (!over || *over) {
+        if (over) report_.add_error("", (*over)->code, (*over)->message + "; message left untouched");
+        else report_.add_error("", "unreadable", over.error().message + "; passed through");
+        return false;
+    }
+    return true;
+}
+
+GPtr<GMimeMessage> MessageContext::construct(std::int64_t end) const
+{
+    const Source &in = *src_;
+    // The charset converters GMime will open for the header values, kept loaded
+    // (charsets.hh): where the bytes are in memory, which is all but the largest messages.
+    if (in.window() || in.in_memory()) {
+        std::string_view m = in.view(seg_.msg_begin, end);
+        keep_charsets_for(m, header_block_size(m));
+    }
+    auto sub = GPtr<GMimeStream>::adopt(g_mime_stream_substream(in.stream(), seg_.msg_begin, end));
+    auto parser = GPtr<GMimeParser>::adopt(g_mime_parser_new_with_stream(sub.get()));
+    g_mime_parser_set_persist_stream(parser.get(), TRUE);
+    g_mime_parser_set_format(parser.get(), GMIME_FORMAT_MESSAGE);
+    return GPtr<GMimeMessage>::adopt(g_mime_parser_construct_message(parser.get(), nullptr));
+}
+
+// A message in memory that provably no pass can change: true when its plain header block gave
+// its Message-ID (headers_only(), no GMime objects at all); else its header block alone may
+// have been parsed (message_), or the whole message is still to be.
+bool MessageContext::copy_inert(const InertCheck &inert)
+{
+    std::string_view m = src_->view(seg_.msg_begin, seg_.msg_end);
+    if (!provably_inert(m, inert, limits_)) return false;
+    // A plain header block needs no GMime objects at all (most of an inert message's cost
+    // was building and freeing them); any other is read by GMime.
+    if (auto id = plain_message_id(m)) {
+        report_.message_id = std::move(*id);
+        headers_only_ = true;
+        return true;
+    }
+    message_ = construct(seg_.msg_begin + static_cast<std::int64_t>(header_block_size(m)));
+    headers_only_ = message_.get() != nullptr; // else parsed whole below, and reported
+    return false;
 }
 
 // prefix: the section of the message this entity is the body of ("" for the top level).

@@ -254,6 +254,12 @@ private:
     // message's start.
     char output_byte_before(std::size_t insertion) const;
     MessageContext(const Source &src, const Segment &seg) : src_(&src), seg_(seg) {}
+    // The steps of parse(), in order.
+    void open(bool in_mbox, const Limits &limits);
+    void detect_eol();
+    bool parseable();
+    bool copy_inert(const InertCheck &inert);
+    GPtr<GMimeMessage> construct(std::int64_t end) const;
     void walk(GMimeObject *obj, GMimeMessage *msg, const std::string &section, int depth, int parent);
     Result<std::int64_t> header_end(std::int64_t offset) const;
     struct LimitHit {
