@@ -19,17 +19,6 @@ Result<bool> looks_like_mbox(const Source &src)
     return *n == 5 && std::memcmp(head, "From ", 5) == 0;
 }
 
-namespace {
-
-// Where a message ends by its mboxcl2 Content-Length (mbox.hh), or -1.
-std::int64_t content_length_end(const Source &src, std::int64_t msg_begin)
-{
-    auto cl = mboxcl2_length(src, msg_begin);
-    return cl ? cl->end : -1;
-}
-
-} // namespace
-
 std::optional<ContentLength> mboxcl2_length(const Source &src, std::int64_t msg_begin)
 {
     // Most header blocks fit in 4 KiB; read 64 KiB only for one that does not.
@@ -120,6 +109,14 @@ bool Splitter::may_have_content_length(std::int64_t msg_begin) const
         std::string_view(buf_.data() + (msg_begin - buf_off_), static_cast<std::size_t>(end - msg_begin)));
 }
 
+// The mboxcl2 length of a message no From_ line opened (data before the first one, or an
+// input with none), read as of any message in an mbox; it does not change the split.
+std::optional<ContentLength> Splitter::length_at(std::int64_t msg_begin) const
+{
+    if (!may_have_content_length(msg_begin)) return std::nullopt;
+    return mboxcl2_length(src_, msg_begin);
+}
+
 int Splitter::byte_at(std::int64_t off) const
 {
     if (off >= buf_off_ && off < buf_off_ + static_cast<std::int64_t>(buf_.size()))
@@ -145,8 +142,9 @@ Result<bool> Splitter::fill(std::int64_t off)
 void Splitter::opened(Start s)
 {
     if (!any_ && s.from_line != start_) // leading data that is not an mbox message: one of its own
-        out_->push_back({start_, start_, s.separator, s.from_line});
-    if (any_) out_->push_back({last_.from_line, last_.message, std::max(s.separator, last_.message), s.from_line});
+        out_->push_back({start_, start_, s.separator, s.from_line, length_at(start_)});
+    if (any_)
+        out_->push_back({last_.from_line, last_.message, std::max(s.separator, last_.message), s.from_line, last_.length});
     any_ = true;
     last_ = s;
 }
@@ -201,12 +199,13 @@ Result<Splitter::Next> Splitter::step_length()
 {
     if (end_step_here()) return Next::Pause;
     const std::int64_t from = std::exchange(cl_from_, -1);
-    if (std::int64_t end = content_length_end(src_, from); end > from) {
+    last_.length = mboxcl2_length(src_, from);
+    if (last_.length) {
         // Its body is N bytes: continue after it, as if after an empty line (an empty
         // separator line right at `end` is the next line read).
         prev_empty_ = true;
-        prev_line_ = end;
-        line_ = end;
+        prev_line_ = last_.length->end;
+        line_ = last_.length->end;
     }
     state_ = State::Line;
     return Next::On;
@@ -283,8 +282,8 @@ Result<Splitter::Next> Splitter::find_line_end(std::int64_t &nl)
 
 Result<Splitter::Next> Splitter::step_end()
 {
-    if (!any_) out_->push_back({start_, start_, size_, size_});
-    else out_->push_back({last_.from_line, last_.message, std::max(size_, last_.message), size_});
+    if (!any_) out_->push_back({start_, start_, size_, size_, length_at(start_)});
+    else out_->push_back({last_.from_line, last_.message, std::max(size_, last_.message), size_, last_.length});
     block_.reset();
     buf_ = {};
     state_ = State::Done;

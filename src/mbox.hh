@@ -14,15 +14,6 @@ namespace mimeuri {
 
 enum class Format { Auto, Message, Mbox };
 
-// One message of an input. Bytes outside [msg_begin, msg_end) — the "From " line and the
-// blank separator line of an mbox — belong to the container and are copied as read.
-struct Segment {
-    std::int64_t begin{0};     // start of the "From " line, or of the message
-    std::int64_t msg_begin{0}; // first byte of the message itself
-    std::int64_t msg_end{0};   // one past its last byte
-    std::int64_t next{-1};     // where the next segment begins (the input's end for the last)
-};
-
 // mboxcl2 (Dovecot, some MUAs): the message at msg_begin has a header "Content-Length: N"
 // and its body of N bytes ends exactly where the input does or where the next From_ line
 // (after an optional empty line) starts; "From " lines inside it are body.
@@ -31,6 +22,19 @@ struct ContentLength {
     std::int64_t body_begin; // after the empty line that ends the header block
     std::int64_t end;        // body_begin + N
 };
+
+// One message of an input. Bytes outside [msg_begin, msg_end) — the "From " line and the
+// blank separator line of an mbox — belong to the container and are copied as read.
+struct Segment {
+    std::int64_t begin{0};     // start of the "From " line, or of the message
+    std::int64_t msg_begin{0}; // first byte of the message itself
+    std::int64_t msg_end{0};   // one past its last byte
+    std::int64_t next{-1};     // where the next segment begins (the input's end for the last)
+    // In an mbox: the message's mboxcl2 Content-Length, found when the input was split (it
+    // looks past the message), so that MessageContext never reads it again.
+    std::optional<ContentLength> length_split{};
+};
+
 std::optional<ContentLength> mboxcl2_length(const Source &src, std::int64_t msg_begin);
 // Whether the header block at the start of head may hold what mboxcl2_length looks for: false
 // only when head holds the whole block (to its empty line) and no line in it starts with
@@ -71,6 +75,7 @@ public:
 private:
     struct Start { // a "From " line that opens a message
         std::int64_t from_line, separator, message;
+        std::optional<ContentLength> length{}; // its mboxcl2 Content-Length, once read
     };
     enum class State { Length, Line, End, Done };
     enum class Next { On, Pause }; // a state's method: go on, or end this step (returns false)
@@ -85,6 +90,7 @@ private:
     void opened(Start s);
     Result<bool> fill(std::int64_t off); // the buffer from off on (at most 1 MiB)
     bool may_have_content_length(std::int64_t msg_begin) const;
+    std::optional<ContentLength> length_at(std::int64_t msg_begin) const;
     int byte_at(std::int64_t off) const;
 
     const Source &src_;

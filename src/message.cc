@@ -56,10 +56,8 @@ void MessageContext::open(bool in_mbox, const Limits &limits)
             window_.emplace(std::move(*w));
             src_ = &*window_;
         }
-    // An mboxcl2 Content-Length (read from the input: it looks past the message). Only a
-    // header block with a Content-Length field can have one: the window says, without a read.
-    if (in_mbox && (!window_ || may_have_content_length(window_->view(seg_.msg_begin, seg_.msg_end))))
-        length_split_ = mboxcl2_length(src, seg_.msg_begin);
+    // An mboxcl2 Content-Length, found when the input was split (it looks past the message).
+    if (in_mbox) length_split_ = seg_.length_split;
     limits_ = limits;
     limits_.max_depth = std::min(limits.max_depth, kMaxDepth); // never past GMime's own
     start_clock();
