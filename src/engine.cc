@@ -1,3 +1,9 @@
+// engine: one message in, a Plan out (engine.hh).
+//
+// SYNOPSIS  Engine::plan(m): parse (MessageContext), signatures, the passes, finish;
+//           Engine::inert_check(): what parse may copy without a full parse; plan_message(
+//           engine, bytes): a message held in memory (a service); apply_edits(bytes, edits).
+// The plan's wire format is src/plan_wire.cc's.
 #include "engine.hh"
 
 #include "record.hh"

@@ -4,7 +4,7 @@
 //           plain_message_id(m): the Message-ID GMime would give m, when its header block is
 //           plain; header_block_size(m): where m's header block ends.
 // MessageContext::parse asks these before it hands a message to GMime (docs/design.md,
-// "The inert check").
+// "The inert copy").
 #include "inert.hh"
 
 #include "gobj.hh"

@@ -1,3 +1,9 @@
+// mbox: an input cut into messages (mbox.hh).
+//
+// SYNOPSIS  split(src, format): every Segment at once; Splitter::step(out, budget): the same
+//           a piece at a time, as a piped input arrives; mboxcl2_length(src, at): a
+//           Content-Length whose body ends at a From_ line (each Segment carries it);
+//           looks_like_mbox(src).
 #include "mbox.hh"
 
 #include "header_lines.hh"
