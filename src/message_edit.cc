@@ -151,7 +151,7 @@ Status MessageContext::add_header(const Node &n, std::string_view name, std::str
             return Error{Code::DataErr, "the header block ends in a bare CR; " + std::string(name) + " not added"};
         if (before != '\n') {
             value.pop_back();
-            return add_edit(*at, *at, to_eol("\n" + std::string(name) + ":" + value));
+            return add_edit(*at, *at, to_eol(std::string("\n").append(name).append(":").append(value)));
         }
     }
     return add_edit(*at, *at, to_eol(std::string(name) + ":" + value));
@@ -300,7 +300,7 @@ Status MessageContext::finish()
     for (const Edit &e : edits_)
         if (e.begin >= cl->body_begin) delta += static_cast<std::int64_t>(e.text.size()) - (e.end - e.begin);
     if (delta == 0) return ok();
-    const std::string value = " " + std::to_string(cl->length + delta) + "\n";
+    const std::string value = std::string(" ").append(std::to_string(cl->length + delta)).append("\n");
     // GMime files Content-* headers with the top-level part, the rest with the message.
     std::vector<std::int64_t> replaced; // a header may be on both lists
     for (GMimeObject *o : {GMIME_OBJECT(message_.get()), g_mime_message_get_mime_part(message_.get())}) {
