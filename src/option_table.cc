@@ -578,6 +578,36 @@ const OptionSpec *find_config_key(const OptionTable &t, const std::string &group
 
 Error config_error(std::string message) { return Error{Code::Config, std::move(message)}; }
 
+// The value of `key` in `group` as the entry's kind reads it; name says where, in messages.
+Result<OptionValue> config_value(GKeyFile *kf, const OptionSpec &spec, const std::string &group, const std::string &key,
+                                 const std::string &name)
+{
+    GError *err = nullptr;
+    OptionValue value;
+    value.name = name;
+    if (spec.kind == OptionKind::Flag) {
+        GCharPtr text(g_key_file_get_string(kf, group.c_str(), key.c_str(), &err));
+        if (!text) return Error::from_gerror(Code::Config, err, name);
+        auto b = parse_bool(text.get());
+        if (!b)
+            return config_error(name + ": '" + std::string(text.get()) +
+                                "' is not a boolean (true or false, yes or no, on or off, 1 or 0)");
+        value.flag = *b;
+    } else if (spec.kind == OptionKind::Repeated) {
+        gsize n = 0;
+        StrvPtr list(g_key_file_get_string_list(kf, group.c_str(), key.c_str(), &n, &err), g_strfreev);
+        if (err) return Error::from_gerror(Code::Config, err, name);
+        for (gsize m = 0; list && m < n; ++m) value.list.emplace_back(list.get()[m]);
+    } else {
+        GCharPtr text(g_key_file_get_string(kf, group.c_str(), key.c_str(), &err));
+        if (!text) return Error::from_gerror(Code::Config, err, name);
+        auto c = convert(spec, text.get(), name);
+        if (!c) return config_error(c.error().message);
+        value = std::move(*c);
+    }
+    return value;
+}
+
 } // namespace
 
 Status load_config_file(const OptionTable &t, const std::string &path)
@@ -641,29 +671,9 @@ Status load_config_file(const OptionTable &t, const std::string &path)
                                     " set it)");
             set_by[spec] = {"[" + group + "] " + key, line};
 
-            OptionValue value;
-            value.name = name;
-            if (spec->kind == OptionKind::Flag) {
-                GCharPtr text(g_key_file_get_string(kf.get(), group.c_str(), key.c_str(), &err));
-                if (!text) return Error::from_gerror(Code::Config, err, name);
-                auto b = parse_bool(text.get());
-                if (!b)
-                    return config_error(name + ": '" + std::string(text.get()) +
-                                        "' is not a boolean (true or false, yes or no, on or off, 1 or 0)");
-                value.flag = *b;
-            } else if (spec->kind == OptionKind::Repeated) {
-                gsize n = 0;
-                StrvPtr list(g_key_file_get_string_list(kf.get(), group.c_str(), key.c_str(), &n, &err), g_strfreev);
-                if (err) return Error::from_gerror(Code::Config, err, name);
-                for (gsize m = 0; list && m < n; ++m) value.list.emplace_back(list.get()[m]);
-            } else {
-                GCharPtr text(g_key_file_get_string(kf.get(), group.c_str(), key.c_str(), &err));
-                if (!text) return Error::from_gerror(Code::Config, err, name);
-                auto c = convert(*spec, text.get(), name);
-                if (!c) return config_error(c.error().message);
-                value = std::move(*c);
-            }
-            if (auto st = source.set(*spec, value); !st) return config_error(st.error().message);
+            auto value = config_value(kf.get(), *spec, group, key, name);
+            if (!value) return value.error();
+            if (auto st = source.set(*spec, *value); !st) return config_error(st.error().message);
         }
     }
     if (auto st = source.finish(path + ": "); !st) return config_error(st.error().message);
