@@ -234,6 +234,71 @@ std::string style_safe(std::string text)
     return safe;
 }
 
+// The splice of one holder's replacements (reps, sorted here), or the replacements skipped.
+void rewrite_holder(std::string_view html, const Scan &scan, const std::vector<Replacement> &replacements,
+                    std::size_t hi, std::vector<std::size_t> &reps, Rewritten &res, std::vector<Splice> &splices)
+{
+    const Holder &h = scan.holders[hi];
+    std::sort(reps.begin(), reps.end(), [&](std::size_t a, std::size_t b) {
+        return scan.refs[replacements[a].ref].begin < scan.refs[replacements[b].ref].begin;
+    });
+    std::string_view raw = html.substr(h.raw_begin, h.raw_end - h.raw_begin);
+    auto skip_all = [&] { res.skipped.insert(res.skipped.end(), reps.begin(), reps.end()); };
+    // The URL's text in its context, before attribute escaping.
+    auto url_text = [&](std::size_t r) {
+        const Ref &ref = scan.refs[replacements[r].ref];
+        if (!ref.css) return replacements[r].url;
+        char q = '"';
+        if (ref.css_quoted && ref.begin > 0) q = h.decoded[ref.begin - 1];
+        return css_url_text(replacements[r].url, ref.css_quoted, q);
+    };
+    if (!h.attribute) { // <style> text: raw text, the decoded value is the raw value
+        for (std::size_t r : reps) {
+            const Ref &ref = scan.refs[replacements[r].ref];
+            splices.push_back({h.raw_begin + ref.begin, h.raw_begin + ref.end, style_safe(url_text(r))});
+        }
+        return;
+    }
+    std::vector<Segment> segs;
+    if (raw == h.decoded) segs.push_back({0, raw.size(), 0, raw.size(), true});
+    else segs = segments(raw, h.quote, h.decoded);
+    if (segs.empty()) {
+        skip_all();
+        return;
+    }
+    char q = h.quote, wrap = 0;
+    if (!q) {
+        // A rewritten unquoted value gets quotes around its raw bytes, where it reads the
+        // same quoted; else it stays unquoted if its new URLs need no quotes.
+        wrap = raw.find('"') == std::string_view::npos ? '"' : raw.find('\'') == std::string_view::npos ? '\'' : 0;
+        if (wrap && segments(raw, wrap, h.decoded).empty()) wrap = 0;
+        q = wrap;
+        if (!wrap && std::any_of(reps.begin(), reps.end(), [&](std::size_t r) { return needs_quotes(escape_attr(url_text(r), 0)); })) {
+            skip_all();
+            return;
+        }
+    }
+    std::string value;
+    std::size_t pos = 0;
+    bool any = false;
+    for (std::size_t r : reps) {
+        const Ref &ref = scan.refs[replacements[r].ref];
+        auto b = raw_offset(segs, ref.begin), e = raw_offset(segs, ref.end);
+        if (!b || !e || *b < pos || *e < *b) {
+            res.skipped.push_back(r);
+            continue;
+        }
+        value.append(raw.substr(pos, *b - pos));
+        value += escape_attr(url_text(r), q);
+        pos = *e;
+        any = true;
+    }
+    if (!any) return;
+    value.append(raw.substr(pos));
+    if (wrap) value = wrap + value + wrap;
+    splices.push_back({h.raw_begin, h.raw_end, std::move(value)});
+}
+
 } // namespace
 
 Rewritten rewrite(std::string_view html, const Scan &scan, const std::vector<Replacement> &replacements,
@@ -243,70 +308,7 @@ Rewritten rewrite(std::string_view html, const Scan &scan, const std::vector<Rep
     std::map<std::size_t, std::vector<std::size_t>> by_holder; // holder -> replacement indexes
     for (std::size_t i = 0; i < replacements.size(); ++i) by_holder[scan.refs[replacements[i].ref].holder].push_back(i);
     std::vector<Splice> splices(extra);
-    for (auto &entry : by_holder) {
-        // Named, not a structured binding: clang 14 cannot capture one in a lambda.
-        const std::size_t hi = entry.first;
-        auto &reps = entry.second;
-        const Holder &h = scan.holders[hi];
-        std::sort(reps.begin(), reps.end(), [&](std::size_t a, std::size_t b) {
-            return scan.refs[replacements[a].ref].begin < scan.refs[replacements[b].ref].begin;
-        });
-        std::string_view raw = html.substr(h.raw_begin, h.raw_end - h.raw_begin);
-        auto skip_all = [&] { res.skipped.insert(res.skipped.end(), reps.begin(), reps.end()); };
-        // The URL's text in its context, before attribute escaping.
-        auto url_text = [&](std::size_t r) {
-            const Ref &ref = scan.refs[replacements[r].ref];
-            if (!ref.css) return replacements[r].url;
-            char q = '"';
-            if (ref.css_quoted && ref.begin > 0) q = h.decoded[ref.begin - 1];
-            return css_url_text(replacements[r].url, ref.css_quoted, q);
-        };
-        if (!h.attribute) { // <style> text: raw text, the decoded value is the raw value
-            for (std::size_t r : reps) {
-                const Ref &ref = scan.refs[replacements[r].ref];
-                splices.push_back({h.raw_begin + ref.begin, h.raw_begin + ref.end, style_safe(url_text(r))});
-            }
-            continue;
-        }
-        std::vector<Segment> segs;
-        if (raw == h.decoded) segs.push_back({0, raw.size(), 0, raw.size(), true});
-        else segs = segments(raw, h.quote, h.decoded);
-        if (segs.empty()) {
-            skip_all();
-            continue;
-        }
-        char q = h.quote, wrap = 0;
-        if (!q) {
-            // A rewritten unquoted value gets quotes around its raw bytes, where it reads the
-            // same quoted; else it stays unquoted if its new URLs need no quotes.
-            wrap = raw.find('"') == std::string_view::npos ? '"' : raw.find('\'') == std::string_view::npos ? '\'' : 0;
-            if (wrap && segments(raw, wrap, h.decoded).empty()) wrap = 0;
-            q = wrap;
-            if (!wrap && std::any_of(reps.begin(), reps.end(), [&](std::size_t r) { return needs_quotes(escape_attr(url_text(r), 0)); })) {
-                skip_all();
-                continue;
-            }
-        }
-        std::string value;
-        std::size_t pos = 0;
-        bool any = false;
-        for (std::size_t r : reps) {
-            const Ref &ref = scan.refs[replacements[r].ref];
-            auto b = raw_offset(segs, ref.begin), e = raw_offset(segs, ref.end);
-            if (!b || !e || *b < pos || *e < *b) {
-                res.skipped.push_back(r);
-                continue;
-            }
-            value.append(raw.substr(pos, *b - pos));
-            value += escape_attr(url_text(r), q);
-            pos = *e;
-            any = true;
-        }
-        if (!any) continue;
-        value.append(raw.substr(pos));
-        if (wrap) value = wrap + value + wrap;
-        splices.push_back({h.raw_begin, h.raw_end, std::move(value)});
-    }
+    for (auto &entry : by_holder) rewrite_holder(html, scan, replacements, entry.first, entry.second, res, splices);
     std::sort(splices.begin(), splices.end(), [](const Splice &a, const Splice &b) { return a.begin < b.begin; });
     std::sort(res.skipped.begin(), res.skipped.end());
     res.html.reserve(html.size());
@@ -320,6 +322,5 @@ Rewritten rewrite(std::string_view html, const Scan &scan, const std::vector<Rep
     res.html.append(html.substr(pos));
     return res;
 }
-
 
 } // namespace mimeuri::html
