@@ -1,6 +1,7 @@
 #include "external_body.hh"
 
 #include "cturi.hh"
+#include "header_lines.hh"
 #include "text.hh"
 
 #include <algorithm>
@@ -121,20 +122,11 @@ Phantom read_phantom(const MessageContext &ctx, const Node &n)
     std::string text;
     for (char c : *bytes)
         if (c != '\r') text += c;
-    std::size_t pos = 0;
-    bool blank = false;
-    while (pos < text.size()) {
-        auto nl = text.find('\n', pos);
-        std::string line = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-        pos = nl == std::string::npos ? text.size() : nl + 1;
-        if (line.empty()) {
-            blank = true;
-            break;
-        }
-        if ((line[0] == ' ' || line[0] == '\t') && !ph.headers.empty()) {
-            ph.headers.back().second += line;
-            continue;
-        }
+    HeaderFields fields(text);
+    for (Field f; fields.next(f);) {
+        // Its first line (a folded one too, when the block starts with one), then its folds
+        // appended as they are, without their line breaks.
+        const std::string line(f.first.text);
         auto colon = line.find(':');
         if (colon == std::string::npos || colon == 0 || line.find(' ') < colon) {
             ph.headers.clear();
@@ -145,7 +137,11 @@ Phantom read_phantom(const MessageContext &ctx, const Node &n)
         v.erase(0, v.find_first_not_of(" \t"));
         v.erase(v.find_last_not_of(" \t") + 1);
         ph.headers.emplace_back(line.substr(0, colon), v);
+        for (char c : f.raw.substr(f.first.next - f.begin))
+            if (c != '\n') ph.headers.back().second += c;
     }
+    const bool blank = fields.ended_by_empty_line();
+    const std::size_t pos = fields.end();
     if (ph.headers.empty()) ph.notes.push_back("no inner header block");
     if (!ph.headers.empty() && !blank && pos >= text.size() && text.back() != '\n')
         ph.notes.push_back("inner header block not terminated by an empty line");

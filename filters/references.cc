@@ -3,6 +3,7 @@
 #include "references.hh"
 
 #include "extract_index.hh"
+#include "html_refs.hh"
 #include "ref_extract.hh"
 #include "ref_part.hh"
 #include "ref_resolver.hh"
@@ -137,6 +138,8 @@ Status ReferencesPass::index(const MessageContext &ctx)
 std::string ReferencesPass::save_index() const { return run_index_.save(); }
 
 void ReferencesPass::merge_index(const std::string &bytes) { run_index_.merge(bytes); }
+
+bool ReferencesPass::may_hold_reference(std::string_view bytes) const { return html::may_hold_reference(bytes); }
 
 Status ReferencesPass::apply(MessageContext &ctx)
 {

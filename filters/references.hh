@@ -55,6 +55,7 @@ public:
     // is reported instead.
     // With --cid=extract every message with an HTML part gets a page: none is inert.
     std::size_t edits_only_references_up_to() const override { return extracting() ? 0 : opts_.html_max; }
+    bool may_hold_reference(std::string_view bytes) const override;
     Status index(const MessageContext &ctx) override;
     std::string save_index() const override;
     void merge_index(const std::string &bytes) override;

@@ -311,6 +311,41 @@ Result<ScannedContentType> scan_content_type(std::string_view text)
     return ct;
 }
 
+namespace {
+
+// One parameter as written: its RFC 2231 section and extended form read from its name.
+Result<RawParam> raw_param(const std::string &name, std::string value)
+{
+    RawParam rp;
+    rp.value = std::move(value);
+    // RFC 2231: name*, name*N, name*N*
+    auto star = name.find('*');
+    if (star == std::string::npos) {
+        rp.name = name;
+    } else {
+        rp.name = name.substr(0, star);
+        std::string rest = name.substr(star + 1);
+        if (!rest.empty() && rest.back() == '*') {
+            rp.extended = true;
+            rest.pop_back();
+        } else if (rest.empty()) {
+            rp.extended = true; // name*=charset'lang'value
+        }
+        if (!rest.empty()) {
+            if (!std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+                rest.size() > 4)
+                return fail("bad RFC 2231 parameter name '" + name + "'");
+            rp.section = std::stoi(rest);
+        }
+    }
+    if (rp.name.empty()) return fail("empty parameter name");
+    // RFC 2045 5.1: attribute := token.
+    if (!is_param_name(rp.name)) return fail("parameter name '" + rp.name + "' is not a token");
+    return rp;
+}
+
+} // namespace
+
 Result<ContentType> parse_content_type(std::string_view text)
 {
     {
@@ -330,33 +365,9 @@ Result<ContentType> parse_content_type(std::string_view text)
 
     std::vector<RawParam> raw;
     for (auto &span : scanned->params) {
-        const std::string &name = span.name;
-        RawParam rp;
-        rp.value = std::move(span.value);
-        // RFC 2231: name*, name*N, name*N*
-        auto star = name.find('*');
-        if (star == std::string::npos) {
-            rp.name = name;
-        } else {
-            rp.name = name.substr(0, star);
-            std::string rest = name.substr(star + 1);
-            if (!rest.empty() && rest.back() == '*') {
-                rp.extended = true;
-                rest.pop_back();
-            } else if (rest.empty()) {
-                rp.extended = true; // name*=charset'lang'value
-            }
-            if (!rest.empty()) {
-                if (!std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
-                    rest.size() > 4)
-                    return fail("bad RFC 2231 parameter name '" + name + "'");
-                rp.section = std::stoi(rest);
-            }
-        }
-        if (rp.name.empty()) return fail("empty parameter name");
-        // RFC 2045 5.1: attribute := token.
-        if (!is_param_name(rp.name)) return fail("parameter name '" + rp.name + "' is not a token");
-        raw.push_back(std::move(rp));
+        auto rp = raw_param(span.name, std::move(span.value));
+        if (!rp) return rp.error();
+        raw.push_back(std::move(*rp));
     }
     // Join RFC 2231 continuations at the place of their first section.
     std::vector<bool> used(raw.size(), false);
@@ -451,6 +462,41 @@ static bool query_pairs(const std::string &query, std::vector<std::pair<std::str
 
 // --- Section 2 ------------------------------------------------------------------------
 
+namespace {
+
+// 2.3: the URI a uri. subtype names, checked for what the way back could not read the same;
+// has_params: the Content-Type has parameters besides URI-fragment and URI-body.
+Result<std::string> subtype_uri(const ContentType &ct, bool has_params, bool has_uri_body)
+{
+    // 2.3: the URI is the subtype after "uri.", decoded once; the top-level type is
+    // ignored; parameters become the query (values decoded once), URI-fragment the
+    // fragment.
+    auto body = uri_decode("the uri. subtype", ct.subtype.substr(4));
+    if (!body) return body.error();
+    std::string uri = std::move(*body);
+    if (!absolute_uri(uri)) return fail("the uri. subtype '" + ct.subtype + "' does not hold an absolute URI (1.2 (2))");
+    if (istarts(uri, "contenttype:"))
+        return fail("the uri. subtype holds a ContentType: URI, which maps back by 3.2 instead: circular");
+    // The mapping never writes these, and they cannot come back: a fragment belongs in
+    // URI-fragment, and a URI with its own query cannot take parameters as well.
+    if (uri.find('#') != std::string::npos)
+        return fail("the uri. subtype holds a fragment ('#'); it belongs in URI-fragment (2.3)");
+    if (auto q = uri.find('?'); q != std::string::npos) {
+        std::vector<std::pair<std::string, std::string>> pairs;
+        if (has_params)
+            return fail("the uri. subtype holds a query and the Content-Type has parameters too: ambiguous (2.3)");
+        if (query_pairs(uri.substr(q + 1), pairs))
+            return fail("the uri. subtype holds a name=value query, which would come back as parameters: "
+                        "write those as parameters (2.3)");
+    }
+    // URI-body names the URI of 2.4; beside a uri. subtype it would name a query value the
+    // way back reads as the mapping's own (3.1): ambiguous.
+    if (has_uri_body) return fail("a uri. subtype and a URI-body parameter together are ambiguous (2.3, 2.4)");
+    return uri;
+}
+
+} // namespace
+
 Result<std::string> ct2uri(const ContentType &ct)
 {
     std::optional<std::string> fragment;
@@ -479,30 +525,9 @@ Result<std::string> ct2uri(const ContentType &ct)
         return ok();
     };
     if (uri_tree) {
-        // 2.3: the URI is the subtype after "uri.", decoded once; the top-level type is
-        // ignored; parameters become the query (values decoded once), URI-fragment the
-        // fragment.
-        auto body = uri_decode("the uri. subtype", ct.subtype.substr(4));
-        if (!body) return body.error();
-        uri = std::move(*body);
-        if (!absolute_uri(uri)) return fail("the uri. subtype '" + ct.subtype + "' does not hold an absolute URI (1.2 (2))");
-        if (istarts(uri, "contenttype:"))
-            return fail("the uri. subtype holds a ContentType: URI, which maps back by 3.2 instead: circular");
-        // The mapping never writes these, and they cannot come back: a fragment belongs in
-        // URI-fragment, and a URI with its own query cannot take parameters as well.
-        if (uri.find('#') != std::string::npos)
-            return fail("the uri. subtype holds a fragment ('#'); it belongs in URI-fragment (2.3)");
-        if (auto q = uri.find('?'); q != std::string::npos) {
-            std::vector<std::pair<std::string, std::string>> pairs;
-            if (!rest.empty())
-                return fail("the uri. subtype holds a query and the Content-Type has parameters too: ambiguous (2.3)");
-            if (query_pairs(uri.substr(q + 1), pairs))
-                return fail("the uri. subtype holds a name=value query, which would come back as parameters: "
-                            "write those as parameters (2.3)");
-        }
-        // URI-body names the URI of 2.4; beside a uri. subtype it would name a query value the
-        // way back reads as the mapping's own (3.1): ambiguous.
-        if (uri_body) return fail("a uri. subtype and a URI-body parameter together are ambiguous (2.3, 2.4)");
+        auto u = subtype_uri(ct, !rest.empty(), uri_body != nullptr);
+        if (!u) return u.error();
+        uri = std::move(*u);
         if (auto st = uri_values(rest); !st) return st.error();
     } else if (uri_body) {
         // 2.4: URI-body decoded is the URI; the MIME type goes into MIME-type, type and

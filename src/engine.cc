@@ -1,3 +1,9 @@
+// engine: one message in, a Plan out (engine.hh).
+//
+// SYNOPSIS  Engine::plan(m): parse (MessageContext), signatures, the passes, finish;
+//           Engine::inert_check(): what parse may copy without a full parse; plan_message(
+//           engine, bytes): a message held in memory (a service); apply_edits(bytes, edits).
+// The plan's wire format is src/plan_wire.cc's.
 #include "engine.hh"
 
 #include "record.hh"
@@ -92,6 +98,13 @@ Engine::Engine(std::vector<std::unique_ptr<Pass>> &passes, EngineConfig cfg) : p
             inert_.scan_max = inert_.scan_max ? std::min(inert_.scan_max, most) : most;
         }
     }
+    // The scanning passes say what may hold a reference (the core knows no pass's format).
+    std::vector<const Pass *> scanners;
+    for (auto &p : passes_)
+        if (p->edits_only_references_up_to() > 0) scanners.push_back(p.get());
+    inert_.may_hold_reference = [scanners](std::string_view bytes) {
+        return std::any_of(scanners.begin(), scanners.end(), [&](const Pass *p) { return p->may_hold_reference(bytes); });
+    };
 }
 
 const InertCheck *Engine::inert_check() const

@@ -397,6 +397,13 @@ private:
                 break;
             }
         }
+        tag_end(begin, j, start, emitted, name);
+    }
+
+    // A tag read from begin to j (its '>' when emitted): the work counted, the token handed
+    // on, or none where the end of the text cut it (eof-in-tag).
+    void tag_end(std::size_t begin, std::size_t j, bool start, bool emitted, const std::string &name)
+    {
         work_ += j - begin;
         if (!emitted) { // eof-in-tag: no token
             if (why_.empty() && more()) return;

@@ -286,9 +286,15 @@ Status record_pages(MidStore &store, const std::string &dir)
     return ok();
 }
 
-} // namespace
+struct IndexArgs {
+    GCharPtr output; // -o INDEX
+    bool quiet{false};
+    std::vector<std::string> inputs;
+    std::vector<std::string> pages; // --pages=DIR
+};
 
-int run_index_command(int argc, char **argv)
+// mimeuri index's command line: 0 and the arguments, or 64 (said on standard error).
+int index_arguments(int argc, char **argv, IndexArgs &a)
 {
     gchar *output = nullptr;
     gchar **page_dirs = nullptr;
@@ -314,9 +320,10 @@ int run_index_command(int argc, char **argv)
         g_error_free(err);
         return 64;
     }
-    GCharPtr out_path(output);
+    a.output.reset(output);
+    a.quiet = quiet;
     std::unique_ptr<gchar *, decltype(&g_strfreev)> pages_owned(page_dirs, g_strfreev);
-    std::vector<std::string> inputs, pages;
+    std::vector<std::string> &inputs = a.inputs, &pages = a.pages;
     for (int i = 1; i < argc; ++i) inputs.emplace_back(argv[i]);
     for (gchar **p = page_dirs; p && *p; ++p) pages.emplace_back(*p);
     if (!output) {
@@ -332,6 +339,71 @@ int run_index_command(int argc, char **argv)
             std::fprintf(stderr, "mimeuri: index: standard input has no place to point at; index files\n");
             return 64;
         }
+    return 0;
+}
+
+// The inputs an index already has, by name; one given under another name (./a.mbox for
+// a.mbox, a link, an absolute path) would hold every message twice, and make each of their
+// Message-IDs ambiguous. Each name, and what it names now (a stat each, once); names given
+// in this run join them. Files the index has under a name that names nothing now are
+// `gone`: an mbox moved (mv keeps its size, its mtime and its bytes) is found among them by
+// those and by the digest of its ends, and renamed in the index instead of read again: read
+// again, every Message-ID in it would be in the index twice, each ambiguous.
+class KnownInputs {
+public:
+    KnownInputs(MidStore &store, const std::vector<std::string> &had) : store_(store), names_(had.begin(), had.end())
+    {
+        for (const std::string &name : had) {
+            if (struct stat o {}; ::stat(name.c_str(), &o) == 0) by_inode_.emplace(std::make_pair(o.st_dev, o.st_ino), name);
+            else if (errno == ENOENT)
+                if (auto f = store_.file(name); f && *f && !(*f)->tail.empty()) gone_.push_back(**f);
+        }
+    }
+    // The name the index has this file under already, or "" (path joins the names).
+    std::string indexed_as(const std::string &path, const struct stat &st)
+    {
+        const auto key = std::make_pair(st.st_dev, st.st_ino);
+        if (names_.insert(path).second) {
+            auto [at, fresh] = by_inode_.emplace(key, path);
+            if (!fresh) return at->second;
+        }
+        return {};
+    }
+    // Whether path is a file the index had under a name that names nothing now (moved);
+    // renamed in the index if so. `moved` says which.
+    Outcome moved_here(const std::string &path, const struct stat &st, bool &moved)
+    {
+        moved = false;
+        for (auto it = gone_.begin(); it != gone_.end(); ++it) {
+            if (it->size != st.st_size || it->mtime_ns != mtime_ns(st)) continue;
+            auto src = Source::open_path(path, std::size_t{8} << 20);
+            if (!src) return input_failure(src.error());
+            auto digest = digest_of(*src, it->size);
+            if (!digest) return input_failure(digest.error());
+            if (*digest != it->tail) continue;
+            if (Status s = store_.rename_file(it->id, path); !s) return index_failure(s.error());
+            gone_.erase(it);
+            moved = true;
+            return std::nullopt;
+        }
+        return std::nullopt;
+    }
+
+private:
+    MidStore &store_;
+    std::set<std::string> names_;
+    std::map<std::pair<dev_t, ino_t>, std::string> by_inode_;
+    std::vector<MidStore::FileState> gone_;
+};
+
+} // namespace
+
+int run_index_command(int argc, char **argv)
+{
+    IndexArgs args;
+    if (int usage = index_arguments(argc, argv, args)) return usage;
+    const char *output = args.output.get();
+    const std::vector<std::string> &inputs = args.inputs, &pages = args.pages;
     auto store = MidStore::open_write(output);
     if (!store) {
         std::fprintf(stderr, "mimeuri: index: %s\n", store.error().message.c_str());
@@ -347,45 +419,7 @@ int run_index_command(int argc, char **argv)
         std::fprintf(stderr, "mimeuri: index: %s\n", had.error().message.c_str());
         return exit_status(had.error().code);
     }
-    // Each name, and what it names now (a stat each, once); names given in this run join them.
-    // Files the index has under a name that names nothing now are `gone`: an mbox moved (mv
-    // keeps its size, its mtime and its bytes) is found among them by those and by the digest
-    // of its ends, and renamed in the index instead of read again: read again, every
-    // Message-ID in it would be in the index twice, each ambiguous.
-    std::set<std::string> names(had->begin(), had->end());
-    std::map<std::pair<dev_t, ino_t>, std::string> by_inode;
-    std::vector<MidStore::FileState> gone;
-    for (const std::string &name : *had) {
-        if (struct stat o {}; ::stat(name.c_str(), &o) == 0) by_inode.emplace(std::make_pair(o.st_dev, o.st_ino), name);
-        else if (errno == ENOENT)
-            if (auto f = store->file(name); f && *f && !(*f)->tail.empty()) gone.push_back(**f);
-    }
-    auto indexed_as = [&](const std::string &path, const struct stat &st) -> std::string {
-        const auto key = std::make_pair(st.st_dev, st.st_ino);
-        if (names.insert(path).second) {
-            auto [at, fresh] = by_inode.emplace(key, path);
-            if (!fresh) return at->second;
-        }
-        return {};
-    };
-    // Whether path is a file the index had under a name that names nothing now (moved);
-    // renamed in the index if so. `moved` says which.
-    auto moved_here = [&](const std::string &path, const struct stat &st, bool &moved) -> Outcome {
-        moved = false;
-        for (auto it = gone.begin(); it != gone.end(); ++it) {
-            if (it->size != st.st_size || it->mtime_ns != mtime_ns(st)) continue;
-            auto src = Source::open_path(path, std::size_t{8} << 20);
-            if (!src) return input_failure(src.error());
-            auto digest = digest_of(*src, it->size);
-            if (!digest) return input_failure(digest.error());
-            if (*digest != it->tail) continue;
-            if (Status s = store->rename_file(it->id, path); !s) return index_failure(s.error());
-            gone.erase(it);
-            moved = true;
-            return std::nullopt;
-        }
-        return std::nullopt;
-    };
+    KnownInputs indexed(*store, *had);
     for (const std::string &given : inputs) {
         ++t.inputs;
         const std::string path = without_trailing_slash(given);
@@ -394,7 +428,7 @@ int run_index_command(int argc, char **argv)
             t.fail({errno == ENOENT ? Code::NoInput : Code::IoErr, path + ": " + std::strerror(errno)});
             continue;
         }
-        if (std::string other = indexed_as(path, st); !other.empty()) {
+        if (std::string other = indexed.indexed_as(path, st); !other.empty()) {
             t.fail({Code::Usage, path + ": the index has this " + (S_ISDIR(st.st_mode) ? "Maildir" : "file") +
                                      " already, as " + other + "; give it the name it has there"});
             continue;
@@ -411,7 +445,7 @@ int run_index_command(int argc, char **argv)
             bool moved = false;
             if (!known) o = index_failure(known.error());
             else if (*known && (*known)->size == st.st_size && (*known)->mtime_ns == mtime_ns(st)) ++t.unchanged;
-            else if (!*known && S_ISREG(st.st_mode) && ((o = moved_here(path, st, moved)) || moved)) t.moved += moved;
+            else if (!*known && S_ISREG(st.st_mode) && ((o = indexed.moved_here(path, st, moved)) || moved)) t.moved += moved;
             else o = ix.file(path, st, {}, {}, *known ? &**known : nullptr);
         }
         if (o) {
@@ -423,7 +457,7 @@ int run_index_command(int argc, char **argv)
     for (const std::string &dir : pages)
         if (Status s = record_pages(*store, dir); !s) t.fail(s.error());
     if (Status s = store->commit(); !s) t.fail(s.error());
-    if (!quiet) {
+    if (!args.quiet) {
         auto total = store->count_messages();
         std::fprintf(stderr,
                      "mimeuri: index: %s: %zu messages read (%zu Message-IDs) from %zu files (%zu of them mboxes read "

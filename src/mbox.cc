@@ -1,4 +1,12 @@
+// mbox: an input cut into messages (mbox.hh).
+//
+// SYNOPSIS  split(src, format): every Segment at once; Splitter::step(out, budget): the same
+//           a piece at a time, as a piped input arrives; mboxcl2_length(src, at): a
+//           Content-Length whose body ends at a From_ line (each Segment carries it);
+//           looks_like_mbox(src).
 #include "mbox.hh"
+
+#include "header_lines.hh"
 
 #include <cstdlib>
 #include <cstring>
@@ -17,17 +25,6 @@ Result<bool> looks_like_mbox(const Source &src)
     return *n == 5 && std::memcmp(head, "From ", 5) == 0;
 }
 
-namespace {
-
-// Where a message ends by its mboxcl2 Content-Length (mbox.hh), or -1.
-std::int64_t content_length_end(const Source &src, std::int64_t msg_begin)
-{
-    auto cl = mboxcl2_length(src, msg_begin);
-    return cl ? cl->end : -1;
-}
-
-} // namespace
-
 std::optional<ContentLength> mboxcl2_length(const Source &src, std::int64_t msg_begin)
 {
     // Most header blocks fit in 4 KiB; read 64 KiB only for one that does not.
@@ -44,30 +41,33 @@ std::optional<ContentLength> mboxcl2_length(const Source &src, std::int64_t msg_
     };
     if (!read_head()) return std::nullopt;
     std::int64_t length = -1;
-    std::size_t pos = 0, body = std::string::npos;
+    std::size_t body = 0;
     for (;;) {
-        auto nl = h.find('\n', pos);
-        if (const std::int64_t whole = src.known_size(); nl == std::string::npos && window < 65536 && (whole < 0 || msg_begin + window < whole)) {
+        HeaderFields fields(h);
+        for (Field f; fields.next(f);) {
+            // The field's first line, its CR kept: "Content-Length:\r" says 0 (strtoll reads no
+            // digit and the CR is skipped), "Content-Length:" alone says nothing.
+            const std::string_view line = f.first.text;
+            if (line.size() > 15 && g_ascii_strncasecmp(line.data(), "Content-Length:", 15) == 0) {
+                std::string v(line.substr(15));
+                char *end = nullptr;
+                long long n = std::strtoll(v.c_str(), &end, 10);
+                while (end && (*end == ' ' || *end == '\t' || *end == '\r')) ++end;
+                if (end && *end == '\0' && n >= 0) length = n;
+            }
+        }
+        body = fields.end();
+        if (fields.ended_by_empty_line()) break;
+        // The block goes on past what was read: read more once, else no length.
+        if (const std::int64_t whole = src.known_size(); window < 65536 && (whole < 0 || msg_begin + window < whole)) {
             window = 65536;
+            length = -1;
             if (!read_head()) return std::nullopt;
             continue;
         }
-        if (nl == std::string::npos) return std::nullopt;
-        std::size_t len = nl - pos;
-        if (len == 0 || (len == 1 && h[pos] == '\r')) {
-            body = nl + 1;
-            break;
-        }
-        if (len > 15 && g_ascii_strncasecmp(h.data() + pos, "Content-Length:", 15) == 0) {
-            std::string v = h.substr(pos + 15, len - 15);
-            char *end = nullptr;
-            long long n = std::strtoll(v.c_str(), &end, 10);
-            while (end && (*end == ' ' || *end == '\t' || *end == '\r')) ++end;
-            if (end && *end == '\0' && n >= 0) length = n;
-        }
-        pos = nl + 1;
+        return std::nullopt;
     }
-    if (length < 0 || body == std::string::npos) return std::nullopt;
+    if (length < 0) return std::nullopt;
     std::int64_t end = msg_begin + static_cast<std::int64_t>(body) + length;
     ContentLength found{length, msg_begin + static_cast<std::int64_t>(body), end};
     auto at_end = src.reach(end + 7);
@@ -99,14 +99,10 @@ Result<std::vector<Segment>> split(const Source &src, Format format)
 
 bool may_have_content_length(std::string_view b)
 {
-    for (std::size_t pos = 0;;) {
-        const std::size_t nl = b.find('\n', pos);
-        if (nl == std::string_view::npos) return true; // the block goes on past the buffer
-        const std::size_t len = nl - pos;
-        if (len == 0 || (len == 1 && b[pos] == '\r')) return false;
-        if (len > 15 && g_ascii_strncasecmp(b.data() + pos, "Content-Length:", 15) == 0) return true;
-        pos = nl + 1;
-    }
+    HeaderFields fields(b);
+    for (Field f; fields.next(f);)
+        if (f.first.text.size() > 15 && g_ascii_strncasecmp(f.first.text.data(), "Content-Length:", 15) == 0) return true;
+    return !fields.ended_by_empty_line(); // the block goes on past the buffer
 }
 
 // From the buffer alone, where it holds the start of the message at msg_begin; most
@@ -117,6 +113,14 @@ bool Splitter::may_have_content_length(std::int64_t msg_begin) const
     if (msg_begin < buf_off_ || msg_begin >= end) return true;
     return mimeuri::may_have_content_length(
         std::string_view(buf_.data() + (msg_begin - buf_off_), static_cast<std::size_t>(end - msg_begin)));
+}
+
+// The mboxcl2 length of a message no From_ line opened (data before the first one, or an
+// input with none), read as of any message in an mbox; it does not change the split.
+std::optional<ContentLength> Splitter::length_at(std::int64_t msg_begin) const
+{
+    if (!may_have_content_length(msg_begin)) return std::nullopt;
+    return mboxcl2_length(src_, msg_begin);
 }
 
 int Splitter::byte_at(std::int64_t off) const
@@ -141,121 +145,155 @@ Result<bool> Splitter::fill(std::int64_t off)
     return true;
 }
 
-void Splitter::opened(std::vector<Segment> &out, Start s)
+void Splitter::opened(Start s)
 {
     if (!any_ && s.from_line != start_) // leading data that is not an mbox message: one of its own
-        out.push_back({start_, start_, s.separator, s.from_line});
-    if (any_) out.push_back({last_.from_line, last_.message, std::max(s.separator, last_.message), s.from_line});
+        out_->push_back({start_, start_, s.separator, s.from_line, length_at(start_)});
+    if (any_)
+        out_->push_back({last_.from_line, last_.message, std::max(s.separator, last_.message), s.from_line, last_.length});
     any_ = true;
     last_ = s;
 }
 
+// How far the input goes: a piped input still arriving is split as it comes (Source::reach).
+// Once a message is found, the step ends rather than wait for more of the input: the message
+// is filtered while the sender writes the next.
+Result<Splitter::Next> Splitter::reach(std::int64_t want)
+{
+    if (src_.arrived() < want && end_step_here()) return Next::Pause;
+    auto r = src_.reach(want);
+    if (!r) return r.error();
+    const std::int64_t whole = src_.known_size(); // (asked after: it may have ended since)
+    complete_ = whole >= 0;
+    size_ = complete_ ? whole : *r;
+    return Next::On;
+}
+
 Result<bool> Splitter::step(std::vector<Segment> &out, std::int64_t budget)
 {
-    if (done_) return true;
+    if (state_ == State::Done) return true;
     if (format_ != Format::Mbox) {
         auto size = src_.settle();
         if (!size) return size.error();
         out.push_back({0, 0, *size, *size});
-        return done_ = true;
+        state_ = State::Done;
+        return true;
     }
-    // How far the input goes, as far as is known: a piped input still arriving is split as
-    // it comes (Source::reach); `size` is the input's end only once `complete`.
-    // Once a message is found, the step ends rather than wait for more of the input: the
-    // message is filtered while the sender writes the next.
-    std::int64_t size = 0;
-    bool complete = false;
-    const std::size_t found_before = out.size();
-    // A message found in this step while the input is still arriving: the step ends here
-    // rather than wait.
-    auto end_step_here = [&] { return out.size() > found_before && src_.known_size() < 0; };
-    auto reach = [&](std::int64_t want) -> Result<bool> { // false: the step ends here (found one)
-        if (src_.arrived() < want && end_step_here()) return false;
-        auto r = src_.reach(want);
+    out_ = &out;
+    found_before_ = out.size();
+    size_ = 0;
+    complete_ = false;
+    stop_ = budget > std::numeric_limits<std::int64_t>::max() - line_ ? std::numeric_limits<std::int64_t>::max()
+                                                                      : line_ + budget;
+    for (;;) {
+        Result<Next> r = Next::On;
+        switch (state_) {
+        case State::Length: r = step_length(); break;
+        case State::Line: r = step_line(); break;
+        case State::End: r = step_end(); break;
+        case State::Done: return true;
+        }
         if (!r) return r.error();
-        const std::int64_t whole = src_.known_size(); // (asked after: it may have ended since)
-        complete = whole >= 0;
-        size = complete ? whole : *r;
-        return true;
-    };
-    const std::int64_t stop = budget > std::numeric_limits<std::int64_t>::max() - line_ ? std::numeric_limits<std::int64_t>::max()
-                                                                                        : line_ + budget;
-    // A message that has just begun may say its length (mboxcl2): if it does, the split goes
-    // on after its body. Reading its header may wait for a piped input: not with a message
-    // found in this step, which is filtered first.
-    auto content_length = [&]() -> Result<bool> { // false: the step ends here
-        if (cl_from_ < 0) return true;
-        if (end_step_here()) return false;
-        const std::int64_t from = std::exchange(cl_from_, -1);
-        if (std::int64_t end = content_length_end(src_, from); end > from) {
-            // Its body is N bytes: continue after it, as if after an empty line (an empty
-            // separator line right at `end` is the next line read).
-            prev_empty_ = true;
-            prev_line_ = end;
-            line_ = end;
-        }
-        return true;
-    };
-    while (line_ < stop) {
-        if (auto r = content_length(); !r || !*r) return r;
-        if (line_ >= stop) break;
-        if (line_ + 5 > size && !complete) {
-            auto r = reach(line_ + 5);
-            if (!r || !*r) return r;
-        }
-        if (line_ >= size) break; // the end of the input (complete: reach waits for 5 bytes or the end)
-        // Make sure the buffer holds [line, line + 5) or up to end of input.
-        if (line_ + 5 > buf_off_ + static_cast<std::int64_t>(buf_.size()) &&
-            buf_off_ + static_cast<std::int64_t>(buf_.size()) < size)
-            if (auto f = fill(line_); !f) return f.error();
-        bool from = line_ + 5 <= size && byte_at(line_) == 'F' && byte_at(line_ + 1) == 'r' &&
-                    byte_at(line_ + 2) == 'o' && byte_at(line_ + 3) == 'm' && byte_at(line_ + 4) == ' ';
-        bool opens = from && prev_empty_;
-        // Find the end of this line.
-        std::int64_t nl = -1;
-        for (;;) {
-            std::int64_t end = buf_off_ + static_cast<std::int64_t>(buf_.size());
-            std::int64_t from_off = std::max(line_, buf_off_);
-            if (from_off < end) {
-                const char *p = static_cast<const char *>(
-                    std::memchr(buf_.data() + (from_off - buf_off_), '\n', static_cast<std::size_t>(end - from_off)));
-                if (p) {
-                    nl = buf_off_ + (p - buf_.data());
-                    break;
-                }
-            }
-            if (end >= size && !complete) { // (ending the step here reads this line again from its start)
-                auto r = reach(end + 1);
-                if (!r || !*r) return r;
-            }
-            if (end >= size) break; // the input ends in this line
-            if (auto f = fill(end); !f) return f.error();
-        }
-        std::int64_t next = nl < 0 ? size : nl + 1;
-        std::int64_t len = next - line_;
-        bool empty = (len == 1) || (len == 2 && byte_at(line_) == '\r');
-        // byte_at(line) may have left the buffer; an empty line is at most 2 bytes, so
-        // re-check with a direct read when needed.
-        if (len == 2 && byte_at(line_) < 0) {
-            char c;
-            auto n = src_.read_at(line_, &c, 1);
-            if (!n) return n.error();
-            empty = (c == '\r');
-        }
-        // (the separator is the empty previous line, absent at the start of input)
-        if (opens) opened(out, {line_, prev_line_ >= 0 ? prev_line_ : line_, next});
-        prev_empty_ = empty;
-        prev_line_ = line_;
-        line_ = next;
-        if (opens && may_have_content_length(next)) cl_from_ = next; // decided first thing next
+        if (*r == Next::Pause) return false;
     }
-    if (auto r = content_length(); !r || !*r) return r;
-    if (!complete || line_ < size) return false;
-    if (!any_) out.push_back({start_, start_, size, size});
-    else out.push_back({last_.from_line, last_.message, std::max(size, last_.message), size});
+}
+
+// A message that has just begun may say its length (mboxcl2): if it does, the split goes on
+// after its body. Reading its header may wait for a piped input: not with a message found in
+// this step, which is filtered first.
+Result<Splitter::Next> Splitter::step_length()
+{
+    if (end_step_here()) return Next::Pause;
+    const std::int64_t from = std::exchange(cl_from_, -1);
+    last_.length = mboxcl2_length(src_, from);
+    if (last_.length) {
+        // Its body is N bytes: continue after it, as if after an empty line (an empty
+        // separator line right at `end` is the next line read).
+        prev_empty_ = true;
+        prev_line_ = last_.length->end;
+        line_ = last_.length->end;
+    }
+    state_ = State::Line;
+    return Next::On;
+}
+
+// One line: whether it opens a message (a "From " line after an empty one); the budget, the
+// end of the input, or the input still arriving may end the step first.
+Result<Splitter::Next> Splitter::step_line()
+{
+    if (line_ < stop_ && line_ + 5 > size_ && !complete_) {
+        auto r = reach(line_ + 5);
+        if (!r || *r == Next::Pause) return r;
+    }
+    if (line_ >= stop_ || line_ >= size_) { // the budget is spent, or the input (as far as known)
+        if (!complete_ || line_ < size_) return Next::Pause;
+        state_ = State::End;
+        return Next::On;
+    }
+    // Make sure the buffer holds [line, line + 5) or up to end of input.
+    if (line_ + 5 > buf_off_ + static_cast<std::int64_t>(buf_.size()) &&
+        buf_off_ + static_cast<std::int64_t>(buf_.size()) < size_)
+        if (auto f = fill(line_); !f) return f.error();
+    bool from = line_ + 5 <= size_ && byte_at(line_) == 'F' && byte_at(line_ + 1) == 'r' &&
+                byte_at(line_ + 2) == 'o' && byte_at(line_ + 3) == 'm' && byte_at(line_ + 4) == ' ';
+    bool opens = from && prev_empty_;
+    std::int64_t nl = -1;
+    if (auto r = find_line_end(nl); !r || *r == Next::Pause) return r;
+    std::int64_t next = nl < 0 ? size_ : nl + 1;
+    std::int64_t len = next - line_;
+    bool empty = (len == 1) || (len == 2 && byte_at(line_) == '\r');
+    // byte_at(line) may have left the buffer; an empty line is at most 2 bytes, so
+    // re-check with a direct read when needed.
+    if (len == 2 && byte_at(line_) < 0) {
+        char c;
+        auto n = src_.read_at(line_, &c, 1);
+        if (!n) return n.error();
+        empty = (c == '\r');
+    }
+    // (the separator is the empty previous line, absent at the start of input)
+    if (opens) opened({line_, prev_line_ >= 0 ? prev_line_ : line_, next});
+    prev_empty_ = empty;
+    prev_line_ = line_;
+    line_ = next;
+    if (opens && may_have_content_length(next)) { // decided first thing next
+        cl_from_ = next;
+        state_ = State::Length;
+    }
+    return Next::On;
+}
+
+// The LF that ends the line at line_ (nl), or -1 when the input ends in this line. Ending
+// the step here (Pause) reads this line again from its start.
+Result<Splitter::Next> Splitter::find_line_end(std::int64_t &nl)
+{
+    for (;;) {
+        std::int64_t end = buf_off_ + static_cast<std::int64_t>(buf_.size());
+        std::int64_t from_off = std::max(line_, buf_off_);
+        if (from_off < end) {
+            const char *p = static_cast<const char *>(
+                std::memchr(buf_.data() + (from_off - buf_off_), '\n', static_cast<std::size_t>(end - from_off)));
+            if (p) {
+                nl = buf_off_ + (p - buf_.data());
+                return Next::On;
+            }
+        }
+        if (end >= size_ && !complete_) {
+            auto r = reach(end + 1);
+            if (!r || *r == Next::Pause) return r;
+        }
+        if (end >= size_) return Next::On; // the input ends in this line
+        if (auto f = fill(end); !f) return f.error();
+    }
+}
+
+Result<Splitter::Next> Splitter::step_end()
+{
+    if (!any_) out_->push_back({start_, start_, size_, size_, length_at(start_)});
+    else out_->push_back({last_.from_line, last_.message, std::max(size_, last_.message), size_, last_.length});
     block_.reset();
     buf_ = {};
-    return done_ = true;
+    state_ = State::Done;
+    return Next::On;
 }
 
 } // namespace mimeuri

@@ -14,15 +14,6 @@ namespace mimeuri {
 
 enum class Format { Auto, Message, Mbox };
 
-// One message of an input. Bytes outside [msg_begin, msg_end) — the "From " line and the
-// blank separator line of an mbox — belong to the container and are copied as read.
-struct Segment {
-    std::int64_t begin{0};     // start of the "From " line, or of the message
-    std::int64_t msg_begin{0}; // first byte of the message itself
-    std::int64_t msg_end{0};   // one past its last byte
-    std::int64_t next{-1};     // where the next segment begins (the input's end for the last)
-};
-
 // mboxcl2 (Dovecot, some MUAs): the message at msg_begin has a header "Content-Length: N"
 // and its body of N bytes ends exactly where the input does or where the next From_ line
 // (after an optional empty line) starts; "From " lines inside it are body.
@@ -31,6 +22,19 @@ struct ContentLength {
     std::int64_t body_begin; // after the empty line that ends the header block
     std::int64_t end;        // body_begin + N
 };
+
+// One message of an input. Bytes outside [msg_begin, msg_end) — the "From " line and the
+// blank separator line of an mbox — belong to the container and are copied as read.
+struct Segment {
+    std::int64_t begin{0};     // start of the "From " line, or of the message
+    std::int64_t msg_begin{0}; // first byte of the message itself
+    std::int64_t msg_end{0};   // one past its last byte
+    std::int64_t next{-1};     // where the next segment begins (the input's end for the last)
+    // In an mbox: the message's mboxcl2 Content-Length, found when the input was split (it
+    // looks past the message), so that MessageContext never reads it again.
+    std::optional<ContentLength> length_split{};
+};
+
 std::optional<ContentLength> mboxcl2_length(const Source &src, std::int64_t msg_begin);
 // Whether the header block at the start of head may hold what mboxcl2_length looks for: false
 // only when head holds the whole block (to its empty line) and no line in it starts with
@@ -49,6 +53,9 @@ Result<std::vector<Segment>> split(const Source &src, Format format);
 // The same split a piece at a time, so that work on the first messages can start while the
 // rest of a large mbox is still being read. step() scans about `budget` more bytes and
 // appends the segments it has finished; it returns true once the whole input is split.
+// An explicit state machine (State), a method per state: step_length (a message just begun:
+// its mboxcl2 Content-Length), step_line (a line: does it open a message), step_end (the
+// input's end: the last segment).
 class Splitter {
 public:
     Splitter(const Source &src, Format format) : src_(src), format_(format) {}
@@ -58,24 +65,44 @@ public:
     {
         start_ = line_ = buf_off_ = off;
         cl_from_ = -1;
+        state_ = State::Line;
         block_.reset();
         buf_ = {};
     }
     Result<bool> step(std::vector<Segment> &out, std::int64_t budget);
-    bool done() const { return done_; }
+    bool done() const { return state_ == State::Done; }
 
 private:
     struct Start { // a "From " line that opens a message
         std::int64_t from_line, separator, message;
+        std::optional<ContentLength> length{}; // its mboxcl2 Content-Length, once read
     };
-    void opened(std::vector<Segment> &out, Start s);
+    enum class State { Length, Line, End, Done };
+    enum class Next { On, Pause }; // a state's method: go on, or end this step (returns false)
+    Result<Next> step_length();
+    Result<Next> step_line();
+    Result<Next> step_end();
+    Result<Next> find_line_end(std::int64_t &nl);
+    // A message found in this step while the input is still arriving: the step ends here
+    // rather than wait.
+    bool end_step_here() const { return out_->size() > found_before_ && src_.known_size() < 0; }
+    Result<Next> reach(std::int64_t want);
+    void opened(Start s);
     Result<bool> fill(std::int64_t off); // the buffer from off on (at most 1 MiB)
     bool may_have_content_length(std::int64_t msg_begin) const;
+    std::optional<ContentLength> length_at(std::int64_t msg_begin) const;
     int byte_at(std::int64_t off) const;
 
     const Source &src_;
     Format format_;
-    bool done_{false};
+    State state_{State::Line};
+    // This step's: where its segments go, how many were there, where its budget ends, and how
+    // far the input goes as far as is known (`size` is the input's end only once `complete`).
+    std::vector<Segment> *out_{nullptr};
+    std::size_t found_before_{0};
+    std::int64_t stop_{0};
+    std::int64_t size_{0};
+    bool complete_{false};
     std::unique_ptr<GBytes, void (*)(GBytes *)> block_{nullptr, g_bytes_unref}; // from src_.read_block()
     std::string_view buf_;      // block_'s bytes
     std::int64_t buf_off_{0};   // source offset of buf_[0]

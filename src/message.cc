@@ -1,8 +1,15 @@
+// message: one message parsed and walked (message.hh).
+//
+// SYNOPSIS  MessageContext::parse(src, seg, ...): the steps open, detect_eol, parseable
+//           (src/prescan.cc's limits), copy_inert (src/inert.cc) and construct (GMime), then
+//           walk (the entities in document order, as Nodes); raw_header, header_block_end,
+//           content_span, decoded_content and decoded_pieces locate a header or a leaf's
+//           content in the input. The edits are src/message_edit.cc's.
 #include "message.hh"
 
 #include "charsets.hh"
-#include "html_refs.hh"
-#include "streamed_body.hh"
+#include "header_lines.hh"
+#include "inert.hh"
 #include "text.hh"
 
 #include <algorithm>
@@ -17,243 +24,6 @@ std::string join(const std::string &prefix, const std::string &part)
     return prefix.empty() ? part : prefix + "." + part;
 }
 
-constexpr std::size_t max_line = 998; // RFC 5322 2.1.1
-
-// Whether an edit of [b, e) meets [pb, pe); an insertion (b == e) meets what it lands inside.
-bool overlaps(std::int64_t b, std::int64_t e, std::int64_t pb, std::int64_t pe)
-{
-    if (b == e) return pb < b && b < pe;
-    if (pb == pe) return b < pb && pb < e;
-    return b < pe && pb < e;
-}
-
-} // namespace
-
-namespace {
-
-bool ci_at(std::string_view s, std::size_t at, std::string_view lower_word)
-{
-    if (at + lower_word.size() > s.size()) return false;
-    for (std::size_t k = 0; k < lower_word.size(); ++k)
-        if ((s[at + k] >= 'A' && s[at + k] <= 'Z' ? s[at + k] + 32 : s[at + k]) != lower_word[k]) return false;
-    return true;
-}
-
-// Where the header block ends: after the first empty line, or at the end.
-std::size_t header_block_size(std::string_view m)
-{
-    if (m.compare(0, 1, "\n") == 0) return 1;
-    if (m.compare(0, 2, "\r\n") == 0) return 2;
-    for (std::size_t nl = m.find('\n'); nl != std::string_view::npos; nl = m.find('\n', nl + 1)) {
-        if (m.compare(nl + 1, 1, "\n") == 0) return nl + 2;
-        if (m.compare(nl + 1, 2, "\r\n") == 0) return nl + 3;
-    }
-    return m.size();
-}
-
-// A field's value after its name's colon, without white space or line breaks, in lower case.
-std::string field_value(std::string_view field)
-{
-    auto colon = field.find(':');
-    std::string v;
-    if (colon == std::string_view::npos) return v;
-    for (char c : field.substr(colon + 1))
-        if (c != ' ' && c != '\t' && c != '\r' && c != '\n') v += c;
-    return text::ascii_lower(v);
-}
-
-// Whether no HTML part of m can hold what html::may_hold_reference looks for (see
-// InertCheck): m's bytes as they are, and where a part may be quoted-printable, m decoded as
-// quoted-printable whole (decoding is local: a part's decoded content is a run of the whole's
-// decoding, but for its last two bytes, which only lose what they would show).
-bool nothing_to_reference(std::string_view m, bool quoted_printable)
-{
-    if (html::may_hold_reference(m)) return false;
-    if (!quoted_printable) return true;
-    GMimeEncoding st;
-    g_mime_encoding_init_decode(&st, GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE);
-    std::string out(g_mime_encoding_outlen(&st, m.size()) + 16, '\0');
-    out.resize(g_mime_encoding_flush(&st, m.data(), m.size(), out.data()));
-    return !html::may_hold_reference(out);
-}
-
-// The end of the field whose first line ends at next: after its folded continuations.
-std::size_t field_end(std::string_view m, std::size_t next)
-{
-    while (next < m.size() && (m[next] == ' ' || m[next] == '\t')) {
-        auto more = m.find('\n', next);
-        next = more == std::string_view::npos ? m.size() : more + 1;
-    }
-    return next;
-}
-
-// Whether an HTML part of m, copied without a full parse, is certain to give the references
-// pass nothing to edit or report (see InertCheck): m is at most scan_max bytes (beyond, the
-// pass reports a part); every Content-Transfer-Encoding field says 7bit, 8bit, binary or
-// quoted-printable and nothing else (no base64, no uuencode, no comment); no Content-Type
-// field names a charset whose bytes do not keep ASCII's meaning (the pass converts those
-// first; a backslash, an RFC 2231 or 2047 form counts as one); no line starts
-// "content-location" or "content-base"; every header block is plain, and a leaf's ends with
-// content, not a delimiter line (GMime's reading of those is the full parse's to report,
-// MessageContext::content_span); and nothing_to_reference(m's body). What may be a header
-// block: from the top and from each line starting "--" (every delimiter line, and then
-// some) to the next empty line.
-bool nothing_to_edit_in_html(std::string_view m, std::size_t scan_max)
-{
-    if (m.size() > scan_max) return false;
-    bool quoted_printable = false, in_header = true, multipart = false;
-    for (std::size_t line = 0; line < m.size();) {
-        auto nl = m.find('\n', line);
-        const std::size_t next = nl == std::string_view::npos ? m.size() : nl + 1;
-        const std::size_t len = next - line - (nl == std::string_view::npos ? 0 : 1);
-        const bool empty = len == 0 || (len == 1 && m[line] == '\r');
-        if (in_header && empty) {
-            in_header = false;
-            if (m.compare(next, 2, "--") == 0 && !multipart) return false;
-        } else if (in_header && m[line] != ' ' && m[line] != '\t') {
-            std::size_t k = line;
-            while (k < next && m[k] != ':' && static_cast<unsigned char>(m[k]) > 32 && static_cast<unsigned char>(m[k]) < 127) ++k;
-            if (k == line || k == next || m[k] != ':') return false;
-        }
-        if (m.compare(line, 2, "--") == 0) {
-            in_header = true;
-            multipart = false;
-        }
-        if (ci_at(m, line, "content-type")) {
-            const std::string field = text::ascii_lower(std::string(m.substr(line, field_end(m, next) - line)));
-            if (in_header && field_value(field).rfind("multipart/", 0) == 0) multipart = true;
-            if (field.find_first_of("\\*") != std::string::npos || field.find("=?") != std::string::npos) return false;
-            for (const char *bad : {"utf-16", "utf-32", "ucs-2", "ucs-4", "utf-7", "iso-2022", "hz-gb", "ebcdic", "cp037",
-                                    "ibm037", "cp500", "ibm500", "cp1026", "cp875"})
-                if (field.find(bad) != std::string::npos) return false;
-        } else if (ci_at(m, line, "content-transfer-encoding")) {
-            const std::string v = field_value(m.substr(line, field_end(m, next) - line));
-            if (v == "quoted-printable") quoted_printable = true;
-            else if (v != "7bit" && v != "8bit" && v != "binary") return false;
-        } else if (ci_at(m, line, "content-location") || ci_at(m, line, "content-base")) {
-            return false;
-        }
-        line = next;
-    }
-    // The message's own header block holds no part's content (and has a Message-ID field).
-    return nothing_to_reference(m.substr(header_block_size(m)), quoted_printable);
-}
-
-// Whether no pass can change the message m (see MessageContext::parse, InertCheck). GMime
-// gives an entity a media type only from a Content-Type field (a line starting with the
-// name, and its folded continuations), else text/plain (message/rfc822 in a multipart/digest);
-// it reads a Content-ID only from a line starting with that name; a header block never spans
-// an empty line. So, line starts only:
-// - no line starts "content-id" (the index would list it);
-// - between two lines starting "content-type" lies an empty line (never two fields in one
-//   block, which could disagree: src/signatures.cc), and no such field holds, in any case, a
-//   subtype of the types passes edit, "digest" (whose parts default to message/rfc822), or
-//   "message" followed by white space and '/' or '(' (an embedded message, whose Message-ID
-//   the index would list; a comment may stand before the '/');
-// - the limits cannot bind: an entity lies below at most one multipart per Content-Type
-//   field, and each but the first starts after a delimiter line.
-// A field that names only scanned types (text/html for the references pass) is allowed when
-// nothing_to_edit_in_html(m) holds besides.
-bool provably_inert(std::string_view m, const InertCheck &check, const Limits &limits)
-{
-    struct Needle {
-        std::string word;
-        bool scanned;
-    };
-    std::vector<Needle> needles{{"digest", false}};
-    for (const std::string &t : check.types) {
-        auto slash = t.find('/');
-        if (slash == std::string::npos || slash + 1 == t.size()) return false;
-        const bool scanned = std::find(check.scanned_types.begin(), check.scanned_types.end(), t) != check.scanned_types.end();
-        needles.push_back({text::ascii_lower(t.substr(slash + 1)), scanned});
-    }
-    bool scan = false;
-    auto harmless = [&](std::string_view field) {
-        for (std::size_t i = 0; i < field.size(); ++i) {
-            for (const Needle &n : needles)
-                if (ci_at(field, i, n.word)) {
-                    if (!n.scanned) return false;
-                    scan = true;
-                }
-            if (ci_at(field, i, "message")) {
-                std::size_t j = i + 7;
-                while (j < field.size() && (field[j] == ' ' || field[j] == '\t' || field[j] == '\r' || field[j] == '\n')) ++j;
-                if (j < field.size() && (field[j] == '/' || field[j] == '(')) return false;
-            }
-        }
-        return true;
-    };
-    std::size_t delimiters = 0, content_types = 0;
-    bool empty_line_since = true; // since the last Content-Type field
-    for (std::size_t line = 0; line < m.size();) {
-        auto nl = m.find('\n', line);
-        const std::size_t next = nl == std::string_view::npos ? m.size() : nl + 1;
-        const std::size_t len = next - line - (nl == std::string_view::npos ? 0 : 1);
-        if (len == 0 || (len == 1 && m[line] == '\r')) empty_line_since = true;
-        if (m.compare(line, 2, "--") == 0) ++delimiters;
-        if (ci_at(m, line, "content-id")) return false;
-        if (ci_at(m, line, "content-type")) {
-            if (!empty_line_since) return false;
-            empty_line_since = false;
-            ++content_types;
-            if (!harmless(m.substr(line, field_end(m, next) - line))) return false;
-        }
-        line = next;
-    }
-    if (delimiters + 2 > limits.max_parts || content_types > static_cast<std::size_t>(std::max(0, limits.max_depth)))
-        return false;
-    return !scan || nothing_to_edit_in_html(m, check.scan_max);
-}
-
-// The Message-ID GMime gives a message whose header block is plain, read without building
-// its objects; nullopt when the block is not plain (then GMime reads it). Plain: lines ending
-// in LF (a CR only right before it), no NUL, ended by an empty line; each line a field
-// ("name:", the name of printable ASCII other than ':', no blank before the colon) or a
-// folded continuation (starting with a space or tab) of one. In such a block GMime's parser
-// (gmime-parser.c, step_headers and header_buffer_parse) takes each field's raw value as the
-// bytes after the colon through the end of its last line; its message keeps the last
-// Message-ID field's g_mime_utils_decode_message_id(decode_text(unfold(raw value)))
-// (gmime-message.c, process_header; gmime-header.c, g_mime_header_get_value): the same
-// functions are called here on the same bytes. tests/test_inert.cc and fuzz_filter compare
-// the two on every input they have.
-std::optional<std::string> plain_message_id(std::string_view m)
-{
-    std::size_t value = std::string_view::npos, value_end = 0; // the last Message-ID's raw value
-    bool in_field = false, last_is_id = false;
-    for (std::size_t line = 0;;) {
-        const std::size_t nl = m.find('\n', line);
-        if (nl == std::string_view::npos) return std::nullopt; // no empty line ends the block
-        std::size_t end = nl > line && m[nl - 1] == '\r' ? nl - 1 : nl;
-        if (end == line) break; // the empty line
-        const std::string_view text = m.substr(line, end - line);
-        if (text.find('\0') != std::string_view::npos || text.find('\r') != std::string_view::npos) return std::nullopt;
-        if (text[0] == ' ' || text[0] == '\t') {
-            if (!in_field) return std::nullopt;
-            if (last_is_id) value_end = nl + 1;
-        } else {
-            const std::size_t colon = text.find(':');
-            // GMime fails a message whose field name does not fit its 4 KiB read buffer (from
-            // 4,224 bytes here): a name longer than a line may be (RFC 5322: 998) goes to GMime.
-            if (colon == 0 || colon == std::string_view::npos || colon > 998) return std::nullopt;
-            for (std::size_t k = 0; k < colon; ++k)
-                if (static_cast<unsigned char>(text[k]) <= 32 || static_cast<unsigned char>(text[k]) >= 127) return std::nullopt;
-            in_field = true;
-            last_is_id = colon == 10 && ci_at(text, 0, "message-id");
-            if (last_is_id) {
-                value = line + colon + 1;
-                value_end = nl + 1;
-            }
-        }
-        line = nl + 1;
-    }
-    if (value == std::string_view::npos) return std::string();
-    std::string raw(m.substr(value, value_end - value));
-    GCharPtr unfolded(g_mime_utils_header_unfold(raw.c_str()));
-    GCharPtr decoded(g_mime_utils_header_decode_text(nullptr, unfolded.get()));
-    GCharPtr id(g_mime_utils_decode_message_id(decoded.get()));
-    return std::string(id ? id.get() : "");
-}
-
 } // namespace
 
 std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const Segment &seg, std::size_t index,
@@ -261,100 +31,17 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
                                                       const InertCheck *inert)
 {
     std::unique_ptr<MessageContext> ctx(new MessageContext(src, seg));
-    ctx->in_mbox_ = in_mbox;
-    // One read of the whole message instead of GMime's read and seek per 4 KiB block of a
-    // file stream (and the prescan's and probes' own reads). Failing that, the file is read.
-    if (!src.in_memory() && seg.msg_end > seg.msg_begin && seg.msg_end - seg.msg_begin <= kWindowMax)
-        if (auto w = Source::window(src, seg.msg_begin, seg.msg_end)) {
-            ctx->window_.emplace(std::move(*w));
-            ctx->src_ = &*ctx->window_;
-        }
-    // An mboxcl2 Content-Length (read from the input: it looks past the message). Only a
-    // header block with a Content-Length field can have one: the window says, without a read.
-    if (in_mbox && (!ctx->window_ || may_have_content_length(ctx->window_->view(seg.msg_begin, seg.msg_end))))
-        ctx->length_split_ = mboxcl2_length(src, seg.msg_begin);
-    ctx->limits_ = limits;
-    ctx->limits_.max_depth = std::min(limits.max_depth, kMaxDepth); // never past GMime's own
-    ctx->start_clock();
+    ctx->open(in_mbox, limits);
     ctx->report_.index = index;
     ctx->report_.source = src.name();
     ctx->report_.offset = seg.begin;
-    const Source &in = *ctx->src_;
-
-    // Line-ending convention, from the first line end within the first 64 KiB. Nearly every
-    // message has one in its first KiB: read more only when it does not.
-    for (std::int64_t probe : {std::int64_t{1024}, std::int64_t{65536}}) {
-        const std::int64_t probe_end = std::min(seg.msg_end, seg.msg_begin + probe);
-        std::string read; // only when the message is not in memory
-        std::string_view h = in.view(seg.msg_begin, probe_end);
-        if (h.empty()) {
-            auto head = in.slice(seg.msg_begin, probe_end);
-            if (!head) break;
-            read = std::move(*head);
-            h = read;
-        }
-        auto nl = h.find('\n');
-        if (nl != std::string::npos) {
-            ctx->eol_ = nl > 0 && h[nl - 1] == '\r' ? Eol::CRLF : Eol::LF;
-            break;
-        }
-        bool whole = seg.msg_begin + static_cast<std::int64_t>(h.size()) >= seg.msg_end;
-        if (whole || probe == 65536) {
-            if (h.find('\r') != std::string::npos) ctx->eol_ = Eol::CR;
-            break;
-        }
-    }
-
-    if (seg.msg_end <= seg.msg_begin) {
-        ctx->report_.add_error("", "unparseable", "empty message");
-        return ctx;
-    }
-    // Old Mac mail: GMime reads the whole message as one header field, so no part, reference
-    // or label can be found in it. Said, not silently reported as a message with none.
-    if (ctx->eol_ == Eol::CR) {
-        ctx->report_.add_error("", "unparseable", "CR-only line ends (old Mac mail): its header fields and parts cannot be told apart; nothing in it was read; passed through");
-        return ctx;
-    }
-    // Limits hold while parsing: a header block larger than --max-header-bytes anywhere in
-    // the message, or more delimiter lines than --max-parts allows, is not handed to GMime
-    // (which would hold it all in memory): the message is passed through and reported.
-    auto over = ctx->prescan();
-    if (!over || *over) {
-        if (over) ctx->report_.add_error("", (*over)->code, (*over)->message + "; message left untouched");
-        else ctx->report_.add_error("", "unreadable", over.error().message + "; passed through");
-        return ctx;
-    }
-    auto construct = [&](std::int64_t end) {
-        // The charset converters GMime will open for the header values, kept loaded
-        // (charsets.hh): where the bytes are in memory, which is all but the largest messages.
-        if (in.window() || in.in_memory()) {
-            std::string_view m = in.view(seg.msg_begin, end);
-            keep_charsets_for(m, header_block_size(m));
-        }
-        auto sub = GPtr<GMimeStream>::adopt(g_mime_stream_substream(in.stream(), seg.msg_begin, end));
-        auto parser = GPtr<GMimeParser>::adopt(g_mime_parser_new_with_stream(sub.get()));
-        g_mime_parser_set_persist_stream(parser.get(), TRUE);
-        g_mime_parser_set_format(parser.get(), GMIME_FORMAT_MESSAGE);
-        return GPtr<GMimeMessage>::adopt(g_mime_parser_construct_message(parser.get(), nullptr));
-    };
+    ctx->detect_eol();
+    if (!ctx->parseable()) return ctx;
     // A message no pass can change: its header block alone, read as GMime reads it (the
     // header fields do not depend on the body), for its Message-ID. The bytes are in memory
     // (a window) for messages up to kWindowMax; larger ones are parsed whole.
-    if (inert && (in.window() || in.in_memory())) {
-        std::string_view m = in.view(seg.msg_begin, seg.msg_end);
-        if (provably_inert(m, *inert, ctx->limits_)) {
-            // A plain header block needs no GMime objects at all (most of an inert message's
-            // cost was building and freeing them); any other is read by GMime.
-            if (auto id = plain_message_id(m)) {
-                ctx->report_.message_id = std::move(*id);
-                ctx->headers_only_ = true;
-                return ctx;
-            }
-            ctx->message_ = construct(seg.msg_begin + static_cast<std::int64_t>(header_block_size(m)));
-            ctx->headers_only_ = ctx->message_.get() != nullptr; // else parsed whole below, and reported
-        }
-    }
-    if (!ctx->message_) ctx->message_ = construct(seg.msg_end);
+    if (inert && (ctx->src_->window() || ctx->src_->in_memory()) && ctx->copy_inert(*inert)) return ctx;
+    if (!ctx->message_) ctx->message_ = ctx->construct(seg.msg_end);
     if (!ctx->message_) {
         ctx->report_.add_error("", "unparseable", "no header block: not a message GMime can parse; passed through");
         return ctx;
@@ -363,6 +50,112 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
     if (GMimeObject *body = g_mime_message_get_mime_part(ctx->message_.get()))
         ctx->walk(body, ctx->message_.get(), "", 0, -1);
     return ctx;
+}
+
+void MessageContext::open(bool in_mbox, const Limits &limits)
+{
+    const Source &src = *src_;
+    in_mbox_ = in_mbox;
+    // One read of the whole message instead of GMime's read and seek per 4 KiB block of a
+    // file stream (and the prescan's and probes' own reads). Failing that, the file is read.
+    if (!src.in_memory() && seg_.msg_end > seg_.msg_begin && seg_.msg_end - seg_.msg_begin <= kWindowMax)
+        if (auto w = Source::window(src, seg_.msg_begin, seg_.msg_end)) {
+            window_.emplace(std::move(*w));
+            src_ = &*window_;
+        }
+    // An mboxcl2 Content-Length, found when the input was split (it looks past the message).
+    if (in_mbox) length_split_ = seg_.length_split;
+    limits_ = limits;
+    limits_.max_depth = std::min(limits.max_depth, kMaxDepth); // never past GMime's own
+    start_clock();
+}
+
+// Line-ending convention, from the first line end within the first 64 KiB. Nearly every
+// message has one in its first KiB: read more only when it does not.
+void MessageContext::detect_eol()
+{
+    const Source &in = *src_;
+    for (std::int64_t probe : {std::int64_t{1024}, std::int64_t{65536}}) {
+        const std::int64_t probe_end = std::min(seg_.msg_end, seg_.msg_begin + probe);
+        std::string read; // only when the message is not in memory
+        std::string_view h = in.view(seg_.msg_begin, probe_end);
+        if (h.empty()) {
+            auto head = in.slice(seg_.msg_begin, probe_end);
+            if (!head) break;
+            read = std::move(*head);
+            h = read;
+        }
+        auto nl = h.find('\n');
+        if (nl != std::string::npos) {
+            eol_ = nl > 0 && h[nl - 1] == '\r' ? Eol::CRLF : Eol::LF;
+            break;
+        }
+        bool whole = seg_.msg_begin + static_cast<std::int64_t>(h.size()) >= seg_.msg_end;
+        if (whole || probe == 65536) {
+            if (h.find('\r') != std::string::npos) eol_ = Eol::CR;
+            break;
+        }
+    }
+}
+
+// Whether the message may go to GMime; if not, the report says why and it passes through.
+bool MessageContext::parseable()
+{
+    if (seg_.msg_end <= seg_.msg_begin) {
+        report_.add_error("", "unparseable", "empty message");
+        return false;
+    }
+    // Old Mac mail: GMime reads the whole message as one header field, so no part, reference
+    // or label can be found in it. Said, not silently reported as a message with none.
+    if (eol_ == Eol::CR) {
+        report_.add_error("", "unparseable", "CR-only line ends (old Mac mail): its header fields and parts cannot be told apart; nothing in it was read; passed through");
+        return false;
+    }
+    // Limits hold while parsing: a header block larger than --max-header-bytes anywhere in
+    // the message, or more delimiter lines than --max-parts allows, is not handed to GMime
+    // (which would hold it all in memory): the message is passed through and reported.
+    auto over = prescan();
+    if (!over || *over) {
+        if (over) report_.add_error("", (*over)->code, (*over)->message + "; message left untouched");
+        else report_.add_error("", "unreadable", over.error().message + "; passed through");
+        return false;
+    }
+    return true;
+}
+
+GPtr<GMimeMessage> MessageContext::construct(std::int64_t end) const
+{
+    const Source &in = *src_;
+    // The charset converters GMime will open for the header values, kept loaded
+    // (charsets.hh): where the bytes are in memory, which is all but the largest messages.
+    if (in.window() || in.in_memory()) {
+        std::string_view m = in.view(seg_.msg_begin, end);
+        keep_charsets_for(m, header_block_size(m));
+    }
+    auto sub = GPtr<GMimeStream>::adopt(g_mime_stream_substream(in.stream(), seg_.msg_begin, end));
+    auto parser = GPtr<GMimeParser>::adopt(g_mime_parser_new_with_stream(sub.get()));
+    g_mime_parser_set_persist_stream(parser.get(), TRUE);
+    g_mime_parser_set_format(parser.get(), GMIME_FORMAT_MESSAGE);
+    return GPtr<GMimeMessage>::adopt(g_mime_parser_construct_message(parser.get(), nullptr));
+}
+
+// A message in memory that provably no pass can change: true when its plain header block gave
+// its Message-ID (headers_only(), no GMime objects at all); else its header block alone may
+// have been parsed (message_), or the whole message is still to be.
+bool MessageContext::copy_inert(const InertCheck &inert)
+{
+    std::string_view m = src_->view(seg_.msg_begin, seg_.msg_end);
+    if (!provably_inert(m, inert, limits_)) return false;
+    // A plain header block needs no GMime objects at all (most of an inert message's cost
+    // was building and freeing them); any other is read by GMime.
+    if (auto id = plain_message_id(m)) {
+        report_.message_id = std::move(*id);
+        headers_only_ = true;
+        return true;
+    }
+    message_ = construct(seg_.msg_begin + static_cast<std::int64_t>(header_block_size(m)));
+    headers_only_ = message_.get() != nullptr; // else parsed whole below, and reported
+    return false;
 }
 
 // prefix: the section of the message this entity is the body of ("" for the top level).
@@ -439,143 +232,6 @@ void MessageContext::walk(GMimeObject *obj, GMimeMessage *msg, const std::string
 
 GMimeHeaderList *MessageContext::headers_of(const Node &n) { return g_mime_object_get_header_list(n.object); }
 
-Result<std::optional<MessageContext::LimitHit>> MessageContext::prescan() const
-{
-    const auto header_limit = [&] {
-        return std::optional<LimitHit>{LimitHit{"header-limit", "header block larger than --max-header-bytes (" +
-                                            std::to_string(limits_.max_header_bytes) + ")"}};
-    };
-    // GMime holds every part it finds (about 1.4 KB each): bound them before it parses. A
-    // part needs at least one delimiter line; past --max-parts the walk stops anyway, so
-    // this only has to be generous enough never to cut a message the walk would finish.
-    const std::size_t max_delimiters = 4 * limits_.max_parts + 16;
-    const auto size = static_cast<std::size_t>(seg_.msg_end - seg_.msg_begin);
-    // A message this small can hold neither (a delimiter line is at least 3 bytes).
-    if (size <= limits_.max_header_bytes && size < 3 * max_delimiters) return std::optional<LimitHit>{};
-    std::size_t delimiters = 0;
-    // A header block may start at the top, after an empty line (an embedded message, or a
-    // body GMime might read as one) or after a "--" line (a part). It goes on while lines
-    // read as fields ("name:") or their continuations, as GMime reads them.
-    // A body is a header block only where a message/ type makes it one (RFC 2046 5.2.1:
-    // message/rfc822, news, global; GMime's parser): after a block that ended cleanly and
-    // whose Content-Type fields never say "message" (a part in a multipart/digest with no
-    // Content-Type is message/rfc822, RFC 2046 5.1.5), its body is Body up to the next "--"
-    // line: a 1 MiB first line of minified HTML is no header. Anything less clear stays Open.
-    enum class Run { Open, In, Closed, Body } run = Run::Open;
-    std::size_t run_bytes = 0;
-    bool after_dashes = false;                    // the run started after a "--" line
-    bool ct_seen = false, ct_message = false;     // the run's Content-Type fields
-    bool in_ct = false;                           // the field being read is a Content-Type
-    // The current line: its length, first two bytes, and whether it is "name:" so far.
-    std::size_t len = 0;
-    char first = 0, second = 0;
-    enum class Field { Name, Yes, No } field = Field::Name;
-    static constexpr std::string_view ct_name = "content-type", message_word = "message";
-    std::size_t ct_at = 0;      // how much of ct_name the line's name has matched
-    bool line_ct = false;       // this line is a Content-Type field or a continuation of one
-    std::size_t word_at = 0;    // how much of "message" the value has matched
-    const auto open_run = [&](bool dashes) {
-        run = Run::Open;
-        run_bytes = 0;
-        after_dashes = dashes;
-        ct_seen = ct_message = in_ct = false;
-    };
-    std::int64_t pos = seg_.msg_begin;
-    // The message where it is (a window, or an input in memory), else read 64 KiB at a time.
-    const std::string_view whole = src_->view(seg_.msg_begin, seg_.msg_end);
-    std::string buf;
-    while (pos < seg_.msg_end) {
-        std::string_view chunk;
-        if (!whole.empty()) {
-            chunk = whole;
-        } else {
-            auto read = src_->slice(pos, std::min(seg_.msg_end, pos + 65536));
-            if (!read) return read.error();
-            buf = std::move(*read);
-            chunk = buf;
-        }
-        if (chunk.empty()) break;
-        for (std::size_t i = 0; i < chunk.size(); ++i) {
-            char c = chunk[i];
-            if (len == 1 && run == Run::In && in_ct && (first == ' ' || first == '\t')) line_ct = true; // its fold
-            if (len >= 1 && c != '\n' && line_ct) {
-                // A Content-Type value: does it say "message"? ("message" has no border:
-                // a mismatch restarts the match at this byte.)
-                if (word_at < message_word.size()) {
-                    const char l = g_ascii_tolower(c);
-                    word_at = l == message_word[word_at] ? word_at + 1 : l == message_word[0] ? 1 : 0;
-                }
-                if (len == 1) second = c;
-                ++len;
-                continue;
-            }
-            if (len >= 2 && c != '\n' && (run == Run::Closed || run == Run::Body || field != Field::Name)) {
-                // Nothing more of this line counts but its length: on to its end.
-                const void *nl = std::memchr(chunk.data() + i, '\n', chunk.size() - i);
-                const std::size_t stop = nl ? static_cast<std::size_t>(static_cast<const char *>(nl) - chunk.data()) : chunk.size();
-                len += stop - i;
-                i = stop;
-                if (i == chunk.size()) break;
-                c = '\n';
-            }
-            if (c != '\n') {
-                if (len == 0) first = c;
-                else if (len == 1) second = c;
-                if (field == Field::Name) {
-                    auto u = static_cast<unsigned char>(c);
-                    if (c == ':' && len > 0) {
-                        field = Field::Yes;
-                        line_ct = ct_at == ct_name.size() && len == ct_name.size() && run != Run::Body;
-                    } else if (u <= 32 || u >= 127) {
-                        field = Field::No;
-                    } else if (ct_at == len && ct_at < ct_name.size() && g_ascii_tolower(c) == ct_name[ct_at]) {
-                        ++ct_at;
-                    }
-                }
-                ++len;
-                continue;
-            }
-            const bool blank = len == 0 || (len == 1 && first == '\r');
-            const bool dashes = len >= 2 && first == '-' && second == '-';
-            if (dashes && ++delimiters > max_delimiters)
-                return std::optional<LimitHit>{LimitHit{"part-limit", "more than " + std::to_string(max_delimiters) +
-                                                                          " delimiter lines (4 x --max-parts + 16): not parsed"}};
-            const bool continuation = len > 0 && (first == ' ' || first == '\t');
-            if (dashes) {
-                open_run(true);
-            } else if (blank) {
-                // A block that ended cleanly and made its body no header block: Body. A run
-                // already Open (no field yet: a digest's part with no header block), Closed
-                // (a line GMime may read otherwise) or Body stays as conservative as before.
-                const bool embeds = ct_message || (!ct_seen && after_dashes);
-                if (run == Run::In && !embeds) run = Run::Body;
-                else if (run != Run::Body) open_run(false);
-            } else if (run == Run::Body) {
-                // content up to the next "--" line
-            } else if ((run == Run::Open && field == Field::Yes) || (run == Run::In && (field == Field::Yes || continuation))) {
-                run = Run::In;
-                run_bytes += len + 1;
-                if (run_bytes > limits_.max_header_bytes) return header_limit();
-                if (field == Field::Yes) in_ct = line_ct;
-                if (field == Field::Yes && line_ct) ct_seen = true;
-                if (line_ct && word_at == message_word.size()) ct_message = true;
-            } else {
-                run = Run::Closed;
-            }
-            len = 0;
-            field = Field::Name;
-            ct_at = 0;
-            line_ct = false;
-            word_at = 0;
-        }
-        pos += static_cast<std::int64_t>(chunk.size());
-    }
-    // A last line with no line break.
-    if ((run == Run::In || (run == Run::Open && field == Field::Yes)) && run_bytes + len > limits_.max_header_bytes)
-        return header_limit();
-    return std::optional<LimitHit>{};
-}
-
 Status MessageContext::check_time() const
 {
     if (!out_of_time()) return ok();
@@ -585,28 +241,18 @@ Status MessageContext::check_time() const
 
 Result<std::int64_t> MessageContext::header_end(std::int64_t offset) const
 {
-    // A header ends at the first line end not followed by SP or HTAB (RFC 5322 2.2.3).
-    std::int64_t pos = offset;
-    std::string buf;
-    for (;;) {
-        if (pos >= seg_.msg_end) return seg_.msg_end;
-        auto chunk = src_->slice(pos, std::min(seg_.msg_end, pos + 4096));
-        if (!chunk) return chunk.error();
-        buf = std::move(*chunk);
-        for (std::size_t i = 0; i < buf.size(); ++i) {
-            if (buf[i] != '\n') continue;
-            std::int64_t after = pos + static_cast<std::int64_t>(i) + 1;
-            if (after >= seg_.msg_end) return after;
-            char next;
-            if (i + 1 < buf.size()) {
-                next = buf[i + 1];
-            } else {
-                auto r = src_->read_at(after, &next, 1);
-                if (!r) return r.error();
-            }
-            if (next != ' ' && next != '\t') return after;
-        }
-        pos += static_cast<std::int64_t>(buf.size());
+    // A header ends at the first line end not followed by SP or HTAB (RFC 5322 2.2.3):
+    // field_end over the message where it is in memory, else over reads from offset that
+    // grow until the field ends inside one, or the message does.
+    if (offset >= seg_.msg_end) return seg_.msg_end;
+    if (std::string_view m = src_->view(offset, seg_.msg_end); !m.empty())
+        return offset + static_cast<std::int64_t>(field_end(m, 0));
+    for (std::int64_t want = 4096;; want *= 2) {
+        const std::int64_t stop = std::min(seg_.msg_end, offset + want);
+        auto read = src_->slice(offset, stop);
+        if (!read) return read.error();
+        const std::size_t end = field_end(*read, 0);
+        if (end < read->size() || stop == seg_.msg_end) return offset + static_cast<std::int64_t>(end);
     }
 }
 
@@ -677,135 +323,6 @@ Result<std::int64_t> MessageContext::header_block_end(const Node &n) const
         return Error{Code::DataErr, "part " + n.section + " has no header block of its own; nothing added there"};
     }
     return Error{Code::Software, "cannot locate the header block of part " + n.section};
-}
-
-Status check_header_value(std::string_view name, std::string_view raw_value)
-{
-    if (name.empty()) return Error{Code::Software, "empty header name"};
-    for (char c : name) {
-        auto u = static_cast<unsigned char>(c);
-        if (u < 33 || u > 126 || c == ':') return Error{Code::Software, "invalid header name"};
-    }
-    std::size_t line_len = name.size() + 1;
-    for (std::size_t i = 0; i < raw_value.size(); ++i) {
-        char c = raw_value[i];
-        if (c == '\r' || c == '\0')
-            return Error{Code::DataErr, std::string(name) + ": CR or NUL refused in a header value"};
-        if (c == '\n') {
-            bool last = i + 1 == raw_value.size();
-            if (!last && raw_value[i + 1] != ' ' && raw_value[i + 1] != '\t')
-                return Error{Code::DataErr, std::string(name) + ": line break would start a new header; refused"};
-            // A folded line of white space only is not a valid continuation (RFC 5322
-            // 3.2.2 obs-FWS aside); readers end the header block at it or treat it as blank.
-            if (!last) {
-                std::size_t j = i + 1;
-                while (j < raw_value.size() && (raw_value[j] == ' ' || raw_value[j] == '\t')) ++j;
-                if (j == raw_value.size() || raw_value[j] == '\n')
-                    return Error{Code::DataErr, std::string(name) + ": a folded line of white space only; refused"};
-            }
-            line_len = 0;
-            continue;
-        }
-        if (++line_len > max_line)
-            return Error{Code::DataErr, std::string(name) + ": header line longer than 998 octets"};
-    }
-    return ok();
-}
-
-std::string MessageContext::to_eol(std::string_view lf_text) const
-{
-    if (eol_ != Eol::CRLF) return std::string(lf_text);
-    std::string out;
-    out.reserve(lf_text.size() + lf_text.size() / 32);
-    for (std::size_t at = 0; at < lf_text.size();) { // a line at a time
-        std::size_t nl = lf_text.find('\n', at);
-        if (nl == std::string_view::npos) {
-            out.append(lf_text.substr(at));
-            break;
-        }
-        out.append(lf_text.substr(at, nl - at)).append("\r\n", 2);
-        at = nl + 1;
-    }
-    return out;
-}
-
-Status MessageContext::add_edit(std::int64_t begin, std::int64_t end, std::string text)
-{
-    if (eol_ == Eol::CR)
-        return Error{Code::DataErr, "CR-only line endings: GMime cannot parse this message reliably; not rewritten"};
-    protections_ready();
-    if (begin < seg_.msg_begin || end > seg_.msg_end || end < begin)
-        return Error{Code::Software, "edit outside its message"};
-    for (const Edit &e : edits_)
-        if (overlaps(begin, end, e.begin, e.end)) return Error{Code::Software, "overlapping edits"};
-    // The safety net under the passes' own questions (kept()): signed content is never changed.
-    if (const Protection *p = protection_for(begin, end, edited_field(begin, text), true))
-        return Error{Code::DataErr, "refused: the edit would break a " + p->reason + " signature"};
-    edits_.push_back({begin, end, std::move(text)});
-    report_.changed = true;
-    return ok();
-}
-
-Status MessageContext::replace_header(GMimeHeader *h, std::string_view raw_value)
-{
-    // The field is written under the name readers give it: RFC 5322 4.5.3 (obs-optional)
-    // allows white space before the colon, which GMime keeps in the raw name ("Mimeuri-Refs :")
-    // and every reader drops. Written as it came, it would be refused as no valid name.
-    const char *raw_name = g_mime_header_get_raw_name(h);
-    std::string name = raw_name ? raw_name : "";
-    while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.pop_back();
-    std::string value(raw_value);
-    if (value.empty() || value.back() != '\n') value += '\n';
-    if (auto s = check_header_value(name, value); !s) return s;
-    auto raw = raw_header(h);
-    if (!raw) return raw.error();
-    std::int64_t off = g_mime_header_get_offset(h);
-    // A field that ends the input with no line break keeps having none: a break written
-    // there, before a field another pass adds after the block ("\nName: ..."), would make
-    // an empty line and push that field into the body.
-    std::string field = to_eol(name + ":" + value);
-    if (raw->empty() || raw->back() != '\n')
-        while (!field.empty() && (field.back() == '\n' || field.back() == '\r')) field.pop_back();
-    if (auto s = add_edit(off, off + static_cast<std::int64_t>(raw->size()), field); !s)
-        return s;
-    replaced_.emplace_back(h, value);
-    return ok();
-}
-
-std::string MessageContext::header_value(GMimeHeader *h) const
-{
-    for (auto it = replaced_.rbegin(); it != replaced_.rend(); ++it)
-        if (it->first == h) return it->second;
-    const char *raw = g_mime_header_get_raw_value(h);
-    std::string out;
-    for (const char *p = raw ? raw : ""; *p; ++p)
-        if (*p != '\r') out += *p;
-    return out;
-}
-
-Status MessageContext::add_header(const Node &n, std::string_view name, std::string_view raw_value)
-{
-    std::string value(raw_value);
-    if (value.empty() || value.back() != '\n') value += '\n';
-    if (auto s = check_header_value(name, value); !s) return s;
-    auto at = header_block_end(n);
-    if (!at) return at.error();
-    // A header block that ends the input with no line break: the new field goes on a line of
-    // its own, and the block still ends as it did (several additions stay separate lines).
-    if (*at > seg_.msg_begin) {
-        char before;
-        auto r = src_->read_at(*at - 1, &before, 1);
-        if (!r) return r.error();
-        // A bare CR there: the block is not in any line-ending convention an insertion could
-        // follow (readers differ on whether a CR ends a line). Nothing is added.
-        if (before == '\r')
-            return Error{Code::DataErr, "the header block ends in a bare CR; " + std::string(name) + " not added"};
-        if (before != '\n') {
-            value.pop_back();
-            return add_edit(*at, *at, to_eol("\n" + std::string(name) + ":" + value));
-        }
-    }
-    return add_edit(*at, *at, to_eol(std::string(name) + ":" + value));
 }
 
 Result<std::pair<std::int64_t, std::int64_t>> MessageContext::content_span(const Node &n) const
@@ -939,322 +456,5 @@ Status MessageContext::decoded_pieces(const Node &n, std::size_t cap, const std:
     }
     return ok();
 }
-
-Status MessageContext::set_sole_header(const Node &n, std::string_view name, std::string_view raw_value)
-{
-    std::vector<GMimeHeader *> found;
-    std::vector<std::int64_t> offsets; // a top-level header may be on both lists
-    auto collect = [&](GMimeHeaderList *list) {
-        for (int i = 0; list && i < g_mime_header_list_get_count(list); ++i) {
-            GMimeHeader *h = g_mime_header_list_get_header_at(list, i);
-            const char *hn = g_mime_header_get_name(h);
-            if (!hn || g_ascii_strncasecmp(hn, name.data(), name.size()) != 0 || hn[name.size()] != '\0') continue;
-            std::int64_t off = g_mime_header_get_offset(h);
-            if (std::find(offsets.begin(), offsets.end(), off) != offsets.end()) continue;
-            offsets.push_back(off);
-            found.push_back(h);
-        }
-    };
-    collect(headers_of(n));
-    if (n.top_level() && message_) collect(g_mime_object_get_header_list(GMIME_OBJECT(message_.get())));
-    if (found.empty()) return add_header(n, name, raw_value);
-    std::sort(found.begin(), found.end(),
-              [](GMimeHeader *a, GMimeHeader *b) { return g_mime_header_get_offset(a) < g_mime_header_get_offset(b); });
-    const std::string want = text::without_space(raw_value);
-    for (std::size_t i = 0; i < found.size(); ++i) {
-        if (i > 0) {
-            auto raw = raw_header(found[i]);
-            if (!raw) return raw.error();
-            std::int64_t off = g_mime_header_get_offset(found[i]);
-            if (auto s = add_edit(off, off + static_cast<std::int64_t>(raw->size()), ""); !s) return s;
-        } else if (text::without_space(header_value(found[i])) != want) {
-            if (auto s = replace_header(found[i], raw_value); !s) return s;
-        }
-    }
-    return ok();
-}
-
-Status MessageContext::replace_body(const Node &n, std::string encoded, bool convert_eol)
-{
-    auto span = content_span(n);
-    if (!span) return span.error();
-    auto [begin, end] = *span;
-    // Keep whether the content ended with a line break: that break may belong to the
-    // structure around it.
-    bool had_nl = false;
-    if (end > begin) {
-        char c;
-        auto r = src_->read_at(end - 1, &c, 1);
-        if (!r) return r.error();
-        had_nl = c == '\n';
-    }
-    std::string text = std::move(encoded);
-    if (had_nl && (text.empty() || text.back() != '\n')) text += '\n';
-    while (!had_nl && !text.empty() && text.back() == '\n') text.pop_back();
-    if (in_mbox_ && !length_split_) {
-        // A new line starting "From " would open a message in an mbox: quote it. Not where a
-        // Content-Length splits the message (mboxcl2): readers of it do not unquote, and
-        // finish() keeps that length true.
-        // Found with memmem, not line by line: encoded text has short lines and no such line.
-        auto next_from = [&](std::size_t at) -> std::size_t {
-            if (at == 0 && text.compare(0, 5, "From ") == 0) return 0;
-            const void *hit = at >= text.size() ? nullptr : ::memmem(text.data() + at, text.size() - at, "\nFrom ", 6);
-            return hit ? static_cast<std::size_t>(static_cast<const char *>(hit) - text.data()) + 1 : std::string::npos;
-        };
-        if (std::size_t at = next_from(0); at != std::string::npos) {
-            std::string quoted;
-            quoted.reserve(text.size() + 64);
-            std::size_t done = 0;
-            for (; at != std::string::npos; at = next_from(at)) {
-                quoted.append(text, done, at - done).append(1, '>');
-                done = at;
-            }
-            quoted.append(text, done, std::string::npos);
-            text = std::move(quoted);
-        }
-    }
-    // RFC 2046 5.1.1: a line starting "--" and an enclosing multipart's boundary is a
-    // delimiter, whatever follows. None may be written inside a body.
-    std::vector<std::string> boundaries;
-    for (int p = n.parent; p >= 0; p = nodes_[static_cast<std::size_t>(p)].parent) {
-        const Node &pn = nodes_[static_cast<std::size_t>(p)];
-        if (pn.kind != Node::Kind::Multipart) continue;
-        if (const char *b = g_mime_multipart_get_boundary(GMIME_MULTIPART(pn.object))) boundaries.emplace_back(b);
-    }
-    // A line starts at 0 and after each LF (and CR, when the text keeps its own line ends).
-    // Found from the dashes (memchr), not line by line: encoded text has short lines, and
-    // none starting with "-".
-    bool delimiter = false;
-    for (const char *p = text.data(), *stop = p + text.size(); !delimiter && p < stop;) {
-        p = static_cast<const char *>(std::memchr(p, '-', static_cast<std::size_t>(stop - p)));
-        if (!p) break;
-        const bool line_start = p == text.data() || p[-1] == '\n' || (!convert_eol && p[-1] == '\r');
-        if (line_start && p + 1 < stop && p[1] == '-') {
-            const std::size_t line = static_cast<std::size_t>(p - text.data());
-            for (const auto &b : boundaries) delimiter = delimiter || text.compare(line + 2, b.size(), b) == 0;
-        }
-        ++p;
-    }
-    if (delimiter)
-        return Error{Code::DataErr, "part " + n.section + ": the new content holds a delimiter line of an enclosing multipart; not rewritten"};
-    if (convert_eol && eol_ == Eol::CRLF) return add_edit(begin, end, to_eol(text));
-    return add_edit(begin, end, std::move(text));
-}
-
-Status MessageContext::replace_body(const Node &n, StreamedBody body)
-{
-    auto span = content_span(n);
-    if (!span) return span.error();
-    auto [begin, end] = *span;
-    if (end > begin) {
-        char c;
-        auto r = src_->read_at(end - 1, &c, 1);
-        if (!r) return r.error();
-        body.had_nl = c == '\n';
-    }
-    body.crlf = eol_ == Eol::CRLF;
-    // No From_ quoting and no delimiter check to make: quoted-printable writes no line
-    // starting with '-' or "From " (that octet is encoded), base64 neither '-' nor ' '.
-    if (Status s = add_edit(begin, end, std::string()); !s) return s;
-    edits_.back().streamed = std::make_shared<const StreamedBody>(std::move(body));
-    return ok();
-}
-
-char MessageContext::output_byte_before(std::size_t insertion) const
-{
-    // The output holds, before an insertion at p: the insertions at p made before it, else the
-    // text of an edit ending at p (an empty one: look before it), else the input's byte.
-    std::int64_t pos = edits_[insertion].begin;
-    std::size_t upto = insertion; // insertions at pos that count: edits_[0, upto)
-    for (;;) {
-        for (std::size_t i = upto; i-- > 0;)
-            if (edits_[i].begin == pos && edits_[i].end == pos && !edits_[i].text.empty()) return edits_[i].text.back();
-        const Edit *span = nullptr;
-        for (const Edit &e : edits_)
-            if (e.end == pos && e.begin < pos) span = &e;
-        if (!span) break;
-        if (!span->text.empty()) return span->text.back();
-        pos = span->begin;
-        upto = edits_.size();
-    }
-    if (pos <= seg_.msg_begin) return '\0';
-    char c = '\0';
-    (void)src_->read_at(pos - 1, &c, 1);
-    return c;
-}
-
-Status MessageContext::finish()
-{
-    // add_header starts a field added to a header block that ended with no line break with
-    // one. Where a copy removed since (set_sole_header) or before was that block's last field,
-    // the output already has a line break there: a second would make an empty line and push
-    // the added field into the body.
-    const std::string eol = to_eol("\n");
-    // A streamed body becomes text where its length or last byte is needed: a Content-Length
-    // counts it, or a field is added right after it.
-    for (Edit &e : edits_) {
-        if (!e.streamed) continue;
-        bool needed = length_split_.has_value();
-        for (const Edit &o : edits_) needed = needed || (o.begin == o.end && o.begin == e.end);
-        if (!needed) continue;
-        auto text = edit_text(e, reader_of(*src_));
-        if (!text) return text.error();
-        e.text = std::move(*text);
-        e.streamed.reset();
-    }
-    for (std::size_t i = 0; i < edits_.size(); ++i) {
-        Edit &e = edits_[i];
-        if (e.begin == e.end && e.text.compare(0, eol.size(), eol) == 0 && output_byte_before(i) == '\n')
-            e.text.erase(0, eol.size());
-    }
-    // No Content-Length that split the input: readers go by From_ lines.
-    if (!length_split_ || edits_.empty() || !message_) return ok();
-    const auto &cl = length_split_;
-    std::int64_t delta = 0;
-    for (const Edit &e : edits_)
-        if (e.begin >= cl->body_begin) delta += static_cast<std::int64_t>(e.text.size()) - (e.end - e.begin);
-    if (delta == 0) return ok();
-    const std::string value = " " + std::to_string(cl->length + delta) + "\n";
-    // GMime files Content-* headers with the top-level part, the rest with the message.
-    std::vector<std::int64_t> replaced; // a header may be on both lists
-    for (GMimeObject *o : {GMIME_OBJECT(message_.get()), g_mime_message_get_mime_part(message_.get())}) {
-        GMimeHeaderList *list = o ? g_mime_object_get_header_list(o) : nullptr;
-        for (int i = 0; list && i < g_mime_header_list_get_count(list); ++i) {
-            GMimeHeader *h = g_mime_header_list_get_header_at(list, i);
-            if (g_ascii_strcasecmp(g_mime_header_get_name(h), "Content-Length") != 0) continue;
-            std::int64_t off = g_mime_header_get_offset(h);
-            if (std::find(replaced.begin(), replaced.end(), off) != replaced.end()) continue;
-            if (auto s = replace_header(h, value); !s) return s;
-            replaced.push_back(off);
-        }
-    }
-    if (replaced.empty()) return Error{Code::DataErr, "the Content-Length that split this message was not found to update"};
-    return ok();
-}
-
-Status MessageContext::remove_part(const Node &n)
-{
-    if (n.parent < 0 || nodes_[static_cast<std::size_t>(n.parent)].kind != Node::Kind::Multipart)
-        return Error{Code::Software, "remove_part on a part outside a multipart"};
-    if (n.kind != Node::Kind::Leaf) return Error{Code::DataErr, "only leaf parts are removed"};
-    GMimeDataWrapper *w = g_mime_part_get_content(GMIME_PART(n.object));
-    GMimeStream *s = w ? g_mime_data_wrapper_get_stream(w) : nullptr;
-    if (!s) return Error{Code::DataErr, "part " + n.section + " has no content"};
-    // Where the part starts: its first header, or the blank line of an empty header block.
-    std::int64_t start = -1;
-    GMimeHeaderList *hl = headers_of(n);
-    for (int i = 0; i < g_mime_header_list_get_count(hl); ++i) {
-        std::int64_t off = g_mime_header_get_offset(g_mime_header_list_get_header_at(hl, i));
-        if (off >= seg_.msg_begin && (start < 0 || off < start)) start = off;
-    }
-    if (start < 0) {
-        auto blank = header_block_end(n);
-        if (!blank) return blank.error();
-        start = *blank;
-    }
-    // The delimiter line before it, and the line break before that, which RFC 2046 5.1.1
-    // makes part of the delimiter.
-    auto before = src_->slice(std::max(seg_.msg_begin, start - 4096), start);
-    if (!before) return before.error();
-    const std::string &b = *before;
-    if (b.empty() || b.back() != '\n') return Error{Code::DataErr, "no delimiter line before part " + n.section};
-    auto prev_nl = b.find_last_of('\n', b.size() - 2);
-    if (prev_nl == std::string::npos) return Error{Code::DataErr, "no delimiter line before part " + n.section};
-    std::size_t line = prev_nl + 1;
-    if (b.compare(line, 2, "--") != 0) return Error{Code::DataErr, "no delimiter line before part " + n.section};
-    std::size_t cut = prev_nl;
-    if (cut > 0 && b[cut - 1] == '\r') --cut;
-    std::int64_t begin = start - static_cast<std::int64_t>(b.size()) + static_cast<std::int64_t>(cut);
-    auto span = content_span(n);
-    if (!span) return span.error();
-    return add_edit(begin, span->second, "");
-}
-
-// The name of the field an edit in a header block adds or replaces (its text starts with
-// it, after a line break for a block that ended the input) or removes (read from the input).
-std::string MessageContext::edited_field(std::int64_t begin, std::string_view text) const
-{
-    std::string head(text.substr(0, 256));
-    if (head.empty()) {
-        auto r = src_->slice(begin, std::min(seg_.msg_end, begin + 256));
-        if (r) head = std::move(*r);
-    }
-    std::size_t b = head.find_first_not_of("\r\n");
-    std::size_t colon = head.find(':', b == std::string::npos ? 0 : b);
-    if (b == std::string::npos || colon == std::string::npos) return {};
-    // White space before the colon is no part of the name (RFC 5322 4.5.3; DKIM's relaxed
-    // canonicalisation, RFC 6376 3.4.2, drops it too).
-    std::size_t e = colon;
-    while (e > b && (head[e - 1] == ' ' || head[e - 1] == '\t')) --e;
-    return text::ascii_lower(std::string_view(head).substr(b, e - b));
-}
-
-std::size_t MessageContext::protect(Protection p)
-{
-    for (auto &n : p.names) n = text::ascii_lower(n);
-    protections_.push_back(std::move(p));
-    return protections_.size() - 1;
-}
-
-const MessageContext::Protection *MessageContext::protection_for(std::int64_t begin, std::int64_t end,
-                                                                 const std::string &field, bool enforced_only) const
-{
-    for (const Protection &p : protections_) {
-        if (enforced_only && !p.enforce) continue;
-        if (p.names.empty() ? overlaps(begin, end, p.begin, p.end)
-                            : (begin >= p.begin && end <= p.end && !field.empty() &&
-                               std::find(p.names.begin(), p.names.end(), field) != p.names.end()))
-            return &p;
-    }
-    return nullptr;
-}
-
-bool MessageContext::touched(std::size_t i) const
-{
-    protections_ready();
-    const Protection &p = protections_.at(i);
-    for (const Edit &e : edits_) {
-        if (p.names.empty() ? overlaps(e.begin, e.end, p.begin, p.end)
-                            : (e.begin >= p.begin && e.end <= p.end &&
-                               std::find(p.names.begin(), p.names.end(), edited_field(e.begin, e.text)) != p.names.end()))
-            return true;
-    }
-    return false;
-}
-
-std::optional<std::string> MessageContext::kept(const Node &n, std::string_view header) const
-{
-    protections_ready();
-    if (protections_.empty()) return std::nullopt;
-    const Protection *p = nullptr;
-    if (header.empty()) {
-        // A leaf's content, and its header block (a part removed takes both).
-        auto span = content_span(n);
-        if (!span) return std::nullopt; // the edit itself will fail, and say why
-        std::int64_t begin = span->first;
-        GMimeHeaderList *hl = headers_of(n);
-        for (int i = 0; hl && i < g_mime_header_list_get_count(hl); ++i) {
-            std::int64_t off = g_mime_header_get_offset(g_mime_header_list_get_header_at(hl, i));
-            if (off >= seg_.msg_begin) begin = std::min(begin, off);
-        }
-        p = protection_for(begin, std::max(span->second, begin + 1), {}, true);
-    } else {
-        const std::string field = text::ascii_lower(header);
-        if (auto at = header_block_end(n)) p = protection_for(*at, *at, field, true);
-        for (GMimeHeaderList *hl : {headers_of(n), n.top_level() && message_ ? g_mime_object_get_header_list(GMIME_OBJECT(message_.get())) : nullptr}) {
-            for (int i = 0; !p && hl && i < g_mime_header_list_get_count(hl); ++i) {
-                GMimeHeader *h = g_mime_header_list_get_header_at(hl, i);
-                const char *hn = g_mime_header_get_name(h);
-                if (!hn || g_ascii_strcasecmp(hn, field.c_str()) != 0) continue;
-                std::int64_t off = g_mime_header_get_offset(h);
-                if (auto raw = raw_header(h)) p = protection_for(off, off + static_cast<std::int64_t>(raw->size()), field, true);
-            }
-        }
-    }
-    if (!p) return std::nullopt;
-    return p->reason;
-}
-
-void MessageContext::add_output_file(OutputFile f) { output_files_.push_back(std::move(f)); }
 
 } // namespace mimeuri

@@ -83,6 +83,9 @@ struct InertCheck {
     std::vector<std::string> types;
     std::vector<std::string> scanned_types;
     std::size_t scan_max{0};
+    // The scanning passes' check (Pass::may_hold_reference): false only when bytes can hold
+    // nothing that makes any of them edit. Empty: every message with scanned types is parsed.
+    std::function<bool(std::string_view)> may_hold_reference;
 };
 
 // Bytes borrowed from a message's window (valid while its MessageContext lives) or owned.
@@ -262,6 +265,12 @@ private:
     // message's start.
     char output_byte_before(std::size_t insertion) const;
     MessageContext(const Source &src, const Segment &seg) : src_(&src), seg_(seg) {}
+    // The steps of parse(), in order.
+    void open(bool in_mbox, const Limits &limits);
+    void detect_eol();
+    bool parseable();
+    bool copy_inert(const InertCheck &inert);
+    GPtr<GMimeMessage> construct(std::int64_t end) const;
     void walk(GMimeObject *obj, GMimeMessage *msg, const std::string &section, int depth, int parent);
     Result<std::int64_t> header_end(std::int64_t offset) const;
     struct LimitHit {

@@ -370,42 +370,47 @@ Result<MidStore> MidStore::open_write(const std::string &path, int busy_ms)
     // synchronous=NORMAL: a commit is durable once its journal is synced.
     if (Status s = im.exec("PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL; PRAGMA journal_mode=DELETE", path); !s)
         return s.error();
-    if (*tables == 0) {
-        if (Status s = im.begin(path); !s) return s.error();
+    if (Status s = st.make_schema(*tables == 0); !s) return s.error();
+    unmake.armed = unmake.armed && *tables != 0;
+    im.has_pages = true; // made by make_schema when it was missing
+    return st;
+}
+
+Status MidStore::make_schema(bool empty)
+{
+    Impl &im = *impl_;
+    const std::string &path = path_;
+    if (empty) {
+        if (Status s = im.begin(path); !s) return s;
         std::string init = std::string(kSchema) + kPagesTable + "PRAGMA application_id=" + std::to_string(kApplicationId) +
                            "; PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";";
-        if (Status s = im.exec(init.c_str(), path); !s) return s.error();
-        if (Status s = st.commit(); !s) return s.error();
-        unmake.armed = false;
-    } else {
-        // Indexes made before the lookup index and the files' tail: brought up to date here
-        // (the format number stays: older and newer readers answer alike).
-        auto lookup = pragma_int(im.db, "SELECT count(*) FROM sqlite_schema WHERE name = 'messages_lookup'", path);
-        if (!lookup) return lookup.error();
-        auto ci = pragma_int(im.db, "SELECT count(*) FROM sqlite_schema WHERE name = 'messages_ci_id'", path);
-        if (!ci) return ci.error();
-        auto tail = pragma_int(im.db, "SELECT count(*) FROM pragma_table_info('files') WHERE name = 'tail'", path);
-        if (!tail) return tail.error();
-        auto pages = pragma_int(im.db, "SELECT count(*) FROM sqlite_schema WHERE name = 'pages'", path);
-        if (!pages) return pages.error();
-        if (*pages == 0) {
-            if (Status s = im.begin(path); !s) return s.error();
-            if (Status s = im.exec(kPagesTable, path); !s) return s.error();
-            if (Status s = st.commit(); !s) return s.error();
-        }
-        if (*lookup == 0 || *ci == 0 || *tail == 0) {
-            if (Status s = im.begin(path); !s) return s.error();
-            if (*lookup == 0)
-                if (Status s = im.exec(kLookupIndex, path); !s) return s.error();
-            if (*ci == 0)
-                if (Status s = im.exec(kCiIndex, path); !s) return s.error();
-            if (*tail == 0)
-                if (Status s = im.exec("ALTER TABLE files ADD COLUMN tail TEXT", path); !s) return s.error();
-            if (Status s = st.commit(); !s) return s.error();
-        }
+        if (Status s = im.exec(init.c_str(), path); !s) return s;
+        return commit();
     }
-    im.has_pages = true; // made above when it was missing
-    return st;
+    // Indexes made before the lookup index and the files' tail: brought up to date here
+    // (the format number stays: older and newer readers answer alike).
+    auto lookup = pragma_int(im.db, "SELECT count(*) FROM sqlite_schema WHERE name = 'messages_lookup'", path);
+    if (!lookup) return lookup.error();
+    auto ci = pragma_int(im.db, "SELECT count(*) FROM sqlite_schema WHERE name = 'messages_ci_id'", path);
+    if (!ci) return ci.error();
+    auto tail = pragma_int(im.db, "SELECT count(*) FROM pragma_table_info('files') WHERE name = 'tail'", path);
+    if (!tail) return tail.error();
+    auto pages = pragma_int(im.db, "SELECT count(*) FROM sqlite_schema WHERE name = 'pages'", path);
+    if (!pages) return pages.error();
+    if (*pages == 0) {
+        if (Status s = im.begin(path); !s) return s;
+        if (Status s = im.exec(kPagesTable, path); !s) return s;
+        if (Status s = commit(); !s) return s;
+    }
+    if (*lookup != 0 && *ci != 0 && *tail != 0) return ok();
+    if (Status s = im.begin(path); !s) return s;
+    if (*lookup == 0)
+        if (Status s = im.exec(kLookupIndex, path); !s) return s;
+    if (*ci == 0)
+        if (Status s = im.exec(kCiIndex, path); !s) return s;
+    if (*tail == 0)
+        if (Status s = im.exec("ALTER TABLE files ADD COLUMN tail TEXT", path); !s) return s;
+    return commit();
 }
 
 Status MidStore::begin_read()

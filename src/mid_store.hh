@@ -123,6 +123,8 @@ public:
 
 private:
     MidStore() = default;
+    // open_write's last step: a new index's schema made, an older one's brought up to date.
+    Status make_schema(bool empty);
     struct Impl;
     std::unique_ptr<Impl> impl_;
     std::string path_;

@@ -1,5 +1,6 @@
 #include "milter_edit.hh"
 
+#include "header_lines.hh"
 #include "streamed_body.hh"
 
 #include <glib.h>
@@ -11,16 +12,13 @@ namespace mimeuri {
 std::vector<HeaderField> parse_fields(std::string_view block)
 {
     std::vector<HeaderField> out;
-    std::size_t at = 0;
-    while (at < block.size()) {
-        std::size_t nl = block.find('\n', at);
-        std::size_t end = nl == std::string_view::npos ? block.size() : nl + 1;
-        std::string_view line = block.substr(at, end - at);
-        std::string_view text = line;
-        if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
-        if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-        bool continuation = !line.empty() && (line[0] == ' ' || line[0] == '\t');
-        if (continuation && !out.empty()) {
+    // Line by line, not field by field: an empty line (none in a block the MTA sent) is kept
+    // as a field with no name, as any other line with no colon.
+    Lines lines(block);
+    for (Line l; lines.next(l);) {
+        std::string_view text = l.content();
+        if (!l.lf && !text.empty() && text.back() == '\r') text.remove_suffix(1);
+        if (l.folded() && !out.empty()) {
             // The line break before a continuation line belongs to the value.
             out.back().value += "\r\n";
             out.back().value.append(text);
@@ -35,7 +33,6 @@ std::vector<HeaderField> parse_fields(std::string_view block)
             }
             out.push_back(std::move(f));
         }
-        at = end;
     }
     return out;
 }

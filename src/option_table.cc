@@ -580,6 +580,36 @@ const OptionSpec *find_config_key(const OptionTable &t, const std::string &group
 
 Error config_error(std::string message) { return Error{Code::Config, std::move(message)}; }
 
+// The value of `key` in `group` as the entry's kind reads it; name says where, in messages.
+Result<OptionValue> config_value(GKeyFile *kf, const OptionSpec &spec, const std::string &group, const std::string &key,
+                                 const std::string &name)
+{
+    GError *err = nullptr;
+    OptionValue value;
+    value.name = name;
+    if (spec.kind == OptionKind::Flag) {
+        GCharPtr text(g_key_file_get_string(kf, group.c_str(), key.c_str(), &err));
+        if (!text) return Error::from_gerror(Code::Config, err, name);
+        auto b = parse_bool(text.get());
+        if (!b)
+            return config_error(name + ": '" + std::string(text.get()) +
+                                "' is not a boolean (true or false, yes or no, on or off, 1 or 0)");
+        value.flag = *b;
+    } else if (spec.kind == OptionKind::Repeated) {
+        gsize n = 0;
+        StrvPtr list(g_key_file_get_string_list(kf, group.c_str(), key.c_str(), &n, &err), g_strfreev);
+        if (err) return Error::from_gerror(Code::Config, err, name);
+        for (gsize m = 0; list && m < n; ++m) value.list.emplace_back(list.get()[m]);
+    } else {
+        GCharPtr text(g_key_file_get_string(kf, group.c_str(), key.c_str(), &err));
+        if (!text) return Error::from_gerror(Code::Config, err, name);
+        auto c = convert(spec, text.get(), name);
+        if (!c) return config_error(c.error().message);
+        value = std::move(*c);
+    }
+    return value;
+}
+
 } // namespace
 
 Status load_config_file(const OptionTable &t, const std::string &path)
@@ -643,29 +673,9 @@ Status load_config_file(const OptionTable &t, const std::string &path)
                                     " set it)");
             set_by[spec] = {"[" + group + "] " + key, line};
 
-            OptionValue value;
-            value.name = name;
-            if (spec->kind == OptionKind::Flag) {
-                GCharPtr text(g_key_file_get_string(kf.get(), group.c_str(), key.c_str(), &err));
-                if (!text) return Error::from_gerror(Code::Config, err, name);
-                auto b = parse_bool(text.get());
-                if (!b)
-                    return config_error(name + ": '" + std::string(text.get()) +
-                                        "' is not a boolean (true or false, yes or no, on or off, 1 or 0)");
-                value.flag = *b;
-            } else if (spec->kind == OptionKind::Repeated) {
-                gsize n = 0;
-                StrvPtr list(g_key_file_get_string_list(kf.get(), group.c_str(), key.c_str(), &n, &err), g_strfreev);
-                if (err) return Error::from_gerror(Code::Config, err, name);
-                for (gsize m = 0; list && m < n; ++m) value.list.emplace_back(list.get()[m]);
-            } else {
-                GCharPtr text(g_key_file_get_string(kf.get(), group.c_str(), key.c_str(), &err));
-                if (!text) return Error::from_gerror(Code::Config, err, name);
-                auto c = convert(*spec, text.get(), name);
-                if (!c) return config_error(c.error().message);
-                value = std::move(*c);
-            }
-            if (auto st = source.set(*spec, value); !st) return config_error(st.error().message);
+            auto value = config_value(kf.get(), *spec, group, key, name);
+            if (!value) return value.error();
+            if (auto st = source.set(*spec, *value); !st) return config_error(st.error().message);
         }
     }
     if (auto st = source.finish(path + ": "); !st) return config_error(st.error().message);
@@ -691,63 +701,6 @@ std::string config_text(const OptionTable &t, const std::string &header)
         }
     }
     return out;
-}
-
-std::string bash_completion(const OptionTable &t, const std::vector<std::string> &subcommands)
-{
-    std::string words, value_options, cases;
-    for (const auto &s : t.options) {
-        if (s.hidden) continue;
-        std::string names = "--" + s.long_name + (s.short_name ? std::string("|-") + s.short_name : "");
-        words += (words.empty() ? "" : " ") + ("--" + s.long_name) + (takes_argument(s) ? "=" : "");
-        if (!takes_argument(s)) continue;
-        value_options += (value_options.empty() ? "" : "|") + names;
-        std::string reply;
-        if (s.kind == OptionKind::Choice)
-            reply = "COMPREPLY=($(compgen -W '" + join(words_of(s), " ") + "' -- \"$cur\"))";
-        else if (s.kind == OptionKind::List && !s.choices.empty())
-            reply = "COMPREPLY=($(compgen -P \"${cur%\"${cur##*,}\"}\" -W '" + join(s.choices, " ") +
-                    "' -- \"${cur##*,}\"))";
-        else if (s.kind == OptionKind::Path && s.arg_name == "DIR")
-            reply = "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- \"$cur\"))";
-        else if (s.kind == OptionKind::Path)
-            reply = "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\"))";
-        else
-            reply = "COMPREPLY=()";
-        cases += "        " + names + ") " + reply + " ;;\n";
-    }
-    return "# bash completion for mimeuri(1), made from its option table when it was built.\n"
-           "_mimeuri()\n"
-           "{\n"
-           "    local cur=${COMP_WORDS[COMP_CWORD]} prev= opt=\n"
-           "    ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}\n"
-           "    case ${COMP_WORDS[1]-} in\n"
-           "    " + join(subcommands, "|") + ")\n"
-           "        ((COMP_CWORD > 1)) && [[ $cur == -* ]] && COMPREPLY=($(compgen -W '--label-format= --help' -- \"$cur\"))\n"
-           "        return ;;\n"
-           "    esac\n"
-           "    # --name=value: bash splits it at the '=' (COMP_WORDBREAKS), or not.\n"
-           "    if [[ $cur == = ]]; then opt=$prev cur=\n"
-           "    elif [[ $prev == = ]] && ((COMP_CWORD > 1)); then opt=${COMP_WORDS[COMP_CWORD-2]}\n"
-           "    elif [[ $cur == --*=* ]]; then opt=${cur%%=*} cur=${cur#*=}\n"
-           "    else case $prev in " + value_options + ") opt=$prev ;; esac\n"
-           "    fi\n"
-           "    if [[ -n $opt ]]; then\n"
-           "        case $opt in\n" + cases +
-           "        esac\n"
-           "        return\n"
-           "    fi\n"
-           "    if [[ $cur == -* ]]; then\n"
-           "        COMPREPLY=($(compgen -W '" + words + "' -- \"$cur\"))\n"
-           "        [[ ${COMPREPLY[0]-} == *= ]] && compopt -o nospace 2>/dev/null\n"
-           "        return\n"
-           "    fi\n"
-           "    compopt -o filenames 2>/dev/null\n"
-           "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"
-           "    ((COMP_CWORD == 1)) && COMPREPLY+=($(compgen -W '" + join(subcommands, " ") + "' -- \"$cur\"))\n"
-           "    return 0\n"
-           "}\n"
-           "complete -F _mimeuri mimeuri\n";
 }
 
 } // namespace mimeuri

@@ -61,6 +61,27 @@ std::string version_text()
            std::to_string(glib_micro_version) + ", gumbo " MIMEURI_GUMBO_VERSION "\n";
 }
 
+// The core options' checks across options, once every source is read (OptionTable::checks).
+Status check_core_options(Options &o)
+{
+    if (o.in_place && !o.output.empty()) return usage_error("--in-place and --output exclude each other");
+    if (o.in_place && o.inputs.empty()) return usage_error("--in-place needs FILE arguments");
+    for (const auto &in : o.inputs)
+        if (o.in_place && in == "-") return usage_error("--in-place cannot rewrite standard input");
+    if (!o.changed_list.empty() && !o.in_place) return usage_error("--changed-list needs --in-place");
+    if (!o.milter.empty() && (o.in_place || !o.output.empty() || o.check || !o.inputs.empty()))
+        return usage_error("--milter takes its messages from the MTA: no FILE, -o, --in-place or --check");
+    if (!o.user.empty() && o.milter.empty()) return usage_error("--user needs --milter");
+    if (!o.pidfile.empty() && o.milter.empty()) return usage_error("--pidfile needs --milter");
+    if (o.check && (o.in_place || !o.output.empty()))
+        return usage_error("--check writes no messages; drop -o/--in-place");
+    // Not given: one message at a time on the command line; the service plans one per
+    // CPU and at least two at once (one slow message does not hold up the next).
+    if (!o.jobs_given && !o.milter.empty())
+        o.jobs = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
+    return ok();
+}
+
 } // namespace
 
 OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
@@ -201,24 +222,7 @@ OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
                  "[mimeuri] or in a pass's own group; repeatable (--print-config shows the settings in effect)",
          .arg_name = "FILE", .access = {[](const OptionValue &) { return ok(); }, [] { return std::string(); }}},
     };
-    t.checks.push_back([&o]() -> Status {
-        if (o.in_place && !o.output.empty()) return usage_error("--in-place and --output exclude each other");
-        if (o.in_place && o.inputs.empty()) return usage_error("--in-place needs FILE arguments");
-        for (const auto &in : o.inputs)
-            if (o.in_place && in == "-") return usage_error("--in-place cannot rewrite standard input");
-        if (!o.changed_list.empty() && !o.in_place) return usage_error("--changed-list needs --in-place");
-        if (!o.milter.empty() && (o.in_place || !o.output.empty() || o.check || !o.inputs.empty()))
-            return usage_error("--milter takes its messages from the MTA: no FILE, -o, --in-place or --check");
-        if (!o.user.empty() && o.milter.empty()) return usage_error("--user needs --milter");
-        if (!o.pidfile.empty() && o.milter.empty()) return usage_error("--pidfile needs --milter");
-        if (o.check && (o.in_place || !o.output.empty()))
-            return usage_error("--check writes no messages; drop -o/--in-place");
-        // Not given: one message at a time on the command line; the service plans one per
-        // CPU and at least two at once (one slow message does not hold up the next).
-        if (!o.jobs_given && !o.milter.empty())
-            o.jobs = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
-        return ok();
-    });
+    t.checks.push_back([&o] { return check_core_options(o); });
     return t;
 }
 

@@ -35,10 +35,14 @@ public:
     virtual std::vector<std::string> edited_types() const { return {}; }
     // Nonzero for a pass that edits entities of its edited_types() only where their decoded
     // content (in an ASCII-compatible charset, up to this many bytes) shows what
-    // html::may_hold_reference looks for, and that no Content-Location steers: a message
+    // may_hold_reference() looks for, and that no Content-Location steers: a message
     // whose bytes, raw and quoted-printable decoded, show nothing of the kind is copied
     // through as well (MessageContext::parse, InertCheck).
     virtual std::size_t edits_only_references_up_to() const { return 0; }
+    // For such a pass: false only when bytes (a message's, raw or decoded) cannot hold what
+    // makes it edit an entity of its edited_types(). The core asks it, never the pass's own
+    // headers.
+    virtual bool may_hold_reference(std::string_view) const { return true; }
 
     // Records this pass's edits and report entries for one message. An Error means the
     // pass failed on this message; the run then applies the --on-error policy.

@@ -1,3 +1,8 @@
+// run_state: what the steps of a run share (run_state.hh).
+//
+// SYNOPSIS  Inputs: the FILE arguments (Maildirs expanded), each opened (open), its format
+//           (format_of), their size (total_bytes), the one-output rule (check_one_output);
+//           maildir_tmp; RunState: the outputs, the engine and the totals a run's steps share.
 #include "run_state.hh"
 
 #include "maildir.hh"

@@ -362,112 +362,132 @@ void protect_conflicting_types(MessageContext &ctx)
     }
 }
 
+namespace {
+
+// The kind of signature or encryption that keeps entity n whole ("pgp", "smime", "signed",
+// "encrypted"), or "" for none; inline_pgp: a clearsigned text part.
+std::string crypto_kind(const MessageContext &ctx, const Node &n, bool &inline_pgp)
+{
+    inline_pgp = false;
+    GMimeContentType *ct = g_mime_object_get_content_type(n.object);
+    if (!ct) return {};
+    if (g_mime_content_type_is_type(ct, "multipart", "signed")) {
+        const char *proto = g_mime_content_type_get_parameter(ct, "protocol");
+        std::string p = text::ascii_lower(proto ? proto : "");
+        return p == "application/pgp-signature" ? "pgp" : p.find("pkcs7-signature") != std::string::npos ? "smime" : "signed";
+    }
+    if (g_mime_content_type_is_type(ct, "multipart", "encrypted")) return "encrypted";
+    if (g_mime_content_type_is_type(ct, "application", "pkcs7-mime") ||
+        g_mime_content_type_is_type(ct, "application", "x-pkcs7-mime")) {
+        const char *st = g_mime_content_type_get_parameter(ct, "smime-type");
+        std::string t = text::ascii_lower(st ? st : "");
+        return t == "enveloped-data" || t == "authenveloped-data" ? "encrypted" : "smime";
+    }
+    if (n.kind == Node::Kind::Leaf && g_mime_content_type_is_type(ct, "text", "*") && clearsigned(ctx, n)) {
+        inline_pgp = true; // inline: the part is kept whole, as a multipart/signed entity is
+        return "pgp";
+    }
+    return {};
+}
+
+} // namespace
+
+// DKIM-Signature and ARC-Message-Signature fields of one message.
+// body_at: the node whose entity the message is (its end found only when needed), -1 for the top.
+void Signatures::message_signatures(MessageContext &ctx, GMimeMessage *msg, const std::string &part, int body_at)
+{
+    const bool enforce = mode_ == SignedMode::Keep;
+    const std::int64_t msg_end = ctx.segment().msg_end;
+    GMimeHeaderList *hl = g_mime_object_get_header_list(GMIME_OBJECT(msg));
+    Block block;
+    std::int64_t body_end = msg_end;
+    for (int i = 0; hl && i < g_mime_header_list_get_count(hl); ++i) {
+        GMimeHeader *h = g_mime_header_list_get_header_at(hl, i);
+        const char *name = g_mime_header_get_name(h);
+        const bool is_dkim = name && g_ascii_strcasecmp(name, "DKIM-Signature") == 0;
+        const bool is_arc = name && g_ascii_strcasecmp(name, "ARC-Message-Signature") == 0;
+        if (!is_dkim && !is_arc) continue;
+        if (block.end < 0) {
+            block = header_block(ctx, msg);
+            body_end = body_at < 0 ? msg_end : entity_end(ctx, static_cast<std::size_t>(body_at));
+        }
+        Found f;
+        f.kind = is_dkim ? "dkim" : "arc";
+        f.part = part;
+        const char *raw = g_mime_header_get_raw_value(h);
+        auto sig = dkim::parse(raw ? raw : "");
+        if (!sig) {
+            f.state = "broken";
+            f.detail = "not a valid signature field (RFC 6376 3.5)";
+        } else {
+            f.domain = sig->d;
+            f.selector = sig->s;
+            std::tie(f.state, f.detail) = check_body_hash(ctx, *sig, block.body, body_end);
+            // An unverifiable one may verify for someone who knows its algorithm: kept too.
+            if (f.state != "broken" && block.body >= 0) {
+                f.protections.push_back(ctx.protect({block.body, body_end, {}, f.kind, enforce}));
+                std::vector<std::string> names = sig->h;
+                names.push_back(text::ascii_lower(name));
+                f.protections.push_back(ctx.protect({block.begin, block.end, std::move(names), f.kind, enforce}));
+            }
+        }
+        found_.push_back(std::move(f));
+    }
+}
+
+// Entity i, signed or encrypted as `kind` says: kept whole.
+void Signatures::crypto_entity(MessageContext &ctx, std::size_t i, const std::string &kind, bool inline_pgp)
+{
+    const bool enforce = mode_ == SignedMode::Keep;
+    const Node &n = ctx.nodes()[i];
+    Found f;
+    f.kind = kind;
+    f.part = n.section;
+    f.state = "unverifiable";
+    f.detail = inline_pgp ? "an inline PGP signed block (RFC 4880 7); mimeuri does not check it; the part is kept whole"
+                          : "mimeuri does not check cryptographic signatures; the entity is kept whole";
+    if (n.top_level()) {
+        // The message's own fields are outside what RFC 1847 signs: fields may be added
+        // there, but the body and the fields that describe it stay as they are.
+        Block b = header_block(ctx, ctx.message());
+        if (b.body >= 0) {
+            f.protections.push_back(ctx.protect({b.body, ctx.segment().msg_end, {}, kind, enforce}));
+            f.protections.push_back(ctx.protect(
+                {b.begin, b.end, {"content-type", "content-transfer-encoding", "mime-version"}, kind, enforce}));
+        }
+    } else {
+        std::int64_t begin = entity_begin(ctx, i);
+        if (begin >= 0) f.protections.push_back(ctx.protect({begin, entity_end(ctx, i), {}, kind, enforce}));
+    }
+    found_.push_back(std::move(f));
+}
+
 Signatures Signatures::analyse(MessageContext &ctx, SignedMode mode)
 {
     Signatures out;
     out.mode_ = mode;
     if (!ctx.message()) return out;
-    const bool enforce = mode == SignedMode::Keep;
     const auto &nodes = ctx.nodes();
-    const std::int64_t msg_end = ctx.segment().msg_end;
-
-    // DKIM-Signature and ARC-Message-Signature fields of one message.
-    // body_at: the node whose entity the message is (its end found only when needed), -1 for the top.
-    auto message_signatures = [&](GMimeMessage *msg, const std::string &part, int body_at) {
-        GMimeHeaderList *hl = g_mime_object_get_header_list(GMIME_OBJECT(msg));
-        Block block;
-        std::int64_t body_end = msg_end;
-        for (int i = 0; hl && i < g_mime_header_list_get_count(hl); ++i) {
-            GMimeHeader *h = g_mime_header_list_get_header_at(hl, i);
-            const char *name = g_mime_header_get_name(h);
-            const bool is_dkim = name && g_ascii_strcasecmp(name, "DKIM-Signature") == 0;
-            const bool is_arc = name && g_ascii_strcasecmp(name, "ARC-Message-Signature") == 0;
-            if (!is_dkim && !is_arc) continue;
-            if (block.end < 0) {
-                block = header_block(ctx, msg);
-                body_end = body_at < 0 ? msg_end : entity_end(ctx, static_cast<std::size_t>(body_at));
-            }
-            Found f;
-            f.kind = is_dkim ? "dkim" : "arc";
-            f.part = part;
-            const char *raw = g_mime_header_get_raw_value(h);
-            auto sig = dkim::parse(raw ? raw : "");
-            if (!sig) {
-                f.state = "broken";
-                f.detail = "not a valid signature field (RFC 6376 3.5)";
-            } else {
-                f.domain = sig->d;
-                f.selector = sig->s;
-                std::tie(f.state, f.detail) = check_body_hash(ctx, *sig, block.body, body_end);
-                // An unverifiable one may verify for someone who knows its algorithm: kept too.
-                if (f.state != "broken" && block.body >= 0) {
-                    f.protections.push_back(ctx.protect({block.body, body_end, {}, f.kind, enforce}));
-                    std::vector<std::string> names = sig->h;
-                    names.push_back(text::ascii_lower(name));
-                    f.protections.push_back(ctx.protect({block.begin, block.end, std::move(names), f.kind, enforce}));
-                }
-            }
-            out.found_.push_back(std::move(f));
-        }
-    };
-
     std::vector<std::size_t> crypto; // entities kept whole: nothing inside is looked at again
     auto inside_crypto = [&](std::size_t idx) {
         for (int p = static_cast<int>(idx); p >= 0; p = nodes[static_cast<std::size_t>(p)].parent)
             if (std::find(crypto.begin(), crypto.end(), static_cast<std::size_t>(p)) != crypto.end()) return true;
         return false;
     };
-    message_signatures(ctx.message(), "", -1);
+    out.message_signatures(ctx, ctx.message(), "", -1);
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const Node &n = nodes[i];
         if (inside_crypto(i)) continue;
         if (n.kind == Node::Kind::MessagePart) {
             GMimeMessage *inner = g_mime_message_part_get_message(GMIME_MESSAGE_PART(n.object));
-            if (inner) message_signatures(inner, n.section, static_cast<int>(i));
+            if (inner) out.message_signatures(ctx, inner, n.section, static_cast<int>(i));
             continue;
         }
-        GMimeContentType *ct = g_mime_object_get_content_type(n.object);
-        if (!ct) continue;
-        std::string kind;
         bool inline_pgp = false;
-        if (g_mime_content_type_is_type(ct, "multipart", "signed")) {
-            const char *proto = g_mime_content_type_get_parameter(ct, "protocol");
-            std::string p = text::ascii_lower(proto ? proto : "");
-            kind = p == "application/pgp-signature" ? "pgp" : p.find("pkcs7-signature") != std::string::npos ? "smime" : "signed";
-        } else if (g_mime_content_type_is_type(ct, "multipart", "encrypted")) {
-            kind = "encrypted";
-        } else if (g_mime_content_type_is_type(ct, "application", "pkcs7-mime") ||
-                   g_mime_content_type_is_type(ct, "application", "x-pkcs7-mime")) {
-            const char *st = g_mime_content_type_get_parameter(ct, "smime-type");
-            std::string t = text::ascii_lower(st ? st : "");
-            kind = t == "enveloped-data" || t == "authenveloped-data" ? "encrypted" : "smime";
-        } else if (n.kind == Node::Kind::Leaf && g_mime_content_type_is_type(ct, "text", "*") && clearsigned(ctx, n)) {
-            kind = "pgp"; // inline: the part is kept whole, as a multipart/signed entity is
-            inline_pgp = true;
-        } else {
-            continue;
-        }
+        const std::string kind = crypto_kind(ctx, n, inline_pgp);
+        if (kind.empty()) continue;
         crypto.push_back(i);
-        Found f;
-        f.kind = kind;
-        f.part = n.section;
-        f.state = "unverifiable";
-        f.detail = inline_pgp ? "an inline PGP signed block (RFC 4880 7); mimeuri does not check it; the part is kept whole"
-                              : "mimeuri does not check cryptographic signatures; the entity is kept whole";
-        if (n.top_level()) {
-            // The message's own fields are outside what RFC 1847 signs: fields may be added
-            // there, but the body and the fields that describe it stay as they are.
-            Block b = header_block(ctx, ctx.message());
-            if (b.body >= 0) {
-                f.protections.push_back(ctx.protect({b.body, msg_end, {}, kind, enforce}));
-                f.protections.push_back(ctx.protect(
-                    {b.begin, b.end, {"content-type", "content-transfer-encoding", "mime-version"}, kind, enforce}));
-            }
-        } else {
-            std::int64_t begin = entity_begin(ctx, i);
-            if (begin >= 0) f.protections.push_back(ctx.protect({begin, entity_end(ctx, i), {}, kind, enforce}));
-        }
-        out.found_.push_back(std::move(f));
+        out.crypto_entity(ctx, i, kind, inline_pgp);
     }
     return out;
 }

@@ -89,6 +89,10 @@ private:
         std::string kind, part, state, detail, domain, selector;
         std::vector<std::size_t> protections;
     };
+    // analyse()'s steps: the DKIM and ARC signatures of one message (body_at: the node whose
+    // entity it is, -1 for the top), and an entity kept whole (a signed or encrypted one).
+    void message_signatures(MessageContext &ctx, GMimeMessage *msg, const std::string &part, int body_at);
+    void crypto_entity(MessageContext &ctx, std::size_t i, const std::string &kind, bool inline_pgp);
     std::vector<Found> found_;
     SignedMode mode_{SignedMode::Keep};
 };

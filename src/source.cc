@@ -1,3 +1,9 @@
+// source: an input's bytes (source.hh).
+//
+// SYNOPSIS  Source::open_path, Source::read_fd: a file read in place, or a pipe (standard input)
+//           held in memory and spooled beyond a threshold (a thread moves it as it arrives);
+//           reach, settle: wait for what has arrived; view, slice, read_at, read_block,
+//           window: the bytes of a range.
 #include "source.hh"
 
 #include "fdio.hh"

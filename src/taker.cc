@@ -1,3 +1,8 @@
+// taker: plans taken in message order (taker.hh).
+//
+// SYNOPSIS  Taker::take(plan): extraction files, log line, totals, report line, then the
+//           output (streamed, or held for the input's end); ForwardHold: plans waiting for a
+//           mid: the index learns later, planned again.
 #include "taker.hh"
 
 #include "extract.hh"

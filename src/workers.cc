@@ -1,3 +1,7 @@
+// workers: --jobs, messages planned by forked worker processes (workers.hh).
+//
+// SYNOPSIS  run_forked(jobs, feed, hooks): the workers forked, each fed a share of the
+//           messages; what each produces comes back to the parent in message order.
 #include "workers.hh"
 
 #include "fdio.hh"

@@ -1,0 +1,218 @@
+// inert: whether a message can be copied without a full parse, from its bytes alone.
+//
+// SYNOPSIS  provably_inert(m, check, limits): no pass can change message m (InertCheck);
+//           plain_message_id(m): the Message-ID GMime would give m, when its header block is
+//           plain; header_block_size(m): where m's header block ends.
+// MessageContext::parse asks these before it hands a message to GMime (docs/design.md,
+// "The inert copy").
+#include "inert.hh"
+
+#include "gobj.hh"
+#include "header_lines.hh"
+#include "text.hh"
+
+#include <algorithm>
+
+namespace mimeuri {
+
+namespace {
+
+bool ci_at(std::string_view s, std::size_t at, std::string_view lower_word)
+{
+    if (at + lower_word.size() > s.size()) return false;
+    for (std::size_t k = 0; k < lower_word.size(); ++k)
+        if ((s[at + k] >= 'A' && s[at + k] <= 'Z' ? s[at + k] + 32 : s[at + k]) != lower_word[k]) return false;
+    return true;
+}
+
+} // namespace
+
+// Where the header block ends: after the first empty line, or at the end.
+std::size_t header_block_size(std::string_view m) { return HeaderFields(m).skip(); }
+
+namespace {
+
+// A field's value after its name's colon, without white space or line breaks, in lower case.
+std::string field_value(std::string_view field)
+{
+    auto colon = field.find(':');
+    std::string v;
+    if (colon == std::string_view::npos) return v;
+    for (char c : field.substr(colon + 1))
+        if (c != ' ' && c != '\t' && c != '\r' && c != '\n') v += c;
+    return text::ascii_lower(v);
+}
+
+// Whether no HTML part of m can hold what the scanning passes look for (InertCheck::
+// may_hold_reference, for the references pass html::may_hold_reference): m's bytes as they
+// are, and where a part may be quoted-printable, m decoded as quoted-printable whole
+// (decoding is local: a part's decoded content is a run of the whole's decoding, but for its
+// last two bytes, which only lose what they would show).
+bool nothing_to_reference(std::string_view m, bool quoted_printable, const InertCheck &check)
+{
+    if (!check.may_hold_reference || check.may_hold_reference(m)) return false;
+    if (!quoted_printable) return true;
+    GMimeEncoding st;
+    g_mime_encoding_init_decode(&st, GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE);
+    std::string out(g_mime_encoding_outlen(&st, m.size()) + 16, '\0');
+    out.resize(g_mime_encoding_flush(&st, m.data(), m.size(), out.data()));
+    return !check.may_hold_reference(out);
+}
+
+// Whether an HTML part of m, copied without a full parse, is certain to give the references
+// pass nothing to edit or report (see InertCheck): m is at most scan_max bytes (beyond, the
+// pass reports a part); every Content-Transfer-Encoding field says 7bit, 8bit, binary or
+// quoted-printable and nothing else (no base64, no uuencode, no comment); no Content-Type
+// field names a charset whose bytes do not keep ASCII's meaning (the pass converts those
+// first; a backslash, an RFC 2231 or 2047 form counts as one); no line starts
+// "content-location" or "content-base"; every header block is plain, and a leaf's ends with
+// content, not a delimiter line (GMime's reading of those is the full parse's to report,
+// MessageContext::content_span); and nothing_to_reference(m's body). What may be a header
+// block: from the top and from each line starting "--" (every delimiter line, and then
+// some) to the next empty line.
+bool nothing_to_edit_in_html(std::string_view m, const InertCheck &check)
+{
+    if (m.size() > check.scan_max) return false;
+    bool quoted_printable = false, in_header = true, multipart = false;
+    Lines lines(m);
+    for (Line l; lines.next(l);) {
+        const std::size_t line = l.begin, next = l.next;
+        if (in_header && l.empty()) {
+            in_header = false;
+            if (m.compare(next, 2, "--") == 0 && !multipart) return false;
+        } else if (in_header && m[line] != ' ' && m[line] != '\t') {
+            std::size_t k = line;
+            while (k < next && m[k] != ':' && static_cast<unsigned char>(m[k]) > 32 && static_cast<unsigned char>(m[k]) < 127) ++k;
+            if (k == line || k == next || m[k] != ':') return false;
+        }
+        if (m.compare(line, 2, "--") == 0) {
+            in_header = true;
+            multipart = false;
+        }
+        if (ci_at(m, line, "content-type")) {
+            const std::string field = text::ascii_lower(std::string(m.substr(line, field_end(m, line) - line)));
+            if (in_header && field_value(field).rfind("multipart/", 0) == 0) multipart = true;
+            if (field.find_first_of("\\*") != std::string::npos || field.find("=?") != std::string::npos) return false;
+            for (const char *bad : {"utf-16", "utf-32", "ucs-2", "ucs-4", "utf-7", "iso-2022", "hz-gb", "ebcdic", "cp037",
+                                    "ibm037", "cp500", "ibm500", "cp1026", "cp875"})
+                if (field.find(bad) != std::string::npos) return false;
+        } else if (ci_at(m, line, "content-transfer-encoding")) {
+            const std::string v = field_value(m.substr(line, field_end(m, line) - line));
+            if (v == "quoted-printable") quoted_printable = true;
+            else if (v != "7bit" && v != "8bit" && v != "binary") return false;
+        } else if (ci_at(m, line, "content-location") || ci_at(m, line, "content-base")) {
+            return false;
+        }
+    }
+    // The message's own header block holds no part's content (and has a Message-ID field).
+    return nothing_to_reference(m.substr(header_block_size(m)), quoted_printable, check);
+}
+
+} // namespace
+
+// Whether no pass can change the message m (see MessageContext::parse, InertCheck). GMime
+// gives an entity a media type only from a Content-Type field (a line starting with the
+// name, and its folded continuations), else text/plain (message/rfc822 in a multipart/digest);
+// it reads a Content-ID only from a line starting with that name; a header block never spans
+// an empty line. So, line starts only:
+// - no line starts "content-id" (the index would list it);
+// - between two lines starting "content-type" lies an empty line (never two fields in one
+//   block, which could disagree: src/signatures.cc), and no such field holds, in any case, a
+//   subtype of the types passes edit, "digest" (whose parts default to message/rfc822), or
+//   "message" followed by white space and '/' or '(' (an embedded message, whose Message-ID
+//   the index would list; a comment may stand before the '/');
+// - the limits cannot bind: an entity lies below at most one multipart per Content-Type
+//   field, and each but the first starts after a delimiter line.
+// A field that names only scanned types (text/html for the references pass) is allowed when
+// nothing_to_edit_in_html(m) holds besides.
+bool provably_inert(std::string_view m, const InertCheck &check, const Limits &limits)
+{
+    struct Needle {
+        std::string word;
+        bool scanned;
+    };
+    std::vector<Needle> needles{{"digest", false}};
+    for (const std::string &t : check.types) {
+        auto slash = t.find('/');
+        if (slash == std::string::npos || slash + 1 == t.size()) return false;
+        const bool scanned = std::find(check.scanned_types.begin(), check.scanned_types.end(), t) != check.scanned_types.end();
+        needles.push_back({text::ascii_lower(t.substr(slash + 1)), scanned});
+    }
+    bool scan = false;
+    auto harmless = [&](std::string_view field) {
+        for (std::size_t i = 0; i < field.size(); ++i) {
+            for (const Needle &n : needles)
+                if (ci_at(field, i, n.word)) {
+                    if (!n.scanned) return false;
+                    scan = true;
+                }
+            if (ci_at(field, i, "message")) {
+                std::size_t j = i + 7;
+                while (j < field.size() && (field[j] == ' ' || field[j] == '\t' || field[j] == '\r' || field[j] == '\n')) ++j;
+                if (j < field.size() && (field[j] == '/' || field[j] == '(')) return false;
+            }
+        }
+        return true;
+    };
+    std::size_t delimiters = 0, content_types = 0;
+    bool empty_line_since = true; // since the last Content-Type field
+    Lines lines(m);
+    for (Line l; lines.next(l);) {
+        const std::size_t line = l.begin;
+        if (l.empty()) empty_line_since = true;
+        if (m.compare(line, 2, "--") == 0) ++delimiters;
+        if (ci_at(m, line, "content-id")) return false;
+        if (ci_at(m, line, "content-type")) {
+            if (!empty_line_since) return false;
+            empty_line_since = false;
+            ++content_types;
+            if (!harmless(m.substr(line, field_end(m, line) - line))) return false;
+        }
+    }
+    if (delimiters + 2 > limits.max_parts || content_types > static_cast<std::size_t>(std::max(0, limits.max_depth)))
+        return false;
+    return !scan || nothing_to_edit_in_html(m, check);
+}
+
+// The Message-ID GMime gives a message whose header block is plain, read without building
+// its objects; nullopt when the block is not plain (then GMime reads it). Plain: lines ending
+// in LF (a CR only right before it), no NUL, ended by an empty line; each line a field
+// ("name:", the name of printable ASCII other than ':', no blank before the colon) or a
+// folded continuation (starting with a space or tab) of one. In such a block GMime's parser
+// (gmime-parser.c, step_headers and header_buffer_parse) takes each field's raw value as the
+// bytes after the colon through the end of its last line; its message keeps the last
+// Message-ID field's g_mime_utils_decode_message_id(decode_text(unfold(raw value)))
+// (gmime-message.c, process_header; gmime-header.c, g_mime_header_get_value): the same
+// functions are called here on the same bytes. tests/test_inert.cc and fuzz_filter compare
+// the two on every input they have.
+std::optional<std::string> plain_message_id(std::string_view m)
+{
+    constexpr auto npos = std::string_view::npos;
+    std::size_t value = npos, value_end = 0; // the last Message-ID's raw value
+    HeaderFields fields(m);
+    for (Field f; fields.next(f);) {
+        // Each line ends in an LF, with a CR only right before it; no NUL.
+        if (f.raw.back() != '\n' || f.raw.find('\0') != npos) return std::nullopt;
+        for (std::size_t cr = f.raw.find('\r'); cr != npos; cr = f.raw.find('\r', cr + 1))
+            if (f.raw[cr + 1] != '\n') return std::nullopt;
+        if (f.orphan()) return std::nullopt; // a folded line with no field before it
+        // GMime fails a message whose field name does not fit its 4 KiB read buffer (from
+        // 4,224 bytes here): a name longer than a line may be (RFC 5322: 998) goes to GMime.
+        if (f.colon == 0 || !f.has_colon() || f.colon > 998) return std::nullopt;
+        for (char c : f.name)
+            if (static_cast<unsigned char>(c) <= 32 || static_cast<unsigned char>(c) >= 127) return std::nullopt;
+        if (f.colon == 10 && ci_at(f.name, 0, "message-id")) {
+            value = f.begin + f.colon + 1;
+            value_end = f.end;
+        }
+    }
+    if (!fields.ended_by_empty_line()) return std::nullopt;
+    if (value == std::string_view::npos) return std::string();
+    std::string raw(m.substr(value, value_end - value));
+    GCharPtr unfolded(g_mime_utils_header_unfold(raw.c_str()));
+    GCharPtr decoded(g_mime_utils_header_decode_text(nullptr, unfolded.get()));
+    GCharPtr id(g_mime_utils_decode_message_id(decoded.get()));
+    return std::string(id ? id.get() : "");
+}
+
+} // namespace mimeuri

@@ -1,0 +1,259 @@
+// prescan: the limits that hold while parsing, checked before GMime reads a message.
+//
+// SYNOPSIS  MessageContext::prescan(): a LimitHit when a header block anywhere in the message
+//           is larger than --max-header-bytes, or it has more delimiter lines than
+//           --max-parts allows; the message is then passed through, never handed to GMime.
+// One pass over the message's bytes (a window in memory, else 64 KiB reads), called by
+// MessageContext::parse (src/message.cc). An explicit state machine, as GMime's parser
+// (parser_step_*): a state for the line being read (Line: its name, a Content-Type value, or
+// bytes that no longer count) and one for the run of lines that may be a header block (Run),
+// each with its own method.
+#include "message.hh"
+
+#include <glib.h>
+
+#include <cstring>
+
+namespace mimeuri {
+
+namespace {
+
+// A header block may start at the top, after an empty line (an embedded message, or a body
+// GMime might read as one) or after a "--" line (a part). It goes on while lines read as
+// fields ("name:") or their continuations, as GMime reads them.
+// A body is a header block only where a message/ type makes it one (RFC 2046 5.2.1:
+// message/rfc822, news, global; GMime's parser): after a block that ended cleanly and whose
+// Content-Type fields never say "message" (a part in a multipart/digest with no Content-Type
+// is message/rfc822, RFC 2046 5.1.5), its body is Body up to the next "--" line: a 1 MiB
+// first line of minified HTML is no header. Anything less clear stays Open.
+class Prescanner {
+public:
+    enum class Hit { None, HeaderLimit, PartLimit };
+    Prescanner(std::size_t max_header_bytes, std::size_t max_delimiters)
+        : max_header_bytes_(max_header_bytes), max_delimiters_(max_delimiters)
+    {
+    }
+    // The next bytes of the message.
+    Hit feed(std::string_view chunk);
+    // The end of the message: a last line with no line break.
+    Hit finish() const;
+
+private:
+    enum class Run { Open, In, Closed, Body };
+    enum class Line { Name, CtValue, Skip }; // what the line's next byte is read as
+    enum class Field { Name, Yes, No };      // whether the line is "name:" (so far)
+    static constexpr std::string_view ct_name = "content-type", message_word = "message";
+
+    void first_bytes(char c); // every state: the line's first two bytes and its length
+    void byte_name(char c);
+    void byte_ct_value(char c);
+    std::size_t skip(std::string_view chunk, std::size_t i);
+    Hit end_line();
+    // A line that is not a delimiter line nor empty, by the run it comes in.
+    Hit line_open();
+    Hit line_in();
+    Hit take_field_line(); // a field or continuation line that the run goes on with
+    void blank_line();
+    void open_run(bool dashes);
+    Line line_start() const { return run_ == Run::Closed || run_ == Run::Body ? Line::Skip : Line::Name; }
+
+    const std::size_t max_header_bytes_, max_delimiters_;
+    std::size_t delimiters_{0};
+    // The run of lines that may be a header block.
+    Run run_{Run::Open};
+    std::size_t run_bytes_{0};
+    bool after_dashes_{false};                // the run started after a "--" line
+    bool ct_seen_{false}, ct_message_{false}; // the run's Content-Type fields
+    bool in_ct_{false};                       // the field being read is a Content-Type
+    // The current line: its length, first two bytes, and whether it is "name:" so far.
+    Line line_{Line::Name};
+    std::size_t len_{0};
+    char first_{0}, second_{0};
+    Field field_{Field::Name};
+    std::size_t ct_at_{0};  // how much of ct_name the line's name has matched
+    bool line_ct_{false};   // this line is a Content-Type field or a continuation of one
+    std::size_t word_at_{0}; // how much of "message" the value has matched
+};
+
+Prescanner::Hit Prescanner::feed(std::string_view chunk)
+{
+    for (std::size_t i = 0; i < chunk.size(); ++i) {
+        const char c = chunk[i];
+        if (c == '\n') {
+            if (Hit h = end_line(); h != Hit::None) return h;
+            continue;
+        }
+        switch (line_) {
+        case Line::Name: byte_name(c); break;
+        case Line::CtValue: byte_ct_value(c); break;
+        case Line::Skip: i = skip(chunk, i); break;
+        }
+    }
+    return Hit::None;
+}
+
+void Prescanner::first_bytes(char c)
+{
+    if (len_ == 0) first_ = c;
+    else if (len_ == 1) second_ = c;
+    ++len_;
+}
+
+// The line's name so far: "content-type", then ':' (a Content-Type field), or not a name.
+void Prescanner::byte_name(char c)
+{
+    const std::size_t at = len_;
+    first_bytes(c);
+    const auto u = static_cast<unsigned char>(c);
+    if (c == ':' && at > 0) {
+        field_ = Field::Yes;
+        line_ct_ = ct_at_ == ct_name.size() && at == ct_name.size() && run_ != Run::Body;
+    } else if (u <= 32 || u >= 127) {
+        field_ = Field::No;
+        // A fold of a Content-Type field: its value goes on.
+        line_ct_ = at == 0 && run_ == Run::In && in_ct_ && (c == ' ' || c == '\t');
+    } else if (ct_at_ == at && ct_at_ < ct_name.size() && g_ascii_tolower(c) == ct_name[ct_at_]) {
+        ++ct_at_;
+    }
+    if (field_ != Field::Name) line_ = line_ct_ ? Line::CtValue : Line::Skip;
+}
+
+// A Content-Type value: does it say "message"? ("message" has no border: a mismatch
+// restarts the match at this byte.)
+void Prescanner::byte_ct_value(char c)
+{
+    if (word_at_ < message_word.size()) {
+        const char l = g_ascii_tolower(c);
+        word_at_ = l == message_word[word_at_] ? word_at_ + 1 : l == message_word[0] ? 1 : 0;
+    }
+    first_bytes(c);
+}
+
+// Nothing more of this line counts but its length (and its first two bytes): on to its end.
+// Returns the index of the byte before the LF (or of the chunk's last byte).
+std::size_t Prescanner::skip(std::string_view chunk, std::size_t i)
+{
+    if (len_ < 2) {
+        first_bytes(chunk[i]);
+        return i;
+    }
+    const void *nl = std::memchr(chunk.data() + i, '\n', chunk.size() - i);
+    const std::size_t stop = nl ? static_cast<std::size_t>(static_cast<const char *>(nl) - chunk.data()) : chunk.size();
+    len_ += stop - i;
+    return stop - 1;
+}
+
+Prescanner::Hit Prescanner::end_line()
+{
+    const bool blank = len_ == 0 || (len_ == 1 && first_ == '\r');
+    const bool dashes = len_ >= 2 && first_ == '-' && second_ == '-';
+    Hit h = Hit::None;
+    if (dashes && ++delimiters_ > max_delimiters_) return Hit::PartLimit;
+    if (dashes) open_run(true);
+    else if (blank) blank_line();
+    else if (run_ == Run::Open) h = line_open();
+    else if (run_ == Run::In) h = line_in();
+    // Run::Closed stays so (a line GMime may read otherwise); Run::Body is content up to the
+    // next "--" line.
+    len_ = 0;
+    field_ = Field::Name;
+    ct_at_ = 0;
+    line_ct_ = false;
+    word_at_ = 0;
+    line_ = line_start();
+    return h;
+}
+
+void Prescanner::open_run(bool dashes)
+{
+    run_ = Run::Open;
+    run_bytes_ = 0;
+    after_dashes_ = dashes;
+    ct_seen_ = ct_message_ = in_ct_ = false;
+}
+
+// A block that ended cleanly and made its body no header block: Body. A run already Open (no
+// field yet: a digest's part with no header block), Closed (a line GMime may read
+// otherwise) or Body stays as conservative as before.
+void Prescanner::blank_line()
+{
+    const bool embeds = ct_message_ || (!ct_seen_ && after_dashes_);
+    if (run_ == Run::In && !embeds) run_ = Run::Body;
+    else if (run_ != Run::Body) open_run(false);
+}
+
+Prescanner::Hit Prescanner::line_open()
+{
+    if (field_ == Field::Yes) return take_field_line();
+    run_ = Run::Closed;
+    return Hit::None;
+}
+
+Prescanner::Hit Prescanner::line_in()
+{
+    const bool continuation = first_ == ' ' || first_ == '\t';
+    if (field_ == Field::Yes || continuation) return take_field_line();
+    run_ = Run::Closed;
+    return Hit::None;
+}
+
+Prescanner::Hit Prescanner::take_field_line()
+{
+    run_ = Run::In;
+    run_bytes_ += len_ + 1;
+    if (run_bytes_ > max_header_bytes_) return Hit::HeaderLimit;
+    if (field_ == Field::Yes) in_ct_ = line_ct_;
+    if (field_ == Field::Yes && line_ct_) ct_seen_ = true;
+    if (line_ct_ && word_at_ == message_word.size()) ct_message_ = true;
+    return Hit::None;
+}
+
+Prescanner::Hit Prescanner::finish() const
+{
+    if ((run_ == Run::In || (run_ == Run::Open && field_ == Field::Yes)) && run_bytes_ + len_ > max_header_bytes_)
+        return Hit::HeaderLimit;
+    return Hit::None;
+}
+
+} // namespace
+
+Result<std::optional<MessageContext::LimitHit>> MessageContext::prescan() const
+{
+    // GMime holds every part it finds (about 1.4 KB each): bound them before it parses. A
+    // part needs at least one delimiter line; past --max-parts the walk stops anyway, so
+    // this only has to be generous enough never to cut a message the walk would finish.
+    const std::size_t max_delimiters = 4 * limits_.max_parts + 16;
+    const auto size = static_cast<std::size_t>(seg_.msg_end - seg_.msg_begin);
+    // A message this small can hold neither (a delimiter line is at least 3 bytes).
+    if (size <= limits_.max_header_bytes && size < 3 * max_delimiters) return std::optional<LimitHit>{};
+    Prescanner scan(limits_.max_header_bytes, max_delimiters);
+    Prescanner::Hit hit = Prescanner::Hit::None;
+    // The message where it is (a window, or an input in memory), else read 64 KiB at a time.
+    const std::string_view whole = src_->view(seg_.msg_begin, seg_.msg_end);
+    std::string buf;
+    for (std::int64_t pos = seg_.msg_begin; pos < seg_.msg_end && hit == Prescanner::Hit::None;) {
+        std::string_view chunk = whole;
+        if (whole.empty()) {
+            auto read = src_->slice(pos, std::min(seg_.msg_end, pos + 65536));
+            if (!read) return read.error();
+            buf = std::move(*read);
+            chunk = buf;
+        }
+        if (chunk.empty()) break;
+        hit = scan.feed(chunk);
+        pos += static_cast<std::int64_t>(chunk.size());
+    }
+    if (hit == Prescanner::Hit::None) hit = scan.finish();
+    switch (hit) {
+    case Prescanner::Hit::None: return std::optional<LimitHit>{};
+    case Prescanner::Hit::HeaderLimit:
+        return std::optional<LimitHit>{LimitHit{"header-limit", "header block larger than --max-header-bytes (" +
+                                                                    std::to_string(limits_.max_header_bytes) + ")"}};
+    case Prescanner::Hit::PartLimit:
+        return std::optional<LimitHit>{LimitHit{"part-limit", "more than " + std::to_string(max_delimiters) +
+                                                                  " delimiter lines (4 x --max-parts + 16): not parsed"}};
+    }
+    return std::optional<LimitHit>{};
+}
+
+} // namespace mimeuri
