@@ -58,7 +58,7 @@ std::string apply_pass(Pass &p, MessageContext &ctx, bool inject_fault, bool &st
         if (!r && (r.error().kind == Kind::Limit || r.error().kind == Kind::Invalid)) {
             ctx.drop_edits();
             ctx.report().edits_dropped();
-            ctx.report().add_error("", r.error().kind == Kind::Limit ? "limit" : "invalid",
+            ctx.report().add_error("", r.error().kind == Kind::Limit ? ErrorCode::Limit : ErrorCode::Invalid,
                                    std::string(p.name()) + ": " + r.error().message);
             stop = true;
             return {};
@@ -190,14 +190,14 @@ Plan Engine::plan_parsed(MessageContext &ctx)
             if (Status f = ctx.finish(); !f) {
                 ctx.drop_edits();
                 rep.edits_dropped();
-                rep.add_error("", "content-length", f.error().message + "; message left untouched");
+                rep.add_error("", ErrorCode::ContentLength, f.error().message + "; message left untouched");
             }
     }
     ctx.defer_protections(nullptr); // the analysis is no longer needed (nor its captures alive)
     if (signatures) signatures->report(ctx);
     plan.message_id = rep.message_id;
     if (plan.failed()) {
-        rep.add_error("", "internal", plan.cause);
+        rep.add_error("", ErrorCode::Internal, plan.cause);
         rep.edits_dropped(); // its original bytes are written (pass) or nothing (tempfail)
     } else {
         plan.edits = ctx.edits();

@@ -439,16 +439,16 @@ std::vector<CssUrl> css_urls(std::string_view t)
     return out;
 }
 
-const char *stop_kind(Stop stop)
+ErrorCode stop_kind(Stop stop)
 {
     switch (stop) {
-    case Stop::Time: return "html-time-limit";
-    case Stop::Memory: return "html-memory-limit";
-    case Stop::Nesting: return "html-nesting-limit";
-    case Stop::Work: return "html-work-limit";
+    case Stop::Time: return ErrorCode::HtmlTimeLimit;
+    case Stop::Memory: return ErrorCode::HtmlMemoryLimit;
+    case Stop::Nesting: return ErrorCode::HtmlNestingLimit;
+    case Stop::Work: return ErrorCode::HtmlWorkLimit;
     case Stop::None: break;
     }
-    return "";
+    return ErrorCode::Limit;
 }
 
 std::size_t memory_cap(std::size_t size, std::size_t html_max)

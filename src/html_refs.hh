@@ -3,6 +3,7 @@
 // Pure C++ over bytes: no GMime types.
 #pragma once
 
+#include "error_code.hh"
 #include "result.hh"
 
 #include <cstddef>
@@ -81,7 +82,7 @@ private:
 
 // The report's error kind for a stop: "html-time-limit", "html-memory-limit", "html-nesting-limit",
 // "html-work-limit".
-const char *stop_kind(Stop stop);
+ErrorCode stop_kind(Stop stop);
 
 // Bounds on one parse. The parser's memory is capped, its time asked every few of its
 // allocations, and the stack its recursion uses is bounded (Stop::Nesting).

@@ -135,7 +135,7 @@ void run_files_forked(RunState &rs)
         for (std::size_t v : {rs.st.messages, rs.st.changed, rs.st.failed, rs.st.unprocessed, rs.st.dangling}) r.put(v);
         r.put(rs.st.errors_by_code.size());
         for (const auto &[code, n] : rs.st.errors_by_code) {
-            r.put(code);
+            r.put(static_cast<std::size_t>(code));
             r.put(n);
         }
         r.put(static_cast<std::size_t>(rs.outcome.worst));
@@ -156,8 +156,9 @@ void run_files_forked(RunState &rs)
             for (std::size_t *v : {&rs.st.messages, &rs.st.changed, &rs.st.failed, &rs.st.unprocessed, &rs.st.dangling})
                 *v += r.get_size();
             for (std::size_t n = r.get_size(); n > 0; --n) {
-                std::string code = r.get();
-                rs.st.errors_by_code[code] += r.get_size();
+                const std::size_t code = r.get_size();
+                const std::size_t count = r.get_size();
+                if (code < static_cast<std::size_t>(kErrorCodes)) rs.st.errors_by_code[static_cast<ErrorCode>(code)] += count;
             }
             rs.outcome.worsen(static_cast<Code>(r.get_size()));
             if (r.get_size() != 0) rs.outcome.worsen(Code::TempFail);

@@ -43,7 +43,7 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
     if (inert && (ctx->src_->window() || ctx->src_->in_memory()) && ctx->copy_inert(*inert)) return ctx;
     if (!ctx->message_) ctx->message_ = ctx->construct(seg.msg_end);
     if (!ctx->message_) {
-        ctx->report_.add_error("", "unparseable", "no header block: not a message GMime can parse; passed through");
+        ctx->report_.add_error("", ErrorCode::Unparseable, "no header block: not a message GMime can parse; passed through");
         return ctx;
     }
     if (const char *id = g_mime_message_get_message_id(ctx->message_.get())) ctx->report_.message_id = id;
@@ -102,13 +102,13 @@ void MessageContext::detect_eol()
 bool MessageContext::parseable()
 {
     if (seg_.msg_end <= seg_.msg_begin) {
-        report_.add_error("", "unparseable", "empty message");
+        report_.add_error("", ErrorCode::Unparseable, "empty message");
         return false;
     }
     // Old Mac mail: GMime reads the whole message as one header field, so no part, reference
     // or label can be found in it. Said, not silently reported as a message with none.
     if (eol_ == Eol::CR) {
-        report_.add_error("", "unparseable", "CR-only line ends (old Mac mail): its header fields and parts cannot be told apart; nothing in it was read; passed through");
+        report_.add_error("", ErrorCode::Unparseable, "CR-only line ends (old Mac mail): its header fields and parts cannot be told apart; nothing in it was read; passed through");
         return false;
     }
     // Limits hold while parsing: a header block larger than --max-header-bytes anywhere in
@@ -117,7 +117,7 @@ bool MessageContext::parseable()
     auto over = prescan();
     if (!over || *over) {
         if (over) report_.add_error("", (*over)->code, (*over)->message + "; message left untouched");
-        else report_.add_error("", "unreadable", over.error().message + "; passed through");
+        else report_.add_error("", ErrorCode::Unreadable, over.error().message + "; passed through");
         return false;
     }
     return true;
@@ -177,12 +177,12 @@ void MessageContext::walk(GMimeObject *obj, GMimeMessage *msg, const std::string
         Frame f = std::move(stack.back());
         stack.pop_back();
         if (f.depth > limits_.max_depth) {
-            report_.add_error(f.section, "depth-limit",
+            report_.add_error(f.section, ErrorCode::DepthLimit,
                               "nesting deeper than " + std::to_string(limits_.max_depth) + " levels; left untouched");
             continue;
         }
         if (nodes_.size() >= limits_.max_parts) {
-            report_.add_error(f.section, "part-limit",
+            report_.add_error(f.section, ErrorCode::PartLimit,
                               "more than " + std::to_string(limits_.max_parts) +
                                   " parts (--max-parts); this part and the rest left untouched");
             break;

@@ -274,7 +274,8 @@ private:
     void walk(GMimeObject *obj, GMimeMessage *msg, const std::string &section, int depth, int parent);
     Result<std::int64_t> header_end(std::int64_t offset) const;
     struct LimitHit {
-        std::string code, message; // as reported
+        ErrorCode code;
+        std::string message; // as reported
     };
     Result<std::optional<LimitHit>> prescan() const;
     Result<std::int64_t> header_block_end(const Node &n) const;

@@ -106,7 +106,7 @@ template <class Io, class E> void fields(Io &io, E &e)
     } else if constexpr (is<E, LabelEntry>) {
         io(e.part), io(e.label), io(e.kept);
     } else if constexpr (is<E, ErrorEntry>) {
-        io(e.part), io(e.code), io(e.message);
+        io(e.part), io(e.code, ErrorCode::Label), io(e.message);
     } else if constexpr (is<E, KeptEntry>) {
         io(e.part), io(e.edit), io(e.kept);
     } else if constexpr (is<E, UnreferencedEntry>) {

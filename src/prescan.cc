@@ -247,10 +247,10 @@ Result<std::optional<MessageContext::LimitHit>> MessageContext::prescan() const
     switch (hit) {
     case Prescanner::Hit::None: return std::optional<LimitHit>{};
     case Prescanner::Hit::HeaderLimit:
-        return std::optional<LimitHit>{LimitHit{"header-limit", "header block larger than --max-header-bytes (" +
+        return std::optional<LimitHit>{LimitHit{ErrorCode::HeaderLimit, "header block larger than --max-header-bytes (" +
                                                                     std::to_string(limits_.max_header_bytes) + ")"}};
     case Prescanner::Hit::PartLimit:
-        return std::optional<LimitHit>{LimitHit{"part-limit", "more than " + std::to_string(max_delimiters) +
+        return std::optional<LimitHit>{LimitHit{ErrorCode::PartLimit, "more than " + std::to_string(max_delimiters) +
                                                                   " delimiter lines (4 x --max-parts + 16): not parsed"}};
     }
     return std::optional<LimitHit>{};

@@ -66,7 +66,7 @@ void ExternalBodyEntry::set_field(Fields &fields, const std::string &name, const
     fields.emplace_back(name, value);
 }
 
-void MessageReport::add_error(const std::string &part, const std::string &code, const std::string &message)
+void MessageReport::add_error(const std::string &part, ErrorCode code, const std::string &message)
 {
     errors.push_back({part, code, message});
 }
@@ -124,7 +124,7 @@ void MessageReport::extraction_failed(const std::string &cause)
             r.action = RefEntry::Action::None;
             r.reason = "extract"; // the error says why
         }
-    add_error("", "extract", cause);
+    add_error("", ErrorCode::Extract, cause);
 }
 
 void MessageReport::edits_dropped()
@@ -343,7 +343,7 @@ void write(JsonWriter &w, const ErrorEntry &e)
 {
     w.begin_object();
     w.key("part").string(e.part);
-    w.key("code").string(e.code);
+    w.key("code").string(json_name(e.code));
     w.key("message").string(e.message);
     w.end_object();
 }

@@ -2,6 +2,7 @@
 // message (JSON Lines) by to_json(), the only place the report becomes JSON.
 #pragma once
 
+#include "error_code.hh"
 #include "result.hh"
 
 #include <cstddef>
@@ -66,7 +67,7 @@ struct LabelEntry {
 // An "errors" entry: a problem with the message or one of its parts.
 struct ErrorEntry {
     std::string part; // "" for the message
-    std::string code; // "limit", "invalid", "unparseable", "html", "extract", ...
+    ErrorCode code{ErrorCode::Internal}; // its word: json_name (error_code.hh)
     std::string message;
 };
 
@@ -113,7 +114,7 @@ struct MessageReport {
     std::vector<LabelEntry> labels;
     std::vector<ErrorEntry> errors;
 
-    void add_error(const std::string &part, const std::string &code, const std::string &message);
+    void add_error(const std::string &part, ErrorCode code, const std::string &message);
     std::size_t error_count() const { return errors.size(); }
 
     // The members after the four arrays above, each present once set and written in the

@@ -75,17 +75,10 @@ std::string summary_line(const RunStats &st, const Options &opts)
     std::size_t problems = 0;
     for (const auto &[code, n] : st.errors_by_code) problems += n;
     if (problems == 0 && st.failed == 0) return line + ", no errors";
-    // What the report calls them, in words.
-    static const std::map<std::string, std::string> words = {
-        {"limit", "over a limit"},           {"invalid", "invalid input"},
-        {"depth-limit", "over --max-depth"},  {"part-limit", "over --max-parts"},
-        {"html-limit", "over --html-max"},    {"ref-limit", "over --max-refs"},
-        {"extract", "extraction failed"},     {"internal", "internal errors"}};
+    // What the report calls them, in words (error_code.cc).
     std::string kinds;
-    for (const auto &[code, n] : st.errors_by_code) {
-        auto w = words.find(code);
-        kinds += (kinds.empty() ? "" : ", ") + std::to_string(n) + " " + (w == words.end() ? code : w->second);
-    }
+    for (const auto &[code, n] : st.errors_by_code)
+        kinds += (kinds.empty() ? "" : ", ") + std::to_string(n) + " " + what_it_means(code);
     if (st.failed)
         kinds += (kinds.empty() ? "" : ", ") + std::to_string(st.failed) + " failed (handled per --on-error)";
     line += ", errors: " + kinds;

@@ -16,7 +16,7 @@ struct RunStats {
     std::size_t failed{0};      // messages a pass failed on (handled per --on-error)
     std::size_t unprocessed{0}; // messages or parts left as read because of their input
     std::size_t dangling{0};    // dangling references
-    std::map<std::string, std::size_t> errors_by_code; // the report's error entries, by code
+    std::map<ErrorCode, std::size_t> errors_by_code; // the report's error entries, by code
 };
 
 // The summary line on a terminal (and with --verbose): the totals, the report's errors

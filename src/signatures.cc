@@ -356,7 +356,7 @@ void protect_conflicting_types(MessageContext &ctx)
         std::int64_t begin = entity_begin(ctx, i);
         if (begin < 0) continue;
         ctx.protect({begin, entity_end(ctx, i), {}, "content-type-conflict", true});
-        ctx.report().add_error(nodes[i].section, "content-type-conflict",
+        ctx.report().add_error(nodes[i].section, ErrorCode::ContentTypeConflict,
                                "Content-Type fields that disagree (GMime reads the last, Python and Thunderbird the "
                                "first): the part is left as it is");
     }

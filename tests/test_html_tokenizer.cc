@@ -474,6 +474,6 @@ TEST_CASE("gumbo's NUL mending is bounded: body tags repeating one NUL-started n
     auto six = find_refs(html, 1000);
     REQUIRE(six);
     CHECK(six->stop == Stop::Work);
-    CHECK(std::string(stop_kind(six->stop)) == "html-work-limit");
+    CHECK(std::string(json_name(stop_kind(six->stop))) == "html-work-limit");
     CHECK(six->refs.empty());
 }

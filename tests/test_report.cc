@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 
 #include <memory>
+#include <set>
 #include <string>
 
 using namespace mimeuri;
@@ -159,8 +160,8 @@ TEST_CASE("report: labels and errors entries")
     MessageReport r = base();
     r.labels = {{"TEXT", "ContentType:multipart/mixed?boundary=\"b\"", std::nullopt},
                 {"1", "ContentType:text/plain", "pgp"}};
-    r.add_error("", "limit", "references: time limit");
-    r.add_error("2.1", "html", "bad markup");
+    r.add_error("", ErrorCode::Limit, "references: time limit");
+    r.add_error("2.1", ErrorCode::Html, "bad markup");
     CHECK(r.error_count() == 2);
     CHECK(r.to_json() ==
           line("", "",
@@ -231,7 +232,7 @@ TEST_CASE("report: extraction failing when taken takes back what it claimed")
     RefEntry y = x;
     y.action = RefEntry::Action::Repaired;
     r.refs = {x, y};
-    r.add_error("1", "html", "bad markup");
+    r.add_error("1", ErrorCode::Html, "bad markup");
     r.extraction_failed("cannot create out/1/a.png: File exists");
     CHECK(r.to_json() ==
           line("{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"cid:a@x\",\"kind\":\"cid\",\"status\":\"resolved\","
@@ -330,4 +331,25 @@ TEST_CASE("report: a line with many entries is handed on in pieces as it is made
     REQUIRE_FALSE(s.ok());
     CHECK(s.error().code == Code::TempFail);
     CHECK(calls == 1);
+}
+
+TEST_CASE("every error code has a word of its own, the one the report writes (issue 33 item 4)")
+{
+    std::set<std::string> words;
+    for (int i = 0; i < kErrorCodes; ++i) {
+        const auto code = static_cast<ErrorCode>(i);
+        const std::string word = json_name(code);
+        CAPTURE(i);
+        CHECK_FALSE(word.empty());
+        CHECK(word.find_first_not_of("abcdefghijklmnopqrstuvwxyz-") == std::string::npos);
+        CHECK(words.insert(word).second); // a code missing from the table would borrow another's
+        CHECK_FALSE(std::string(what_it_means(code)).empty());
+    }
+    MessageReport r;
+    r.add_error("1", ErrorCode::HtmlWorkLimit, "x");
+    r.add_error("", ErrorCode::PartLimit, "y");
+    const std::string line = r.to_json();
+    CHECK(line.find("\"code\":\"html-work-limit\"") != std::string::npos);
+    CHECK(line.find("\"code\":\"part-limit\"") != std::string::npos);
+    CHECK(std::string(what_it_means(ErrorCode::PartLimit)) == "over --max-parts");
 }

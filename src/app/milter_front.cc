@@ -162,7 +162,7 @@ sfsistat fail_message(SMFICTX *ctx, const std::string &where, const std::string 
     g_syslog->warning(where + outcome);
     MessageReport r = report ? std::move(*report) : MessageReport{};
     r.changed = false;
-    r.add_error("", "failed", outcome);
+    r.add_error("", ErrorCode::Failed, outcome);
     write_report(queue_id, std::move(r));
     return tempfail ? SMFIS_TEMPFAIL : SMFIS_ACCEPT;
 }
