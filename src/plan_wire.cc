@@ -113,7 +113,7 @@ template <class Io, class E> void fields(Io &io, E &e)
         io(e.part), io(e.related);
     } else {
         static_assert(is<E, SignatureEntry>, "an entry type with no field list");
-        io(e.kind), io(e.part), io(e.state), io(e.kept), io(e.domain), io(e.selector), io(e.detail);
+        io(e.kind), io(e.part), io(e.state, SignatureEntry::State::Unverifiable), io(e.kept), io(e.domain), io(e.selector), io(e.detail);
     }
 }
 

@@ -42,6 +42,16 @@ const char *json_name(RefEntry::Action a)
     return "";
 }
 
+const char *json_name(SignatureEntry::State s)
+{
+    switch (s) {
+    case SignatureEntry::State::Intact: return "intact";
+    case SignatureEntry::State::Broken: return "broken";
+    case SignatureEntry::State::Unverifiable: return "unverifiable";
+    }
+    return "";
+}
+
 const char *json_name(ExternalBodyEntry::Status s)
 {
     switch (s) {
@@ -370,7 +380,7 @@ void write(JsonWriter &w, const SignatureEntry &s)
     w.begin_object();
     w.key("kind").string(s.kind);
     w.key("part").string(s.part);
-    w.key("state").string(s.state);
+    w.key("state").string(json_name(s.state));
     w.key("kept").boolean(s.kept);
     if (!s.domain.empty()) w.key("domain").string(s.domain);
     if (!s.selector.empty()) w.key("selector").string(s.selector);

@@ -87,9 +87,10 @@ struct UnreferencedEntry {
 
 // A "signatures" entry: one signature and its state as the message leaves.
 struct SignatureEntry {
-    std::string kind;  // dkim, arc, smime, pgp, encrypted, signed
+    enum class State { Intact, Broken, Unverifiable };
+    std::string kind; // dkim, arc, smime, pgp, encrypted, signed
     std::string part;
-    std::string state; // intact, broken, unverifiable
+    State state{State::Unverifiable};
     bool kept{false};
     std::string domain;   // absent when empty
     std::string selector; // absent when empty
@@ -100,6 +101,7 @@ const char *json_name(RefEntry::Kind k);
 const char *json_name(RefEntry::Status s);
 const char *json_name(RefEntry::Action a);
 const char *json_name(ExternalBodyEntry::Status s);
+const char *json_name(SignatureEntry::State s);
 
 struct MessageReport {
     std::size_t index{0}; // 1-based position of the message in its source

@@ -8,6 +8,8 @@
 
 namespace mimeuri {
 
+using State = SignatureEntry::State;
+
 namespace dkim {
 
 BodyHash::BodyHash(GChecksumType type, Canon canon, std::optional<std::uint64_t> limit, bool unquote_from)
@@ -265,19 +267,19 @@ std::int64_t entity_end(const MessageContext &ctx, std::size_t idx)
     return entity_end(ctx, static_cast<std::size_t>(n.parent));
 }
 
-// The body hash state of one signature: "intact", "broken" or "unverifiable", and why.
-std::pair<std::string, std::string> check_body_hash(const MessageContext &ctx, const dkim::Signature &sig,
+// The body hash state of one signature, and why.
+std::pair<SignatureEntry::State, std::string> check_body_hash(const MessageContext &ctx, const dkim::Signature &sig,
                                                     std::int64_t begin, std::int64_t end)
 {
     GChecksumType type;
     if (sig.a == "rsa-sha256" || sig.a == "ed25519-sha256") type = G_CHECKSUM_SHA256;
     else if (sig.a == "rsa-sha1") type = G_CHECKSUM_SHA1;
-    else return {"unverifiable", "algorithm " + sig.a + " not known"};
+    else return {State::Unverifiable, "algorithm " + sig.a + " not known"};
     std::string body_canon = sig.c.substr(sig.c.find('/') == std::string::npos ? sig.c.size() : sig.c.find('/') + 1);
     dkim::Canon canon;
     if (body_canon.empty() || body_canon == "simple") canon = dkim::Canon::Simple;
     else if (body_canon == "relaxed") canon = dkim::Canon::Relaxed;
-    else return {"unverifiable", "canonicalization " + sig.c + " not known"};
+    else return {State::Unverifiable, "canonicalization " + sig.c + " not known"};
     gsize want_len = 0;
     guchar *want = g_base64_decode(sig.bh.c_str(), &want_len);
     std::string wanted(reinterpret_cast<const char *>(want), want_len);
@@ -289,18 +291,18 @@ std::pair<std::string, std::string> check_body_hash(const MessageContext &ctx, c
     if (ctx.from_quoted()) unquoted.emplace(type, canon, sig.l, true);
     for (std::int64_t pos = begin; pos < end; pos += kChunk) {
         auto chunk = ctx.source().slice(pos, std::min(end, pos + kChunk));
-        if (!chunk) return {"unverifiable", "body unreadable: " + chunk.error().message};
+        if (!chunk) return {State::Unverifiable, "body unreadable: " + chunk.error().message};
         as_read.update(*chunk);
         if (unquoted) unquoted->update(*chunk);
     }
     const auto got = as_read.finish();
-    if (std::find(got.begin(), got.end(), wanted) != got.end()) return {"intact", ""};
+    if (std::find(got.begin(), got.end(), wanted) != got.end()) return {State::Intact, ""};
     if (unquoted) {
         const auto u = unquoted->finish();
-        if (std::find(u.begin(), u.end(), wanted) != u.end()) return {"intact", "\">From\" quoting added by the mbox"};
+        if (std::find(u.begin(), u.end(), wanted) != u.end()) return {State::Intact, "\">From\" quoting added by the mbox"};
     }
-    if (got.empty()) return {"broken", "l= is longer than the body"};
-    return {"broken", "body hash does not match"};
+    if (got.empty()) return {State::Broken, "l= is longer than the body"};
+    return {State::Broken, "body hash does not match"};
 }
 
 // RFC 4880 7, the cleartext signature framework: text that holds this line is signed as it
@@ -417,14 +419,14 @@ void Signatures::message_signatures(MessageContext &ctx, GMimeMessage *msg, cons
         const char *raw = g_mime_header_get_raw_value(h);
         auto sig = dkim::parse(raw ? raw : "");
         if (!sig) {
-            f.state = "broken";
+            f.state = State::Broken;
             f.detail = "not a valid signature field (RFC 6376 3.5)";
         } else {
             f.domain = sig->d;
             f.selector = sig->s;
             std::tie(f.state, f.detail) = check_body_hash(ctx, *sig, block.body, body_end);
             // An unverifiable one may verify for someone who knows its algorithm: kept too.
-            if (f.state != "broken" && block.body >= 0) {
+            if (f.state != State::Broken && block.body >= 0) {
                 f.protections.push_back(ctx.protect({block.body, body_end, {}, f.kind, enforce}));
                 std::vector<std::string> names = sig->h;
                 names.push_back(text::ascii_lower(name));
@@ -443,7 +445,7 @@ void Signatures::crypto_entity(MessageContext &ctx, std::size_t i, const std::st
     Found f;
     f.kind = kind;
     f.part = n.section;
-    f.state = "unverifiable";
+    f.state = State::Unverifiable;
     f.detail = inline_pgp ? "an inline PGP signed block (RFC 4880 7); mimeuri does not check it; the part is kept whole"
                           : "mimeuri does not check cryptographic signatures; the entity is kept whole";
     if (n.top_level()) {
@@ -501,7 +503,7 @@ void Signatures::report(MessageContext &ctx) const
         SignatureEntry e;
         e.kind = f.kind;
         e.part = f.part;
-        e.state = broken_now ? "broken" : f.state;
+        e.state = broken_now ? State::Broken : f.state;
         e.kept = mode_ == SignedMode::Keep && !f.protections.empty();
         e.domain = f.domain;
         e.selector = f.selector;

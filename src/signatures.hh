@@ -86,7 +86,9 @@ public:
 
 private:
     struct Found {
-        std::string kind, part, state, detail, domain, selector;
+        std::string kind, part;
+        SignatureEntry::State state{SignatureEntry::State::Unverifiable};
+        std::string detail, domain, selector;
         std::vector<std::size_t> protections;
     };
     // analyse()'s steps: the DKIM and ARC signatures of one message (body_at: the node whose

@@ -260,7 +260,7 @@ TEST_CASE("engine: a plan travels between processes unchanged")
     rep.add_error("1", ErrorCode::Html, "bad");
     rep.set_unreferenced({{"2", "TEXT"}});
     rep.add_kept("", "summary-header", "dkim");
-    rep.set_signatures({{"dkim", "", "intact", true, "example.org", "sel", ""}});
+    rep.set_signatures({{"dkim", "", SignatureEntry::State::Intact, true, "example.org", "sel", ""}});
     p.log_line = "changed";
     p.edits = {{10, 20, "text\r\nwith a line break"}, {0, 0, ""}};
     p.waits = {"a@x", ""};

@@ -180,14 +180,14 @@ TEST_CASE("report: kept, unreferenced and signatures follow, in the order first 
     SignatureEntry s; // the README's example
     s.kind = "dkim";
     s.part = "3";
-    s.state = "intact";
+    s.state = SignatureEntry::State::Intact;
     s.kept = true;
     s.domain = "example.org";
     s.selector = "sel";
     SignatureEntry t;
     t.kind = "smime";
     t.part = "TEXT";
-    t.state = "broken";
+    t.state = SignatureEntry::State::Broken;
     t.detail = "broken by this run's edits (--signed=rewrite)";
     r.set_signatures({s, t});
     CHECK(r.to_json() ==
