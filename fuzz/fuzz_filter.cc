@@ -199,7 +199,7 @@ std::string cte_of(const std::string &m, const mimestructure::Entity &e)
 {
     std::string v;
     for (const auto &f : e.fields)
-        if (f.valid && lower(f.name) == "content-transfer-encoding") v = m.substr(f.begin + f.name.size() + 1, f.end - f.begin - f.name.size() - 1);
+        if (f.valid && lower(f.name) == "content-transfer-encoding") v = m.substr(f.colon + 1, f.end - f.colon - 1);
     std::string t;
     for (char c : v)
         if (!std::isspace(static_cast<unsigned char>(c))) t += c;

@@ -64,7 +64,12 @@ struct Reader {
                 f.begin = pos;
                 f.end = ce;
                 f.name = std::string(line.substr(0, i));
-                f.valid = i > 0 && i < line.size() && line[i] == ':';
+                // RFC 5322 4.5.8 (obs-optional, read by every reader: GMime, Dovecot, Python):
+                // white space may stand between the name and the ':' ("Content-Type :").
+                std::size_t c = i;
+                while (c < line.size() && wsp(line[c])) ++c;
+                f.valid = i > 0 && c < line.size() && line[c] == ':';
+                f.colon = pos + c;
                 if (!f.valid) bad("not a field: no name of printable ASCII followed by ':'");
                 e.fields.push_back(std::move(f));
                 current = &e.fields.back();
@@ -81,8 +86,7 @@ struct Reader {
     std::string value(const Field &f) const
     {
         std::string v;
-        std::size_t colon = f.begin + f.name.size() + 1;
-        for (std::size_t i = colon; i < f.end; ++i)
+        for (std::size_t i = f.colon + 1; i < f.end; ++i)
             if (m[i] != '\r' && m[i] != '\n') v += m[i];
         return v;
     }

@@ -21,8 +21,9 @@ namespace mimestructure {
 struct Field {
     std::size_t begin{0};
     std::size_t end{0};
-    std::string name;  // as written (not lower-cased)
-    bool valid{false}; // name of printable ASCII but ':', then ':'
+    std::string name;  // as written (not lower-cased), without white space before the ':'
+    bool valid{false}; // name of printable ASCII but ':', then ':' (white space between: RFC 5322 4.5.8)
+    std::size_t colon{0}; // where the ':' is
 };
 
 // One line of a header block that is not a valid field line or continuation line: a line

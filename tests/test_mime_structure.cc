@@ -162,6 +162,16 @@ TEST_CASE("mime_structure: header lines")
     REQUIRE(cr.bad_lines.size() == 1);
     CHECK(cr.bad_lines[0].text == "Subject: x\rDate: y");
     CHECK(!read(std::string("Subject: x\nA: \0\n\n", 17)).bad_lines.empty());
+
+    // RFC 5322 4.5.8: white space between a field's name and its ':' (obs-optional), as
+    // GMime, Dovecot and Python read it; fuzz_filter took "Content-Type :" for no field and
+    // a pass that wrote the field back as "Content-Type:" for a change of structure.
+    Entity obs = read("Content-Type \t:multipart/mixed; boundary=b\n\n--b\n\nx\n--b--\n");
+    REQUIRE(obs.fields.size() == 1);
+    CHECK(obs.fields[0].valid);
+    CHECK(obs.fields[0].name == "Content-Type");
+    CHECK(obs.type == "multipart/mixed");
+    CHECK(obs.children.size() == 1);
 }
 
 TEST_CASE("mime_structure: limits")
