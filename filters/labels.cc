@@ -80,7 +80,7 @@ Status LabelsPass::apply(MessageContext &ctx)
         std::string value = ct_header ? unfolded(ctx.header_value(ct_header)) : default_content_type(ctx, n);
         auto label = make_label(value, opts_.format);
         if (!label) {
-            ctx.report().add_error(n.section, "label", "Content-Type not mappable: " + label.error().message);
+            ctx.report().add_error(n.section, ErrorCode::Label, "Content-Type not mappable: " + label.error().message);
             continue;
         }
         ctx.report().labels.push_back({n.section, *label, std::nullopt});
@@ -88,7 +88,7 @@ Status LabelsPass::apply(MessageContext &ctx)
 
         auto folded = fold_label(opts_.header, *label);
         if (!folded) {
-            ctx.report().add_error(n.section, "label", folded.error().message + "; not written");
+            ctx.report().add_error(n.section, ErrorCode::Label, folded.error().message + "; not written");
             continue;
         }
         if (auto why = ctx.kept(n, opts_.header)) { // signed content: reported, not written
@@ -100,7 +100,7 @@ Status LabelsPass::apply(MessageContext &ctx)
         Status s = ctx.set_sole_header(n, opts_.header, *folded);
         if (!s) {
             if (s.error().code == Code::Software) return s; // a bug: let --on-error decide
-            ctx.report().add_error(n.section, "label", s.error().message);
+            ctx.report().add_error(n.section, ErrorCode::Label, s.error().message);
         }
     }
     return ok();

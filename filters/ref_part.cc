@@ -87,7 +87,7 @@ std::optional<Content> PartRewriter::load(bool &rewritable, std::string &describ
 {
     auto bytes = ctx_.decoded_content(hn_, opts_.html_max);
     if (!bytes) {
-        ctx_.report().add_error(hn_.section, "html-limit",
+        ctx_.report().add_error(hn_.section, ErrorCode::HtmlLimit,
                                 bytes.error().message + " (--html-max " + std::to_string(opts_.html_max) +
                                     "); references not looked at");
         return std::nullopt;
@@ -167,7 +167,7 @@ Status PartRewriter::find(std::string_view html, std::optional<html::Scan> &out)
         b.style_text(0, html);
         out = b.finish();
         if (out->truncated)
-            ctx_.report().add_error(hn_.section, "ref-limit",
+            ctx_.report().add_error(hn_.section, ErrorCode::RefLimit,
                                     "more than " + std::to_string(opts_.max_refs) + " references; the rest not looked at");
         return ok();
     }
@@ -178,7 +178,7 @@ Status PartRewriter::find(std::string_view html, std::optional<html::Scan> &out)
     auto scan = html::scan_refs(html, limits); // the streaming tokenizer, gumbo where it cannot say
     if (!scan) {
         if (scan.error().code == Code::TempFail) return scan.error(); // out of memory: --on-error decides
-        ctx_.report().add_error(hn_.section, "html", scan.error().message);
+        ctx_.report().add_error(hn_.section, ErrorCode::Html, scan.error().message);
         return ok();
     }
     if (scan->stop != html::Stop::None) { // a limit: the message passes as it came
@@ -186,7 +186,7 @@ Status PartRewriter::find(std::string_view html, std::optional<html::Scan> &out)
         return Error::limit(scan->stop_message);
     }
     if (scan->truncated)
-        ctx_.report().add_error(hn_.section, "ref-limit",
+        ctx_.report().add_error(hn_.section, ErrorCode::RefLimit,
                                 "more than " + std::to_string(opts_.max_refs) + " references; the rest not looked at");
     out = std::move(*scan);
     return ok();
@@ -407,7 +407,7 @@ Status PartRewriter::write(std::string_view html, const html::Scan &scan, bool r
     };
     if (!rewritable) {
         unclaim_all("charset");
-        ctx_.report().add_error(hn_.section, "charset",
+        ctx_.report().add_error(hn_.section, ErrorCode::Charset,
                                 "charset " + described + " is not ASCII-compatible: references checked, not rewritten");
         return ok();
     }
@@ -416,13 +416,13 @@ Status PartRewriter::write(std::string_view html, const html::Scan &scan, bool r
     for (auto &r : reps_) std::string().swap(r.url); // in the rewrite now: not held twice
     for (std::size_t k : rewritten.skipped) {
         unclaim(k, "html-rewrite");
-        ctx_.report().add_error(hn_.section, "html-rewrite",
+        ctx_.report().add_error(hn_.section, ErrorCode::HtmlRewrite,
                                 "reference " + scan.refs[reps_[k].ref].url + " not rewritten: its bytes cannot be replaced alone");
     }
     if (!body && rewritten.html == html) return ok(); // nothing actually changed: no edit
     if (!transfer::can_write_back(g_mime_part_get_content_encoding(GMIME_PART(hn_.object)))) {
         unclaim_all("encoding");
-        ctx_.report().add_error(hn_.section, "encoding", "transfer encoding not rewritable: references checked only");
+        ctx_.report().add_error(hn_.section, ErrorCode::Encoding, "transfer encoding not rewritable: references checked only");
         return ok();
     }
     std::string text = body ? std::string() : std::move(rewritten.html);
@@ -436,7 +436,7 @@ Status PartRewriter::write(std::string_view html, const html::Scan &scan, bool r
     if (Status s = body ? transfer::write_back(ctx_, hn_, std::move(*body)) : transfer::write_back(ctx_, hn_, text); !s) {
         if (s.error().code == Code::Software) return s;
         unclaim_all("rewrite");
-        ctx_.report().add_error(hn_.section, "rewrite", s.error().message + "; references not rewritten");
+        ctx_.report().add_error(hn_.section, ErrorCode::Rewrite, s.error().message + "; references not rewritten");
     } else if (css_) {
         tally_.css_text[node_] = std::move(text);
     }

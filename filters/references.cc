@@ -33,7 +33,7 @@ Status add_content_ids(MessageContext &ctx, const Tally &tally)
         Status s = ctx.add_header(n, "Content-ID", " <" + id + ">\n");
         if (!s) {
             if (s.error().code == Code::Software) return s;
-            ctx.report().add_error(n.section, "rewrite", s.error().message);
+            ctx.report().add_error(n.section, ErrorCode::Rewrite, s.error().message);
         }
     }
     return ok();
@@ -62,7 +62,7 @@ Status drop_inlined(MessageContext &ctx, const Tally &tally)
             Status s = ctx.remove_part(n);
             if (!s) {
                 if (s.error().code == Code::Software) return s;
-                ctx.report().add_error(n.section, "drop", s.error().message);
+                ctx.report().add_error(n.section, ErrorCode::Drop, s.error().message);
             }
         }
     }
