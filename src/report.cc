@@ -44,11 +44,11 @@ const char *json_name(RefEntry::Action a)
 
 const char *json_name(SignatureEntry::State s)
 {
-    switch (s) {
-    case SignatureEntry::State::Intact: return "intact";
-    case SignatureEntry::State::Broken: return "broken";
-    case SignatureEntry::State::Unverifiable: return "unverifiable";
-    }
+    using S = SignatureEntry::State;
+    static constexpr std::pair<S, const char *> kWords[] = {{S::Intact, "intact"}, {S::Broken, "broken"},
+                                                            {S::Unverifiable, "unverifiable"}};
+    for (const auto &[state, word] : kWords)
+        if (state == s) return word;
     return "";
 }
 
