@@ -56,6 +56,23 @@ std::string msg(const std::string &id, const std::string &html)
     return "From x@y Mon Jan  1 00:00:00 2024\nMessage-ID: <" + id + ">\nContent-Type: text/html\n\n" + html + "\n\n";
 }
 
+// The action the report gives a resolved reference in each --cid mode.
+std::string cid_action(const std::string &mode)
+{
+    return mode == "check" ? "none" : mode == "repair" ? "repaired" : mode == "inline" ? "inlined" : "extracted";
+}
+
+// A run over `file` in a --cid mode with the summary header, an extract folder and a report
+// in x (its lines loaded into r); `more` goes first ("--verbose ").
+testing::Proc run_cid_mode(const std::string &mode, const std::string &file, const testing::TempDir &x, Report &r,
+                           const std::string &more = "")
+{
+    auto run = mimeuri(more + "--summary-header --cid=" + mode + " --extract-dir=" + quote(x / "out") +
+                       " --report=" + quote(x / "r") + " " + quote(file));
+    r.load(testing::read_file(x / "r"));
+    return run;
+}
+
 } // namespace
 
 TEST_CASE("duplicates: the last alternative wins inside multipart/alternative; elsewhere ambiguous")
@@ -275,17 +292,13 @@ TEST_CASE("a cid: reference matches a Content-Location that is that cid: URL (Ch
     for (const char *mode : {"check", "repair", "inline", "extract"}) {
         CAPTURE(mode);
         testing::TempDir x;
-        auto run = mimeuri(std::string("--verbose --summary-header --cid=") + mode + " --extract-dir=" + quote(x.path) +
-                           " --report=" + quote(x.path + "/r.jsonl") + " " + quote(f));
+        Report rr;
+        auto run = run_cid_mode(mode, f, x, rr, "--verbose ");
         CHECK(run.out.find("Mimeuri-Refs: resolved=1 dangling=0 ambiguous=0") != std::string::npos);
         CHECK(run.err.find(" 0 dangling references") != std::string::npos);
-        Report rr;
-        rr.load(testing::read_file(x.path + "/r.jsonl"));
         REQUIRE(rr.refs(0) == 1);
         CHECK(s(rr.ref(0, 0), "status") == "resolved");
-        CHECK(s(rr.ref(0, 0), "action") ==
-              (std::string(mode) == "check" ? "none" : std::string(mode) == "repair" ? "repaired"
-                                                     : std::string(mode) == "inline" ? "inlined" : "extracted"));
+        CHECK(s(rr.ref(0, 0), "action") == cid_action(mode));
     }
     // Repair gives the part the Content-ID the reference names; the HTML stays as it is.
     std::string expected = m;
@@ -546,18 +559,13 @@ TEST_CASE("a Content-ID written without cid: and a cid: naming a file resolve in
     for (const char *mode : {"check", "repair", "inline", "extract"}) {
         CAPTURE(mode);
         testing::TempDir x;
-        auto run = mimeuri(std::string("--verbose --summary-header --cid=") + mode + " --extract-dir=" + quote(x / "out") +
-                           " --report=" + quote(x / "r") + " " + quote(f));
+        Report r;
+        auto run = run_cid_mode(mode, f, x, r, "--verbose ");
         REQUIRE(run.status == 0);
         CHECK(run.out.find("Mimeuri-Refs: resolved=2 dangling=0 ambiguous=0") != std::string::npos);
         CHECK(run.err.find(" 0 dangling references") != std::string::npos);
-        Report r;
-        r.load(testing::read_file(x / "r"));
         REQUIRE(r.refs(0) == 2); // other.html names no part: an ordinary link, not listed
-        const std::string action = std::string(mode) == "check"    ? "none"
-                                   : std::string(mode) == "repair" ? "repaired"
-                                   : std::string(mode) == "inline" ? "inlined"
-                                                                   : "extracted";
+        const std::string action = cid_action(mode);
         const char *want[][4] = {{"image001.png", "location", "content-id-without-scheme", "2"},
                                  {"cid:logo.png", "cid", "filename", "3"}};
         for (guint i = 0; i < 2; ++i) {
@@ -642,12 +650,10 @@ TEST_CASE("references inside a stylesheet part resolve against its Content-Locat
     for (const char *mode : {"check", "repair", "inline", "extract"}) {
         CAPTURE(mode);
         testing::TempDir x;
-        auto run = mimeuri(std::string("--summary-header --cid=") + mode + " --extract-dir=" + quote(x / "out") +
-                           " --report=" + quote(x / "r") + " " + quote(f));
+        Report r;
+        auto run = run_cid_mode(mode, f, x, r);
         REQUIRE(run.status == 0);
         CHECK(run.out.find("Mimeuri-Refs: resolved=4 dangling=0 ambiguous=0") != std::string::npos);
-        Report r;
-        r.load(testing::read_file(x / "r"));
         // The stylesheet's references (http://other.example and w\nx.png name no part: not listed), then the page's.
         REQUIRE(r.refs(0) == 4);
         const char *want[][4] = {{"2", "css", "more.css", "5"},
