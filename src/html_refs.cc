@@ -258,6 +258,14 @@ template <typename Visit> void for_each_node(const GumboNode *root, Visit visit)
     }
 }
 
+// Where gumbo's text (p, len bytes) lies in html; nullopt for text of its own (not in the input).
+std::optional<std::size_t> offset_in(std::string_view html, const char *p, std::size_t len)
+{
+    const auto base = reinterpret_cast<std::uintptr_t>(html.data()), at = reinterpret_cast<std::uintptr_t>(p);
+    if (at < base || at - base > html.size() || len > html.size() - (at - base)) return std::nullopt;
+    return static_cast<std::size_t>(at - base);
+}
+
 // gumbo's tree, walked: every element's attributes and <style> text, to a ScanBuilder.
 struct Walker {
     const std::function<bool()> *out_of_time;
@@ -265,13 +273,7 @@ struct Walker {
     ScanBuilder &b;
     Stop stop{Stop::None};
 
-    // Where gumbo's text lies in the HTML; nullopt for text of its own (not in the input).
-    std::optional<std::size_t> offset_of(const char *p, std::size_t len) const
-    {
-        const auto base = reinterpret_cast<std::uintptr_t>(html.data()), at = reinterpret_cast<std::uintptr_t>(p);
-        if (at < base || at - base > html.size() || len > html.size() - (at - base)) return std::nullopt;
-        return static_cast<std::size_t>(at - base);
-    }
+    std::optional<std::size_t> offset_of(const char *p, std::size_t len) const { return offset_in(html, p, len); }
 
     void walk(const GumboNode *root)
     {
@@ -470,24 +472,18 @@ namespace {
 std::vector<std::size_t> nuls_to_mend(const GumboNode *root, std::string_view html)
 {
     std::vector<std::size_t> at;
-    const auto base = reinterpret_cast<std::uintptr_t>(html.data());
-    auto offset = [&](const char *p, std::size_t len) -> std::optional<std::size_t> {
-        const auto u = reinterpret_cast<std::uintptr_t>(p);
-        if (!p || u < base || u - base > html.size() || len > html.size() - (u - base)) return std::nullopt;
-        return u - base;
-    };
     for_each_node(root, [&](const GumboNode *n) {
         if (n->type != GUMBO_NODE_ELEMENT && n->type != GUMBO_NODE_TEMPLATE) return true;
         const GumboElement &el = n->v.element;
         bool holds = false;
         for (unsigned i = 0; i < el.attributes.length; ++i) {
             auto *a = static_cast<const GumboAttribute *>(el.attributes.data[i]);
-            auto p = offset(a->original_name.data, 0);
+            auto p = offset_in(html, a->original_name.data, 0);
             if (!p || *p == 0 || html[*p - 1] != '\0') continue;
             at.push_back(*p - 1);
             holds = true;
         }
-        auto tag = offset(el.original_tag.data, el.original_tag.length);
+        auto tag = offset_in(html, el.original_tag.data, el.original_tag.length);
         if (holds && tag)
             for (std::size_t i = *tag; i < *tag + el.original_tag.length; ++i)
                 if (html[i] == '\0') at.push_back(i);
@@ -511,22 +507,18 @@ std::vector<Splice> page_cuts(std::string_view html, const std::set<std::size_t>
     if (html.size() >= 0xFFFFFFFFu) return cuts;
     Guarded g(html, limits.max_bytes ? limits.max_bytes : memory_cap(html.size(), kDefaultHtmlMax), &limits.out_of_time);
     if (g.status != HTML_GUARD_OK || !g.out) return cuts;
-    const auto base = reinterpret_cast<std::uintptr_t>(html.data());
     // An attribute's raw span, name to value end (its closing quote included).
     auto span = [&](const GumboAttribute *a) -> std::optional<std::pair<std::size_t, std::size_t>> {
-        const auto n = reinterpret_cast<std::uintptr_t>(a->original_name.data);
-        if (!a->original_name.data || n < base || n - base + a->original_name.length > html.size()) return std::nullopt;
-        std::size_t b = n - base, e = b + a->original_name.length;
-        const auto v = reinterpret_cast<std::uintptr_t>(a->original_value.data);
-        if (a->original_value.data && v >= base + e && v - base + a->original_value.length <= html.size())
-            e = v - base + a->original_value.length;
-        return std::make_pair(b, e);
+        auto b = offset_in(html, a->original_name.data, a->original_name.length);
+        if (!b) return std::nullopt;
+        std::size_t e = *b + a->original_name.length;
+        if (auto v = offset_in(html, a->original_value.data, a->original_value.length); v && *v >= e)
+            e = *v + a->original_value.length;
+        return std::make_pair(*b, e);
     };
     auto value_at = [&](const GumboAttribute *a) -> std::optional<std::size_t> {
-        const auto v = reinterpret_cast<std::uintptr_t>(a->original_value.data);
-        if (!a->original_value.data || v < base || v - base >= html.size()) return std::nullopt;
-        std::size_t off = v - base;
-        if (html[off] == '"' || html[off] == '\'') ++off; // a Holder's raw_begin is inside the quotes
+        auto off = offset_in(html, a->original_value.data, 1); // its first byte, to look at
+        if (off && (html[*off] == '"' || html[*off] == '\'')) ++*off; // a Holder's raw_begin is inside the quotes
         return off;
     };
     for_each_node(g.out->document, [&](const GumboNode *n) {
