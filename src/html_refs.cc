@@ -497,7 +497,8 @@ std::vector<std::size_t> nuls_to_mend(const GumboNode *root, std::string_view ht
 // Mail never needs a second; a document that needs more is not read (Stop::Work).
 constexpr int kMaxMendRounds = 4;
 
-Result<Scan> find_refs_once(std::string_view html, const ParseLimits &limits, int mended);
+// mended: the parses made so far; copy: where the mended text is kept (html, after the first).
+Result<Scan> find_refs_once(std::string_view html, const ParseLimits &limits, int mended, std::string &copy);
 
 } // namespace
 
@@ -542,11 +543,15 @@ std::vector<Splice> page_cuts(std::string_view html, const std::set<std::size_t>
     return cuts;
 }
 
-Result<Scan> find_refs(std::string_view html, const ParseLimits &limits) { return find_refs_once(html, limits, 0); }
+Result<Scan> find_refs(std::string_view html, const ParseLimits &limits)
+{
+    std::string copy;
+    return find_refs_once(html, limits, 0, copy);
+}
 
 namespace {
 
-Result<Scan> find_refs_once(std::string_view html, const ParseLimits &limits, int mended)
+Result<Scan> find_refs_once(std::string_view html, const ParseLimits &limits, int mended, std::string &copy)
 {
     if (html.size() >= 0xFFFFFFFFu) return Error::limit("HTML part too large for the tokenizer");
     const std::size_t cap = limits.max_bytes ? limits.max_bytes : memory_cap(html.size(), kDefaultHtmlMax);
@@ -583,11 +588,12 @@ Result<Scan> find_refs_once(std::string_view html, const ParseLimits &limits, in
             return stopped;
         }
         if (!at.empty()) {
-            std::string fixed(html);
-            for (std::size_t p : at) fixed[p] = '\x01';
+            // One copy of the input, made at the first mending; later rounds mend it in place.
+            if (mended == 0) copy.assign(html);
+            for (std::size_t p : at) copy[p] = '\x01';
             html_guard_free(g.guard); // this tree is done with: one tree at a time
             g.guard = nullptr;
-            return find_refs_once(fixed, limits, mended + 1);
+            return find_refs_once(copy, limits, mended + 1, copy);
         }
     }
     ScanBuilder builder(limits.max_refs);
