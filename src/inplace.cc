@@ -65,27 +65,34 @@ void note_changed(RunState &rs, const std::string &landed)
         g_warning("%s: cannot write to %s: %s", landed.c_str(), rs.opts.changed_list.c_str(), g_strerror(errno));
 }
 
-} // namespace
-
 // A symbolic link is refused, not followed: as root, a link a user plants in their own
 // folder would redirect the rewrite, its temporary file and the mbox's dotlock into any
 // directory, and replace a file the user could not write. EX_CANTCREAT, as for a file that
-// is not regular: the name cannot be written safely, whatever --on-error says.
-Status not_a_link(const std::string &input)
+// is not regular: the name cannot be written safely, whatever --on-error says. st: what
+// lstat(2) said of input.
+Status refuse_link(const std::string &input, const struct stat &st)
 {
-    struct stat st {};
-    if (::lstat(input.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+    if (S_ISLNK(st.st_mode))
         return Error{Code::CantCreate, input + ": is a symbolic link, which --in-place does not follow (rewrite the file "
                                                "it names by that name); left as it was"};
     return ok();
 }
 
+} // namespace
+
+Status not_a_link(const std::string &input)
+{
+    struct stat st {};
+    return ::lstat(input.c_str(), &st) == 0 ? refuse_link(input, st) : ok();
+}
+
 Status opened_as_named(const std::string &input, int fd)
 {
-    if (Status s = not_a_link(input); !s) return s;
     struct stat named {}, opened {};
-    if (::lstat(input.c_str(), &named) != 0 || ::fstat(fd, &opened) != 0 || named.st_dev != opened.st_dev ||
-        named.st_ino != opened.st_ino)
+    const bool found = ::lstat(input.c_str(), &named) == 0;
+    if (found)
+        if (Status s = refuse_link(input, named); !s) return s;
+    if (!found || ::fstat(fd, &opened) != 0 || named.st_dev != opened.st_dev || named.st_ino != opened.st_ino)
         return Error{Code::CantCreate, input + ": was replaced while being opened; left as it was"};
     return ok();
 }
