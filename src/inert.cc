@@ -208,7 +208,12 @@ std::optional<std::string> plain_message_id(std::string_view m)
     }
     if (!fields.ended_by_empty_line()) return std::nullopt;
     if (value == std::string_view::npos) return std::string();
-    std::string raw(m.substr(value, value_end - value));
+    return message_id_of_value(m.substr(value, value_end - value));
+}
+
+std::string message_id_of_value(std::string_view raw_value)
+{
+    const std::string raw(raw_value);
     GCharPtr unfolded(g_mime_utils_header_unfold(raw.c_str()));
     GCharPtr decoded(g_mime_utils_header_decode_text(nullptr, unfolded.get()));
     GCharPtr id(g_mime_utils_decode_message_id(decoded.get()));

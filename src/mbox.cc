@@ -207,6 +207,8 @@ Result<Splitter::Next> Splitter::step_length()
     const std::int64_t from = std::exchange(cl_from_, -1);
     last_.length = mboxcl2_length(src_, from);
     if (last_.length) {
+        if (census_)
+            if (auto s = census_range(from, last_.length->end); !s) return s.error();
         // Its body is N bytes: continue after it, as if after an empty line (an empty
         // separator line right at `end` is the next line read).
         prev_empty_ = true;
@@ -250,6 +252,8 @@ Result<Splitter::Next> Splitter::step_line()
         if (!n) return n.error();
         empty = (c == '\r');
     }
+    if (census_)
+        if (auto s = tell_census(next); !s) return s.error();
     // (the separator is the empty previous line, absent at the start of input)
     if (opens) opened({line_, prev_line_ >= 0 ? prev_line_ : line_, next});
     prev_empty_ = empty;
@@ -286,8 +290,64 @@ Result<Splitter::Next> Splitter::find_line_end(std::int64_t &nl)
     }
 }
 
+// The line [line_, next) to the census, when it wants it: from the buffer, or read again
+// when the line began in the block before.
+Status Splitter::tell_census(std::int64_t next)
+{
+    const std::int64_t len = std::min<std::int64_t>(next - line_, IdCensus::kMaxField + 1);
+    const int first = byte_at(line_);
+    if (first >= 0 && !census_->wants(static_cast<unsigned char>(first))) return ok();
+    if (first >= 0 && byte_at(line_ + len - 1) >= 0) {
+        census_->line(buf_.substr(static_cast<std::size_t>(line_ - buf_off_), static_cast<std::size_t>(len)));
+        return ok();
+    }
+    auto text = src_.slice(line_, line_ + len);
+    if (!text) return text.error();
+    if (!text->empty() && census_->wants(static_cast<unsigned char>((*text)[0]))) census_->line(*text);
+    return ok();
+}
+
+// The lines an mboxcl2 length lets the split pass over, to the census: read again, a block
+// at a time. A range that ends inside a line (the split reads the rest as a line of its own)
+// leaves the census unsure.
+Status Splitter::census_range(std::int64_t from, std::int64_t end)
+{
+    constexpr std::size_t cap = IdCensus::kMaxField + 1; // what the census needs of a line
+    std::string carry; // a line begun in the block before: its first `cap` bytes
+    bool carrying = false;
+    for (std::int64_t off = from; off < end;) {
+        const std::int64_t n = std::min<std::int64_t>(end - off, 256 << 10);
+        auto block = src_.slice(off, off + n);
+        if (!block) return block.error();
+        const std::string_view b = *block;
+        for (std::size_t pos = 0; pos < b.size();) {
+            const std::size_t nl = b.find('\n', pos);
+            const std::size_t stop = nl == std::string_view::npos ? b.size() : nl + 1;
+            const std::string_view piece = b.substr(pos, stop - pos);
+            pos = stop;
+            if (!carrying && nl != std::string_view::npos) {
+                census_->line(piece.substr(0, cap));
+                continue;
+            }
+            carry.append(piece.substr(0, cap - std::min(cap, carry.size())));
+            carrying = nl == std::string_view::npos;
+            if (!carrying) {
+                census_->line(carry);
+                carry.clear();
+            }
+        }
+        off += n;
+    }
+    if (carrying) {
+        if (end == src_.known_size()) census_->line(carry); // the input's last line
+        else census_->skipped();
+    }
+    return ok();
+}
+
 Result<Splitter::Next> Splitter::step_end()
 {
+    if (census_) census_->end();
     if (!any_) out_->push_back({start_, start_, size_, size_, length_at(start_)});
     else out_->push_back({last_.from_line, last_.message, std::max(size_, last_.message), size_, last_.length});
     block_.reset();

@@ -1,6 +1,7 @@
 // Splitting an input into messages: one message, or an mbox (mboxo/mboxrd).
 #pragma once
 
+#include "id_census.hh"
 #include "result.hh"
 #include "source.hh"
 
@@ -71,6 +72,8 @@ public:
     }
     Result<bool> step(std::vector<Segment> &out, std::int64_t budget);
     bool done() const { return state_ == State::Done; }
+    // Every line split from here on goes to c too (before the first step).
+    void census(IdCensus *c) { census_ = c; }
 
 private:
     struct Start { // a "From " line that opens a message
@@ -83,6 +86,8 @@ private:
     Result<Next> step_line();
     Result<Next> step_end();
     Result<Next> find_line_end(std::int64_t &nl);
+    Status tell_census(std::int64_t next);
+    Status census_range(std::int64_t from, std::int64_t end);
     // A message found in this step while the input is still arriving: the step ends here
     // rather than wait.
     bool end_step_here() const { return out_->size() > found_before_ && src_.known_size() < 0; }
@@ -113,6 +118,7 @@ private:
     std::int64_t start_{0};     // where splitting started
     Start last_{};              // the latest, whose message's end is not known yet
     std::int64_t cl_from_{-1};  // a message just begun, its Content-Length (mboxcl2) not yet read
+    IdCensus *census_{nullptr};
 };
 
 } // namespace mimeuri

@@ -24,6 +24,7 @@ struct Opened {
     std::vector<Segment> segs;
     std::optional<Error> split_failure;
     struct stat read {}; // what was read, for --in-place: the checks before the rename
+    IdCensus census;     // the Message-IDs its lines may give the index (ForwardHold)
     Opened(Source s, Format f) : src(std::move(s)), mbox(f == Format::Mbox), splitter(src, f) {}
     bool split_more(std::int64_t budget) // false once split (or failed)
     {
@@ -50,6 +51,10 @@ Result<std::optional<MboxLock>> lock_input(const RunState &rs, const std::string
 // when their windows are made: no read of their own.
 constexpr std::int64_t kSplitStep = 64 << 10;
 
+// One input: its messages are indexed as they are planned, and only those whose mid:
+// references were still dangling then are planned again once everything is indexed.
+bool indexed_as_planned(const RunState &rs) { return rs.engine.wants_index() && rs.inputs.size() == 1; }
+
 std::unique_ptr<Opened> open_input(RunState &rs, std::size_t input_no)
 {
     const std::string &input = rs.inputs[input_no];
@@ -70,6 +75,7 @@ std::unique_ptr<Opened> open_input(RunState &rs, std::size_t input_no)
     if (!format) return rs.outcome.fail(format.error()), nullptr;
     auto in = std::make_unique<Opened>(std::move(*src), *format);
     in->read = read;
+    if (indexed_as_planned(rs)) in->splitter.census(&in->census);
     in->split_more(kSplitStep); // the rest as the messages are taken
     if (in->split_failure) return rs.outcome.fail(*in->split_failure), nullptr;
     return in;
@@ -147,11 +153,9 @@ void run_input(RunState &rs, std::size_t input_no, int jobs)
     // failed input; --in-place: only files that change) the edits wait for the input's end.
     const bool stream = rs.opts.on_error == OnError::Pass && rs.out.has_value();
     Taker taker(rs, input_no, in->src, in->segs, *lock ? &**lock : nullptr, stream);
-    // One input: its messages are indexed as they are planned, and only those whose mid:
-    // references were still dangling then are planned again once everything is indexed.
-    const bool index_as_we_go = rs.engine.wants_index() && rs.inputs.size() == 1;
+    const bool index_as_we_go = indexed_as_planned(rs);
     auto replan = [&](std::size_t i) { return rs.engine.plan({in->src, in->segs[i], i + 1, in->mbox, input_no}); };
-    ForwardHold hold(rs, taker, input, index_as_we_go, replan);
+    ForwardHold hold(rs, taker, input, index_as_we_go, replan, &in->census);
     // With several jobs, the first MiB split before deciding (as before the split went
     // incremental): an mbox of one message up to that size is planned here, without workers.
     if (jobs > 1) in->split_more(1 << 20);

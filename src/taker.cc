@@ -138,43 +138,125 @@ std::vector<const Edit *> Taker::held() const
     return edits;
 }
 
-void ForwardHold::arrive(std::size_t i, Plan &&plan)
+namespace {
+
+// A held plan as the spool keeps it: its number, whether a mid: reference of it dangles and
+// what it waits for (read without the plan), then the plan.
+std::string held_record(std::size_t i, const Plan &plan)
 {
-    arrived_ = i + 1;
-    if (!holding_ || (waiting_.empty() && plan.dangling_mid == 0)) return taker_.take(i, std::move(plan));
     Record r;
     r.put(i);
+    r.put(std::size_t{plan.dangling_mid > 0});
+    r.put(plan.waits.size());
+    for (const std::string &w : plan.waits) r.put(w);
     r.put(serialize(plan));
-    Status s = waiting_.push(r.take());
-    if (s || taker_.failed()) return;
-    if (rs_.opts.on_error != OnError::Pass) return taker_.fail(s.error()); // 75: nothing written for this input
+    return r.take();
+}
+
+struct HeldHead {
+    std::size_t i{0};
+    bool dangling_mid{false};
+    std::vector<std::string> waits;
+};
+
+HeldHead read_head(Record &r)
+{
+    HeldHead h;
+    h.i = r.get_size();
+    h.dangling_mid = r.get_size() != 0;
+    const std::size_t n = r.get_size();
+    for (std::size_t k = 0; k < n; ++k) h.waits.push_back(r.get());
+    return h;
+}
+
+} // namespace
+
+// Whether the plan may be planned again once the input is indexed (Engine::worth_replanning
+// decides then): a mid: reference of it dangles, and the census does not rule out every id
+// it waits for.
+bool ForwardHold::may_replan(bool dangling_mid, const std::vector<std::string> &waits) const
+{
+    return dangling_mid && !(census_ && census_->rules_out(waits));
+}
+
+void ForwardHold::arrive(std::size_t i, Plan &&plan)
+{
+    if (holding_ && census_ && !census_used_ && census_->complete()) let_ruled_out_go();
+    arrived_ = i + 1;
+    if (!holding_ || (waiting_->empty() && !may_replan(plan.dangling_mid > 0, plan.waits)))
+        return taker_.take(i, std::move(plan));
+    kept(waiting_->push(held_record(i, plan)));
+}
+
+// After a plan was pushed: a spool that failed (its record is held in memory all the same).
+void ForwardHold::kept(const Status &pushed)
+{
+    if (pushed || taker_.failed()) return;
+    if (rs_.opts.on_error != OnError::Pass) return taker_.fail(pushed.error()); // 75: nothing written for this input
     // --on-error=pass promises a whole output: stop holding plans. Those waiting and those
     // to come are taken as planned, their forward mid: references dangling.
     g_warning("%s: %s; from message %zu on, mid: references to later messages are reported dangling", input_.c_str(),
-              s.error().message.c_str(), taker_.taken() + 1);
+              pushed.error().message.c_str(), taker_.taken() + 1);
     holding_ = false;
     release(false);
 }
 
-// Plans that cannot be read back fail: with --on-error=pass their messages are written as
-// they came, so the output is still complete.
-void ForwardHold::release(bool replan)
+// The census has become whole: the plans held until now are taken, up to the first that may
+// still be planned again; it and those after it wait in a fresh spool.
+void ForwardHold::let_ruled_out_go()
 {
-    Status s = waiting_.drain([&](std::string &&bytes) {
+    census_used_ = true;
+    auto rest = std::make_unique<RecordSpool>();
+    Status pushed = ok();
+    bool blocked = false;
+    Status read = waiting_->drain([&](std::string &&bytes) {
         if (taker_.failed()) return false;
         Record r(std::move(bytes));
-        std::size_t i = r.get_size();
+        if (!blocked) {
+            HeldHead h = read_head(r);
+            blocked = may_replan(h.dangling_mid, h.waits);
+            if (!blocked) {
+                taker_.take(h.i, deserialize(r.get()));
+                return true;
+            }
+        }
+        if (Status p = rest->push(r.take()); !p && pushed) pushed = p;
+        return true;
+    });
+    waiting_ = std::move(rest);
+    if (!read && !taker_.failed()) { // those given back are taken as planned, then the lost fail
+        if (rs_.opts.on_error != OnError::Pass) return taker_.fail(read.error());
+        holding_ = false;
+        release(false);
+        return lost_from_here(read.error());
+    }
+    kept(pushed);
+}
+
+// Held plans that cannot be read back fail: with --on-error=pass their messages are written
+// as they came, so the output is still complete.
+void ForwardHold::lost_from_here(const Error &e)
+{
+    if (rs_.opts.on_error != OnError::Pass) return taker_.fail(e);
+    while (taker_.taken() < arrived_ && !taker_.failed()) {
+        Plan lost;
+        lost.cause = e.message;
+        taker_.take(taker_.taken(), std::move(lost));
+    }
+}
+
+void ForwardHold::release(bool replan)
+{
+    Status s = waiting_->drain([&](std::string &&bytes) {
+        if (taker_.failed()) return false;
+        Record r(std::move(bytes));
+        const std::size_t i = read_head(r).i;
         Plan plan = deserialize(r.get());
         taker_.take(i, replan && rs_.engine.worth_replanning(plan) ? replan_(i) : std::move(plan));
         return true;
     });
     if (s || taker_.failed()) return;
-    if (rs_.opts.on_error != OnError::Pass) return taker_.fail(s.error());
-    while (taker_.taken() < arrived_ && !taker_.failed()) {
-        Plan lost;
-        lost.cause = s.error().message;
-        taker_.take(taker_.taken(), std::move(lost));
-    }
+    lost_from_here(s.error());
 }
 
 } // namespace mimeuri

@@ -3,11 +3,13 @@
 // keeps state->errs: once the shared output failed, nothing more is taken.
 #pragma once
 
+#include "id_census.hh"
 #include "lock.hh"
 #include "run_state.hh"
 #include "spool.hh"
 
 #include <functional>
+#include <memory>
 
 namespace mimeuri {
 
@@ -50,12 +52,16 @@ private:
 
 // Forward mid: references. From the first message with a dangling mid: reference on, plans
 // wait (past a few MiB in a temporary file); once the whole input is indexed, those with
-// dangling mid: references are planned again, then all are taken in order.
+// dangling mid: references are planned again, then all are taken in order. With a census of
+// the input's Message-IDs (id_census.hh), a plan whose every awaited id the census rules out
+// does not hold the others back: no later message can resolve it, so it is taken as planned
+// (once the census is whole, the plans held until then are looked at again).
 class ForwardHold {
 public:
     using Replan = std::function<Plan(std::size_t)>;
-    ForwardHold(RunState &rs, Taker &taker, const std::string &input, bool holding, Replan replan)
-        : rs_(rs), taker_(taker), input_(input), holding_(holding), replan_(std::move(replan))
+    ForwardHold(RunState &rs, Taker &taker, const std::string &input, bool holding, Replan replan,
+                const IdCensus *census = nullptr)
+        : rs_(rs), taker_(taker), input_(input), holding_(holding), replan_(std::move(replan)), census_(census)
     {
     }
     // A plan arrives (in message order).
@@ -64,12 +70,18 @@ public:
     void release(bool replan);
 
 private:
+    bool may_replan(bool dangling_mid, const std::vector<std::string> &waits) const;
+    void let_ruled_out_go();
+    void kept(const Status &pushed);
+    void lost_from_here(const Error &e);
     RunState &rs_;
     Taker &taker_;
     const std::string &input_;
     bool holding_;
     Replan replan_;
-    RecordSpool waiting_;
+    const IdCensus *census_;
+    bool census_used_{false}; // the plans held before the census was whole were looked at again
+    std::unique_ptr<RecordSpool> waiting_ = std::make_unique<RecordSpool>();
     std::size_t arrived_{0};
 };
 

@@ -163,6 +163,50 @@ TEST_CASE("plans held partly in the temporary file when it fills up: all read ba
     CHECK(testing::read_file(d / "err").find("from message 1 on") != std::string::npos);
 }
 
+TEST_CASE("a mid: reference no message of the input can resolve holds no plan back; one a later message may, does")
+{
+    // MIMEURI_FAULT=spool fails the first plan held: its warning says whether, and from
+    // which message on, plans were held.
+    testing::TempDir d;
+    auto msg = [](const std::string &id, const std::string &html) {
+        return "From a@x Mon Jan  1 00:00:00 2024\nMessage-ID: <" + id + ">\nContent-Type: multipart/related; boundary=r\n\n"
+               "--r\nContent-Type: text/html\n\n<img src=\"cid:<p@x>\">" + html +
+               "\n--r\nContent-Type: image/png\nContent-ID: <p@x>\n\nAAAA\n--r--\n\n";
+    };
+    // Message 1 links to an id no message has; message 2 to one that only an mboxcl2 body
+    // embeds (the split passes over those lines; the census reads them).
+    const std::string inner = "Message-ID: <late@x>\nSubject: embedded\n\nhi\n";
+    const std::string cl2 = "From a@x Mon Jan  1 00:00:00 2024\nMessage-ID: <m4@x>\nContent-Type: message/rfc822\n"
+                            "Content-Length: " + std::to_string(inner.size()) + "\n\n" + inner + "\n";
+    const std::string nowhere = msg("m1@x", "<a href=\"mid:nowhere@x\">gone</a>") + msg("m3@x", "");
+    const std::string later = msg("m1@x", "<a href=\"mid:nowhere@x\">gone</a>") +
+                              msg("m2@x", "<a href=\"mid:late@x\">later</a>") + msg("m3@x", "") + cl2;
+    for (const char *jobs : {"1", "2"}) {
+        CAPTURE(jobs);
+        const std::string mb = d.file("nowhere.mbox", nowhere);
+        auto good = mimeuri("--jobs=" + std::string(jobs) + " " + quote(mb));
+        REQUIRE(good.status == 0);
+        REQUIRE(good.out != nowhere);
+        auto r = testing::sh("MIMEURI_FAULT=spool " + testing::bin() + " --jobs=" + jobs + " " + quote(mb) + " >" +
+                             quote(d / "out") + " 2>" + quote(d / "err") + "; echo $?");
+        CHECK(std::stoi(r.out) == 0);
+        CHECK(testing::read_file(d / "out") == good.out);
+        CHECK(testing::read_file(d / "err").empty()); // no plan was held
+
+        const std::string mb2 = d.file("later.mbox", later);
+        auto good2 = mimeuri("--jobs=" + std::string(jobs) + " --report=" + quote(d / "r.json") + " " + quote(mb2));
+        REQUIRE(good2.status == 0);
+        CHECK(testing::read_file(d / "r.json").find("\"url\":\"mid:late@x\",\"kind\":\"mid\",\"status\":\"resolved\"") !=
+              std::string::npos);
+        auto r2 = testing::sh("MIMEURI_FAULT=spool " + testing::bin() + " --jobs=" + jobs + " " + quote(mb2) + " >" +
+                              quote(d / "out") + " 2>" + quote(d / "err") + "; echo $?");
+        CHECK(std::stoi(r2.out) == 0);
+        CHECK(testing::read_file(d / "out") == good2.out); // (the link was left as it is either way)
+        CHECK(testing::read_file(d / "err").find("from message 2 on, mid: references to later messages are reported dangling") !=
+              std::string::npos);
+    }
+}
+
 namespace {
 
 // Starts mimeuri with args in a process group of its own; returns its pid (the group's id).
