@@ -4,6 +4,8 @@
 #include "inert.hh"
 #include "text.hh"
 
+#include <glib.h>
+
 #include <algorithm>
 #include <functional>
 
@@ -16,7 +18,8 @@ std::size_t message_id_value_at(std::string_view text)
 {
     constexpr std::string_view name = "message-id";
     if (text.empty() || (text[0] != 'M' && text[0] != 'm')) return std::string_view::npos;
-    if (text.size() <= name.size() || text::ascii_lower(text.substr(0, name.size())) != name) return std::string_view::npos;
+    if (text.size() <= name.size() || g_ascii_strncasecmp(text.data(), name.data(), name.size()) != 0)
+        return std::string_view::npos;
     std::size_t at = name.size();
     while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
     return at < text.size() && text[at] == ':' ? at + 1 : std::string_view::npos;
