@@ -34,6 +34,11 @@ tail -c +"$((half + 1))" "$mbox" > $out/half2.mbox
 . bench/lib.sh
 times=$(mktemp)
 ( while :; do cut -d' ' -f1 /proc/loadavg; sleep 2; done ) > "$out/jobs-load" & sampler=$!
+# Before each command (untimed): the outputs so far moved aside (FILE.prev; what they replace
+# is unlinked there) and everything synced, so that no command pays for truncating a 140 MB
+# file or for the kernel writing back the one before's output (which took the core --jobs=1
+# leaves free, and one of the two --jobs=2 needs).
+SETTLE="for f in $out/o1.mbox $out/o2.mbox $out/oc.mbox $out/oh1.mbox $out/oh2.mbox; do [ ! -f \$f ] || mv \$f \$f.prev; done; sync" \
 time_rounds "$times" "${RUNS:-5}" \
   j1 "'$bin' --jobs=1 --report=$out/r1.jsonl '$mbox' > $out/o1.mbox" \
   j2 "'$bin' --jobs=2 --report=$out/r2.jsonl '$mbox' > $out/o2.mbox" \
@@ -42,7 +47,7 @@ time_rounds "$times" "${RUNS:-5}" \
 kill "$sampler"
 walls() { awk -v l="$1" '$1 == l { print $2 }' "$times" | tr '\n' ' '; }
 t1=$(median "$(walls j1)") t2=$(median "$(walls j2)") th=$(median "$(walls halves)") tc=$(median "$(walls cat)")
-same=no; cmp -s $out/o1.mbox $out/o2.mbox && cmp -s $out/r1.jsonl $out/r2.jsonl && same=yes
+same=no; cmp -s $out/o1.mbox.prev $out/o2.mbox.prev && cmp -s $out/r1.jsonl $out/r2.jsonl && same=yes
 changed=$(grep -c '"changed":true' $out/r1.jsonl || true)
 echo "mbox: $count messages, $size bytes ($changed changed by the default job); $(nproc) cores; ${RUNS:-5} interleaved rounds"
 printf '%-14s %8s %14s %10s %12s\n' run median spread MB/s messages/s
@@ -55,4 +60,4 @@ echo "speed-up jobs=2 over jobs=1 (medians): $(echo "$t1 / $t2" | bc -l | cut -c
 echo "ceiling, two --jobs=1 runs on the halves at once: $th s, $(echo "$t1 / $th" | bc -l | cut -c1-4)x; jobs=2 reaches $(echo "100 * $th / $t2" | bc -l | cut -c1-4)% of it"
 echo "load average during the rounds: $(spread "$(cat "$out/jobs-load")") (median $(median "$(cat "$out/jobs-load")"))"
 rm -f "$times" "$out/jobs-load"
-rm -f $out/o1.mbox $out/o2.mbox $out/oc.mbox $out/oh1.mbox $out/oh2.mbox $out/half1.mbox $out/half2.mbox $out/rh1.jsonl $out/rh2.jsonl
+rm -f $out/o1.mbox* $out/o2.mbox* $out/oc.mbox* $out/oh1.mbox* $out/oh2.mbox* $out/half1.mbox $out/half2.mbox $out/rh1.jsonl $out/rh2.jsonl

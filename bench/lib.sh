@@ -10,18 +10,28 @@ best_of_3() { # command... -> seconds (best of three)
   echo "$best"
 }
 
-# The rounds themselves: N rounds of every LABEL 'COMMAND', each timed by /usr/bin/time into
-# FILE, one line "LABEL wall user system rss" a run. Sets the caller's `labels`.
+# The rounds themselves: N rounds of every LABEL 'COMMAND', each timed into FILE, one line
+# "LABEL wall user system rss" a run (wall to the millisecond, around /usr/bin/time, which
+# gives the CPU and the peak RSS). Sets the caller's `labels`. SETTLE, when set, is a command
+# run untimed before each timed one: jobs.sh removes the outputs and syncs, so that no
+# command pays for writing back what the one before wrote.
 time_rounds() { # FILE N LABEL 'COMMAND'...
   local file=$1 n=$2; shift 2
   local -a cmds=()
+  local one; one=$(mktemp)
   labels=()
   while [ $# -gt 0 ]; do labels+=("$1"); cmds+=("$2"); shift 2; done
   for ((r = 0; r < n; r++)); do
     for i in "${!cmds[@]}"; do
-      /usr/bin/time -f "${labels[$i]} %e %U %S %M" -a -o "$file" bash -c "${cmds[$i]}" > /dev/null 2>&1
+      [ -z "${SETTLE:-}" ] || bash -c "$SETTLE"
+      local s e
+      s=$(date +%s%N)
+      /usr/bin/time -f "%U %S %M" -o "$one" bash -c "${cmds[$i]}" > /dev/null 2>&1
+      e=$(date +%s%N)
+      echo "${labels[$i]} $(echo "scale=3; ($e - $s) / 1000000000" | bc | sed 's/^\./0./') $(cat "$one")" >> "$file"
     done
   done
+  rm -f "$one"
 }
 
 # On a loaded machine: N rounds, each running every command once (so that all of them see
