@@ -55,7 +55,10 @@ constexpr std::int64_t kSplitStep = 64 << 10;
 // references were still dangling then are planned again once everything is indexed.
 bool indexed_as_planned(const RunState &rs) { return rs.engine.wants_index() && rs.inputs.size() == 1; }
 
-std::unique_ptr<Opened> open_input(RunState &rs, std::size_t input_no)
+// jobs > 1: the census of Message-IDs is taken while splitting. With one job the split runs
+// just ahead of the messages planned, so the census would be whole only at the input's end,
+// when the held plans go anyway (it cost 3% of the default job's time there).
+std::unique_ptr<Opened> open_input(RunState &rs, std::size_t input_no, int jobs)
 {
     const std::string &input = rs.inputs[input_no];
     auto src = rs.inputs.open(input_no);
@@ -75,7 +78,7 @@ std::unique_ptr<Opened> open_input(RunState &rs, std::size_t input_no)
     if (!format) return rs.outcome.fail(format.error()), nullptr;
     auto in = std::make_unique<Opened>(std::move(*src), *format);
     in->read = read;
-    if (indexed_as_planned(rs)) in->splitter.census(&in->census);
+    if (jobs > 1 && indexed_as_planned(rs)) in->splitter.census(&in->census);
     in->split_more(kSplitStep); // the rest as the messages are taken
     if (in->split_failure) return rs.outcome.fail(*in->split_failure), nullptr;
     return in;
@@ -146,7 +149,7 @@ void run_input(RunState &rs, std::size_t input_no, int jobs)
         if (Status s = not_a_link(input); !s) return rs.outcome.fail(s.error());
     auto lock = lock_input(rs, input);
     if (!lock) return rs.outcome.fail(lock.error());
-    auto in = open_input(rs, input_no);
+    auto in = open_input(rs, input_no, jobs);
     if (!in) return;
     // With --on-error=pass and a shared output, each message is written as soon as it is
     // taken, so memory does not grow with the mailbox. Otherwise (tempfail: nothing for a
