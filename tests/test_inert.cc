@@ -192,6 +192,22 @@ TEST_CASE("inert copy: messages on the edges of the pre-check plan as the full e
         head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/html\r\n\r\n<p>x&#10</p>\r\n--b--\r\n",
         head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/html\n\n<p>&#99\n--b--\n",
         head + "Content-Type: message/rfc822\n\nContent-Type: text/html\n\n<p>x</p>\n",
+        // Report types GMime reads as leaves (copied), and the embedded messages (parsed).
+        head + "Content-Type: multipart/report; report-type=delivery-status; boundary=b\n\n--b\n\nfailed\n--b\n"
+               "Content-Type: message/delivery-status\n\nReporting-MTA: dns; x\n\nFinal-Recipient: rfc822; a@x\n--b\n"
+               "Content-Type: text/rfc822-headers\n\nMessage-ID: <inner@x>\n--b--\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: Message / Disposition-Notification (c)\n\n"
+               "Message-ID: <inner@x>\n\nx\n--b\nContent-Type: message/feedback-report;x=y\n\nMessage-ID: <in2@x>\n--b--\n",
+        head + "Content-Type: message/rfc822-headers\n\nMessage-ID: <inner@x>\n",
+        head + "Content-Type: message/\n global-headers\n\nMessage-ID: <inner@x>\n",
+        head + "Content-Type: message/delivery-statusx\n\nMessage-ID: <inner@x>\n\nbody\n",
+        head + "Content-Type: message/delivery-status/rfc822\n\nMessage-ID: <inner@x>\n\nbody\n",
+        head + "Content-Type: message/global\n\nMessage-ID: <inner@x>\n\nbody\n",
+        head + "Content-Type: message/news\n\nMessage-ID: <inner@x>\n\nbody\n",
+        head + "Content-Type: message/rfc2822\n\nMessage-ID: <inner@x>\n\nbody\n",
+        head + "Content-Type: message/partial; id=x; number=1\n\nMessage-ID: <inner@x>\n\nbody\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: message/delivery-status\n\nx\n--b\n"
+               "Content-Type: message/rfc822\n\nMessage-ID: <inner@x>\n\nbody\n--b--\n",
     };
     Twins t;
     for (const auto &m : edges) t.plan_bytes(m, m.substr(0, 80));
