@@ -433,10 +433,19 @@ private:
     // What tree construction does with a start tag that matters here (13.2.6.4).
     void start_tag(const std::string &name)
     {
+        // A name in UTF-8 (an address in angle brackets: "<Dörte@example.org>") names an
+        // element no rule here knows, as an unknown ASCII name does: gumbo decodes it to the
+        // same code points and lowers ASCII letters only. Bytes that are not UTF-8 (gumbo
+        // reads U+FFFD, and how many bytes it takes is its decoder's to say) or a control
+        // character: gumbo then.
+        bool ascii = true;
         for (char c : name) {
             auto u = static_cast<unsigned char>(c);
-            if (u >= 0x80 || u < 0x20) return fallback("a tag name that is not ASCII");
+            if (u < 0x20) return fallback("a tag name with a control character");
+            ascii = ascii && u < 0x80;
         }
+        if (!ascii && !g_utf8_validate(name.data(), static_cast<gssize>(name.size()), nullptr))
+            return fallback("a tag name that is not UTF-8");
         if (one_of(name, kFallbackTags)) return fallback("<" + name + ">");
         if (name == "svg") {
             // Foster parenting (13.2.6.1) would put it and what it holds before the table.
