@@ -140,33 +140,13 @@ std::vector<const Edit *> Taker::held() const
 
 namespace {
 
-// A held plan as the spool keeps it: its number, whether a mid: reference of it dangles and
-// what it waits for (read without the plan), then the plan.
+// A held plan as the spool keeps it: its number, then the plan.
 std::string held_record(std::size_t i, const Plan &plan)
 {
     Record r;
     r.put(i);
-    r.put(std::size_t{plan.dangling_mid > 0});
-    r.put(plan.waits.size());
-    for (const std::string &w : plan.waits) r.put(w);
     r.put(serialize(plan));
     return r.take();
-}
-
-struct HeldHead {
-    std::size_t i{0};
-    bool dangling_mid{false};
-    std::vector<std::string> waits;
-};
-
-HeldHead read_head(Record &r)
-{
-    HeldHead h;
-    h.i = r.get_size();
-    h.dangling_mid = r.get_size() != 0;
-    const std::size_t n = r.get_size();
-    for (std::size_t k = 0; k < n; ++k) h.waits.push_back(r.get());
-    return h;
 }
 
 } // namespace
@@ -174,16 +154,16 @@ HeldHead read_head(Record &r)
 // Whether the plan may be planned again once the input is indexed (Engine::worth_replanning
 // decides then): a mid: reference of it dangles, and the census does not rule out every id
 // it waits for.
-bool ForwardHold::may_replan(bool dangling_mid, const std::vector<std::string> &waits) const
+bool ForwardHold::may_replan(const Plan &plan) const
 {
-    return dangling_mid && !(census_ && census_->rules_out(waits));
+    return plan.dangling_mid > 0 && !(census_ && census_->rules_out(plan.waits));
 }
 
 void ForwardHold::arrive(std::size_t i, Plan &&plan)
 {
     if (holding_ && census_ && !census_used_ && census_->complete()) let_ruled_out_go();
     arrived_ = i + 1;
-    if (!holding_ || (waiting_->empty() && !may_replan(plan.dangling_mid > 0, plan.waits)))
+    if (!holding_ || (waiting_->empty() && !may_replan(plan)))
         return taker_.take(i, std::move(plan));
     kept(waiting_->push(held_record(i, plan)));
 }
@@ -212,15 +192,22 @@ void ForwardHold::let_ruled_out_go()
     Status read = waiting_->drain([&](std::string &&bytes) {
         if (taker_.failed()) return false;
         Record r(std::move(bytes));
+        // The plans up to the first that may be planned again are read and taken; that one
+        // is spooled again, the rest go on unread.
+        std::string keep;
         if (!blocked) {
-            HeldHead h = read_head(r);
-            blocked = may_replan(h.dangling_mid, h.waits);
+            const std::size_t i = r.get_size();
+            Plan plan = deserialize(r.get());
+            blocked = may_replan(plan);
             if (!blocked) {
-                taker_.take(h.i, deserialize(r.get()));
+                taker_.take(i, std::move(plan));
                 return true;
             }
+            keep = held_record(i, plan);
+        } else {
+            keep = r.take();
         }
-        if (Status p = rest->push(r.take()); !p && pushed) pushed = p;
+        if (Status p = rest->push(keep); !p && pushed) pushed = p;
         return true;
     });
     waiting_ = std::move(rest);
@@ -250,7 +237,7 @@ void ForwardHold::release(bool replan)
     Status s = waiting_->drain([&](std::string &&bytes) {
         if (taker_.failed()) return false;
         Record r(std::move(bytes));
-        const std::size_t i = read_head(r).i;
+        const std::size_t i = r.get_size();
         Plan plan = deserialize(r.get());
         taker_.take(i, replan && rs_.engine.worth_replanning(plan) ? replan_(i) : std::move(plan));
         return true;

@@ -70,7 +70,7 @@ public:
     void release(bool replan);
 
 private:
-    bool may_replan(bool dangling_mid, const std::vector<std::string> &waits) const;
+    bool may_replan(const Plan &plan) const;
     void let_ruled_out_go();
     void kept(const Status &pushed);
     void lost_from_here(const Error &e);
