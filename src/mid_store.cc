@@ -256,6 +256,15 @@ Result<std::int64_t> pragma_int(sqlite3 *db, const char *sql, const std::string 
     return static_cast<std::int64_t>(sqlite3_column_int64(s, 0));
 }
 
+// Whether the index's schema holds a table or index of that name (one an older index lacks).
+Result<bool> schema_has(sqlite3 *db, const std::string &name, const std::string &path)
+{
+    const std::string sql = "SELECT count(*) FROM sqlite_schema WHERE name = '" + name + "'";
+    auto n = pragma_int(db, sql.c_str(), path);
+    if (!n) return n.error();
+    return *n > 0;
+}
+
 } // namespace
 
 Result<MidStore> MidStore::open_read(const std::string &path)
@@ -280,9 +289,9 @@ Result<MidStore> MidStore::open_read(const std::string &path)
     if (*ver != kSchemaVersion)
         return Error{Code::Usage, path + ": an index of format " + std::to_string(*ver) + ", this mimeuri reads format " +
                                       std::to_string(kSchemaVersion) + "; make it again with mimeuri index"};
-    auto pages = pragma_int(st.impl_->db, "SELECT count(*) FROM sqlite_schema WHERE name = 'pages'", path);
+    auto pages = schema_has(st.impl_->db, "pages", path);
     if (!pages) return pages.error();
-    st.impl_->has_pages = *pages > 0;
+    st.impl_->has_pages = *pages;
     return st;
 }
 
@@ -387,29 +396,27 @@ Status MidStore::make_schema(bool empty)
         if (Status s = im.exec(init.c_str(), path); !s) return s;
         return commit();
     }
-    // Indexes made before the lookup index and the files' tail: brought up to date here
-    // (the format number stays: older and newer readers answer alike).
-    auto lookup = pragma_int(im.db, "SELECT count(*) FROM sqlite_schema WHERE name = 'messages_lookup'", path);
+    // Indexes made before the lookup index, the files' tail and the pages table: brought up
+    // to date here, in one transaction (the format number stays: older and newer readers
+    // answer alike).
+    auto lookup = schema_has(im.db, "messages_lookup", path);
     if (!lookup) return lookup.error();
-    auto ci = pragma_int(im.db, "SELECT count(*) FROM sqlite_schema WHERE name = 'messages_ci_id'", path);
+    auto ci = schema_has(im.db, "messages_ci_id", path);
     if (!ci) return ci.error();
     auto tail = pragma_int(im.db, "SELECT count(*) FROM pragma_table_info('files') WHERE name = 'tail'", path);
     if (!tail) return tail.error();
-    auto pages = pragma_int(im.db, "SELECT count(*) FROM sqlite_schema WHERE name = 'pages'", path);
+    auto pages = schema_has(im.db, "pages", path);
     if (!pages) return pages.error();
-    if (*pages == 0) {
-        if (Status s = im.begin(path); !s) return s;
-        if (Status s = im.exec(kPagesTable, path); !s) return s;
-        if (Status s = commit(); !s) return s;
-    }
-    if (*lookup != 0 && *ci != 0 && *tail != 0) return ok();
+    if (*lookup && *ci && *tail != 0 && *pages) return ok();
     if (Status s = im.begin(path); !s) return s;
-    if (*lookup == 0)
+    if (!*lookup)
         if (Status s = im.exec(kLookupIndex, path); !s) return s;
-    if (*ci == 0)
+    if (!*ci)
         if (Status s = im.exec(kCiIndex, path); !s) return s;
     if (*tail == 0)
         if (Status s = im.exec("ALTER TABLE files ADD COLUMN tail TEXT", path); !s) return s;
+    if (!*pages)
+        if (Status s = im.exec(kPagesTable, path); !s) return s;
     return commit();
 }
 
