@@ -25,17 +25,6 @@ std::size_t message_id_value_at(std::string_view text)
     return at < text.size() && text[at] == ':' ? at + 1 : std::string_view::npos;
 }
 
-// Whether message_id_of_value reads this value as GMime's message does: as plain_message_id
-// asks of a header block (no NUL, a CR only before an LF), which tests/test_inert.cc and
-// fuzz_filter hold against GMime's parse. 8-bit bytes and encoded words are decoded there as
-// GMime does (the run's parser options are GMime's defaults).
-bool plain_value(std::string_view v)
-{
-    for (std::size_t i = 0; i < v.size(); ++i)
-        if (v[i] == '\0' || (v[i] == '\r' && (i + 1 == v.size() || v[i + 1] != '\n'))) return false;
-    return true;
-}
-
 } // namespace
 
 void IdCensus::line(std::string_view text)
@@ -58,7 +47,10 @@ void IdCensus::line(std::string_view text)
 void IdCensus::close_field()
 {
     open_ = false;
-    if (unsure_ || !plain_value(field_)) {
+    // What plain_message_id reads (plain_bytes), which tests/test_inert.cc and fuzz_filter
+    // hold against GMime's parse; 8-bit bytes and encoded words are decoded there as GMime
+    // does (the run's parser options are GMime's defaults).
+    if (unsure_ || !plain_bytes(field_)) {
         unsure_ = true;
         return;
     }

@@ -225,9 +225,7 @@ std::optional<std::string> plain_message_id(std::string_view m)
     HeaderFields fields(m);
     for (Field f; fields.next(f);) {
         // Each line ends in an LF, with a CR only right before it; no NUL.
-        if (f.raw.back() != '\n' || f.raw.find('\0') != npos) return std::nullopt;
-        for (std::size_t cr = f.raw.find('\r'); cr != npos; cr = f.raw.find('\r', cr + 1))
-            if (f.raw[cr + 1] != '\n') return std::nullopt;
+        if (f.raw.back() != '\n' || !plain_bytes(f.raw)) return std::nullopt;
         if (f.orphan()) return std::nullopt; // a folded line with no field before it
         // GMime fails a message whose field name does not fit its 4 KiB read buffer (from
         // 4,224 bytes here): a name longer than a line may be (RFC 5322: 998) goes to GMime.
@@ -242,6 +240,14 @@ std::optional<std::string> plain_message_id(std::string_view m)
     if (!fields.ended_by_empty_line()) return std::nullopt;
     if (value == std::string_view::npos) return std::string();
     return message_id_of_value(m.substr(value, value_end - value));
+}
+
+bool plain_bytes(std::string_view v)
+{
+    if (v.find('\0') != std::string_view::npos) return false;
+    for (std::size_t cr = v.find('\r'); cr != std::string_view::npos; cr = v.find('\r', cr + 1))
+        if (cr + 1 == v.size() || v[cr + 1] != '\n') return false;
+    return true;
 }
 
 std::string message_id_of_value(std::string_view raw_value)
