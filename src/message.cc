@@ -10,6 +10,7 @@
 #include "charsets.hh"
 #include "header_lines.hh"
 #include "inert.hh"
+#include "streamed_body.hh"
 #include "text.hh"
 
 #include <algorithm>
@@ -427,34 +428,13 @@ Status MessageContext::decoded_pieces(const Node &n, std::size_t cap, const std:
     auto span = content_span(n);
     if (!span) return span.error();
     auto [begin, end] = *span;
-    const bool encoded = decodes(enc);
     if (Status s = within_cap(static_cast<std::size_t>(end - begin), enc, cap); !s) return s;
-    GMimeEncoding st;
-    if (encoded) g_mime_encoding_init_decode(&st, enc);
-    std::string raw_buf, out;
     std::size_t total = 0;
-    for (std::int64_t at = begin; at < end;) {
-        const std::int64_t stop = std::min<std::int64_t>(end, at + static_cast<std::int64_t>(block));
-        std::string_view raw = src_->view(at, stop);
-        if (raw.size() != static_cast<std::size_t>(stop - at)) { // not in memory: read
-            raw_buf.resize(static_cast<std::size_t>(stop - at));
-            auto r = src_->read_at(at, raw_buf.data(), raw_buf.size());
-            if (!r) return r.error();
-            raw = raw_buf;
-        }
-        at = stop;
-        std::string_view piece = raw;
-        if (encoded) {
-            out.resize(g_mime_encoding_outlen(&st, raw.size()) + 16);
-            const std::size_t len = at == end ? g_mime_encoding_flush(&st, raw.data(), raw.size(), out.data())
-                                              : g_mime_encoding_step(&st, raw.data(), raw.size(), out.data());
-            piece = std::string_view(out.data(), len);
-        }
+    return decode_span(reader_of(*src_), begin, end, enc, block, [&](std::string_view piece) -> Result<bool> {
         total += piece.size();
         if (total > cap) return Error::limit("part larger than the limit");
-        if (!piece.empty() && !sink(piece)) return ok();
-    }
-    return ok();
+        return sink(piece);
+    });
 }
 
 } // namespace mimeuri

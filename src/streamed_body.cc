@@ -16,32 +16,18 @@ namespace {
 constexpr std::size_t kPiece = std::size_t{64} << 10; // what is made before it is passed on
 
 // A blob's decoded bytes, a piece at a time: held, or read from the input and decoded as
-// MessageContext::decoded_pieces decodes them.
+// MessageContext::decoded_pieces decodes them (decode_span).
 Status blob_bytes(const StreamedBody::Blob &b, const SpanReader &read, const ByteSink &sink)
 {
     if (b.held) return b.bytes.empty() ? ok() : sink(b.bytes);
-    const auto enc = static_cast<GMimeContentEncoding>(b.encoding);
-    const bool encoded = enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE;
-    GMimeEncoding st;
-    if (encoded) g_mime_encoding_init_decode(&st, enc);
-    std::string buf, out;
     std::size_t total = 0;
-    for (std::int64_t at = b.begin; at < b.end;) {
-        const std::int64_t stop = std::min<std::int64_t>(b.end, at + static_cast<std::int64_t>(kPiece));
-        auto raw = read(at, stop, buf);
-        if (!raw) return raw.error();
-        at = stop;
-        std::string_view piece = *raw;
-        if (encoded) {
-            out.resize(g_mime_encoding_outlen(&st, raw->size()) + 16);
-            const std::size_t len = at == b.end ? g_mime_encoding_flush(&st, raw->data(), raw->size(), out.data())
-                                                : g_mime_encoding_step(&st, raw->data(), raw->size(), out.data());
-            piece = std::string_view(out.data(), len);
-        }
-        total += piece.size();
-        if (!piece.empty())
-            if (Status s = sink(piece); !s) return s;
-    }
+    Status s = decode_span(read, b.begin, b.end, static_cast<GMimeContentEncoding>(b.encoding), kPiece,
+                           [&](std::string_view piece) -> Result<bool> {
+                               total += piece.size();
+                               if (Status t = sink(piece); !t) return t.error();
+                               return true;
+                           });
+    if (!s) return s;
     // Planned from these bytes: others now mean the input changed under the run.
     if (total != b.size) return Error{Code::TempFail, "the input changed while being read (an inlined part)"};
     return ok();
@@ -126,6 +112,33 @@ SpanReader reader_of(std::string_view bytes)
             return Error{Code::Software, "a read outside the message"};
         return bytes.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
     };
+}
+
+Status decode_span(const SpanReader &read, std::int64_t begin, std::int64_t end, GMimeContentEncoding enc,
+                   std::size_t block, const std::function<Result<bool>(std::string_view)> &piece)
+{
+    const bool encoded = enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE;
+    GMimeEncoding st;
+    if (encoded) g_mime_encoding_init_decode(&st, enc);
+    std::string buf, out;
+    for (std::int64_t at = begin; at < end;) {
+        const std::int64_t stop = std::min<std::int64_t>(end, at + static_cast<std::int64_t>(block));
+        auto raw = read(at, stop, buf);
+        if (!raw) return raw.error();
+        at = stop;
+        std::string_view decoded = *raw;
+        if (encoded) {
+            out.resize(g_mime_encoding_outlen(&st, raw->size()) + 16);
+            const std::size_t len = at == end ? g_mime_encoding_flush(&st, raw->data(), raw->size(), out.data())
+                                              : g_mime_encoding_step(&st, raw->data(), raw->size(), out.data());
+            decoded = std::string_view(out.data(), len);
+        }
+        if (decoded.empty()) continue;
+        auto go_on = piece(decoded);
+        if (!go_on) return go_on.error();
+        if (!*go_on) return ok();
+    }
+    return ok();
 }
 
 Status StreamedBody::content(const SpanReader &read, const ByteSink &sink) const

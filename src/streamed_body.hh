@@ -25,6 +25,11 @@ SpanReader reader_of(const Source &src);
 SpanReader reader_of(std::string_view bytes); // offsets into bytes
 // Where made bytes go, a piece at a time; an error stops the making.
 using ByteSink = std::function<Status(std::string_view)>;
+// The input's bytes [begin, end), read `block` at a time and decoded from enc (base64 and
+// quoted-printable; any other encoding passed as read), each decoded piece that is not
+// empty handed to piece: an error ends it with that error, false ends it early.
+Status decode_span(const SpanReader &read, std::int64_t begin, std::int64_t end, GMimeContentEncoding enc,
+                   std::size_t block, const std::function<Result<bool>(std::string_view)> &piece);
 
 struct StreamedBody {
     enum class Cte : std::uint8_t { Base64, QuotedPrintable };
