@@ -170,15 +170,25 @@ Status StreamedBody::content(const SpanReader &read, const ByteSink &sink) const
     return at < text.size() ? sink(std::string_view(text).substr(at)) : ok();
 }
 
-Result<std::string> StreamedBody::content_text(const SpanReader &read) const
+namespace {
+
+// What make hands its sink, end to end.
+Result<std::string> gathered(const std::function<Status(const ByteSink &)> &make)
 {
     std::string out;
-    Status s = content(read, [&](std::string_view v) {
+    Status s = make([&](std::string_view v) {
         out.append(v);
         return ok();
     });
     if (!s) return s.error();
     return out;
+}
+
+} // namespace
+
+Result<std::string> StreamedBody::content_text(const SpanReader &read) const
+{
+    return gathered([&](const ByteSink &sink) { return content(read, sink); });
 }
 
 bool StreamedBody::line_over(std::size_t limit) const
@@ -285,13 +295,7 @@ Status write_edit(const Edit &e, const SpanReader &read, const ByteSink &sink)
 Result<std::string> edit_text(const Edit &e, const SpanReader &read)
 {
     if (!e.streamed) return e.text;
-    std::string out;
-    Status s = e.streamed->write(read, [&](std::string_view v) {
-        out.append(v);
-        return ok();
-    });
-    if (!s) return s.error();
-    return out;
+    return gathered([&](const ByteSink &sink) { return e.streamed->write(read, sink); });
 }
 
 } // namespace mimeuri
