@@ -92,9 +92,9 @@ template <std::size_t N> bool one_of(std::string_view name, const char *const (&
 
 // Start tags after which tree construction changes the tokenizer's states or drops tags:
 // foreign content (CDATA, self-closing, other attribute names), script data, PLAINTEXT,
-// template contents, the "in select" and frameset insertion modes (which ignore most tags),
+// template contents, the frameset insertion mode (which ignores most tags),
 // <noscript> (whose reading depends on scripting), and tags gumbo renames or rewrites.
-const char *const kFallbackTags[] = {"math", "script", "plaintext", "template", "select", "frameset",
+const char *const kFallbackTags[] = {"math", "script", "plaintext", "template", "frameset",
                                      "frame", "noscript", "isindex", "image"};
 const char *const kRawText[] = {"style", "xmp", "iframe", "noembed", "noframes"}; // 13.2.6.4.7 and in head
 const char *const kRcdata[] = {"title", "textarea"};
@@ -433,20 +433,26 @@ private:
     // What tree construction does with a start tag that matters here (13.2.6.4).
     void start_tag(const std::string &name)
     {
-        // A name in UTF-8 (an address in angle brackets: "<Dörte@example.org>") names an
-        // element no rule here knows, as an unknown ASCII name does: gumbo decodes it to the
-        // same code points and lowers ASCII letters only. Bytes that are not UTF-8 (gumbo
-        // reads U+FFFD, and how many bytes it takes is its decoder's to say) or a control
-        // character: gumbo then.
-        bool ascii = true;
-        for (char c : name) {
-            auto u = static_cast<unsigned char>(c);
-            if (u < 0x20) return fallback("a tag name with a control character");
-            ascii = ascii && u < 0x80;
-        }
-        if (!ascii && !g_utf8_validate(name.data(), static_cast<gssize>(name.size()), nullptr))
-            return fallback("a tag name that is not UTF-8");
+        // A name with bytes other than ASCII letters (an address in angle brackets in HTML
+        // mail, "<Dörte@example.org>"; binary data labelled text/html) names an element no
+        // rule here knows, as an unknown ASCII name does: gumbo's input stream makes a control
+        // character or a NUL U+FFFD, keeps UTF-8 as it is, and makes bytes that are not UTF-8
+        // U+FFFD, never taking an ASCII byte into one (its decoder stops before a byte that
+        // cannot continue a sequence, and every ASCII byte is one); it lowers ASCII letters
+        // only. So the tag ends where the tokenizer ends it, and names no element the rules
+        // know. But a vertical tab: gumbo names an unknown element by its text up to
+        // isspace(), which takes VT, where its tokenizer does not: gumbo then.
+        if (name.find('\v') != std::string::npos) return fallback("a tag name with a vertical tab");
+        if (select_ && !in_select(name)) return;
         if (one_of(name, kFallbackTags)) return fallback("<" + name + ">");
+        if (name == "select") {
+            // In a table, "in select in table" (13.2.6.4.17) closes it on table tags: gumbo then.
+            if (!tables_.empty()) return fallback("<select> in a table");
+            content_ = true;
+            emit(name);
+            select_ = true; // "in select" from here (13.2.6.4.16)
+            return;
+        }
         if (name == "svg") {
             // Foster parenting (13.2.6.1) would put it and what it holds before the table.
             if (!tables_.empty() && tables_.back() == 0) return fallback("<svg> in a table");
@@ -480,6 +486,32 @@ private:
         if (name == "base" && !tables_.empty()) return fallback("<base> in a table (it may be moved before it)");
         emit(name);
         if (one_of(name, kRawText) || one_of(name, kRcdata)) raw_ = name; // run() reads its text next
+    }
+
+    // 13.2.6.4.16, "in select" (gumbo's handle_in_select): <option> and <optgroup> reach the
+    // tree; <select> closes the select and is ignored; <input>, <keygen> and <textarea> close
+    // it and are read "in body"; <html> is read "in body"; <script> and <template>: gumbo. Any
+    // other start tag is ignored, its attributes with it, and switches no tokenizer state
+    // (a <style>, <title> or <svg> there is not RAWTEXT, RCDATA or foreign content).
+    // True: the tag is to be read "in body" now.
+    bool in_select(const std::string &name)
+    {
+        if (name == "option" || name == "optgroup") {
+            emit(name);
+            return false;
+        }
+        if (name == "script" || name == "template") {
+            fallback("<" + name + "> in a <select>");
+            return false;
+        }
+        if (name == "select" || name == "input" || name == "keygen" || name == "textarea") {
+            // The select is always in select scope here (only <option> and <optgroup> are
+            // opened above it), and the insertion mode it resets to is "in body" (no table,
+            // template or frameset is open).
+            select_ = false;
+            return name != "select";
+        }
+        return name == "html";
     }
 
     // The open tables, enough to know when a table tag reaches the tree: each is the byte
@@ -541,6 +573,10 @@ private:
 
     void end_tag(const std::string &name)
     {
+        if (select_) { // "in select", every end tag but </select> is passed over here
+            if (name == "select") select_ = false;
+            return;
+        }
         if (name == "form") form_open_ = false; // 13.2.6.4.7: the pointer is null after any </form>
         if (tables_.empty()) return;
         char &top = tables_.back();
@@ -559,12 +595,21 @@ private:
     {
         // gumbo drops the attribute after a repeated name that has no value (it waits for that
         // value to drop, and, with no error recorded, keeps the repeated name to prefix the
-        // next): the tag goes to gumbo. Names in a hash set: linear in the tag. Names compared
-        // as gumbo compares them (name_key): "\x04" and "\x07" are one name, U+FFFD, to it.
+        // next): the tag goes to gumbo, unless what that changes is read by no rule here (the
+        // repeated name has a byte no wanted name has, so no name it prefixes is wanted, and
+        // no wanted attribute follows it: binary data labelled text/html). Names in a hash
+        // set: linear in the tag. Names compared as gumbo compares them (name_key): "\x04" and
+        // "\x07" are one name, U+FFFD, to it.
         std::unordered_set<std::string> names;
         for (std::size_t a = 0; a < attrs_.size(); ++a)
-            if (!names.insert(name_key(attrs_[a].name)).second && attrs_[a].len == 0 && a + 1 < attrs_.size())
-                return fallback("a repeated attribute with no value");
+            if (!names.insert(name_key(attrs_[a].name)).second && attrs_[a].len == 0 && a + 1 < attrs_.size()) {
+                const bool may_prefix_wanted = std::all_of(attrs_[a].name.begin(), attrs_[a].name.end(),
+                                                           [](char c) { return (c >= 'a' && c <= 'z') || c == ':' || c == '-'; });
+                const bool wanted_after = std::any_of(attrs_.begin() + static_cast<std::ptrdiff_t>(a) + 1, attrs_.end(),
+                                                      [](const Attr &at) { return ScanBuilder::wanted(at.name); });
+                if (may_prefix_wanted || wanted_after) return fallback("a repeated attribute with no value");
+                break; // the rest is no concern of the scan
+            }
         // Names already given, wanted ones only (a few).
         std::vector<std::string_view> taken;
         for (std::size_t a = 0; a < attrs_.size(); ++a) {
@@ -651,6 +696,7 @@ private:
     bool self_closing_{false};
     int html_{0}, body_{0}, form_{0}, head_{0}, base_{0};
     bool form_open_{false}; // the form element pointer is set
+    bool select_{false};    // the insertion mode is "in select"
     bool content_{false}; // something that makes the head and body elements was seen
 };
 

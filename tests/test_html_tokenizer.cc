@@ -265,6 +265,21 @@ TEST_CASE("tokenizer: the common cases are answered without gumbo, as gumbo answ
                                  "<img \0 \x02 src=cid:x>"s, "<img a\x03 a\x04\x05 src=cid:x>"s, "<img \xC3\xA9 \x04 src=cid:x>"s})
         agrees(c);
     CHECK(!tokenize_refs("<k \x04 \x07 href=e>"s, 1000).scan);
+    // ... unless the scan reads nothing it changes: the repeated name has a byte no wanted
+    // name has, and no wanted attribute follows it (binary data labelled text/html).
+    for (const std::string &c : {"<x \x04 \x07 alt=1><img src=cid:after>"s, "<img src=cid:x \x01 \x02 alt title>"s,
+                                 "<img style=x:url(cid:s) \xFF\x01 \xFE\x02 a b=c d>"s, "<p \x04 \x04/ id=1>x</p><a href=cid:a>"s,
+                                 "<x \x05 \x06 \x07 \x08 \x0e z>"s}) {
+        CAPTURE(c);
+        CHECK(agrees(c));
+    }
+    // A repeated name that may prefix a wanted one ("s" and "rc": gumbo reads src=cid:x), or a
+    // wanted attribute after it: gumbo.
+    for (const std::string &c : {"<img s s rc=cid:x>"s, "<img \x01 \x02 alt src=cid:x>"s, "<img x- x- style=y>"s}) {
+        CAPTURE(c);
+        agrees(c);
+        CHECK_FALSE(tokenize_refs(c, 1000).scan.has_value());
+    }
     CHECK(agrees("<img \xC3\xA9 a src=cid:x>"s)); // different names: read without gumbo
     // The common case must not fall back.
     for (const char *c : {"<img src=\"cid:a@b\">", "<p style=\"background:url(cid:x@y)\">t</p>",
@@ -275,7 +290,7 @@ TEST_CASE("tokenizer: the common cases are answered without gumbo, as gumbo answ
                           "<svg><svg><rect style=\"x:url(cid:r)\"/></svg><circle/></svg><img src=cid:x>"})
         CHECK_MESSAGE(tokenize_refs(c, 1000).scan.has_value(), c);
     // What needs the tree goes to gumbo.
-    for (const char *c : {"<svg><div><a xlink:href=cid:x>", "<select><img src=cid:x>", "<script>x</script>",
+    for (const char *c : {"<svg><div><a xlink:href=cid:x>", "<table><td><select><img src=cid:x>", "<script>x</script>",
                           "<body><body background=cid:x>", "<form><form action=cid:x>",
                           "<html><html background=cid:x>", "<p>x<head style=y>"})
         CHECK_MESSAGE(!tokenize_refs(c, 1000).scan.has_value(), c);
@@ -292,10 +307,91 @@ TEST_CASE("tokenizer: the common cases are answered without gumbo, as gumbo answ
         if (c.rfind("<svg>", 0) == 0) CHECK_FALSE(tokenize_refs(c, 1000).scan.has_value()); // not an SVG tag
         else CHECK(agrees(c));
     }
-    // Bytes that are not UTF-8, or a control character, in a tag name: gumbo.
-    for (const std::string &c : {"<x\xFF src=cid:x>"s, "<x\xC3 src=cid:x>"s, "<x\xE2\x82 src=cid:x>"s, "<x\x01y src=cid:x>"s,
-                                 "<x\xED\xA0\x80 src=cid:x>"s})
-        CHECK_FALSE(tokenize_refs(c, 1000).scan.has_value());
+    // A control character, a NUL or bytes that are not UTF-8 in a tag name (binary data
+    // labelled text/html): an unknown element too (gumbo makes each such byte or sequence
+    // U+FFFD, and takes no ASCII byte into one), answered as gumbo answers.
+    for (const std::string &c : {"<x\x01y src=cid:x>"s, "<p\x02 style=x:url(cid:p)>t</p\x02><img src=cid:i>"s,
+                                 "<x\0y src=cid:nul>"s, "<table><tr><td><x\x01 background=cid:c></td></tr></table>"s,
+                                 "<b\x1F><img src=cid:i></b\x1F>"s, "<img\x08src=cid:bs>"s, "<a\x0C href=cid:ff>"s,
+                                 "<x\xFF src=cid:x>"s, "<x\xC3 src=cid:x>"s, "<x\xE2\x82 src=cid:x>"s,
+                                 "<x\xED\xA0\x80 src=cid:x>"s, "<x\xE2>t</x\xE2><img src=cid:after>"s,
+                                 "<x\xF0\x9F/><img src=cid:after-self-closing>"s, "<x\xC3\ta\xFF=1 src=cid:tab>"s,
+                                 "<table><x\xFE background=cid:t><tr><td>x</td></tr></table>"s, "<x\xE2"s,
+                                 "<img src=cid:before><x\xF4\x90\x80\x80 src=cid:above-max>"s}) {
+        CAPTURE(c);
+        CHECK(agrees(c));
+    }
+    // A vertical tab in a tag name (the end of gumbo's name for an unknown element, which
+    // isspace() finds, not of the tokenizer's): gumbo.
+    agrees("<a\x0B href=cid:vt>"s);
+    CHECK_FALSE(tokenize_refs("<a\x0B href=cid:vt>"s, 1000).scan.has_value());
+}
+
+// "In select" (13.2.6.4.16; gumbo 0.10's handle_in_select): the tags a <select> drops, with
+// their attributes, and those it keeps or that close it, answered without gumbo as gumbo
+// answers. Each case names in its cid: URLs what gumbo's tree should keep (kept, opt, grp,
+// after...) or drop (dropped): agrees() checks the tokenizer's scan against gumbo's.
+TEST_CASE("tokenizer: a <select> drops the tags gumbo drops, without gumbo")
+{
+    const char *const cases[] = {
+        "<select><img src=cid:dropped></select><img src=cid:after>",
+        "<select name=s style=\"x:url(cid:sel)\"><option style=\"x:url(cid:opt)\">a<optgroup style='x:url(cid:grp)'>"
+        "<option>b</select>",
+        "<select><style>p{background:url(cid:dropped)}</style><img src=cid:dropped-not-rawtext></select>",
+        "<select><title><img src=cid:dropped></title></select><img src=cid:after>",
+        "<select><xmp><img src=cid:dropped></xmp><iframe><img src=cid:dropped></iframe></select><img src=cid:after>",
+        "<select><textarea><img src=cid:text-in-rcdata></textarea><img src=cid:after-textarea>",
+        "<select><input src=cid:input><img src=cid:after-input>",
+        "<select><keygen style=x:url(cid:keygen)><img src=cid:after-keygen>",
+        "<select><select background=cid:dropped><img src=cid:after-second-select>",
+        "<select><html background=cid:html-merged><img src=cid:dropped>",
+        "<select><form action=cid:dropped></select><form action=cid:first-form>",
+        "<select><table><td background=cid:dropped></table></select><img src=cid:after>",
+        "<select><svg><image href=cid:dropped /></svg></select><img src=cid:after>",
+        "<select><math><mi style=x:url(cid:dropped)></math></select>",
+        "<select><body background=cid:dropped><img src=cid:dropped>",
+        "<select><head style=x:url(cid:dropped)><base href=http://x.example/></select><img src=cid:after>",
+        "<select><option><p style=x:url(cid:dropped)>t</option></select>",
+        "<select><plaintext><img src=cid:dropped></select><img src=cid:after-plaintext>",
+        "<select><noscript><img src=cid:dropped></noscript><frameset><frame src=cid:dropped></select>",
+        "<select><image src=cid:dropped><isindex action=cid:dropped></select><img src=cid:after>",
+        "<select><!-- <img src=cid:comment> --><option label=x style=x:url(cid:opt)></select>",
+        "<select/><img src=cid:dropped></select><img src=cid:after>",
+        "<p><select><option>a<img src=cid:dropped-eof>",
+        "<select></select></select><img src=cid:after-stray-end>",
+        "<SELECT><OPTION STYLE=\"x:url(cid:UPPER)\"></SELECT><IMG SRC=cid:after>",
+        "<b><select><option style=x:url(cid:opt-in-b)></select></b><img src=cid:after>",
+        "<select><a href=cid:dropped></select><a href=cid:after></a>",
+        "<select><option></body></html><img src=cid:dropped></select><img src=cid:after>",
+        "<select><table></select><td background=cid:dropped><img src=cid:after>",
+    };
+    for (const std::string c : cases) {
+        CAPTURE(c);
+        CHECK(agrees(c)); // answered, and as gumbo answers
+        // and as the standard says: what "in select" drops is not in the scan
+        auto r = tokenize_refs(c, 1000);
+        REQUIRE(r.scan);
+        for (const auto &ref : r.scan->refs) CHECK_MESSAGE(ref.url.find("dropped") == std::string::npos, ref.url);
+    }
+    auto urls = [](const std::string &h) {
+        std::vector<std::string> out;
+        const auto r = tokenize_refs(h, 1000);
+        for (const auto &ref : r.scan.value().refs) out.push_back(ref.url);
+        return out;
+    };
+    CHECK(urls(cases[1]) == std::vector<std::string>{"cid:sel", "cid:opt", "cid:grp"});
+    CHECK(urls(cases[5]) == std::vector<std::string>{"cid:after-textarea"}); // RCDATA: text
+    CHECK(urls(cases[6]) == std::vector<std::string>{"cid:input", "cid:after-input"});
+    // A </form> in a select is dropped, so the form element pointer stays set: the next <form>
+    // is a second one to the tokenizer (which hands it to gumbo), and dropped by gumbo.
+    agrees("<form action=cid:a><select></form></select><form action=cid:dropped-still-in-form>");
+    CHECK(!tokenize_refs("<form action=cid:a><select></form></select><form action=cid:b>", 1000).scan);
+    // What "in select" hands to gumbo: a select in a table ("in select in table"), <script>
+    // and <template> (read "in head"), a <select> in SVG.
+    for (const char *c : {"<table><tr><td><select><option style=x:url(cid:o)></select></td></tr></table>",
+                          "<table><select><img src=cid:x></select></table>", "<select><script>x</script></select>",
+                          "<select><template><img src=cid:t></template></select>", "<svg><select></select></svg>"})
+        CHECK_MESSAGE(!tokenize_refs(c, 1000).scan.has_value(), c);
 }
 
 TEST_CASE("tokenizer: hostile HTML costs linear work, and agrees with gumbo")
