@@ -42,6 +42,13 @@ public:
     // --cid=extract numbers its pages by where the messages are in the run (refs::PageBook),
     // from the index: wanted then too.
     bool wants_index() const override { return opts_.mid != RefOptions::Mid::Off || extracting(); }
+    // --mid=check changes nothing but what is reported of a mid: reference (PartRewriter::
+    // decide): only --mid=repair (--mid-url), --cid=extract's page links and
+    // --summary-header's field follow from the index.
+    bool edits_from_index() const override
+    {
+        return opts_.mid == RefOptions::Mid::Repair || !opts_.mid_url.empty() || extracting() || opts_.summary_header;
+    }
     // --cid=extract: the run numbers the folders as it takes messages, in one process (a
     // worker taking whole files with --in-place --jobs would keep a count of its own).
     bool ordered() const override { return opts_.cid == RefOptions::Cid::Extract; }

@@ -375,7 +375,7 @@ struct ExtractTrap {
 
 // The engine's copy of a message no pass can change (MessageContext::parse, InertCheck):
 // the references and external-body passes (those with edited_types), planned with and
-// without it, give the same plans.
+// without it, give the same plans (and the same index, where the run keeps one).
 void check_inert_copy(const Source &src, const std::vector<Segment> &segs, bool in_mbox, const RefOptions &ro,
                       const ExternalBodyOptions &eo, const Limits &limits)
 {
@@ -518,6 +518,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (trap) trap->check();
     check_inert_copy(src, *segs, mbox.ok() && *mbox, ro, eo, limits);
+    // And where the run keeps no mid: index (--mid=check, nothing reported: embedded messages
+    // and Content-IDs are copied too), unless the mode's options need one all the same.
+    RefOptions check = ro;
+    check.mid = RefOptions::Mid::Check;
+    check_inert_copy(src, *segs, mbox.ok() && *mbox, check, eo, limits);
     // Passes off: the input itself.
     if (splice(input, {}) != input) fail("with no edits the output is not the input");
     (void)splice(input, all);

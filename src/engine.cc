@@ -80,7 +80,9 @@ Engine::Engine(std::vector<std::unique_ptr<Pass>> &passes, EngineConfig cfg) : p
         auto types = p->edited_types();
         edits_any_ = edits_any_ || types.empty();
         inert_.types.insert(inert_.types.end(), types.begin(), types.end());
+        index_wanted_ = index_wanted_ || (p->wants_index() && (cfg_.report || cfg_.summary || p->edits_from_index()));
     }
+    inert_.index = index_wanted_;
     // The scanned types: those that only passes editing where a reference may be edit (a type
     // another pass also edits stays a plain one), checked against the smallest of their limits.
     for (const std::string &t : inert_.types) {
@@ -113,11 +115,6 @@ const InertCheck *Engine::inert_check() const
     return &inert_;
 }
 
-bool Engine::wants_index() const
-{
-    return std::any_of(passes_.begin(), passes_.end(), [](const auto &p) { return p->wants_index(); });
-}
-
 bool Engine::ordered() const
 {
     return std::any_of(passes_.begin(), passes_.end(), [](const auto &p) { return p->ordered(); });
@@ -125,6 +122,7 @@ bool Engine::ordered() const
 
 void Engine::index(const MessageAt &m)
 {
+    if (!index_wanted_) return;
     auto ctx = MessageContext::parse(m.src, m.seg, m.number, m.in_mbox, cfg_.limits, inert_check());
     ctx->report().input_no = m.input_no;
     if (!ctx->message() && !ctx->headers_only()) return;
@@ -152,7 +150,7 @@ Plan Engine::plan(const MessageAt &m, bool index_first)
     try {
         auto ctx = MessageContext::parse(m.src, m.seg, m.number, m.in_mbox, cfg_.limits, inert_check());
         ctx->report().input_no = m.input_no;
-        if (index_first && (ctx->message() || ctx->headers_only()))
+        if (index_first && index_wanted_ && (ctx->message() || ctx->headers_only()))
             for (auto &p : passes_)
                 if (p->wants_index()) (void)p->index(*ctx);
         return plan_parsed(*ctx);

@@ -68,9 +68,12 @@ public:
     // The passes are borrowed and run in this order.
     Engine(std::vector<std::unique_ptr<Pass>> &passes, EngineConfig cfg);
 
-    // Whether some pass resolves references across messages (mid:): the run then shows it
-    // every message (index) before the messages that may refer to it are planned.
-    bool wants_index() const;
+    // Whether some pass resolves references across messages (mid:), and what it finds can
+    // show (a report or log line is made, or the pass edits from it): the run then shows it
+    // every message (index) before the messages that may refer to it are planned, and holds
+    // a plan whose mid: reference dangles until a later message may resolve it. Otherwise
+    // no index is kept and nothing is held.
+    bool wants_index() const { return index_wanted_; }
     // Whether some pass needs the messages planned in order, by one process.
     bool ordered() const;
     void index(const MessageAt &m);
@@ -98,6 +101,7 @@ private:
     EngineConfig cfg_;
     InertCheck inert_;                      // every pass's edited types, and which are scanned
     bool edits_any_{false};                 // some pass may change any message
+    bool index_wanted_{false};              // wants_index()
 };
 
 // A whole message held in memory, as a service receives it: planned as one message.

@@ -118,12 +118,15 @@ std::size_t skip_blanks(std::string_view s, std::size_t at)
     return at;
 }
 
-// Whether the subtype after "message/" at `at` (blanks first allowed) is one GMime reads as a
-// leaf part (GMimePart: it registers only rfc822, rfc2822, news and global as embedded
-// messages and partial as GMimeMessagePartial, gmime.c; checked on this machine): one of the
-// report types below, whole, ended by the field's end, ';', a blank or a comment. Delivery
-// and disposition reports are a third of the corpus mbox's messages that GMime parsed.
-bool leaf_message_subtype(std::string_view field, std::size_t at)
+enum class MessageSubtype { Leaf, Embedded, Other };
+
+// What GMime makes of the subtype after "message/" at `at` (blanks first allowed); GMime
+// registers only rfc822, rfc2822, news and global as embedded messages and partial as
+// GMimeMessagePartial (gmime.c; checked on this machine). Leaf: one of the report types
+// below, which it reads as a leaf part (GMimePart), whole, ended by the field's end, ';', a
+// blank or a comment. Delivery and disposition reports are a third of the corpus mbox's
+// messages that GMime parsed. Embedded: one of the four, so ended. Other: anything else.
+MessageSubtype message_subtype(std::string_view field, std::size_t at)
 {
     at = skip_blanks(field, at);
     std::size_t end = at;
@@ -131,13 +134,15 @@ bool leaf_message_subtype(std::string_view field, std::size_t at)
         ++end;
     if (end < field.size() && !(field[end] == ';' || field[end] == '(' || field[end] == ' ' || field[end] == '\t' ||
                                 field[end] == '\r' || field[end] == '\n'))
-        return false;
+        return MessageSubtype::Other;
     const std::string subtype = text::ascii_lower(field.substr(at, end - at));
     for (const char *leaf : {"delivery-status", "disposition-notification", "feedback-report", "rfc822-headers",
                              "global-headers", "global-delivery-status", "global-disposition-notification",
                              "tracking-status"})
-        if (subtype == leaf) return true;
-    return false;
+        if (subtype == leaf) return MessageSubtype::Leaf;
+    for (const char *embedded : {"rfc822", "rfc2822", "news", "global"})
+        if (subtype == embedded) return MessageSubtype::Embedded;
+    return MessageSubtype::Other;
 }
 
 } // namespace
@@ -147,15 +152,18 @@ bool leaf_message_subtype(std::string_view field, std::size_t at)
 // name, and its folded continuations), else text/plain (message/rfc822 in a multipart/digest);
 // it reads a Content-ID only from a line starting with that name; a header block never spans
 // an empty line. So, line starts only:
-// - no line starts "content-id" (the index would list it);
+// - no line starts "content-id" (the index would list it), where the run keeps an index;
 // - between two lines starting "content-type" lies an empty line (never two fields in one
 //   block, which could disagree: src/signatures.cc), and no such field holds, in any case, a
 //   subtype of the types passes edit, "digest" (whose parts default to message/rfc822), or
-//   "message" followed by white space and '/' or '(' (an embedded message, whose Message-ID
-//   the index would list; a comment may stand before the '/'), unless what follows the '/'
-//   is a report type GMime reads as a leaf (leaf_message_subtype: message/delivery-status);
-// - the limits cannot bind: an entity lies below at most one multipart per Content-Type
-//   field, and each but the first starts after a delimiter line.
+//   "message" followed by white space and '/' or '(' (a comment may stand before the '/'),
+//   unless what follows the '/' is a report type GMime reads as a leaf (message_subtype:
+//   message/delivery-status) or, where the run keeps no index, an embedded message (the
+//   index would list its Message-ID and Content-IDs; the Content-Type fields inside it are
+//   lines like any other here);
+// - the limits cannot bind: an entity lies below at most one multipart or embedded message
+//   per Content-Type field, and each but the first starts after a delimiter line or is the
+//   body of an embedded message (counted as if each message/ field named one).
 // A field that names only scanned types (text/html for the references pass) is allowed when
 // nothing_to_edit_in_html(m) holds besides.
 bool provably_inert(std::string_view m, const InertCheck &check, const Limits &limits)
@@ -172,6 +180,7 @@ bool provably_inert(std::string_view m, const InertCheck &check, const Limits &l
         needles.push_back({text::ascii_lower(t.substr(slash + 1)), scanned});
     }
     bool scan = false;
+    std::size_t embedded = 0; // at most the embedded messages (each body an entity of its own)
     auto harmless = [&](std::string_view field) {
         for (std::size_t i = 0; i < field.size(); ++i) {
             for (const Needle &n : needles)
@@ -181,8 +190,12 @@ bool provably_inert(std::string_view m, const InertCheck &check, const Limits &l
                 }
             if (ci_at(field, i, "message")) {
                 const std::size_t j = skip_blanks(field, i + 7);
-                if (j < field.size() && (field[j] == '(' || (field[j] == '/' && !leaf_message_subtype(field, j + 1))))
-                    return false;
+                if (j < field.size() && field[j] == '(') return false;
+                if (j < field.size() && field[j] == '/') {
+                    const MessageSubtype sub = message_subtype(field, j + 1);
+                    if (sub == MessageSubtype::Other || (sub == MessageSubtype::Embedded && check.index)) return false;
+                    if (sub == MessageSubtype::Embedded) ++embedded;
+                }
             }
         }
         return true;
@@ -194,7 +207,7 @@ bool provably_inert(std::string_view m, const InertCheck &check, const Limits &l
         const std::size_t line = l.begin;
         if (l.empty()) empty_line_since = true;
         if (m.compare(line, 2, "--") == 0) ++delimiters;
-        if (ci_at(m, line, "content-id")) return false;
+        if (check.index && ci_at(m, line, "content-id")) return false;
         if (ci_at(m, line, "content-type")) {
             if (!empty_line_since) return false;
             empty_line_since = false;
@@ -202,7 +215,8 @@ bool provably_inert(std::string_view m, const InertCheck &check, const Limits &l
             if (!harmless(m.substr(line, field_end(m, line) - line))) return false;
         }
     }
-    if (delimiters + 2 > limits.max_parts || content_types > static_cast<std::size_t>(std::max(0, limits.max_depth)))
+    if (delimiters + embedded + 2 > limits.max_parts ||
+        content_types > static_cast<std::size_t>(std::max(0, limits.max_depth)))
         return false;
     return !scan || nothing_to_edit_in_html(m, check);
 }

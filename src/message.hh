@@ -86,6 +86,9 @@ struct InertCheck {
     // The scanning passes' check (Pass::may_hold_reference): false only when bytes can hold
     // nothing that makes any of them edit. Empty: every message with scanned types is parsed.
     std::function<bool(std::string_view)> may_hold_reference;
+    // The run keeps an index of Message-IDs and Content-IDs (Engine::wants_index): a message
+    // with a Content-ID or an embedded message is then parsed, for what the index lists.
+    bool index{true};
 };
 
 // Bytes borrowed from a message's window (valid while its MessageContext lives) or owned.

@@ -19,6 +19,10 @@ public:
     // Passes that resolve references across messages (mid:) see every message of the run
     // once before any is rewritten.
     virtual bool wants_index() const { return false; }
+    // Whether what the index tells such a pass can change a message or the files it writes,
+    // not only what the report, a log line or a summary says of it. When it cannot and
+    // nothing is reported, the run keeps no index (Engine::wants_index).
+    virtual bool edits_from_index() const { return wants_index(); }
     // A pass whose results depend on the order messages are planned in (--cid=extract
     // numbers its folders so): the run plans its messages in one process.
     virtual bool ordered() const { return false; }

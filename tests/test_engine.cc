@@ -207,7 +207,9 @@ TEST_CASE("engine: mid: resolves against a message indexed before, in the same e
     RefOptions o;
     o.mid = RefOptions::Mid::Check;
     auto passes = references(o);
-    Engine engine(passes, {});
+    EngineConfig cfg;
+    cfg.report = true; // --mid=check shows what it finds only in a report (or a log line)
+    Engine engine(passes, cfg);
     REQUIRE(engine.wants_index());
     std::string later = "Message-ID: <b@x>\nContent-Type: text/html\n\n<a href=\"mid:a@x\">earlier</a>\n";
     Plan before = plan_message(engine, later);
@@ -220,6 +222,47 @@ TEST_CASE("engine: mid: resolves against a message indexed before, in the same e
     (void)plan_message(engine, "Message-ID: <a@x>\nContent-Type: text/plain\n\nfirst\n");
     Plan after = plan_message(engine, later);
     CHECK(after.dangling == 0);
+}
+
+TEST_CASE("engine: the run keeps a mid: index only where what it finds can show")
+{
+    auto wants = [](RefOptions o, bool report, bool summary) {
+        auto passes = references(o);
+        EngineConfig cfg;
+        cfg.report = report;
+        cfg.summary = summary;
+        Engine e(passes, cfg);
+        return e.wants_index();
+    };
+    RefOptions check;
+    CHECK_FALSE(wants(check, false, false)); // the default job: --mid=check, nothing reported
+    CHECK(wants(check, true, false));        // a report (or the summary on a terminal)
+    CHECK(wants(check, false, true));        // a log line (--syslog, the service)
+    RefOptions repair;
+    repair.mid = RefOptions::Mid::Repair;
+    CHECK(wants(repair, false, false));
+    RefOptions url;
+    url.mid_url = "https://lists.example/{id}";
+    CHECK(wants(url, false, false));
+    RefOptions header;
+    header.summary_header = true;
+    CHECK(wants(header, false, false));
+    RefOptions extract;
+    extract.cid = RefOptions::Cid::Extract;
+    extract.extract_dir = "/nonexistent";
+    extract.mid = RefOptions::Mid::Off;
+    CHECK(wants(extract, false, false));
+    RefOptions off;
+    off.mid = RefOptions::Mid::Off;
+    CHECK_FALSE(wants(off, true, true));
+    // Without an index a dangling mid: reference changes nothing and waits for nothing.
+    auto passes = references(check);
+    Engine engine(passes, {});
+    const std::string later = "Message-ID: <b@x>\nContent-Type: text/html\n\n<a href=\"mid:a@x\">earlier</a>\n";
+    (void)plan_message(engine, "Message-ID: <a@x>\nContent-Type: text/plain\n\nfirst\n");
+    Plan p = plan_message(engine, later);
+    CHECK(p.edits.empty());
+    CHECK_FALSE(p.report.has_value());
 }
 
 TEST_CASE("engine: a plan travels between processes unchanged")

@@ -139,7 +139,9 @@ TEST_CASE("plans that cannot be held (a full TMPDIR): with pass a whole output, 
         CHECK(std::count(report.begin(), report.end(), '\n') == 3);
         CHECK(report.find("\"kind\":\"mid\",\"status\":\"dangling\"") != std::string::npos);
         // --on-error=tempfail: 75, nothing on standard output, one line.
-        auto temp = testing::sh("MIMEURI_FAULT=spool " + testing::bin() + " --on-error=tempfail --jobs=" + jobs + " " +
+        // (--mid=repair: with no report a mid: result shows only in what it repairs, and
+        // only then are plans held)
+        auto temp = testing::sh("MIMEURI_FAULT=spool " + testing::bin() + " --mid=repair --on-error=tempfail --jobs=" + jobs + " " +
                                 quote(mb) + " >" + quote(d / "out") + " 2>" + quote(d / "err") + "; echo $?");
         CHECK(std::stoi(temp.out) == 75);
         CHECK(testing::read_file(d / "out").empty());
@@ -149,14 +151,35 @@ TEST_CASE("plans that cannot be held (a full TMPDIR): with pass a whole output, 
     }
 }
 
+TEST_CASE("nothing reported and --mid=check: a dangling mid: reference holds no plan back")
+{
+    // What a mid: reference resolves to then changes no byte of the output: the run keeps no
+    // index and holds nothing (Engine::wants_index), so a full TMPDIR changes nothing either,
+    // and a pipe's messages go out as they are planned.
+    testing::TempDir d;
+    std::string mb = d.file("in.mbox", forward_mid_mbox());
+    for (const char *jobs : {"1", "2"}) {
+        CAPTURE(jobs);
+        auto held = mimeuri("--mid=repair --jobs=" + std::string(jobs) + " " + quote(mb));
+        REQUIRE(held.status == 0);
+        for (const std::string opts : {"", " --on-error=tempfail"}) {
+            auto r = testing::sh("MIMEURI_FAULT=spool " + testing::bin() + opts + " --jobs=" + jobs + " " + quote(mb) + " >" +
+                                 quote(d / "out") + " 2>" + quote(d / "err") + "; echo $?");
+            CHECK(std::stoi(r.out) == 0);
+            CHECK(testing::read_file(d / "out") == held.out);
+            CHECK(testing::read_file(d / "err").empty());
+        }
+    }
+}
+
 TEST_CASE("plans held partly in the temporary file when it fills up: all read back, in order")
 {
     testing::TempDir d;
     std::string mb = d.file("in.mbox", forward_mid_mbox(6));
-    auto good = mimeuri(quote(mb));
+    auto good = mimeuri("--mid=repair " + quote(mb));
     REQUIRE(good.status == 0);
     // Two plans are written to the file, the third write stops half way.
-    auto r = testing::sh("MIMEURI_FAULT=spool:2 " + testing::bin() + " " + quote(mb) + " >" + quote(d / "out") + " 2>" +
+    auto r = testing::sh("MIMEURI_FAULT=spool:2 " + testing::bin() + " --mid=repair " + quote(mb) + " >" + quote(d / "out") + " 2>" +
                          quote(d / "err") + "; echo $?");
     CHECK(std::stoi(r.out) == 0);
     CHECK(testing::read_file(d / "out") == good.out);
@@ -186,10 +209,10 @@ TEST_CASE("--jobs: a mid: reference no message of the input can resolve holds no
     for (const char *jobs : {"1", "2"}) {
         CAPTURE(jobs);
         const std::string mb = d.file("nowhere.mbox", nowhere);
-        auto good = mimeuri("--jobs=" + std::string(jobs) + " " + quote(mb));
+        auto good = mimeuri("--mid=repair --jobs=" + std::string(jobs) + " " + quote(mb));
         REQUIRE(good.status == 0);
         REQUIRE(good.out != nowhere);
-        auto r = testing::sh("MIMEURI_FAULT=spool " + testing::bin() + " --jobs=" + jobs + " " + quote(mb) + " >" +
+        auto r = testing::sh("MIMEURI_FAULT=spool " + testing::bin() + " --mid=repair --jobs=" + jobs + " " + quote(mb) + " >" +
                              quote(d / "out") + " 2>" + quote(d / "err") + "; echo $?");
         CHECK(std::stoi(r.out) == 0);
         CHECK(testing::read_file(d / "out") == good.out);
@@ -198,11 +221,11 @@ TEST_CASE("--jobs: a mid: reference no message of the input can resolve holds no
         else CHECK(testing::read_file(d / "err").empty()); // no plan was held
 
         const std::string mb2 = d.file("later.mbox", later);
-        auto good2 = mimeuri("--jobs=" + std::string(jobs) + " --report=" + quote(d / "r.json") + " " + quote(mb2));
+        auto good2 = mimeuri("--mid=repair --jobs=" + std::string(jobs) + " --report=" + quote(d / "r.json") + " " + quote(mb2));
         REQUIRE(good2.status == 0);
         CHECK(testing::read_file(d / "r.json").find("\"url\":\"mid:late@x\",\"kind\":\"mid\",\"status\":\"resolved\"") !=
               std::string::npos);
-        auto r2 = testing::sh("MIMEURI_FAULT=spool " + testing::bin() + " --jobs=" + jobs + " " + quote(mb2) + " >" +
+        auto r2 = testing::sh("MIMEURI_FAULT=spool " + testing::bin() + " --mid=repair --jobs=" + jobs + " " + quote(mb2) + " >" +
                               quote(d / "out") + " 2>" + quote(d / "err") + "; echo $?");
         CHECK(std::stoi(r2.out) == 0);
         CHECK(testing::read_file(d / "out") == good2.out); // (the link was left as it is either way)
@@ -575,16 +598,16 @@ TEST_CASE("issue 31: plans held past the file-size limit: pass stops holding, te
               "\n--r\nContent-Type: image/png\nContent-ID: <p@x>\n\nAAAA\n--r--\n\n";
     }
     const std::string f = d.file("held.mbox", mb);
-    auto good = mimeuri(quote(f));
+    auto good = mimeuri("--mid=repair " + quote(f));
     REQUIRE(good.status == 0);
     REQUIRE(good.out != mb);
-    auto r = under_file_size_limit("100", quote(f));
+    auto r = under_file_size_limit("100", "--mid=repair " + quote(f));
     CHECK(r.status == 0);
     CHECK(r.out == good.out);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     CHECK(r.err.find("File too large; from message 1 on, mid: references to later messages are reported dangling") !=
           std::string::npos);
-    r = under_file_size_limit("100", "--on-error=tempfail " + quote(f));
+    r = under_file_size_limit("100", "--mid=repair --on-error=tempfail " + quote(f));
     CHECK(r.status == 75);
     CHECK(r.out.empty());
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
