@@ -436,13 +436,16 @@ private:
         // A name with bytes other than ASCII letters (an address in angle brackets in HTML
         // mail, "<Dörte@example.org>"; binary data labelled text/html) names an element no
         // rule here knows, as an unknown ASCII name does: gumbo's input stream makes a control
-        // character or a NUL U+FFFD, keeps UTF-8 as it is, and makes bytes that are not UTF-8
+        // character (and its tag name state a NUL) U+FFFD, keeps UTF-8 as it is, and makes bytes that are not UTF-8
         // U+FFFD, never taking an ASCII byte into one (its decoder stops before a byte that
         // cannot continue a sequence, and every ASCII byte is one); it lowers ASCII letters
         // only. So the tag ends where the tokenizer ends it, and names no element the rules
         // know. gumbo's tree names an unknown element by its text up to isspace() (find_refs,
         // gumbo_tag_from_original_text), which takes a vertical tab where its tokenizer does
-        // not: the element's name then ends there (unknown_name).
+        // not: the element's name then ends there (unknown_name). That text is find_refs'
+        // copy, whose NULs it may have mended (a start tag with a NUL-started attribute name):
+        // a name with a NUL goes to gumbo.
+        if (name.find('\0') != std::string::npos) return fallback("a tag name with a NUL");
         if (select_ && !in_select(name)) return;
         if (one_of(name, kFallbackTags)) return fallback("<" + name + ">");
         if (name == "select") {

@@ -311,7 +311,7 @@ TEST_CASE("tokenizer: the common cases are answered without gumbo, as gumbo answ
     // labelled text/html): an unknown element too (gumbo makes each such byte or sequence
     // U+FFFD, and takes no ASCII byte into one), answered as gumbo answers.
     for (const std::string &c : {"<x\x01y src=cid:x>"s, "<p\x02 style=x:url(cid:p)>t</p\x02><img src=cid:i>"s,
-                                 "<x\0y src=cid:nul>"s, "<table><tr><td><x\x01 background=cid:c></td></tr></table>"s,
+                                 "<table><tr><td><x\x01 background=cid:c></td></tr></table>"s,
                                  "<b\x1F><img src=cid:i></b\x1F>"s, "<img\x08src=cid:bs>"s, "<a\x0C href=cid:ff>"s,
                                  "<x\xFF src=cid:x>"s, "<x\xC3 src=cid:x>"s, "<x\xE2\x82 src=cid:x>"s,
                                  "<x\xED\xA0\x80 src=cid:x>"s, "<x\xE2>t</x\xE2><img src=cid:after>"s,
@@ -320,6 +320,14 @@ TEST_CASE("tokenizer: the common cases are answered without gumbo, as gumbo answ
                                  "<img src=cid:before><x\xF4\x90\x80\x80 src=cid:above-max>"s}) {
         CAPTURE(c);
         CHECK(agrees(c));
+    }
+    // A NUL in a tag name: gumbo, for the tree's name of the element, which find_refs reads
+    // from a copy whose NULs it may have mended (a NUL-started attribute name; found by
+    // fuzz_html_tokenizer).
+    for (const std::string &c : {"<x\0y src=cid:nul>"s, "<x\0y \0a src=cid:a>"s}) {
+        CAPTURE(c);
+        agrees(c);
+        CHECK_FALSE(tokenize_refs(c, 1000).scan.has_value());
     }
     // A vertical tab in a tag name: an unknown element, which gumbo's tree names by its text up
     // to isspace() (VT included): "a", whose href is not a link (the holder is named "a@href"
