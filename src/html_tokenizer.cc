@@ -442,7 +442,7 @@ private:
         // only. So the tag ends where the tokenizer ends it, and names no element the rules
         // know. gumbo's tree names an unknown element by its text up to isspace() (find_refs,
         // gumbo_tag_from_original_text), which takes a vertical tab where its tokenizer does
-        // not: the element's name then ends there (unknown_name). That text is find_refs'
+        // not: the element's name then ends there (below). That text is find_refs'
         // copy, whose NULs it may have mended (a start tag with a NUL-started attribute name):
         // a name with a NUL goes to gumbo.
         if (name.find('\0') != std::string::npos) return fallback("a tag name with a NUL");
@@ -487,18 +487,20 @@ private:
         if (name != "html" && name != "head") content_ = true;
         if (!tables(name)) return;
         if (name == "base" && !tables_.empty()) return fallback("<base> in a table (it may be moved before it)");
-        const std::string_view named = unknown_name(name);
-        // An unknown element that gumbo's tree names "base" gives a base URL where the tree
-        // puts it: gumbo then.
-        if (named.size() < name.size() && named == "base") return fallback("an unknown element named <base>");
-        emit(std::string(named));
+        // The name gumbo's tree gives an element of this tag name: up to a vertical tab, the
+        // one byte isspace() takes that the tag name state does not (any other white space
+        // ends the tag name); such a name is no element the rules know (VT is U+FFFD to
+        // gumbo's tokenizer). One so named "base" gives a base URL where the tree puts it:
+        // gumbo then.
+        if (const std::size_t vt = name.find('\v'); vt != std::string::npos) {
+            const std::string named = name.substr(0, vt);
+            if (named == "base") return fallback("an unknown element named <base>");
+            emit(named);
+        } else {
+            emit(name);
+        }
         if (one_of(name, kRawText) || one_of(name, kRcdata)) raw_ = name; // run() reads its text next
     }
-
-    // The name gumbo's tree gives an element of this tag name: up to a vertical tab, the one
-    // byte isspace() takes that the tag name state does not (any other white space ends the
-    // tag name); such a name is no element the rules know (VT is U+FFFD to gumbo's tokenizer).
-    static std::string_view unknown_name(std::string_view name) { return name.substr(0, name.find('\v')); }
 
     // 13.2.6.4.16, "in select" (gumbo's handle_in_select): <option> and <optgroup> reach the
     // tree; <select> closes the select and is ignored; <input>, <keygen> and <textarea> close
