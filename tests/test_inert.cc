@@ -128,7 +128,38 @@ std::vector<std::string> files_in(const std::string &dir, const std::string &suf
 TEST_CASE("inert copy: messages on the edges of the pre-check plan as the full engine plans them")
 {
     const std::string head = "From: a@example.org\nMessage-ID: <edge@example.org>\nMIME-Version: 1.0\n";
-    const std::vector<std::string> edges = {
+    // Copied only where the run keeps no index: Content-IDs and embedded messages (the index
+    // would list them), whatever the Content-Type fields inside hold that no pass edits.
+    const std::vector<std::string> copied_without_index = {
+        head + "Content-Type: Message\n /rfc822\n\nMessage-ID: <inner@x>\n\nbody\n",
+        head + "Content-ID: <top@example.org>\n\ntext\n",
+        head + "Content-Id:<top@example.org>\n\ntext\n",
+        head + "Content-Type: message/global\n\nMessage-ID: <inner@x>\n\nbody\n",
+        head + "Content-Type: message/news\n\nMessage-ID: <inner@x>\n\nbody\n",
+        head + "Content-Type: message/rfc2822\n\nMessage-ID: <inner@x>\n\nbody\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: message/delivery-status\n\nx\n--b\n"
+               "Content-Type: message/rfc822\n\nMessage-ID: <inner@x>\n\nbody\n--b--\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: message/rfc822\n\nMessage-ID: <in@x>\n"
+               "Content-Type: multipart/mixed; boundary=c\n\n--c\nContent-ID: <c@x>\nContent-Type: image/png\n\nPNG\n--c--\n"
+               "--b\nContent-Type: Message/RFC822 (c); x=y\n\nMessage-ID: <in2@x>\n\nsecond\n--b--\n",
+        head + "Content-Type: message/rfc822\n\nMessage-ID: <in@x>\nContent-Type: message/global\n\nMessage-ID: <in2@x>\n\ntwo deep\n",
+        head + "Content-Type: message/rfc822\n\nFrom: b@x\n\nan embedded message with no Message-ID\n",
+        head + "Content-Type: message/rfc822\nContent-Transfer-Encoding: base64\n\nTWVzc2FnZS1JRDogPGluQHg+Cgpib2R5Cg==\n",
+        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-ID: <a@x>\n\nx\n--b\nContent-Id:<a@x>\n\ny\n--b--\n",
+    };
+    // Never copied: digest (its parts are embedded messages with no field of their own), a
+    // comment before the '/', message/partial, a subtype GMime does not know, an embedded
+    // message holding HTML with a reference or an external body.
+    const std::vector<std::string> never_copied = {
+        head + "Content-Type: multipart/digest; boundary=b\n\n--b\n\nMessage-ID: <inner@x>\n\nbody\n--b--\n",
+        head + "Content-Type: message (x) / rfc822\n\nMessage-ID: <inner@x>\n\nbody\n",
+        head + "Content-Type: message/partial; id=x; number=1\n\nMessage-ID: <inner@x>\n\nbody\n",
+        head + "Content-Type: message/rfc822\n\nMessage-ID: <in@x>\nContent-Type: text/html\n\n<img src=cid:x>\n",
+        head + "Content-Type: message/rfc822\n\nMessage-ID: <in@x>\nContent-Type: message/external-body; access-type=URL; "
+               "URL=\"http://x/ a\"\n\nContent-Type: text/plain\n\n",
+        head + "Content-Type: message/rfc822x\n\nMessage-ID: <in@x>\n\nnot GMime's\n",
+    };
+    std::vector<std::string> edges = {
         head + "\nplain text, nothing to do\n",
         head + "Content-Type: text/plain\n\nhtml in the text, and message/rfc822 and content-id: not fields\n",
         head + "Content-Type: text/\n html\n\n<img src=\"cid:&lt;x@y&gt;\">\n",
@@ -144,12 +175,7 @@ TEST_CASE("inert copy: messages on the edges of the pre-check plan as the full e
         head + "Content-Type: text / (comment) Html\n\n<img src=\"cid:&lt;x@y&gt;\">\n",
         head + "Content-Type: text/plain\nContent-Type: text/html\n\n<img src=\"cid:&lt;x@y&gt;\">\n",
         head + "Content-Type: multipart/mixed; boundary=b\n\n--b\n\nno type: text/plain\n--b\n\nsecond\n--b--\n",
-        head + "Content-Type: multipart/digest; boundary=b\n\n--b\n\nMessage-ID: <inner@x>\n\nbody\n--b--\n",
-        head + "Content-Type: message (x) / rfc822\n\nMessage-ID: <inner@x>\n\nbody\n",
-        head + "Content-Type: Message\n /rfc822\n\nMessage-ID: <inner@x>\n\nbody\n",
         head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: message/external-body; access-type=URL; URL=\"http://x/ a\"\n\nContent-Type: text/plain\n\n--b--\n",
-        head + "Content-ID: <top@example.org>\n\ntext\n",
-        head + "Content-Id:<top@example.org>\n\ntext\n",
         "Message-ID: <first@x>\nMessage-ID: <second@x>\n\ntwo ids\n",
         "Message-ID:\n <folded@x>\n\nfolded\n",
         "Message-ID: <no-body@x>",
@@ -214,25 +240,9 @@ TEST_CASE("inert copy: messages on the edges of the pre-check plan as the full e
         head + "Content-Type: message/\n global-headers\n\nMessage-ID: <inner@x>\n",
         head + "Content-Type: message/delivery-statusx\n\nMessage-ID: <inner@x>\n\nbody\n",
         head + "Content-Type: message/delivery-status/rfc822\n\nMessage-ID: <inner@x>\n\nbody\n",
-        head + "Content-Type: message/global\n\nMessage-ID: <inner@x>\n\nbody\n",
-        head + "Content-Type: message/news\n\nMessage-ID: <inner@x>\n\nbody\n",
-        head + "Content-Type: message/rfc2822\n\nMessage-ID: <inner@x>\n\nbody\n",
-        head + "Content-Type: message/partial; id=x; number=1\n\nMessage-ID: <inner@x>\n\nbody\n",
-        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: message/delivery-status\n\nx\n--b\n"
-               "Content-Type: message/rfc822\n\nMessage-ID: <inner@x>\n\nbody\n--b--\n",
-        // Embedded messages and Content-IDs, copied only where the run keeps no index.
-        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: message/rfc822\n\nMessage-ID: <in@x>\n"
-               "Content-Type: multipart/mixed; boundary=c\n\n--c\nContent-ID: <c@x>\nContent-Type: image/png\n\nPNG\n--c--\n"
-               "--b\nContent-Type: Message/RFC822 (c); x=y\n\nMessage-ID: <in2@x>\n\nsecond\n--b--\n",
-        head + "Content-Type: message/rfc822\n\nMessage-ID: <in@x>\nContent-Type: message/global\n\nMessage-ID: <in2@x>\n\ntwo deep\n",
-        head + "Content-Type: message/rfc822\n\nMessage-ID: <in@x>\nContent-Type: text/html\n\n<img src=cid:x>\n",
-        head + "Content-Type: message/rfc822\n\nMessage-ID: <in@x>\nContent-Type: message/external-body; access-type=URL; "
-               "URL=\"http://x/ a\"\n\nContent-Type: text/plain\n\n",
-        head + "Content-Type: message/rfc822\n\nFrom: b@x\n\nan embedded message with no Message-ID\n",
-        head + "Content-Type: message/rfc822\nContent-Transfer-Encoding: base64\n\nTWVzc2FnZS1JRDogPGluQHg+Cgpib2R5Cg==\n",
-        head + "Content-Type: message/rfc822x\n\nMessage-ID: <in@x>\n\nnot GMime's\n",
-        head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-ID: <a@x>\n\nx\n--b\nContent-Id:<a@x>\n\ny\n--b--\n",
     };
+    edges.insert(edges.end(), copied_without_index.begin(), copied_without_index.end());
+    edges.insert(edges.end(), never_copied.begin(), never_copied.end());
     for (RefOptions::Mid mid : {RefOptions::Mid::Repair, RefOptions::Mid::Check}) {
         Twins t(mid);
         for (const auto &m : edges) t.plan_bytes(m, m.substr(0, 80));
@@ -254,14 +264,14 @@ TEST_CASE("inert copy: messages on the edges of the pre-check plan as the full e
         seg.msg_end = seg.next = static_cast<std::int64_t>(m.size());
         return MessageContext::parse(src, seg, 1, false, Limits{}, e.inert_check())->headers_only();
     };
-    for (std::size_t k : {17, 19, 20, 76, 77, 78, 80, 81, 82, 85, 86, 88}) {
-        CAPTURE(edges[k]);
-        CHECK(copied(edges[k], RefOptions::Mid::Check));
-        CHECK_FALSE(copied(edges[k], RefOptions::Mid::Repair));
+    for (const std::string &m : copied_without_index) {
+        CAPTURE(m);
+        CHECK(copied(m, RefOptions::Mid::Check));
+        CHECK_FALSE(copied(m, RefOptions::Mid::Repair));
     }
-    for (std::size_t k : {15, 16, 79, 83, 84, 87}) {
-        CAPTURE(edges[k]);
-        CHECK_FALSE(copied(edges[k], RefOptions::Mid::Check));
+    for (const std::string &m : never_copied) {
+        CAPTURE(m);
+        CHECK_FALSE(copied(m, RefOptions::Mid::Check));
     }
     // Limits that bind, with and without the inert copy: parsed whole and reported either way.
     auto unprocessed_either_way = [&](const std::string &m, int max_depth, std::size_t max_parts) {
