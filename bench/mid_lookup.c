@@ -1,5 +1,5 @@
 /* Where a --mid-index lookup's time goes (bench/archive.sh): the two queries MidStore::find
- * makes for each mid: reference (src/mid_store.cc, copied here word for word), run for the
+ * makes for each mid: reference (src/index/mid_store.cc, copied here word for word), run for the
  * same Message-IDs in four ways over the same index:
  *   autocommit   each statement its own read transaction, as --mid-index runs today
  *   transaction  every lookup inside one read transaction (BEGIN ... COMMIT)

@@ -2,7 +2,7 @@
 // part, validates it, and writes access-type=URL parameters in the RFC 2017 form.
 #pragma once
 
-#include "pass.hh"
+#include "pass_options.hh"
 
 #include <string>
 #include <utility>
@@ -22,7 +22,7 @@ class ExternalBodyPass final : public Pass {
 public:
     explicit ExternalBodyPass(ExternalBodyOptions opts) : opts_(std::move(opts)) {}
     std::string_view name() const override { return "external-body"; }
-    std::vector<std::string> edited_types() const override { return {"message/external-body"}; }
+    InertHint inert_hint() const override { return {{"message/external-body"}, 0, {}}; }
     Status apply(MessageContext &ctx) override;
 
 private:
@@ -44,5 +44,8 @@ std::vector<std::string> words(std::string_view encoded);
 std::string parameter(std::string_view url);
 
 } // namespace rfc2017
+
+// What the pass registry knows of the external-body pass (external_body_options.cc).
+PassRow external_body_row();
 
 } // namespace mimeuri

@@ -1,7 +1,9 @@
 // The message/external-body pass's options; configuration group [external-body].
-#include "registry.hh"
+#include "external_body.hh"
 
 namespace mimeuri {
+
+namespace {
 
 OptionTable external_body_option_table(ExternalBodyOptions &o)
 {
@@ -45,6 +47,18 @@ OptionTable external_body_option_table(ExternalBodyOptions &o)
          .access = bind_flag(o.legacy_to_url)},
     };
     return t;
+}
+
+} // namespace
+
+PassRow external_body_row()
+{
+    return {"external-body", [](PassOptions &p) { return external_body_option_table(p.of<ExternalBodyOptions>()); },
+            [](const PassOptions &p) -> std::unique_ptr<Pass> {
+                const auto &o = p.of<ExternalBodyOptions>();
+                if (o.mode == ExternalBodyOptions::Mode::Off) return nullptr;
+                return std::make_unique<ExternalBodyPass>(o);
+            }};
 }
 
 } // namespace mimeuri

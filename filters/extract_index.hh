@@ -1,4 +1,4 @@
-// --cid=extract: a message's row in the extract folder's index.html (src/extract.hh writes
+// --cid=extract: a message's row in the extract folder's index.html (src/run/extract.hh writes
 // the page): its date, sender and subject, as a reader shows them (RFC 2047 words decoded),
 // each escaped as HTML text, so that no header can put markup into the page.
 #pragma once

@@ -2,7 +2,7 @@
 // (draft-eastlake-cturi) as a header, on the top-level entity or on every part.
 #pragma once
 
-#include "pass.hh"
+#include "pass_options.hh"
 
 #include <string>
 
@@ -29,5 +29,8 @@ Result<std::string> make_label(std::string_view content_type, LabelOptions::Form
 // Folds a label into a raw header value (" a&\n\tb\n") at "&" boundaries only, each line
 // at most 998 octets with the header name on the first; an error if a piece is longer.
 Result<std::string> fold_label(std::string_view header, std::string_view label);
+
+// What the pass registry knows of the type-label pass (labels_options.cc).
+PassRow labels_row();
 
 } // namespace mimeuri

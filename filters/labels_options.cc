@@ -1,7 +1,9 @@
 // The type-label pass's options; configuration group [labels].
-#include "registry.hh"
+#include "labels.hh"
 
 namespace mimeuri {
+
+namespace {
 
 OptionTable labels_option_table(LabelOptions &o)
 {
@@ -29,6 +31,18 @@ OptionTable labels_option_table(LabelOptions &o)
          .access = bind_choice(o.format, {{"uri", F::Uri}, {"urc", F::Urc}})},
     };
     return t;
+}
+
+} // namespace
+
+PassRow labels_row()
+{
+    return {"labels", [](PassOptions &p) { return labels_option_table(p.of<LabelOptions>()); },
+            [](const PassOptions &p) -> std::unique_ptr<Pass> {
+                const auto &o = p.of<LabelOptions>();
+                if (o.mode == LabelOptions::Mode::Off) return nullptr;
+                return std::make_unique<LabelsPass>(o);
+            }};
 }
 
 } // namespace mimeuri

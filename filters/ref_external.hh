@@ -1,5 +1,5 @@
 // The reference pass, beyond the run: messages looked up by Message-ID in an index made by
-// `mimeuri index` (--mid-index, src/mid_store.hh) or in a notmuch database (--notmuch), so
+// `mimeuri index` (--mid-index, src/index/mid_store.hh) or in a notmuch database (--notmuch), so
 // that mid: and mid:msg/cid (RFC 2392) resolve against an archive larger than one run.
 //
 // A lookup that fails (an unreadable index, a notmuch error) throws: the message is then

@@ -3,7 +3,7 @@
 // first, part-SECTION.html for the others) whose references name files written beside it,
 // one per target part, under safe, unique names. The files are recorded on the message
 // (MessageContext::add_output_file); the run writes them when it takes the message
-// (src/extract.hh).
+// (src/run/extract.hh).
 #pragma once
 
 #include "ref_part.hh"

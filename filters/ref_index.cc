@@ -3,7 +3,7 @@
 
 #include "cturi.hh"
 #include "text.hh"
-#include "workers.hh"
+#include "record.hh"
 
 #include <gmime/gmime.h>
 

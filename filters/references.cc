@@ -128,18 +128,29 @@ ReferencesPass::ReferencesPass(RefOptions opts) : opts_(std::move(opts))
         if (auto nm = refs::open_notmuch(opts_.notmuch)) externals_.push_back(std::move(nm));
 }
 
-Status ReferencesPass::index(const MessageContext &ctx)
+Status ReferencesPass::add(const MessageContext &ctx)
 {
     pages_.saw(ctx.report().input_no, ctx.report().index);
     run_index_.add_message(ctx, extracting());
     return ok();
 }
 
-std::string ReferencesPass::save_index() const { return run_index_.save(); }
+std::string ReferencesPass::save() const { return run_index_.save(); }
 
-void ReferencesPass::merge_index(const std::string &bytes) { run_index_.merge(bytes); }
+void ReferencesPass::merge(const std::string &bytes) { run_index_.merge(bytes); }
 
-bool ReferencesPass::may_hold_reference(std::string_view bytes) const { return html::may_hold_reference(bytes); }
+// HTML parts only, unless --summary-header (a field on every message). What it edits in an
+// HTML part follows from references html::may_hold_reference finds (ref_part.cc,
+// PartRewriter::find), or from Content-Location; beyond --html-max a part is reported
+// instead. With --cid=extract every message with an HTML part gets a page: none is inert.
+InertHint ReferencesPass::inert_hint() const
+{
+    InertHint h;
+    if (!opts_.summary_header) h.edited_types = {"text/html"};
+    h.references_up_to = extracting() ? 0 : opts_.html_max;
+    h.may_hold_reference = [](std::string_view bytes) { return html::may_hold_reference(bytes); };
+    return h;
+}
 
 Status ReferencesPass::apply(MessageContext &ctx)
 {
@@ -184,7 +195,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
     if (opts_.summary_header)
         if (Status s = set_summary(ctx, tally); !s) return s;
     // --- extract: the receiving agent of RFC 2387 section 6. The files are written when
-    // the run takes the message (src/extract.hh), never while it is planned.
+    // the run takes the message (src/run/extract.hh), never while it is planned.
     auto files = refs::plan_extraction(ctx, ix, tally.extracts, opts_.extract_dir, tally.page_node);
     if (extracting() && !ctx.output_files().empty()) {
         ctx.output_number = tally.folder;

@@ -3,13 +3,13 @@
 //
 // In steps, each in a file of its own: the message's index (ref_index.hh), the resolver
 // (ref_resolver.hh), one HTML part's rewrite (ref_part.hh, re-encoding in
-// src/transfer.hh), the extraction plan (ref_extract.hh; the run writes the files,
-// src/extract.hh). This file runs them over a message and does what is left for the
+// src/mime/transfer.hh), the extraction plan (ref_extract.hh; the run writes the files,
+// src/run/extract.hh). This file runs them over a message and does what is left for the
 // whole message: Content-IDs to add, inlined parts to drop, unreferenced parts, the
 // Mimeuri-Refs summary.
 #pragma once
 
-#include "pass.hh"
+#include "pass_options.hh"
 #include "ref_external.hh"
 #include "ref_index.hh"
 
@@ -35,13 +35,20 @@ struct RefOptions {
     std::string notmuch;                  // --notmuch: a notmuch database, consulted after them
 };
 
-class ReferencesPass final : public Pass {
+// The pass, and its index across messages: mid: resolves against the run's other messages,
+// and --cid=extract numbers its pages by where the messages are in the run (refs::PageBook).
+class ReferencesPass final : public Pass, private CrossMessageIndex {
 public:
     explicit ReferencesPass(RefOptions opts);
     std::string_view name() const override { return "references"; }
-    // --cid=extract numbers its pages by where the messages are in the run (refs::PageBook),
-    // from the index: wanted then too.
-    bool wants_index() const override { return opts_.mid != RefOptions::Mid::Off || extracting(); }
+    Status apply(MessageContext &ctx) override;
+    InertHint inert_hint() const override;
+    CrossMessageIndex *cross_message() override
+    {
+        return opts_.mid != RefOptions::Mid::Off || extracting() ? this : nullptr;
+    }
+
+private:
     // --mid=check changes nothing but what is reported of a mid: reference (PartRewriter::
     // decide): only --mid=repair (--mid-url), --cid=extract's page links and
     // --summary-header's field follow from the index.
@@ -52,24 +59,11 @@ public:
     // --cid=extract: the run numbers the folders as it takes messages, in one process (a
     // worker taking whole files with --in-place --jobs would keep a count of its own).
     bool ordered() const override { return opts_.cid == RefOptions::Cid::Extract; }
-    // HTML parts only, unless --summary-header (a field on every message).
-    std::vector<std::string> edited_types() const override
-    {
-        return opts_.summary_header ? std::vector<std::string>{} : std::vector<std::string>{"text/html"};
-    }
-    // What it edits in an HTML part follows from references html::may_hold_reference finds
-    // (ref_part.cc, PartRewriter::find), or from Content-Location; beyond --html-max a part
-    // is reported instead.
-    // With --cid=extract every message with an HTML part gets a page: none is inert.
-    std::size_t edits_only_references_up_to() const override { return extracting() ? 0 : opts_.html_max; }
-    bool may_hold_reference(std::string_view bytes) const override;
-    Status index(const MessageContext &ctx) override;
-    std::string save_index() const override;
-    void merge_index(const std::string &bytes) override;
-    Status apply(MessageContext &ctx) override;
+    Status add(const MessageContext &ctx) override;
+    std::string save() const override;
+    void merge(const std::string &bytes) override;
     bool now_known(const std::string &key) const override;
 
-private:
     bool extracting() const { return opts_.cid == RefOptions::Cid::Extract && !opts_.extract_dir.empty(); }
     RefOptions opts_;
     refs::PageBook pages_;     // --cid=extract: where the run's pages go
@@ -79,5 +73,8 @@ private:
 
 // "cid:" + the Content-ID %-encoded as RFC 2392 wants (an existing "%" becomes "%25").
 std::string canonical_cid_url(const std::string &content_id);
+
+// What the pass registry knows of the references pass (references_options.cc).
+PassRow references_row();
 
 } // namespace mimeuri

@@ -1,9 +1,11 @@
 // The reference pass's options: --cid, --mid and their limits; configuration group
 // [references].
 #include "ref_external.hh"
-#include "registry.hh"
+#include "references.hh"
 
 namespace mimeuri {
+
+namespace {
 
 OptionTable references_option_table(RefOptions &o)
 {
@@ -75,6 +77,31 @@ OptionTable references_option_table(RefOptions &o)
         return ok();
     });
     return t;
+}
+
+} // namespace
+
+PassRow references_row()
+{
+    return {"references", [](PassOptions &p) { return references_option_table(p.of<RefOptions>()); },
+            [](const PassOptions &p) -> std::unique_ptr<Pass> {
+                const RefOptions &o = p.of<RefOptions>();
+                if (o.cid == RefOptions::Cid::Off && o.mid == RefOptions::Mid::Off) return nullptr;
+                return std::make_unique<ReferencesPass>(o);
+            },
+            // An index that cannot be read stops the run (or the service's start, or its
+            // reload) before any message is read.
+            [](const PassOptions &p) -> Status {
+                const RefOptions &o = p.of<RefOptions>();
+                if (o.mid == RefOptions::Mid::Off) return ok();
+                for (const std::string &path : o.mid_indexes)
+                    if (Status s = refs::check_mid_index(path); !s)
+                        return Error{s.error().code, "--mid-index: " + s.error().message};
+                if (!o.notmuch.empty())
+                    if (Status s = refs::check_notmuch(o.notmuch); !s)
+                        return Error{s.error().code, "--notmuch: " + s.error().message};
+                return ok();
+            }};
 }
 
 } // namespace mimeuri

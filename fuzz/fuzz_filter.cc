@@ -42,7 +42,7 @@ using namespace mimeuri;
 
 namespace {
 
-// An edit's bytes, a streamed body's made from the input (src/streamed_body.cc).
+// An edit's bytes, a streamed body's made from the input (src/mime/streamed_body.cc).
 std::string made(const Edit &e, const Source &src)
 {
     auto t = edit_text(e, reader_of(src));
@@ -447,7 +447,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     // first body line is no header block unless a message/ type makes it one: issue 31).
     if (mode & 128) limits.max_header_bytes = 1024;
 
-    // The census of Message-IDs (src/id_census.hh), the input split as an mbox: no id the
+    // The census of Message-IDs (src/input/id_census.hh), the input split as an mbox: no id the
     // index learns from a message may be ruled out.
     IdCensus census;
     {
@@ -467,7 +467,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (const StoredMessage &m : messages_of(*ctx))
             if (census.rules_out({m.message_id})) fail("the census of Message-IDs rules out one the index learns", show(m.message_id));
         if (!ctx->message()) continue;
-        (void)refs.index(*ctx);
+        if (CrossMessageIndex *ix = refs.cross_message()) (void)ix->add(*ctx);
         for (Pass *p : std::initializer_list<Pass *>{&refs, &ext, &labels})
             if (!p->apply(*ctx)) break;
         if (!ctx->finish()) ctx->drop_edits(); // as the run does (an mboxcl2 Content-Length)

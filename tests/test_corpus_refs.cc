@@ -79,8 +79,8 @@ TEST_CASE("references over the corpus's cid: and Content-Location messages")
         for (std::size_t i = 0; i < segs->size(); ++i) {
             auto ctx = MessageContext::parse(*src, (*segs)[i], i + 1, false, Limits{});
             if (ctx->message()) {
-                (void)check.index(*ctx);
-                (void)repair.index(*ctx);
+                (void)check.cross_message()->add(*ctx);
+                (void)repair.cross_message()->add(*ctx);
             }
         }
         Counts counts;

@@ -1,5 +1,8 @@
 #include "helpers.hh"
 #include "options.hh"
+#include "external_body.hh"
+#include "labels.hh"
+#include "references.hh"
 #include "registry.hh"
 #include "settings.hh"
 
@@ -175,7 +178,7 @@ TEST_CASE("every option in the configuration file means what it means on the com
     CHECK(covered >= 30);
 }
 
-TEST_CASE("a choice's word is looked up beside its value, whatever the enum's order (issue 33)")
+TEST_CASE("a choice's word is looked up beside its value, whatever the enum's order")
 {
     // Declared in another order than the words: set by the word, shown as the word.
     enum class Shade { Dark, Light, Mid };
@@ -218,21 +221,21 @@ TEST_CASE("mid-url implies mid=repair, from the configuration file as from the c
     PassOptions p;
     auto o = parse_all({"--config=" + d.file("a.conf", "[references]\nmid-url=https://a.example/{id}\n")}, &p);
     REQUIRE(o.ok());
-    CHECK(p.refs.mid_url == "https://a.example/{id}");
-    CHECK(p.refs.mid == RefOptions::Mid::Repair);
+    CHECK(p.of<RefOptions>().mid_url == "https://a.example/{id}");
+    CHECK(p.of<RefOptions>().mid == RefOptions::Mid::Repair);
 
     // Unless the same source says which mode, in either order.
     for (auto text : {"[references]\nmid=check\nmid-url=https://a.example/{id}\n",
                       "[references]\nmid-url=https://a.example/{id}\nmid=check\n"}) {
         PassOptions q;
         REQUIRE(parse_all({"--config=" + d.file("b.conf", text)}, &q).ok());
-        CHECK(q.refs.mid == RefOptions::Mid::Check);
+        CHECK(q.of<RefOptions>().mid == RefOptions::Mid::Check);
     }
     for (auto args : std::vector<std::vector<std::string>>{{"--mid=check", "--mid-url=https://a.example/{id}"},
                                                            {"--mid-url=https://a.example/{id}", "--mid=check"}}) {
         PassOptions q;
         REQUIRE(parse_all(args, &q).ok());
-        CHECK(q.refs.mid == RefOptions::Mid::Check);
+        CHECK(q.of<RefOptions>().mid == RefOptions::Mid::Check);
     }
     // The command line wins: its --mid over the file's implication, and its --mid-url's
     // implication over the file's mid.
@@ -240,12 +243,12 @@ TEST_CASE("mid-url implies mid=repair, from the configuration file as from the c
     REQUIRE(parse_all({"--config=" + d.file("c.conf", "[references]\nmid-url=https://a.example/{id}\n"), "--mid=off"},
                       &q)
                 .ok());
-    CHECK(q.refs.mid == RefOptions::Mid::Off);
+    CHECK(q.of<RefOptions>().mid == RefOptions::Mid::Off);
     PassOptions r;
     REQUIRE(parse_all({"--config=" + d.file("d.conf", "[references]\nmid=off\n"), "--mid-url=https://a.example/{id}"},
                       &r)
                 .ok());
-    CHECK(r.refs.mid == RefOptions::Mid::Repair);
+    CHECK(r.of<RefOptions>().mid == RefOptions::Mid::Repair);
 }
 
 TEST_CASE("the rules between options hold for the configuration file too")
@@ -273,7 +276,7 @@ TEST_CASE("the rules between options hold for the configuration file too")
     // An extract folder in the file completes --cid=extract on the command line.
     PassOptions p;
     REQUIRE(parse_all({"--config=" + d.file("e.conf", "[references]\nextract-dir=out\n"), "--cid=extract"}, &p).ok());
-    CHECK(p.refs.extract_dir == "out");
+    CHECK(p.of<RefOptions>().extract_dir == "out");
 }
 
 TEST_CASE("--help lists every option of the tables, with its default; --help and --version are no errors")
@@ -456,13 +459,13 @@ TEST_CASE("configuration keys: the long option's name in [mimeuri] or the pass's
                                                         "[external-body]\nmode=check\n[labels]\nlabel-header=X-T\n")},
                        &p);
     REQUIRE_MESSAGE(o.ok(), o.error().message);
-    CHECK(p.refs.cid == RefOptions::Cid::Inline);
-    CHECK(p.labels.mode == LabelOptions::Mode::Top);
-    CHECK(p.external_body.schemes == std::vector<std::string>{"https"});
+    CHECK(p.of<RefOptions>().cid == RefOptions::Cid::Inline);
+    CHECK(p.of<LabelOptions>().mode == LabelOptions::Mode::Top);
+    CHECK(p.of<ExternalBodyOptions>().schemes == std::vector<std::string>{"https"});
     CHECK(o->options.verbose);
-    CHECK(p.refs.summary_header);
-    CHECK(p.external_body.mode == ExternalBodyOptions::Mode::Check);
-    CHECK(p.labels.header == "X-T");
+    CHECK(p.of<RefOptions>().summary_header);
+    CHECK(p.of<ExternalBodyOptions>().mode == ExternalBodyOptions::Mode::Check);
+    CHECK(p.of<LabelOptions>().header == "X-T");
 
     // Each (group, key) names exactly one option, so no key is read two ways.
     Options o0;
@@ -642,14 +645,14 @@ TEST_CASE("the service reads the default configuration file, at its start and on
         REQUIRE_MESSAGE(s.ok(), s.error().message);
         REQUIRE(s->settings);
         CHECK(s->settings->opts.on_error == OnError::TempFail);
-        CHECK(s->settings->pass_opts.refs.summary_header);
+        CHECK(s->settings->pass_opts.of<RefOptions>().summary_header);
     }
     // A reload is the same load again: it sees the file as it is now.
     testing::write_file(conf, "[mimeuri]\non-error = pass\n");
     auto again = service.load();
     REQUIRE(again.ok());
     CHECK(again->settings->opts.on_error == OnError::Pass);
-    CHECK_FALSE(again->settings->pass_opts.refs.summary_header);
+    CHECK_FALSE(again->settings->pass_opts.of<RefOptions>().summary_header);
     // A bad file at a reload is an error (the service keeps the settings it has).
     testing::write_file(conf, "[mimeuri]\non-error = sometimes\n");
     auto bad = service.load();
@@ -692,6 +695,6 @@ TEST_CASE("an index that cannot be read stops the load, not each message")
     // Once checked, building the passes opens nothing: no error path left per message.
     Options o;
     PassOptions p;
-    p.refs.mid_indexes = {d / "missing.db"};
+    p.of<RefOptions>().mid_indexes = {d / "missing.db"};
     CHECK(build_passes(o, p).size() == make_passes(Options{}, PassOptions{})->size());
 }

@@ -233,7 +233,7 @@ public:
     void wait_for(std::string key) { waits_.push_back(std::move(key)); }
     const std::vector<std::string> &waits() const { return waits_; }
 
-    // --- Protection: signed content is evidence (src/signatures.cc). A protection is a byte
+    // --- Protection: signed content is evidence (src/mime/signatures.cc). A protection is a byte
     // range no edit may touch, or (names) the header block [begin, end] (end inclusive: fields
     // are added there) of which no field with one of these lower-case names may be added,
     // replaced or removed. add_edit refuses an edit that breaks an enforced one; one that is

@@ -1,6 +1,6 @@
 // `mimeuri index -o INDEX FILE...`: the Message-IDs of mboxes, messages and Maildirs, with
 // where each message lives and the Content-IDs of its parts, into a persistent index
-// (src/mid_store.hh) that --mid-index reads. Merges into an existing index; a file with the
+// (src/index/mid_store.hh) that --mid-index reads. Merges into an existing index; a file with the
 // size and mtime it had when indexed is not read again, a Maildir file renamed by an IMAP
 // server is moved, one deleted is forgotten: a nightly run costs what arrived.
 #include "index_cmd.hh"
@@ -254,7 +254,7 @@ private:
     std::optional<std::string> throw_on_; // MIMEURI_FAULT=index-throw:NAME
 };
 
-// --pages=DIR: each line "N<TAB>Message-ID" of DIR/pages.tsv (src/extract.hh) records
+// --pages=DIR: each line "N<TAB>Message-ID" of DIR/pages.tsv (src/run/extract.hh) records
 // DIR/N/index.html, absolute, as that message's page.
 Status record_pages(MidStore &store, const std::string &dir)
 {

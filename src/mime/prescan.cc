@@ -4,7 +4,7 @@
 //           is larger than --max-header-bytes, or it has more delimiter lines than
 //           --max-parts allows; the message is then passed through, never handed to GMime.
 // One pass over the message's bytes (a window in memory, else 64 KiB reads), called by
-// MessageContext::parse (src/message.cc). An explicit state machine, as GMime's parser
+// MessageContext::parse (src/mime/message.cc). An explicit state machine, as GMime's parser
 // (parser_step_*): a state for the line being read (Line: its name, a Content-Type value, or
 // bytes that no longer count) and one for the run of lines that may be a header block (Run),
 // each with its own method.

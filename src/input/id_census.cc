@@ -1,7 +1,7 @@
 // id_census: the Message-IDs an mbox may give its run's index (id_census.hh).
 #include "id_census.hh"
 
-#include "inert.hh"
+#include "message_id.hh"
 #include "text.hh"
 
 #include <glib.h>

@@ -71,7 +71,7 @@ struct ErrorEntry {
     std::string message;
 };
 
-// A "kept" entry: an edit a pass left out because signed content is kept (src/signatures.cc).
+// A "kept" entry: an edit a pass left out because signed content is kept (src/mime/signatures.cc).
 // References, labels and external bodies say so in their own entries instead.
 struct KeptEntry {
     std::string part;

@@ -1,11 +1,11 @@
 // html_refs: the references an HTML part holds, found with gumbo (the full HTML5 parser).
 //
 // SYNOPSIS  find_refs(html, limits): every reference (URL attributes, style attributes and
-//           <style> text) and its holder, gumbo run under src/html_guard.c's limits;
+//           <style> text) and its holder, gumbo run under src/html/html_guard.c's limits;
 //           may_hold_reference(html): false only where find_refs would find no cid: or mid:;
 //           css_urls(text): the url() and @import references of CSS; page_cuts: what a saved
-//           page drops; ScanBuilder: the Scan both gumbo's walk and src/html_tokenizer.cc fill.
-// Rewriting the references found is src/html_rewrite.cc.
+//           page drops; ScanBuilder: the Scan both gumbo's walk and src/html/html_tokenizer.cc fill.
+// Rewriting the references found is src/html/html_rewrite.cc.
 #include "html_refs.hh"
 
 #include "html_detail.hh"

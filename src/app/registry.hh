@@ -1,29 +1,14 @@
 // Builds the passes a run uses, in the order they run, and gathers their options.
 #pragma once
 
-#include "external_body.hh"
-#include "labels.hh"
-#include "option_table.hh"
 #include "options.hh"
 #include "pass.hh"
-#include "references.hh"
+#include "pass_options.hh"
 
 #include <memory>
 #include <vector>
 
 namespace mimeuri {
-
-// Every pass's settings; each pass declares its own options (the *_options.cc files).
-struct PassOptions {
-    RefOptions refs;
-    LabelOptions labels;
-    ExternalBodyOptions external_body;
-};
-
-// One table per pass, writing into the pass's own struct (which must outlive the table).
-OptionTable references_option_table(RefOptions &o);
-OptionTable external_body_option_table(ExternalBodyOptions &o);
-OptionTable labels_option_table(LabelOptions &o);
 
 // All of them, in the order --help shows them: what parse_options takes besides the core's.
 OptionTable pass_option_table(PassOptions &o);

@@ -1,7 +1,7 @@
 // A GMime stream over one message's bytes held in memory, whose positions are the input's
 // offsets: the bytes stand at [base, base + size) of the input. GMime parses a message from
 // it with every header offset and content window where it would be in the input, without
-// the block-by-block reads and seeks of a file stream (src/source.cc reads the message once).
+// the block-by-block reads and seeks of a file stream (src/input/source.cc reads the message once).
 #pragma once
 
 #include <gmime/gmime.h>

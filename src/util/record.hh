@@ -1,5 +1,5 @@
-// Length-prefixed fields: the records a run's workers send back (src/workers.cc), the plan
-// on the wire (src/plan_wire.cc), what --in-place's workers and the taker hold.
+// Length-prefixed fields: the records a run's workers send back (src/run/workers.cc), the plan
+// on the wire (src/mime/plan_wire.cc), what --in-place's workers and the taker hold.
 #pragma once
 
 #include <string>

@@ -1,10 +1,10 @@
 // message: one message parsed and walked (message.hh).
 //
 // SYNOPSIS  MessageContext::parse(src, seg, ...): the steps open, detect_eol, parseable
-//           (src/prescan.cc's limits), copy_inert (src/inert.cc) and construct (GMime), then
+//           (src/mime/prescan.cc's limits), copy_inert (src/mime/inert.cc) and construct (GMime), then
 //           walk (the entities in document order, as Nodes); raw_header, header_block_end,
 //           content_span, decoded_content and decoded_pieces locate a header or a leaf's
-//           content in the input. The edits are src/message_edit.cc's.
+//           content in the input. The edits are src/mime/message_edit.cc's.
 #include "message.hh"
 
 #include "charsets.hh"

@@ -6,7 +6,7 @@
 #include "taker.hh"
 
 #include "extract.hh"
-#include "workers.hh"
+#include "record.hh"
 
 namespace mimeuri {
 

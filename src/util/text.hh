@@ -8,6 +8,15 @@
 
 namespace mimeuri::text {
 
+// Whether s holds lower_word at `at`, ASCII letters of s compared case-insensitively.
+inline bool ci_at(std::string_view s, std::size_t at, std::string_view lower_word)
+{
+    if (at + lower_word.size() > s.size()) return false;
+    for (std::size_t k = 0; k < lower_word.size(); ++k)
+        if ((s[at + k] >= 'A' && s[at + k] <= 'Z' ? s[at + k] + 32 : s[at + k]) != lower_word[k]) return false;
+    return true;
+}
+
 inline std::string ascii_lower(std::string_view s)
 {
     std::string out(s);

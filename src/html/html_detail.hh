@@ -1,4 +1,4 @@
-// What src/html_refs.cc and src/html_rewrite.cc share: gumbo run under its guard (Guarded),
+// What src/html/html_refs.cc and src/html/html_rewrite.cc share: gumbo run under its guard (Guarded),
 // and two byte classes. Internal to those two files.
 #pragma once
 

@@ -97,6 +97,7 @@ public:
 
 private:
     Plan plan_parsed(MessageContext &ctx);
+    void index_parsed(const MessageContext &ctx); // every cross-message index learns ctx
     std::vector<std::unique_ptr<Pass>> &passes_;
     EngineConfig cfg_;
     InertCheck inert_;                      // every pass's edited types, and which are scanned

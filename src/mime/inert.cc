@@ -7,25 +7,12 @@
 // "The inert copy").
 #include "inert.hh"
 
-#include "gobj.hh"
 #include "header_lines.hh"
 #include "text.hh"
 
 #include <algorithm>
 
 namespace mimeuri {
-
-namespace {
-
-bool ci_at(std::string_view s, std::size_t at, std::string_view lower_word)
-{
-    if (at + lower_word.size() > s.size()) return false;
-    for (std::size_t k = 0; k < lower_word.size(); ++k)
-        if ((s[at + k] >= 'A' && s[at + k] <= 'Z' ? s[at + k] + 32 : s[at + k]) != lower_word[k]) return false;
-    return true;
-}
-
-} // namespace
 
 // Where the header block ends: after the first empty line, or at the end.
 std::size_t header_block_size(std::string_view m) { return HeaderFields(m).skip(); }
@@ -89,18 +76,18 @@ bool nothing_to_edit_in_html(std::string_view m, const InertCheck &check)
             in_header = true;
             multipart = false;
         }
-        if (ci_at(m, line, "content-type")) {
+        if (text::ci_at(m, line, "content-type")) {
             const std::string field = text::ascii_lower(std::string(m.substr(line, field_end(m, line) - line)));
             if (in_header && field_value(field).rfind("multipart/", 0) == 0) multipart = true;
             if (field.find_first_of("\\*") != std::string::npos || field.find("=?") != std::string::npos) return false;
             for (const char *bad : {"utf-16", "utf-32", "ucs-2", "ucs-4", "utf-7", "iso-2022", "hz-gb", "ebcdic", "cp037",
                                     "ibm037", "cp500", "ibm500", "cp1026", "cp875"})
                 if (field.find(bad) != std::string::npos) return false;
-        } else if (ci_at(m, line, "content-transfer-encoding")) {
+        } else if (text::ci_at(m, line, "content-transfer-encoding")) {
             const std::string v = field_value(m.substr(line, field_end(m, line) - line));
             if (v == "quoted-printable") quoted_printable = true;
             else if (v != "7bit" && v != "8bit" && v != "binary") return false;
-        } else if (ci_at(m, line, "content-location") || ci_at(m, line, "content-base")) {
+        } else if (text::ci_at(m, line, "content-location") || text::ci_at(m, line, "content-base")) {
             return false;
         }
     }
@@ -154,7 +141,7 @@ MessageSubtype message_subtype(std::string_view field, std::size_t at)
 // an empty line. So, line starts only:
 // - no line starts "content-id" (the index would list it), where the run keeps an index;
 // - between two lines starting "content-type" lies an empty line (never two fields in one
-//   block, which could disagree: src/signatures.cc), and no such field holds, in any case, a
+//   block, which could disagree: src/mime/signatures.cc), and no such field holds, in any case, a
 //   subtype of the types passes edit, "digest" (whose parts default to message/rfc822), or
 //   "message" followed by white space and '/' or '(' (a comment may stand before the '/'),
 //   unless what follows the '/' is a report type GMime reads as a leaf (message_subtype:
@@ -184,11 +171,11 @@ bool provably_inert(std::string_view m, const InertCheck &check, const Limits &l
     auto harmless = [&](std::string_view field) {
         for (std::size_t i = 0; i < field.size(); ++i) {
             for (const Needle &n : needles)
-                if (ci_at(field, i, n.word)) {
+                if (text::ci_at(field, i, n.word)) {
                     if (!n.scanned) return false;
                     scan = true;
                 }
-            if (ci_at(field, i, "message")) {
+            if (text::ci_at(field, i, "message")) {
                 const std::size_t j = skip_blanks(field, i + 7);
                 if (j < field.size() && field[j] == '(') return false;
                 if (j < field.size() && field[j] == '/') {
@@ -207,8 +194,8 @@ bool provably_inert(std::string_view m, const InertCheck &check, const Limits &l
         const std::size_t line = l.begin;
         if (l.empty()) empty_line_since = true;
         if (m.compare(line, 2, "--") == 0) ++delimiters;
-        if (check.index && ci_at(m, line, "content-id")) return false;
-        if (ci_at(m, line, "content-type")) {
+        if (check.index && text::ci_at(m, line, "content-id")) return false;
+        if (text::ci_at(m, line, "content-type")) {
             if (!empty_line_since) return false;
             empty_line_since = false;
             ++content_types;
@@ -219,58 +206,6 @@ bool provably_inert(std::string_view m, const InertCheck &check, const Limits &l
         content_types > static_cast<std::size_t>(std::max(0, limits.max_depth)))
         return false;
     return !scan || nothing_to_edit_in_html(m, check);
-}
-
-// The Message-ID GMime gives a message whose header block is plain, read without building
-// its objects; nullopt when the block is not plain (then GMime reads it). Plain: lines ending
-// in LF (a CR only right before it), no NUL, ended by an empty line; each line a field
-// ("name:", the name of printable ASCII other than ':', no blank before the colon) or a
-// folded continuation (starting with a space or tab) of one. In such a block GMime's parser
-// (gmime-parser.c, step_headers and header_buffer_parse) takes each field's raw value as the
-// bytes after the colon through the end of its last line; its message keeps the last
-// Message-ID field's g_mime_utils_decode_message_id(decode_text(unfold(raw value)))
-// (gmime-message.c, process_header; gmime-header.c, g_mime_header_get_value): the same
-// functions are called here on the same bytes. tests/test_inert.cc and fuzz_filter compare
-// the two on every input they have.
-std::optional<std::string> plain_message_id(std::string_view m)
-{
-    constexpr auto npos = std::string_view::npos;
-    std::size_t value = npos, value_end = 0; // the last Message-ID's raw value
-    HeaderFields fields(m);
-    for (Field f; fields.next(f);) {
-        // Each line ends in an LF, with a CR only right before it; no NUL.
-        if (f.raw.back() != '\n' || !plain_bytes(f.raw)) return std::nullopt;
-        if (f.orphan()) return std::nullopt; // a folded line with no field before it
-        // GMime fails a message whose field name does not fit its 4 KiB read buffer (from
-        // 4,224 bytes here): a name longer than a line may be (RFC 5322: 998) goes to GMime.
-        if (f.colon == 0 || !f.has_colon() || f.colon > 998) return std::nullopt;
-        for (char c : f.name)
-            if (static_cast<unsigned char>(c) <= 32 || static_cast<unsigned char>(c) >= 127) return std::nullopt;
-        if (f.colon == 10 && ci_at(f.name, 0, "message-id")) {
-            value = f.begin + f.colon + 1;
-            value_end = f.end;
-        }
-    }
-    if (!fields.ended_by_empty_line()) return std::nullopt;
-    if (value == std::string_view::npos) return std::string();
-    return message_id_of_value(m.substr(value, value_end - value));
-}
-
-bool plain_bytes(std::string_view v)
-{
-    if (v.find('\0') != std::string_view::npos) return false;
-    for (std::size_t cr = v.find('\r'); cr != std::string_view::npos; cr = v.find('\r', cr + 1))
-        if (cr + 1 == v.size() || v[cr + 1] != '\n') return false;
-    return true;
-}
-
-std::string message_id_of_value(std::string_view raw_value)
-{
-    const std::string raw(raw_value);
-    GCharPtr unfolded(g_mime_utils_header_unfold(raw.c_str()));
-    GCharPtr decoded(g_mime_utils_header_decode_text(nullptr, unfolded.get()));
-    GCharPtr id(g_mime_utils_decode_message_id(decoded.get()));
-    return std::string(id ? id.get() : "");
 }
 
 } // namespace mimeuri

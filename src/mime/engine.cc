@@ -3,7 +3,7 @@
 // SYNOPSIS  Engine::plan(m): parse (MessageContext), signatures, the passes, finish;
 //           Engine::inert_check(): what parse may copy without a full parse; plan_message(
 //           engine, bytes): a message held in memory (a service); apply_edits(bytes, edits).
-// The plan's wire format is src/plan_wire.cc's.
+// The plan's wire format is src/mime/plan_wire.cc's.
 #include "engine.hh"
 
 #include "record.hh"
@@ -76,11 +76,14 @@ std::string apply_pass(Pass &p, MessageContext &ctx, bool inject_fault, bool &st
 
 Engine::Engine(std::vector<std::unique_ptr<Pass>> &passes, EngineConfig cfg) : passes_(passes), cfg_(cfg)
 {
+    std::vector<InertHint> hints;
     for (auto &p : passes_) {
-        auto types = p->edited_types();
+        hints.push_back(p->inert_hint());
+        const auto &types = hints.back().edited_types;
         edits_any_ = edits_any_ || types.empty();
         inert_.types.insert(inert_.types.end(), types.begin(), types.end());
-        index_wanted_ = index_wanted_ || (p->wants_index() && (cfg_.report || cfg_.summary || p->edits_from_index()));
+        CrossMessageIndex *ix = p->cross_message();
+        index_wanted_ = index_wanted_ || (ix && (cfg_.report || cfg_.summary || ix->edits_from_index()));
     }
     inert_.index = index_wanted_;
     // The scanned types: those that only passes editing where a reference may be edit (a type
@@ -88,12 +91,10 @@ Engine::Engine(std::vector<std::unique_ptr<Pass>> &passes, EngineConfig cfg) : p
     for (const std::string &t : inert_.types) {
         bool scanned = true;
         std::size_t most = SIZE_MAX;
-        for (auto &p : passes_) {
-            auto types = p->edited_types();
-            if (std::find(types.begin(), types.end(), t) == types.end()) continue;
-            const std::size_t up_to = p->edits_only_references_up_to();
-            scanned = scanned && up_to > 0;
-            most = std::min(most, up_to);
+        for (const InertHint &h : hints) {
+            if (std::find(h.edited_types.begin(), h.edited_types.end(), t) == h.edited_types.end()) continue;
+            scanned = scanned && h.references_up_to > 0;
+            most = std::min(most, h.references_up_to);
         }
         if (scanned && std::find(inert_.scanned_types.begin(), inert_.scanned_types.end(), t) == inert_.scanned_types.end()) {
             inert_.scanned_types.push_back(t);
@@ -101,11 +102,11 @@ Engine::Engine(std::vector<std::unique_ptr<Pass>> &passes, EngineConfig cfg) : p
         }
     }
     // The scanning passes say what may hold a reference (the core knows no pass's format).
-    std::vector<const Pass *> scanners;
-    for (auto &p : passes_)
-        if (p->edits_only_references_up_to() > 0) scanners.push_back(p.get());
+    std::vector<std::function<bool(std::string_view)>> scanners;
+    for (InertHint &h : hints)
+        if (h.references_up_to > 0 && h.may_hold_reference) scanners.push_back(std::move(h.may_hold_reference));
     inert_.may_hold_reference = [scanners](std::string_view bytes) {
-        return std::any_of(scanners.begin(), scanners.end(), [&](const Pass *p) { return p->may_hold_reference(bytes); });
+        return std::any_of(scanners.begin(), scanners.end(), [&](const auto &may_hold) { return may_hold(bytes); });
     };
 }
 
@@ -117,7 +118,16 @@ const InertCheck *Engine::inert_check() const
 
 bool Engine::ordered() const
 {
-    return std::any_of(passes_.begin(), passes_.end(), [](const auto &p) { return p->ordered(); });
+    return std::any_of(passes_.begin(), passes_.end(), [](const auto &p) {
+        const CrossMessageIndex *ix = p->cross_message();
+        return ix && ix->ordered();
+    });
+}
+
+void Engine::index_parsed(const MessageContext &ctx)
+{
+    for (auto &p : passes_)
+        if (CrossMessageIndex *ix = p->cross_message()) (void)ix->add(ctx);
 }
 
 void Engine::index(const MessageAt &m)
@@ -126,14 +136,16 @@ void Engine::index(const MessageAt &m)
     auto ctx = MessageContext::parse(m.src, m.seg, m.number, m.in_mbox, cfg_.limits, inert_check());
     ctx->report().input_no = m.input_no;
     if (!ctx->message() && !ctx->headers_only()) return;
-    for (auto &p : passes_)
-        if (p->wants_index()) (void)p->index(*ctx);
+    index_parsed(*ctx);
 }
 
 std::string Engine::save_index() const
 {
     Record r;
-    for (auto &p : passes_) r.put(p->save_index());
+    for (auto &p : passes_) {
+        const CrossMessageIndex *ix = p->cross_message();
+        r.put(ix ? ix->save() : std::string());
+    }
     return r.take();
 }
 
@@ -142,7 +154,8 @@ void Engine::merge_index(std::string bytes)
     if (bytes.empty()) return; // a worker with nothing to share
     Record r(std::move(bytes));
     for (auto &p : passes_)
-        if (std::string part = r.get(); !part.empty()) p->merge_index(part);
+        if (std::string part = r.get(); !part.empty())
+            if (CrossMessageIndex *ix = p->cross_message()) ix->merge(part);
 }
 
 Plan Engine::plan(const MessageAt &m, bool index_first)
@@ -150,9 +163,7 @@ Plan Engine::plan(const MessageAt &m, bool index_first)
     try {
         auto ctx = MessageContext::parse(m.src, m.seg, m.number, m.in_mbox, cfg_.limits, inert_check());
         ctx->report().input_no = m.input_no;
-        if (index_first && index_wanted_ && (ctx->message() || ctx->headers_only()))
-            for (auto &p : passes_)
-                if (p->wants_index()) (void)p->index(*ctx);
+        if (index_first && index_wanted_ && (ctx->message() || ctx->headers_only())) index_parsed(*ctx);
         return plan_parsed(*ctx);
     } catch (const std::exception &ex) {
         Plan plan;
@@ -219,7 +230,7 @@ bool Engine::worth_replanning(const Plan &p) const
     if (p.waits.empty()) return true; // nothing said what it waits for
     for (const std::string &key : p.waits)
         for (auto &pass : passes_)
-            if (pass->wants_index() && pass->now_known(key)) return true;
+            if (const CrossMessageIndex *ix = pass->cross_message(); ix && ix->now_known(key)) return true;
     return false;
 }
 

@@ -2,6 +2,8 @@
 // (HTML Living Standard 13.2.5); gumbo (0.10) implements the same states for what is read here.
 #include "html_tokenizer.hh"
 
+#include "html_tags.hh"
+
 #include <algorithm>
 #include <cstring>
 #include <unordered_set>
@@ -11,129 +13,7 @@ namespace mimeuri::html {
 
 namespace {
 
-// 13.2.5: the tokenizer's white space (a CR never reaches it: the input stream makes CR LF
-// and CR into LF, 13.2.3.5).
-bool ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; }
-bool alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool one_of_chars(char c, std::string_view set) { return set.find(c) != std::string_view::npos; }
-
-bool iequal(std::string_view a, std::string_view b)
-{
-    if (a.size() != b.size()) return false;
-    for (std::size_t k = 0; k < a.size(); ++k)
-        if (lower(a[k]) != lower(b[k])) return false;
-    return true;
-}
-
-bool iequal_at(std::string_view s, std::size_t at, std::string_view word)
-{
-    if (at + word.size() > s.size()) return false;
-    for (std::size_t k = 0; k < word.size(); ++k)
-        if (lower(s[at + k]) != word[k]) return false;
-    return true;
-}
-
-// The value as gumbo decodes it, where that is plain: printable ASCII (no DEL), tab, LF, FF, space
-// as they are, and the references mail is full of (tracking links' "&amp;"): &amp; &lt; &gt;
-// &quot; &apos; with their ';', and numeric ones with ';' for a printable ASCII character
-// (13.2.5.72-80: no replacement table applies to those). Anything else (another reference, a
-// CR, a NUL, 8-bit bytes) is left to gumbo itself (decode_attribute): nullopt.
-std::optional<std::string> plain_decoded(std::string_view v)
-{
-    std::string out;
-    out.reserve(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        const char c = v[i];
-        auto u = static_cast<unsigned char>(c);
-        // (gumbo makes DEL, as the other controls, U+FFFD)
-        if (u >= 0x7F || (u < 0x20 && c != '\t' && c != '\n' && c != '\f')) return std::nullopt;
-        if (c != '&') {
-            out += c;
-            continue;
-        }
-        const std::size_t semi = v.find(';', i);
-        if (semi == std::string_view::npos || semi - i > 10) return std::nullopt;
-        const std::string_view name = v.substr(i + 1, semi - i - 1);
-        char d = 0;
-        if (name == "amp") d = '&';
-        else if (name == "lt") d = '<';
-        else if (name == "gt") d = '>';
-        else if (name == "quot") d = '"';
-        else if (name == "apos") d = '\'';
-        else if (name.size() >= 2 && name[0] == '#') {
-            const bool hex = name[1] == 'x' || name[1] == 'X';
-            const std::string_view digits = name.substr(hex ? 2 : 1);
-            if (digits.empty() || digits.size() > 4) return std::nullopt;
-            unsigned cp = 0;
-            for (char h : digits) {
-                int dv = h >= '0' && h <= '9' ? h - '0' : hex && h >= 'a' && h <= 'f' ? h - 'a' + 10 : hex && h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
-                if (dv < 0) return std::nullopt;
-                cp = cp * (hex ? 16 : 10) + static_cast<unsigned>(dv);
-            }
-            if (cp < 0x20 || cp > 0x7E) return std::nullopt;
-            d = static_cast<char>(cp);
-        } else {
-            return std::nullopt;
-        }
-        out += d;
-        i = semi;
-    }
-    return out;
-}
-
-template <std::size_t N> bool one_of(std::string_view name, const char *const (&names)[N])
-{
-    for (const char *n : names)
-        if (name == n) return true;
-    return false;
-}
-
-// Start tags after which tree construction changes the tokenizer's states or drops tags:
-// foreign content (CDATA, self-closing, other attribute names), script data, PLAINTEXT,
-// template contents, the frameset insertion mode (which ignores most tags),
-// <noscript> (whose reading depends on scripting), and tags gumbo renames or rewrites.
-const char *const kFallbackTags[] = {"math", "script", "plaintext", "template", "frameset",
-                                     "frame", "noscript", "isindex", "image"};
-const char *const kRawText[] = {"style", "xmp", "iframe", "noembed", "noframes"}; // 13.2.6.4.7 and in head
-const char *const kRcdata[] = {"title", "textarea"};
-// SVG elements read inside <svg> (13.2.6.5, "any other start tag": a foreign element with
-// the tag's attributes). Not among them, so that the tree goes to gumbo: the tags that break
-// out of foreign content (<div>, <p>, <font>...), <script> and <style> (their text is not
-// RAWTEXT there), and anything else. The HTML integration points (foreignObject, desc,
-// title) are read while they hold text only: a start tag in one is read by HTML's rules
-// (13.2.6, the tree construction dispatcher), and goes to gumbo.
-const char *const kSvgTags[] = {
-    "a", "animate", "animatemotion", "animatetransform", "circle", "clippath", "defs", "ellipse", "feblend",
-    "fecolormatrix", "fecomponenttransfer", "fecomposite", "feconvolvematrix", "fediffuselighting",
-    "fedisplacementmap", "fedistantlight", "fedropshadow", "feflood", "fefunca", "fefuncb", "fefuncg", "fefuncr",
-    "fegaussianblur", "feimage", "femerge", "femergenode", "femorphology", "feoffset", "fepointlight",
-    "fespecularlighting", "fespotlight", "fetile", "feturbulence", "filter", "g", "image", "line", "lineargradient",
-    "marker", "mask", "metadata", "mpath", "path", "pattern", "polygon", "polyline", "radialgradient", "rect", "set",
-    "stop", "svg", "switch", "symbol", "text", "textpath", "tspan", "use", "view",
-    "foreignobject", "desc", "title"};
-constexpr std::size_t kMaxSvgDepth = 512;
-constexpr std::size_t kMaxSvgName = 64; // the longest SVG tag name is 19 bytes
-// Table structure: ignored "in body" (no table open), handled inside a table.
-const char *const kCellTags[] = {"td", "th", "caption"};
-const char *const kRowTags[] = {"tr", "tbody", "thead", "tfoot", "col", "colgroup"};
-
-// An attribute name as gumbo may compare it, over-approximated: printable ASCII as it is, each
-// run of other bytes one mark. gumbo's input stream makes controls, DEL and invalid UTF-8 U+FFFD
-// one or more times and leaves other UTF-8 as it is, and changes no printable ASCII (names are
-// lowercased before they get here): two names gumbo holds equal have the same key.
-std::string name_key(std::string_view name)
-{
-    std::string key;
-    key.reserve(name.size());
-    for (char c : name) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u >= 0x20 && u < 0x7F) key += c;
-        else if (key.empty() || key.back() != '\x01') key += '\x01';
-    }
-    return key;
-}
+using namespace tags;
 
 struct Attr {
     std::string name;

@@ -5,7 +5,7 @@
 //           raw bytes changed and every other byte kept; decode_attribute(raw, quote) and
 //           segments(raw, quote, decoded): an attribute value's decoded text and where each
 //           piece of it stands in the raw bytes.
-// The scan that finds the references is src/html_refs.cc (gumbo) or src/html_tokenizer.cc.
+// The scan that finds the references is src/html/html_refs.cc (gumbo) or src/html/html_tokenizer.cc.
 #include "html_refs.hh"
 
 #include "html_detail.hh"

@@ -3,7 +3,7 @@
 // SYNOPSIS  replace_header, add_header, set_sole_header, replace_body, remove_part record
 //           byte-range edits on the original input (Edit); finish() makes the edits that
 //           follow from the others; protect(), kept() and touched() keep signed content.
-// Edits are spliced into the input's bytes by the writer (src/output.cc); nothing is
+// Edits are spliced into the input's bytes by the writer (src/run/output.cc); nothing is
 // re-serialised (docs/design.md, "Edits are splices on the original bytes").
 #include "message.hh"
 

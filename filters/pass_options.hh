@@ -1,0 +1,50 @@
+// What the pass registry (src/app/registry.cc) knows of a pass: one PassRow, made by the
+// pass's own *_options.cc, with its name, its option table, how to make it and what to check
+// at load. Every pass's settings live in one PassOptions, each in the pass's own struct.
+#pragma once
+
+#include "option_table.hh"
+#include "pass.hh"
+#include "result.hh"
+
+#include <any>
+#include <map>
+#include <memory>
+#include <string_view>
+#include <typeindex>
+
+namespace mimeuri {
+
+// Every pass's settings, one struct per pass (RefOptions, LabelOptions, ...), each made with
+// its defaults when first asked for. A value: copied whole (the service keeps the settings of
+// its last good load while it loads new ones).
+class PassOptions {
+public:
+    template <typename T> T &of()
+    {
+        std::any &slot = slots_[std::type_index(typeid(T))];
+        if (!slot.has_value()) slot = T{};
+        return std::any_cast<T &>(slot);
+    }
+    template <typename T> const T &of() const
+    {
+        static const T defaults{};
+        auto it = slots_.find(std::type_index(typeid(T)));
+        return it == slots_.end() ? defaults : std::any_cast<const T &>(it->second);
+    }
+
+private:
+    std::map<std::type_index, std::any> slots_;
+};
+
+struct PassRow {
+    std::string_view name;                 // what --passes names
+    OptionTable (*options)(PassOptions &); // its options, in the order --help shows them
+    // The pass for these settings; null when they turn it off.
+    std::unique_ptr<Pass> (*make)(const PassOptions &);
+    // What is checked once, when the settings are loaded (an index that must open); null:
+    // nothing.
+    Status (*check)(const PassOptions &) = nullptr;
+};
+
+} // namespace mimeuri

@@ -1,0 +1,79 @@
+#include "registry.hh"
+
+#include "external_body.hh"
+#include "labels.hh"
+#include "references.hh"
+
+#include <algorithm>
+
+namespace mimeuri {
+
+namespace {
+
+// Every pass, in running order: a pass is its files in filters/ and its row here.
+const std::vector<PassRow> &rows()
+{
+    static const std::vector<PassRow> r{references_row(), external_body_row(), labels_row()};
+    return r;
+}
+
+// Whether --passes names the pass `name` (or all of them).
+bool wanted(const Options &opts, std::string_view name)
+{
+    for (const auto &n : opts.passes)
+        if (n == "all" || n == name) return true;
+    return false;
+}
+
+} // namespace
+
+OptionTable pass_option_table(PassOptions &o)
+{
+    OptionTable t;
+    for (const PassRow &row : rows()) t += row.options(o);
+    return t;
+}
+
+const std::vector<std::string> &pass_names()
+{
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> n;
+        for (const PassRow &row : rows()) n.emplace_back(row.name);
+        return n;
+    }();
+    return names;
+}
+
+Status check_passes(const Options &opts, const PassOptions &pass_opts)
+{
+    const auto &known = pass_names();
+    bool none = false;
+    for (const auto &n : opts.passes) {
+        if (n == "none") none = true;
+        else if (n != "all" && std::find(known.begin(), known.end(), n) == known.end())
+            return Error{Code::Usage, "unknown pass '" + n + "' in --passes"};
+    }
+    if (none && opts.passes.size() > 1) return Error{Code::Usage, "--passes=none cannot be combined with names"};
+    if (none) return ok();
+    for (const PassRow &row : rows())
+        if (row.check && wanted(opts, row.name))
+            if (Status s = row.check(pass_opts); !s) return s;
+    return ok();
+}
+
+std::vector<std::unique_ptr<Pass>> build_passes(const Options &opts, const PassOptions &pass_opts)
+{
+    std::vector<std::unique_ptr<Pass>> passes;
+    for (const PassRow &row : rows())
+        if (wanted(opts, row.name))
+            if (auto p = row.make(pass_opts)) passes.push_back(std::move(p));
+    return passes;
+}
+
+Result<std::vector<std::unique_ptr<Pass>>> make_passes(const Options &opts, const PassOptions &pass_opts)
+{
+    if (Status s = check_passes(opts, pass_opts); !s) return s.error();
+    return build_passes(opts, pass_opts);
+}
+
+} // namespace mimeuri

@@ -1,0 +1,61 @@
+// The tokenizer's text rules that are more than a line (html_tags.hh).
+#include "html_tags.hh"
+
+namespace mimeuri::html::tags {
+
+std::optional<std::string> plain_decoded(std::string_view v)
+{
+    std::string out;
+    out.reserve(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const char c = v[i];
+        auto u = static_cast<unsigned char>(c);
+        // (gumbo makes DEL, as the other controls, U+FFFD)
+        if (u >= 0x7F || (u < 0x20 && c != '\t' && c != '\n' && c != '\f')) return std::nullopt;
+        if (c != '&') {
+            out += c;
+            continue;
+        }
+        const std::size_t semi = v.find(';', i);
+        if (semi == std::string_view::npos || semi - i > 10) return std::nullopt;
+        const std::string_view name = v.substr(i + 1, semi - i - 1);
+        char d = 0;
+        if (name == "amp") d = '&';
+        else if (name == "lt") d = '<';
+        else if (name == "gt") d = '>';
+        else if (name == "quot") d = '"';
+        else if (name == "apos") d = '\'';
+        else if (name.size() >= 2 && name[0] == '#') {
+            const bool hex = name[1] == 'x' || name[1] == 'X';
+            const std::string_view digits = name.substr(hex ? 2 : 1);
+            if (digits.empty() || digits.size() > 4) return std::nullopt;
+            unsigned cp = 0;
+            for (char h : digits) {
+                int dv = h >= '0' && h <= '9' ? h - '0' : hex && h >= 'a' && h <= 'f' ? h - 'a' + 10 : hex && h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+                if (dv < 0) return std::nullopt;
+                cp = cp * (hex ? 16 : 10) + static_cast<unsigned>(dv);
+            }
+            if (cp < 0x20 || cp > 0x7E) return std::nullopt;
+            d = static_cast<char>(cp);
+        } else {
+            return std::nullopt;
+        }
+        out += d;
+        i = semi;
+    }
+    return out;
+}
+
+std::string name_key(std::string_view name)
+{
+    std::string key;
+    key.reserve(name.size());
+    for (char c : name) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u >= 0x20 && u < 0x7F) key += c;
+        else if (key.empty() || key.back() != '\x01') key += '\x01';
+    }
+    return key;
+}
+
+} // namespace mimeuri::html::tags

@@ -1,0 +1,68 @@
+// message_id: the Message-ID GMime gives a message, read from its bytes alone where its header
+// block is plain (the inert copy, src/mime/inert.cc; the census of Message-IDs, id_census.cc).
+//
+// SYNOPSIS  plain_message_id(m): the Message-ID GMime would give m, when its header block is
+//           plain; message_id_of_value(raw): the id GMime makes of one field's raw value.
+#include "message_id.hh"
+
+#include "gobj.hh"
+#include "header_lines.hh"
+#include "text.hh"
+
+#include <gmime/gmime.h>
+
+namespace mimeuri {
+
+// The Message-ID GMime gives a message whose header block is plain, read without building
+// its objects; nullopt when the block is not plain (then GMime reads it). Plain: lines ending
+// in LF (a CR only right before it), no NUL, ended by an empty line; each line a field
+// ("name:", the name of printable ASCII other than ':', no blank before the colon) or a
+// folded continuation (starting with a space or tab) of one. In such a block GMime's parser
+// (gmime-parser.c, step_headers and header_buffer_parse) takes each field's raw value as the
+// bytes after the colon through the end of its last line; its message keeps the last
+// Message-ID field's g_mime_utils_decode_message_id(decode_text(unfold(raw value)))
+// (gmime-message.c, process_header; gmime-header.c, g_mime_header_get_value): the same
+// functions are called here on the same bytes. tests/test_inert.cc and fuzz_filter compare
+// the two on every input they have.
+std::optional<std::string> plain_message_id(std::string_view m)
+{
+    constexpr auto npos = std::string_view::npos;
+    std::size_t value = npos, value_end = 0; // the last Message-ID's raw value
+    HeaderFields fields(m);
+    for (Field f; fields.next(f);) {
+        // Each line ends in an LF, with a CR only right before it; no NUL.
+        if (f.raw.back() != '\n' || !plain_bytes(f.raw)) return std::nullopt;
+        if (f.orphan()) return std::nullopt; // a folded line with no field before it
+        // GMime fails a message whose field name does not fit its 4 KiB read buffer (from
+        // 4,224 bytes here): a name longer than a line may be (RFC 5322: 998) goes to GMime.
+        if (f.colon == 0 || !f.has_colon() || f.colon > 998) return std::nullopt;
+        for (char c : f.name)
+            if (static_cast<unsigned char>(c) <= 32 || static_cast<unsigned char>(c) >= 127) return std::nullopt;
+        if (f.colon == 10 && text::ci_at(f.name, 0, "message-id")) {
+            value = f.begin + f.colon + 1;
+            value_end = f.end;
+        }
+    }
+    if (!fields.ended_by_empty_line()) return std::nullopt;
+    if (value == std::string_view::npos) return std::string();
+    return message_id_of_value(m.substr(value, value_end - value));
+}
+
+bool plain_bytes(std::string_view v)
+{
+    if (v.find('\0') != std::string_view::npos) return false;
+    for (std::size_t cr = v.find('\r'); cr != std::string_view::npos; cr = v.find('\r', cr + 1))
+        if (cr + 1 == v.size() || v[cr + 1] != '\n') return false;
+    return true;
+}
+
+std::string message_id_of_value(std::string_view raw_value)
+{
+    const std::string raw(raw_value);
+    GCharPtr unfolded(g_mime_utils_header_unfold(raw.c_str()));
+    GCharPtr decoded(g_mime_utils_header_decode_text(nullptr, unfolded.get()));
+    GCharPtr id(g_mime_utils_decode_message_id(decoded.get()));
+    return std::string(id ? id.get() : "");
+}
+
+} // namespace mimeuri
