@@ -18,7 +18,7 @@ notmuch:  a notmuch database built with `notmuch new` resolves mid: and mid:msg/
 
 The expected resolutions are fixed by construction (which message carries which
 Message-ID and Content-ID, read from the corpus files' own header fields), not taken from
-mimeuri's output. Exit 77 (skipped) when GNU parallel or notmuch is not installed.
+mimeuri's output. Skipped (tests/skip.py) when GNU parallel, notmuch or the corpus is missing.
 """
 import json
 import os
@@ -28,6 +28,8 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+
+from skip import corpus_or_skip, skip  # noqa: E402  (tests/skip.py)
 
 BIN, CORPUS, MODE = sys.argv[1], sys.argv[2], sys.argv[3]
 FROM_LINE = b"From archive@example.org Thu Jan  1 00:00:00 2026\n"
@@ -437,19 +439,16 @@ def mbox_moved_mode(d, msgs):
 
 def main():
     if MODE == "parallel" and not shutil.which("parallel"):
-        print("GNU parallel not installed: skipped")
-        return 77
+        skip("GNU parallel not installed")
     if MODE == "notmuch":
         if not shutil.which("notmuch"):
-            print("notmuch not installed: skipped")
-            return 77
+            skip("notmuch not installed")
         if b"not available" in run([BIN, "--help"]).stdout.split(b"--notmuch", 1)[-1].split(b"\n", 1)[0]:
-            print("built without libnotmuch: skipped")
-            return 77
+            skip("built without libnotmuch")
+    corpus_or_skip(CORPUS)
     msgs = corpus_messages()
     if len(msgs) < 30:
-        print("corpus not found or too small: skipped")
-        return 77
+        skip("the corpus has fewer than 30 single messages with a plain Message-ID")
     with tempfile.TemporaryDirectory(prefix="mimeuri-archive-") as d:
         if MODE in ("shards", "parallel"):
             shards_mode(d, msgs[:45], MODE == "parallel")

@@ -1,4 +1,4 @@
-// The census of Message-IDs (src/id_census.hh) over every corpus file: no id the run's index
+// The census of Message-IDs (src/input/id_census.hh) over every corpus file: no id the run's index
 // learns from a message (its own, and each embedded message's: mid_store.cc messages_of, as
 // RunIndex::add_message reads them) is ruled out. Each file is read the way a run over it
 // reads it (an mbox split into its messages, any other file one message) and its lines go to

@@ -95,7 +95,7 @@ TEST_CASE("draft examples, URI to Content-Type (section 3), and back")
     }
 }
 
-TEST_CASE("the issue's command-line example")
+TEST_CASE("a Content-Type with quoted parameters becomes a ContentType: URI with its quotes kept")
 {
     CHECK(c2u("text/plain; charset=\"us-ascii\"; x-mac-type=\"54455854\"") ==
           "ContentType:text/plain?charset=\"us-ascii\"&x-mac-type=\"54455854\"");

@@ -8,7 +8,7 @@
 using testing::mimeuri;
 using testing::quote;
 
-TEST_CASE("ct2uri prints the issue's example")
+TEST_CASE("ct2uri prints the ContentType: URI of a Content-Type with quoted parameters")
 {
     auto r = mimeuri("ct2uri " + quote("text/plain; charset=\"us-ascii\"; x-mac-type=\"54455854\""));
     CHECK(r.status == 0);

@@ -1,5 +1,5 @@
-// deadline_after (src/deadline.hh): now + seconds, saturating instead of overflowing
-// (issue 31 item 14). The old formula, now + duration_cast<ns>(duration<double>(s)), is
+// deadline_after (src/util/deadline.hh): now + seconds, saturating instead of overflowing
+//. The old formula, now + duration_cast<ns>(duration<double>(s)), is
 // undefined behaviour past 2^63 ns; on x86-64 it gave a deadline in the past.
 #include "deadline.hh"
 

@@ -1,4 +1,4 @@
-// The one reader of header lines and fields (src/header_lines.hh), on the inputs its callers
+// The one reader of header lines and fields (src/input/header_lines.hh), on the inputs its callers
 // meet: CRLF and LF, folded fields, no final line break, a NUL, a bare CR, white space
 // before the colon, a block with no empty line, a folded first line.
 #include "header_lines.hh"

@@ -1,4 +1,4 @@
-// Hostile input (issue 11): crafted messages an outside sender or a local user could send.
+// Hostile input: crafted messages an outside sender or a local user could send.
 // Each case checks the promised result: structure unchanged, parts intact, limits held.
 #include "helpers.hh"
 
@@ -71,7 +71,7 @@ const char kPng[] = "data:image/png;base64,iVBORw0KGgo=";
 
 } // namespace
 
-TEST_CASE("issue 11: character references in a rewritten attribute never change the MIME structure")
+TEST_CASE("character references in a rewritten attribute never change the MIME structure")
 {
     // Each attribute decodes to text holding LF, "--BOUNDARY" and a header line.
     const std::string tail = "&#10;--BOUNDARY&#10;X-Injected: yes";
@@ -104,7 +104,7 @@ TEST_CASE("issue 11: character references in a rewritten attribute never change 
             }
 }
 
-TEST_CASE("issue 11: a reference whose bytes cannot be cut out alone is left, and not reported as repaired")
+TEST_CASE("a reference whose bytes cannot be cut out alone is left, and not reported as repaired")
 {
         // An unquoted value holding both quotes cannot be quoted, and the data: URI needs quotes.
     std::string html = "<p style=background:url(CID:&lt;img@x&gt;);content:'\"'>x</p>\n";
@@ -154,11 +154,11 @@ Run run_limited(const std::string &in, const std::string &args, const std::strin
 
 } // namespace
 
-// The streaming tokenizer (src/html_tokenizer.cc) reads the hostile inputs below in linear
+// The streaming tokenizer (src/html/html_tokenizer.cc) reads the hostile inputs below in linear
 // time with no tree; a <script> first sends the part to gumbo, whose guard they test.
 const std::string to_gumbo = "<script></script>";
 
-TEST_CASE("issue 11: quadratic HTML stops at --max-time, while parsing; the message passes unchanged")
+TEST_CASE("quadratic HTML stops at --max-time, while parsing; the message passes unchanged")
 {
     const std::string img = to_gumbo + "<img src=\"CID:&lt;img@x&gt;\">";
     std::string divs = img, bs = img;
@@ -182,7 +182,7 @@ TEST_CASE("issue 11: quadratic HTML stops at --max-time, while parsing; the mess
     }
 }
 
-TEST_CASE("issue 11: deep nesting neither crashes nor recurses without bound (tables, a <frameset> after a deep body)")
+TEST_CASE("deep nesting neither crashes nor recurses without bound (tables, a <frameset> after a deep body)")
 {
     std::string tables = to_gumbo + "<img src=\"CID:&lt;img@x&gt;\">", frameset = "<!-- cid: -->"; // <img> would forbid a frameset
     for (int i = 0; i < 300000; ++i) tables += "<table><tr><td>";
@@ -200,7 +200,7 @@ TEST_CASE("issue 11: deep nesting neither crashes nor recurses without bound (ta
     }
 }
 
-TEST_CASE("issue 11: 31 MB of <b><p>: bounded memory; under ulimit -v passed (pass) or 75 with nothing (tempfail)")
+TEST_CASE("31 MB of <b><p>: bounded memory; under ulimit -v passed (pass) or 75 with nothing (tempfail)")
 {
     std::string html = to_gumbo + "<img src=\"CID:&lt;img@x&gt;\">";
     html.reserve(31u << 20);
@@ -222,7 +222,7 @@ TEST_CASE("issue 11: 31 MB of <b><p>: bounded memory; under ulimit -v passed (pa
     CHECK(tempfail.p.out.empty());
 }
 
-TEST_CASE("issue 14: the same hostile HTML without a <script>: the streaming tokenizer reads it, no limit, repaired")
+TEST_CASE("the same hostile HTML without a <script>: the streaming tokenizer reads it, no limit, repaired")
 {
     const std::string img = "<img src=\"CID:&lt;img@x&gt;\">";
     std::string divs = img, bs = img, tables = img, bps = img;
@@ -241,7 +241,7 @@ TEST_CASE("issue 14: the same hostile HTML without a <script>: the streaming tok
     }
 }
 
-TEST_CASE("issue 14: a large HTML part is read in pieces; references cut by piece ends are found, repaired, reported")
+TEST_CASE("a large HTML part is read in pieces; references cut by piece ends are found, repaired, reported")
 {
     // 3 MB of HTML in constructs of about 4 KB, so that wherever a piece ends (256 KiB of the
     // part as encoded) it cuts a tag, an attribute value, <style> text, a comment or RCDATA.
@@ -300,7 +300,7 @@ TEST_CASE("issue 14: a large HTML part is read in pieces; references cut by piec
         }
 }
 
-TEST_CASE("issue 31: a NUL that starts an attribute name makes it U+FFFD+name, as browsers read it, never the name after it")
+TEST_CASE("a NUL that starts an attribute name makes it U+FFFD+name, as browsers read it, never the name after it")
 {
     // WHATWG HTML 13.2.5.33 (attribute name state): U+0000 appends U+FFFD to the name, and
     // 13.2.5.32/34 reconsume into that state, so <img \0src=...> has an attribute named

@@ -1,4 +1,4 @@
-// Hostile input (issue 11): crafted messages an outside sender or a local user could send.
+// Hostile input: crafted messages an outside sender or a local user could send.
 // Each case checks the promised result: structure unchanged, parts intact, limits held.
 // This file: what is written into bodies and headers, content windows, mbox lengths, and
 // the limits that must hold while GMime parses.

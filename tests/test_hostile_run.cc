@@ -1,4 +1,4 @@
-// Hostile input (issue 11): crafted messages an outside sender or a local user could send.
+// Hostile input: crafted messages an outside sender or a local user could send.
 // Each case checks the promised result: structure unchanged, parts intact, limits held.
 #include "helpers.hh"
 
@@ -190,7 +190,7 @@ TEST_CASE("--jobs: a mid: reference no message of the input can resolve holds no
 {
     // MIMEURI_FAULT=spool fails the first plan held: its warning says whether, and from
     // which message on, plans were held. With --jobs the split takes a census of the
-    // input's Message-IDs (src/id_census.hh); one job takes none (its split runs just ahead
+    // input's Message-IDs (src/input/id_census.hh); one job takes none (its split runs just ahead
     // of the messages planned) and holds from the first dangling reference on, as before.
     testing::TempDir d;
     auto msg = [](const std::string &id, const std::string &html) {
@@ -359,7 +359,7 @@ TEST_CASE("SIGTERM to --jobs=2 --in-place over a Maildir: every process cleans u
     }
 }
 
-TEST_CASE("issue 31: --max-time holds against a poisoned --mid-index (one Message-ID 300,000 times, 1,024 case variants)")
+TEST_CASE("--max-time holds against a poisoned --mid-index (one Message-ID 300,000 times, 1,024 case variants)")
 {
     // Each mid: link names the domain in another case (RFC 5322: it compares
     // case-insensitively), so each is a lookup of its own past the exact one. A lookup must
@@ -405,7 +405,7 @@ TEST_CASE("issue 31: --max-time holds against a poisoned --mid-index (one Messag
     }
 }
 
-TEST_CASE("issue 31: mimeuri index -o follows no symbolic link, and takes over no file that is not an index")
+TEST_CASE("mimeuri index -o follows no symbolic link, and takes over no file that is not an index")
 {
     // A link planted in a shared folder must not make a root run create or write the file
     // it points at (SQLite opens a path through links); an empty file, an SQLite file with
@@ -456,7 +456,7 @@ TEST_CASE("issue 31: mimeuri index -o follows no symbolic link, and takes over n
     }
 }
 
-TEST_CASE("issue 31: mimeuri index tells an input's failure from the index's: one input failing stops neither a Maildir nor the inputs after it")
+TEST_CASE("mimeuri index tells an input's failure from the index's: one input failing stops neither a Maildir nor the inputs after it")
 {
     testing::TempDir d;
     const std::string idx = d / "idx";
@@ -488,7 +488,7 @@ TEST_CASE("issue 31: mimeuri index tells an input's failure from the index's: on
     CHECK(ids() == "after@x\nlater@x\nm1@x\nm3@x\n");
 }
 
-TEST_CASE("issue 31: an exception in a subcommand is main's to handle: exit 70 and one line, never an abort")
+TEST_CASE("an exception in a subcommand is main's to handle: exit 70 and one line, never an abort")
 {
     testing::TempDir d;
     const std::string first = d.file("first.mbox", "From a@b Mon Jan  1 00:00:00 2024\nMessage-ID: <a@x>\n\nx\n");
@@ -537,7 +537,7 @@ std::string repairable_mbox(int n)
 
 } // namespace
 
-TEST_CASE("issue 31: a file-size limit (ulimit -f) is a temporary failure: exit 75, nothing left behind")
+TEST_CASE("a file-size limit (ulimit -f) is a temporary failure: exit 75, nothing left behind")
 {
     testing::TempDir d;
     const std::string mb = repairable_mbox(400); // about 480 KB, over the 100 KiB limit
@@ -581,7 +581,7 @@ TEST_CASE("issue 31: a file-size limit (ulimit -f) is a temporary failure: exit 
     }
 }
 
-TEST_CASE("issue 31: plans held past the file-size limit: pass stops holding, tempfail exits 75 with nothing written")
+TEST_CASE("plans held past the file-size limit: pass stops holding, tempfail exits 75 with nothing written")
 {
     // Message 1 links mid: to the last, so every plan waits for the whole mbox; each plan
     // (its HTML rewritten, 3,000 references repaired) holds about 66 KB, so that 80 of them
@@ -615,7 +615,7 @@ TEST_CASE("issue 31: plans held past the file-size limit: pass stops holding, te
     CHECK(listing(d.path) == ".\n./held.mbox\n");
 }
 
-TEST_CASE("issue 31: --in-place follows no symbolic link, neither the file's nor a planted FILE.lock (exit 73)")
+TEST_CASE("--in-place follows no symbolic link, neither the file's nor a planted FILE.lock (exit 73)")
 {
     testing::TempDir d;
     const std::string mb = repairable_mbox(3);
@@ -682,7 +682,7 @@ TEST_CASE("issue 31: --in-place follows no symbolic link, neither the file's nor
     }
 }
 
-TEST_CASE("issue 31: --max-time and --lock-timeout refuse what no deadline can hold: non-finite and out-of-range values")
+TEST_CASE("--max-time and --lock-timeout refuse what no deadline can hold: non-finite and out-of-range values")
 {
     testing::TempDir d;
     const std::string mb = repairable_mbox(1);

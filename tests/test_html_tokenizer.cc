@@ -1,4 +1,4 @@
-// The streaming tokenizer (src/html_tokenizer.cc) against gumbo (find_refs), the oracle:
+// The streaming tokenizer (src/html/html_tokenizer.cc) against gumbo (find_refs), the oracle:
 // wherever the tokenizer gives a Scan, it is the one gumbo's tree gives, field by field
 // (holders, raw spans, quotes, decoded values, references, base href). Over hand-written
 // edge cases, generated hostile HTML, and every HTML part of the corpus; and its work stays
@@ -529,7 +529,7 @@ TEST_CASE("tokenizer in pieces: what it holds is the construct a piece ends in, 
     }
 }
 
-TEST_CASE("a NUL that starts an attribute name makes it U+FFFD+name (issue 31): the tokenizer and the gumbo path as browsers")
+TEST_CASE("a NUL that starts an attribute name makes it U+FFFD+name: the tokenizer and the gumbo path as browsers")
 {
     // WHATWG HTML 13.2.5.33 (attribute name state): U+0000 appends U+FFFD to the name, and
     // 13.2.5.32/34 reconsume into that state, so <img \0src=...> has an attribute named
@@ -590,7 +590,7 @@ TEST_CASE("a NUL that starts an attribute name makes it U+FFFD+name (issue 31): 
     CHECK(tokenize_refs("<img " + nul + "src=\"cid:a@x\" src=\"cid:b@x\">", 1000).scan);
 }
 
-TEST_CASE("gumbo's NUL mending is bounded: body tags repeating one NUL-started name stop the parse (issue 31)")
+TEST_CASE("gumbo's NUL mending is bounded: body tags repeating one NUL-started name stop the parse")
 {
     // Each <body> met again shows gumbo one more NUL-started name, one parse each: four
     // parses at most, then the scan stops as other limits do (html-work-limit).

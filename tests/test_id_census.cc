@@ -1,4 +1,4 @@
-// The census of an mbox's Message-IDs (src/id_census.hh): whatever id GMime gives a message of
+// The census of an mbox's Message-IDs (src/input/id_census.hh): whatever id GMime gives a message of
 // the input, or one embedded in it, the census never rules out; what it cannot read as GMime
 // does leaves it unsure (it rules nothing out). tests/test_corpus_census.cc holds the same
 // over every corpus message; tests/test_hostile_run.cc has the run's side (ForwardHold).

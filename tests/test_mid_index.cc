@@ -133,7 +133,7 @@ TEST_CASE("mimeuri index: a file that fails half-way is rolled back alone, and t
     CHECK(st->find("good@x", false)->has_value());
 }
 
-TEST_CASE("--mid-index: a lookup asks the deadline as it works, and stops at it with a limit (issue 31)")
+TEST_CASE("--mid-index: a lookup asks the deadline as it works, and stops at it with a limit")
 {
     testing::TempDir d;
     std::string index = d / "a.midx";
@@ -189,7 +189,7 @@ int open_on(const std::string &path)
 
 } // namespace
 
-TEST_CASE("--mid-index: one connection a process, kept from message to message; a file renamed into place is opened anew (issue 32)")
+TEST_CASE("--mid-index: one connection a process, kept from message to message; a file renamed into place is opened anew")
 {
     testing::TempDir d;
     std::string index = d / "kept.midx";

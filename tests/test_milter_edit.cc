@@ -1,4 +1,4 @@
-// What the milter service asks of the MTA (src/milter_edit.hh): header requests checked by
+// What the milter service asks of the MTA (src/app/milter_edit.hh): header requests checked by
 // applying them the way libmilter documents them (smfi_chgheader: the index-th field of that
 // name, from 1, NULL deletes; smfi_insheader: index fields above it; smfi_addheader: at the
 // end), and the body streamed in chunks against apply_edits.

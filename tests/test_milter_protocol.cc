@@ -172,7 +172,7 @@ TEST_CASE("the milter service over its socket: a repair goes back as the new bod
     CHECK(got[0].first == 'a');
 }
 
-TEST_CASE("the milter service takes a header field over 64 KiB from an MTA that offers 1 MiB commands (issue 31 item 6)")
+TEST_CASE("the milter service takes a header field over 64 KiB from an MTA that offers 1 MiB commands")
 {
     // libmilter's default limit is 64 KiB a command and it drops the connection past it;
     // Sendmail and MTAs that negotiate SMFIP_MDS_1M send a header field whole (Postfix cuts

@@ -1,4 +1,4 @@
-// The progress line's text (src/progress.cc): no time left until it means something.
+// The progress line's text (src/run/progress.cc): no time left until it means something.
 #include "progress.hh"
 
 #include <doctest/doctest.h>

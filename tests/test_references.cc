@@ -237,7 +237,7 @@ TEST_CASE("extract: safe, unique names; nothing outside the folder; nothing over
     REQUIRE(r.status == 0);
     CHECK(r.out == m); // the message itself is untouched
     auto ls = testing::sh("cd " + quote(dir) + " && find . -type f | sort");
-    // Each with an extension of its type (issue 34): "passwd", an image/png, is passwd.png.
+    // Each with an extension of its type: "passwd", an image/png, is passwd.png.
     CHECK(ls.out == "./1/index.html\n./1/part-5.png\n./1/passwd.png\n./1/x-2.png\n./1/x.png\n./index.html\n./pages.tsv\n");
     std::string index = testing::read_file(dir + "/1/index.html");
     // Unquoted values are quoted when rewritten.

@@ -333,7 +333,7 @@ TEST_CASE("report: a line with many entries is handed on in pieces as it is made
     CHECK(calls == 1);
 }
 
-TEST_CASE("every error code has a word of its own, the one the report writes (issue 33 item 4)")
+TEST_CASE("every error code has a word of its own, the one the report writes")
 {
     std::set<std::string> words;
     for (int i = 0; i < kErrorCodes; ++i) {

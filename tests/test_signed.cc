@@ -1,4 +1,4 @@
-// Signed content is evidence (issue 12): messages signed here with throw-away keys, by the
+// Signed content is evidence: messages signed here with throw-away keys, by the
 // real signers (python3-dkim, openssl smime, gpg), must verify before mimeuri and after the
 // default run and --labels=top --summary-header; --signed=rewrite repairs and names what broke.
 #include "helpers.hh"

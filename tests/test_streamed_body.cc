@@ -1,4 +1,4 @@
-// --cid=inline's rewritten parts made as the output is written (src/streamed_body.cc): the
+// --cid=inline's rewritten parts made as the output is written (src/mime/streamed_body.cc): the
 // encoders in pieces equal the encoders whole; an inlined message's output equals the bytes
 // built whole by hand (data: URLs, the transfer encoding, line ends) whatever the part's
 // encoding, line ends and size (parts held decoded, and parts decoded again from the input);

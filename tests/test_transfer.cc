@@ -1,4 +1,4 @@
-// The transfer encoders passes write with (src/transfer.cc): exact vectors for the line
+// The transfer encoders passes write with (src/mime/transfer.cc): exact vectors for the line
 // rules of quoted-printable, and base64 in lines against GLib's own encoder.
 #include "transfer.hh"
 

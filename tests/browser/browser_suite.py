@@ -24,17 +24,12 @@ import email, email.policy, json, os, shutil, subprocess, sys, tempfile, time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from report_truth import part_at  # noqa: E402  (the tests' own IMAP-section reader)
+from skip import skip  # noqa: E402  (tests/skip.py)
 
 PUPPETEER = "puppeteer-core@24.10.0"  # engines: node >= 18 (Debian 12's nodejs is 18)
 CLAIMED = {"inlined", "extracted"}
 
 
-def skip(reason):
-    print(f"browser suite skipped: {reason}")
-    if os.environ.get("MIMEURI_STRICT_TESTS") == "1":
-        print("MIMEURI_STRICT_TESTS=1: a skipped suite fails")
-        sys.exit(1)
-    sys.exit(77)
 
 
 def node_modules(logdir):
