@@ -132,8 +132,60 @@ struct Compat {
     std::vector<std::pair<std::string, AsciiCompat>> known; // at most kMaxTried
 };
 
+// An attribute value with its character references decoded, as far as a charset label can
+// be spelt with them: numeric ones, and the named ones that stand for ASCII punctuation
+// (WHATWG HTML 13.5), the legacy &quot; &amp; &lt; &gt; with or without their ';'. Others
+// stay as written (a label has no other character in it).
+std::string decode_label_refs(std::string_view v)
+{
+    static const std::pair<const char *, char> named[] = {
+        {"quot;", '"'}, {"QUOT;", '"'}, {"apos;", '\''}, {"amp;", '&'}, {"AMP;", '&'}, {"lt;", '<'}, {"LT;", '<'},
+        {"gt;", '>'}, {"GT;", '>'}, {"Tab;", '\t'}, {"NewLine;", '\n'}, {"semi;", ';'}, {"equals;", '='},
+        {"hyphen;", '-'}, {"dash;", '-'}, {"lowbar;", '_'}, {"UnderBar;", '_'}, {"period;", '.'}, {"colon;", ':'},
+        {"comma;", ','}, {"sol;", '/'}, {"quot", '"'}, {"QUOT", '"'}, {"amp", '&'}, {"AMP", '&'}};
+    std::string out;
+    for (std::size_t i = 0; i < v.size();) {
+        if (v[i] != '&') {
+            out += v[i++];
+            continue;
+        }
+        if (i + 2 < v.size() && v[i + 1] == '#') {
+            std::size_t j = i + 2;
+            const bool hex = v[j] == 'x' || v[j] == 'X';
+            if (hex) ++j;
+            unsigned long cp = 0;
+            const std::size_t first = j;
+            for (; j < v.size() && (hex ? g_ascii_isxdigit(v[j]) : g_ascii_isdigit(v[j])); ++j)
+                cp = std::min(0x110000ul, cp * (hex ? 16 : 10) + static_cast<unsigned long>(g_ascii_xdigit_value(v[j])));
+            if (j > first) {
+                if (j < v.size() && v[j] == ';') ++j;
+                out += cp > 0 && cp < 0x80 ? static_cast<char>(cp) : '\x80'; // not ASCII: in no label
+                i = j;
+                continue;
+            }
+        }
+        bool done = false;
+        for (const auto &[name, c] : named) {
+            const std::size_t n = std::strlen(name);
+            if (v.compare(i + 1, n, name) != 0) continue;
+            // A legacy reference with no ';' is left alone before an alphanumeric or '=' (13.2.5.73).
+            if (name[n - 1] != ';' && i + 1 + n < v.size() && (g_ascii_isalnum(v[i + 1 + n]) || v[i + 1 + n] == '=')) break;
+            out += c;
+            i += 1 + n;
+            done = true;
+            break;
+        }
+        if (!done) out += v[i++];
+    }
+    return out;
+}
+
 // WHATWG HTML 13.2.3.2, "get an attribute" and "extract a character encoding from a meta
-// element", over the first bytes of a text. Returns the label, lowercased, or "".
+// element", over the first bytes of a text. Returns the label, lowercased, or "". Character
+// references in attribute values are decoded, as Chromium's prescan (which runs its HTML
+// tokenizer) does: content="text/html; charset=&quot;iso-2022-jp&quot;" is ISO-2022-JP
+// there (document.characterSet in Chromium 156), though the byte-stream prescan
+// of the standard leaves them.
 struct MetaPrescan {
     std::string_view b;
     std::size_t p{0};
@@ -163,19 +215,25 @@ struct MetaPrescan {
         }
         while (p < b.size() && space(b[p])) ++p;
         if (p >= b.size()) return false;
+        auto decoded = [&] {
+            value = decode_label_refs(value);
+            for (char &c : value) c = static_cast<char>(g_ascii_tolower(c));
+        };
         if (b[p] == '"' || b[p] == '\'') {
             const char q = b[p++];
             for (; p < b.size(); ++p) {
                 if (b[p] == q) {
                     ++p;
+                    decoded();
                     return true;
                 }
-                value += static_cast<char>(g_ascii_tolower(b[p]));
+                value += b[p];
             }
             return false;
         }
         if (b[p] == '>') return true;
-        for (; p < b.size() && !space(b[p]) && b[p] != '>'; ++p) value += static_cast<char>(g_ascii_tolower(b[p]));
+        for (; p < b.size() && !space(b[p]) && b[p] != '>'; ++p) value += b[p];
+        decoded();
         return p < b.size();
     }
     static std::string from_content(std::string_view v)
