@@ -87,6 +87,7 @@ std::optional<Content> PartRewriter::load(bool &rewritable, std::string &describ
 {
     auto bytes = ctx_.decoded_content(hn_, opts_.html_max);
     if (!bytes) {
+        tally_.unread = "part " + hn_.section + ": " + bytes.error().message;
         ctx_.report().add_error(hn_.section, ErrorCode::HtmlLimit,
                                 bytes.error().message + " (--html-max " + std::to_string(opts_.html_max) +
                                     "); references not looked at");
@@ -95,6 +96,7 @@ std::optional<Content> PartRewriter::load(bool &rewritable, std::string &describ
     const HtmlEncoding enc = sniff_html_encoding(charset(), bytes->view().substr(0, 1024));
     rewritable = enc.ascii_compatible;
     described = enc.described;
+    if (!rewritable) tally_.unread = "part " + hn_.section + ": charset " + enc.described;
     if (!rewritable && !enc.convert_from.empty()) {
         keep_charset(enc.convert_from); // its module stays loaded for the next part (charsets.hh)
         gsize written = 0;
@@ -166,6 +168,7 @@ Status PartRewriter::find(std::string_view html, std::optional<html::Scan> &out)
         html::ScanBuilder b(opts_.max_refs);
         b.style_text(0, html);
         out = b.finish();
+        if (out->truncated) tally_.unread = "part " + hn_.section + ": over --max-refs";
         if (out->truncated)
             ctx_.report().add_error(hn_.section, ErrorCode::RefLimit,
                                     "more than " + std::to_string(opts_.max_refs) + " references; the rest not looked at");
@@ -178,6 +181,7 @@ Status PartRewriter::find(std::string_view html, std::optional<html::Scan> &out)
     auto scan = html::scan_refs(html, limits); // the streaming tokenizer, gumbo where it cannot say
     if (!scan) {
         if (scan.error().code == Code::TempFail) return scan.error(); // out of memory: --on-error decides
+        tally_.unread = "part " + hn_.section + ": " + scan.error().message;
         ctx_.report().add_error(hn_.section, ErrorCode::Html, scan.error().message);
         return ok();
     }
@@ -185,9 +189,11 @@ Status PartRewriter::find(std::string_view html, std::optional<html::Scan> &out)
         ctx_.report().add_error(hn_.section, html::stop_kind(scan->stop), scan->stop_message);
         return Error::limit(scan->stop_message);
     }
-    if (scan->truncated)
+    if (scan->truncated) {
+        tally_.unread = "part " + hn_.section + ": over --max-refs";
         ctx_.report().add_error(hn_.section, ErrorCode::RefLimit,
                                 "more than " + std::to_string(opts_.max_refs) + " references; the rest not looked at");
+    }
     out = std::move(*scan);
     return ok();
 }
@@ -470,6 +476,9 @@ Status PartRewriter::run()
         entries.reserve(std::max(need, entries.capacity() + entries.capacity() / 2));
     pending_.css = css_;
     pending_.base = base;
+    if (scan->truncated) tally_.unread = "part " + hn_.section + ": over --max-refs";
+    if (opts_.drop_inlined)
+        for (const html::Ref &r : scan->refs) tally_.read_urls.push_back(r.url);
     for (std::size_t ri = 0; ri < scan->refs.size(); ++ri) {
         // Before each reference: one may cost a lookup in an index on disk (--mid-index,
         // --notmuch), so the clock is read by work, not every thousand references.

@@ -52,10 +52,11 @@ public:
     // --cid=extract: the run numbers the folders as it takes messages, in one process (a
     // worker taking whole files with --in-place --jobs would keep a count of its own).
     bool ordered() const override { return opts_.cid == RefOptions::Cid::Extract; }
-    // HTML parts only, unless --summary-header (a field on every message).
+    // HTML parts, and the stylesheets of a multipart/related (ref_part.cc, rewrite_css_part),
+    // unless --summary-header (a field on every message).
     std::vector<std::string> edited_types() const override
     {
-        return opts_.summary_header ? std::vector<std::string>{} : std::vector<std::string>{"text/html"};
+        return opts_.summary_header ? std::vector<std::string>{} : std::vector<std::string>{"text/html", "text/css"};
     }
     // What it edits in an HTML part follows from references html::may_hold_reference finds
     // (ref_part.cc, PartRewriter::find), or from Content-Location; beyond --html-max a part
