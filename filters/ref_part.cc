@@ -93,7 +93,7 @@ std::optional<Content> PartRewriter::load(bool &rewritable, std::string &describ
                                     "); references not looked at");
         return std::nullopt;
     }
-    const HtmlEncoding enc = sniff_html_encoding(charset(), bytes->view().substr(0, 1024));
+    const HtmlEncoding enc = sniff_html_encoding(charset(), bytes->view()); // the prescan reads what it needs
     rewritable = enc.ascii_compatible;
     described = enc.described;
     if (!rewritable) tally_.unread = "part " + hn_.section + ": charset " + enc.described;
@@ -132,13 +132,16 @@ Result<bool> PartRewriter::find_in_pieces(std::optional<html::Scan> &out)
     if (ascii_compatibility(charset()) == AsciiCompat::No) return false;
     auto span = ctx_.content_span(hn_);
     if (!span || static_cast<std::size_t>(span->second - span->first) < kPiecesMin) return false;
-    // A byte-order mark or a <meta> in its first 1024 bytes may say otherwise: read whole then.
+    // A byte-order mark or a <meta> in its first 1024 bytes, or in a head that goes on past
+    // them, may say otherwise: read whole then (also when the head goes on past 64 KiB).
+    constexpr std::size_t kHeadMax = 64 * 1024;
     std::string head;
     (void)ctx_.decoded_pieces(hn_, opts_.html_max, [&](std::string_view piece) {
-        head.append(piece.substr(0, 1024 - head.size()));
-        return head.size() < 1024;
+        head.append(piece.substr(0, kHeadMax - head.size()));
+        return head.size() < kHeadMax;
     }, kPieceBlock);
-    if (!sniff_html_encoding(charset(), head).ascii_compatible) return false;
+    const HtmlEncoding enc = sniff_html_encoding(charset(), head);
+    if (!enc.ascii_compatible || (enc.head_open && head.size() >= kHeadMax)) return false;
     html::PieceTokenizer tokenizer(opts_.max_refs, kMaxCarry);
     Status late = ok();
     auto read = ctx_.decoded_pieces(hn_, opts_.html_max, [&](std::string_view piece) {

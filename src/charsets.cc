@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <unordered_set>
 
@@ -189,6 +190,10 @@ std::string decode_label_refs(std::string_view v)
 struct MetaPrescan {
     std::string_view b;
     std::size_t p{0};
+    // Chromium's rule as well (HTMLMetaCharsetParser): past the first 1024 bytes, a <meta>
+    // still counts while only head elements have come (a long <title> or <style> first).
+    bool head_rule{false};
+    bool in_head{true};
     static bool space(char c) { return c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == ' '; }
     bool get_attribute(std::string &name, std::string &value)
     {
@@ -265,6 +270,7 @@ struct MetaPrescan {
             return b.size() - p >= s.size() && g_ascii_strncasecmp(b.data() + p, s.data(), s.size()) == 0;
         };
         while (p < b.size()) {
+            if (head_rule && !in_head && p >= 1024) return {};
             if (at("<!--")) {
                 const std::size_t end = b.find("-->", p + 2);
                 if (end == std::string_view::npos) return {};
@@ -290,11 +296,35 @@ struct MetaPrescan {
                 return lower_trimmed(charset);
             } else if ((at("<") && p + 1 < b.size() && g_ascii_isalpha(b[p + 1])) ||
                        (at("</") && p + 2 < b.size() && g_ascii_isalpha(b[p + 2]))) {
+                const bool end = b[p + 1] == '/';
+                const std::size_t name_at = p + (end ? 2 : 1);
                 while (p < b.size() && !space(b[p]) && b[p] != '>') ++p;
+                std::string tag(b.substr(name_at, p - name_at));
+                for (char &c : tag) c = static_cast<char>(g_ascii_tolower(c));
                 std::string name, value;
                 while (get_attribute(name, value)) {
                 }
                 ++p;
+                if (head_rule) {
+                    // Chromium's HTMLMetaCharsetParser: the head goes on through these tags only.
+                    static const char *in_head_tags[] = {"script", "noscript", "style", "link", "meta", "object", "title", "base"};
+                    const bool allowed = std::any_of(std::begin(in_head_tags), std::end(in_head_tags),
+                                                     [&](const char *t) { return tag == t; }) ||
+                                         (!end && (tag == "html" || tag == "head"));
+                    if (!allowed) in_head = false;
+                    // Its tokenizer reads these elements' text as text, not tags.
+                    if (!end && (tag == "title" || tag == "script" || tag == "style" || tag == "noscript" ||
+                                 tag == "textarea" || tag == "xmp" || tag == "noembed" || tag == "noframes")) {
+                        for (std::size_t close = b.find("</", p); ; close = b.find("</", close + 2)) {
+                            if (close == std::string_view::npos) return {};
+                            if (b.size() - close - 2 >= tag.size() &&
+                                g_ascii_strncasecmp(b.data() + close + 2, tag.data(), tag.size()) == 0) {
+                                p = close;
+                                break;
+                            }
+                        }
+                    }
+                }
             } else if (at("<!") || at("</") || at("<?")) {
                 const std::size_t end = b.find('>', p + 2);
                 if (end == std::string_view::npos) return {};
@@ -365,6 +395,14 @@ HtmlEncoding sniff_html_encoding(std::string_view label_in, std::string_view hea
     // HTML 13.2.3.2: a <meta> in the first 1024 bytes, read in any ASCII-compatible encoding.
     MetaPrescan scan{head.substr(0, 1024)};
     std::string meta = scan.run();
+    if (meta.empty() && head.size() > 1024) { // Chromium reads on through the head
+        MetaPrescan chromium{head};
+        chromium.head_rule = true;
+        meta = chromium.run();
+        e.head_open = meta.empty() && chromium.in_head;
+    } else if (meta.empty()) {
+        e.head_open = true;
+    }
     if (meta.empty()) return e;
     if (const char *enc = whatwg_non_ascii(meta); enc && std::strncmp(enc, "UTF-16", 6) == 0) return e; // UTF-8 then
     if (ascii_compatibility(meta) != AsciiCompat::No) return e;
