@@ -87,14 +87,16 @@ std::optional<Content> PartRewriter::load(bool &rewritable, std::string &describ
 {
     auto bytes = ctx_.decoded_content(hn_, opts_.html_max);
     if (!bytes) {
+        tally_.unread = "part " + hn_.section + ": " + bytes.error().message;
         ctx_.report().add_error(hn_.section, ErrorCode::HtmlLimit,
                                 bytes.error().message + " (--html-max " + std::to_string(opts_.html_max) +
                                     "); references not looked at");
         return std::nullopt;
     }
-    const HtmlEncoding enc = sniff_html_encoding(charset(), bytes->view().substr(0, 1024));
+    const HtmlEncoding enc = sniff_html_encoding(charset(), bytes->view()); // the prescan reads what it needs
     rewritable = enc.ascii_compatible;
     described = enc.described;
+    if (!rewritable) tally_.unread = "part " + hn_.section + ": charset " + enc.described;
     if (!rewritable && !enc.convert_from.empty()) {
         keep_charset(enc.convert_from); // its module stays loaded for the next part (charsets.hh)
         gsize written = 0;
@@ -130,13 +132,16 @@ Result<bool> PartRewriter::find_in_pieces(std::optional<html::Scan> &out)
     if (ascii_compatibility(charset()) == AsciiCompat::No) return false;
     auto span = ctx_.content_span(hn_);
     if (!span || static_cast<std::size_t>(span->second - span->first) < kPiecesMin) return false;
-    // A byte-order mark or a <meta> in its first 1024 bytes may say otherwise: read whole then.
+    // A byte-order mark or a <meta> in its first 1024 bytes, or in a head that goes on past
+    // them, may say otherwise: read whole then (also when the head goes on past 64 KiB).
+    constexpr std::size_t kHeadMax = 64 * 1024;
     std::string head;
     (void)ctx_.decoded_pieces(hn_, opts_.html_max, [&](std::string_view piece) {
-        head.append(piece.substr(0, 1024 - head.size()));
-        return head.size() < 1024;
+        head.append(piece.substr(0, kHeadMax - head.size()));
+        return head.size() < kHeadMax;
     }, kPieceBlock);
-    if (!sniff_html_encoding(charset(), head).ascii_compatible) return false;
+    const HtmlEncoding enc = sniff_html_encoding(charset(), head);
+    if (!enc.ascii_compatible || (enc.head_open && head.size() >= kHeadMax)) return false;
     html::PieceTokenizer tokenizer(opts_.max_refs, kMaxCarry);
     Status late = ok();
     auto read = ctx_.decoded_pieces(hn_, opts_.html_max, [&](std::string_view piece) {
@@ -166,6 +171,7 @@ Status PartRewriter::find(std::string_view html, std::optional<html::Scan> &out)
         html::ScanBuilder b(opts_.max_refs);
         b.style_text(0, html);
         out = b.finish();
+        if (out->truncated) tally_.unread = "part " + hn_.section + ": over --max-refs";
         if (out->truncated)
             ctx_.report().add_error(hn_.section, ErrorCode::RefLimit,
                                     "more than " + std::to_string(opts_.max_refs) + " references; the rest not looked at");
@@ -178,6 +184,7 @@ Status PartRewriter::find(std::string_view html, std::optional<html::Scan> &out)
     auto scan = html::scan_refs(html, limits); // the streaming tokenizer, gumbo where it cannot say
     if (!scan) {
         if (scan.error().code == Code::TempFail) return scan.error(); // out of memory: --on-error decides
+        tally_.unread = "part " + hn_.section + ": " + scan.error().message;
         ctx_.report().add_error(hn_.section, ErrorCode::Html, scan.error().message);
         return ok();
     }
@@ -185,9 +192,11 @@ Status PartRewriter::find(std::string_view html, std::optional<html::Scan> &out)
         ctx_.report().add_error(hn_.section, html::stop_kind(scan->stop), scan->stop_message);
         return Error::limit(scan->stop_message);
     }
-    if (scan->truncated)
+    if (scan->truncated) {
+        tally_.unread = "part " + hn_.section + ": over --max-refs";
         ctx_.report().add_error(hn_.section, ErrorCode::RefLimit,
                                 "more than " + std::to_string(opts_.max_refs) + " references; the rest not looked at");
+    }
     out = std::move(*scan);
     return ok();
 }
@@ -470,6 +479,9 @@ Status PartRewriter::run()
         entries.reserve(std::max(need, entries.capacity() + entries.capacity() / 2));
     pending_.css = css_;
     pending_.base = base;
+    if (scan->truncated) tally_.unread = "part " + hn_.section + ": over --max-refs";
+    if (opts_.drop_inlined)
+        for (const html::Ref &r : scan->refs) tally_.read_urls.push_back(r.url);
     for (std::size_t ri = 0; ri < scan->refs.size(); ++ri) {
         // Before each reference: one may cost a lookup in an index on disk (--mid-index,
         // --notmuch), so the clock is read by work, not every thousand references.

@@ -39,6 +39,10 @@ struct Tally {
     std::vector<std::pair<int, std::string>> new_content_ids; // node -> the Content-ID it gets
     std::map<int, std::string> css_text; // a stylesheet as rewritten: what inlining it inlines
     std::vector<PendingExtract> extracts;
+    // --drop-inlined: why an HTML or stylesheet part was not read whole ("" when each was),
+    // and the URL of every reference the scans read (references.cc, drop_inlined).
+    std::string unread;
+    std::vector<std::string> read_urls;
     // --cid=extract: the run's pages, this message's folder (its absolute path too) and the
     // part that is its page (-1: none).
     const PageBook *pages{nullptr};

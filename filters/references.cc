@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace mimeuri {
 
@@ -39,13 +40,171 @@ Status add_content_ids(MessageContext &ctx, const Tally &tally)
     return ok();
 }
 
-// --drop-inlined: parts every reference of which was inlined.
-Status drop_inlined(MessageContext &ctx, const Tally &tally)
+// Text as loosely as any reader may read a name in it, for --drop-inlined's count of what
+// names a part: character references (numeric, and the named ones for ASCII punctuation),
+// CSS escapes and %XX decoded, ASCII tabs and newlines removed, ASCII letters in lower case;
+// twice over (an <iframe srcdoc> holds HTML escaped once more). Decoding more than a reader
+// does only finds more names, which keeps more parts.
+std::string loosened(std::string_view text)
+{
+    static const std::pair<std::string_view, char> named[] = {
+        {"amp", '&'},     {"lt", '<'},       {"gt", '>'},       {"quot", '"'},    {"apos", '\''},  {"colon", ':'},
+        {"commat", '@'},  {"period", '.'},   {"sol", '/'},      {"percnt", '%'},  {"num", '#'},     {"lowbar", '_'},
+        {"hyphen", '-'},  {"dash", '-'},     {"equals", '='},   {"semi", ';'},    {"comma", ','},   {"excl", '!'},
+        {"dollar", '$'},  {"plus", '+'},     {"quest", '?'},    {"ast", '*'},     {"lpar", '('},    {"rpar", ')'},
+        {"lsqb", '['},    {"rsqb", ']'},     {"lbrack", '['},   {"rbrack", ']'},  {"lcub", '{'},    {"rcub", '}'},
+        {"bsol", '\\'}, {"verbar", '|'},   {"grave", '`'},    {"hat", '^'},     {"tilde", '~'},   {"tab", '\t'},
+        {"newline", '\n'}, {"underbar", '_'}, {"midast", '*'}, {"nbsp", ' '}};
+    std::string cur(text), out;
+    for (int round = 0; round < 2; ++round) {
+        out.clear();
+        out.reserve(cur.size());
+        for (std::size_t i = 0; i < cur.size();) {
+            const char c = cur[i];
+            if (c == '&' && i + 1 < cur.size()) {
+                std::size_t j = i + 1;
+                if (cur[j] == '#') {
+                    ++j;
+                    const bool hex = j < cur.size() && (cur[j] == 'x' || cur[j] == 'X');
+                    if (hex) ++j;
+                    const std::size_t first = j;
+                    unsigned long cp = 0;
+                    for (; j < cur.size() && (hex ? g_ascii_isxdigit(cur[j]) : g_ascii_isdigit(cur[j])); ++j)
+                        cp = std::min(0x110000ul, cp * (hex ? 16 : 10) + static_cast<unsigned long>(g_ascii_xdigit_value(cur[j])));
+                    if (j > first) {
+                        if (j < cur.size() && cur[j] == ';') ++j;
+                        out += cp > 0 && cp < 0x80 ? static_cast<char>(cp) : '\x80';
+                        i = j;
+                        continue;
+                    }
+                } else {
+                    bool done = false;
+                    for (const auto &[name, ch] : named)
+                        if (cur.size() - j >= name.size() && g_ascii_strncasecmp(cur.data() + j, name.data(), name.size()) == 0) {
+                            j += name.size();
+                            if (j < cur.size() && cur[j] == ';') ++j;
+                            out += ch;
+                            i = j;
+                            done = true;
+                            break;
+                        }
+                    if (done) continue;
+                }
+            }
+            if (c == '\\' && i + 1 < cur.size()) { // CSS Syntax 4.3.7
+                std::size_t j = i + 1;
+                unsigned long cp = 0;
+                std::size_t n = 0;
+                for (; j < cur.size() && n < 6 && g_ascii_isxdigit(cur[j]); ++j, ++n)
+                    cp = cp * 16 + static_cast<unsigned long>(g_ascii_xdigit_value(cur[j]));
+                if (n > 0) {
+                    if (j < cur.size() && (cur[j] == ' ' || cur[j] == '\t' || cur[j] == '\n')) ++j;
+                    out += cp > 0 && cp < 0x80 ? static_cast<char>(cp) : '\x80';
+                    i = j;
+                } else {
+                    out += cur[i + 1];
+                    i += 2;
+                }
+                continue;
+            }
+            if (c == '%' && i + 2 < cur.size() && g_ascii_isxdigit(cur[i + 1]) && g_ascii_isxdigit(cur[i + 2])) {
+                out += static_cast<char>(g_ascii_xdigit_value(cur[i + 1]) * 16 + g_ascii_xdigit_value(cur[i + 2]));
+                i += 3;
+                continue;
+            }
+            out += c;
+            ++i;
+        }
+        cur.swap(out);
+    }
+    out.clear();
+    for (char c : cur)
+        if (c != '\t' && c != '\n' && c != '\r') out += static_cast<char>(g_ascii_tolower(c));
+    return out;
+}
+
+std::size_t occurrences(std::string_view text, std::string_view needle)
+{
+    std::size_t n = 0;
+    for (std::size_t at = text.find(needle); at != std::string_view::npos; at = text.find(needle, at + 1)) ++n;
+    return n;
+}
+
+// --drop-inlined drops a part only where nothing the scans did not read may name it: every
+// HTML and stylesheet part was read whole (tally.unread), and the part's names (its
+// Content-ID as decoded and as written, its Content-Location's last segment) occur no more
+// often in those parts' texts, loosened, than in the URLs of the references read, loosened
+// alike. What the scanner skips (CSS image-set(), <iframe srcdoc>, an attribute it does not
+// read) and names the part keeps it. nullopt: droppable; else why not.
+std::optional<std::string> named_unread(const MessageContext &ctx, const refs::MessageIndex &ix, const Tally &tally,
+                                        const RefOptions &opts, const std::vector<int> &targets,
+                                        std::map<int, std::string> &why)
+{
+    if (!tally.unread.empty()) return tally.unread + "; an unread part may name it";
+    // The names of each target, and how often the references read hold each.
+    struct Name {
+        int node;
+        std::string text;
+        std::size_t in_refs{0}, in_text{0};
+    };
+    std::vector<Name> names;
+    for (int t : targets) {
+        const refs::IndexedPart &p = ix.parts[static_cast<std::size_t>(t)];
+        std::vector<std::string> own;
+        for (const std::string *id : {&p.cid_clean, &p.cid_raw})
+            if (!id->empty()) own.push_back(loosened(*id));
+        if (!p.location_unescaped.empty()) {
+            std::string loc = p.location_unescaped;
+            while (!loc.empty() && loc.back() == '/') loc.pop_back();
+            own.push_back(loosened(loc.substr(loc.rfind('/') == std::string::npos ? 0 : loc.rfind('/') + 1)));
+        }
+        for (std::string &n : own)
+            if (!n.empty()) names.push_back({t, std::move(n)});
+    }
+    for (const std::string &url : tally.read_urls) {
+        const std::string l = loosened(url);
+        for (Name &n : names) n.in_refs += occurrences(l, n.text);
+    }
+    const auto &nodes = ctx.nodes();
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const Node &n = nodes[i];
+        if (n.kind != Node::Kind::Leaf) continue;
+        GMimeContentType *ct = g_mime_object_get_content_type(n.object);
+        if (!ct || !(g_mime_content_type_is_type(ct, "text", "html") || g_mime_content_type_is_type(ct, "text", "css"))) continue;
+        auto bytes = ctx.decoded_content(n, opts.html_max);
+        if (!bytes) return "part " + n.section + ": " + bytes.error().message + "; it may name it";
+        const std::string l = loosened(bytes->view());
+        for (Name &nm : names) nm.in_text += occurrences(l, nm.text);
+    }
+    for (const Name &n : names)
+        if (n.in_text > n.in_refs)
+            why.emplace(n.node, "a part names it where no reference was read (" + std::to_string(n.in_text - n.in_refs) +
+                                    " time(s)); kept");
+    return std::nullopt;
+}
+
+// --drop-inlined: parts every reference of which was inlined, that nothing unread may name.
+Status drop_inlined(MessageContext &ctx, const refs::MessageIndex &ix, const Tally &tally, const RefOptions &opts)
 {
     const auto &nodes = ctx.nodes();
-    std::map<int, std::vector<int>> by_parent;
+    std::vector<int> candidates;
     for (int node : tally.inlined_targets)
-        if (!tally.kept_targets.count(node)) by_parent[nodes[static_cast<std::size_t>(node)].parent].push_back(node);
+        if (!tally.kept_targets.count(node)) candidates.push_back(node);
+    if (candidates.empty()) return ok();
+    std::map<int, std::string> named;
+    if (auto all = named_unread(ctx, ix, tally, opts, candidates, named)) {
+        for (int node : candidates)
+            ctx.report().add_error(nodes[static_cast<std::size_t>(node)].section, ErrorCode::Drop, "not dropped: " + *all);
+        return ok();
+    }
+    std::map<int, std::vector<int>> by_parent;
+    for (int node : candidates) {
+        if (auto w = named.find(node); w != named.end()) {
+            ctx.report().add_error(nodes[static_cast<std::size_t>(node)].section, ErrorCode::Drop, "not dropped: " + w->second);
+            continue;
+        }
+        by_parent[nodes[static_cast<std::size_t>(node)].parent].push_back(node);
+    }
     for (auto &group : by_parent) {
         const int parent = group.first; // not a structured binding: clang 14 cannot capture one
         auto &drops = group.second;
@@ -139,14 +298,14 @@ std::string ReferencesPass::save() const { return run_index_.save(); }
 
 void ReferencesPass::merge(const std::string &bytes) { run_index_.merge(bytes); }
 
-// HTML parts only, unless --summary-header (a field on every message). What it edits in an
-// HTML part follows from references html::may_hold_reference finds (ref_part.cc,
+// HTML parts, and the stylesheets of a multipart/related (ref_part.cc, rewrite_css_part),
+// unless --summary-header (a field on every message). What it edits in an HTML part follows from references html::may_hold_reference finds (ref_part.cc,
 // PartRewriter::find), or from Content-Location; beyond --html-max a part is reported
 // instead. With --cid=extract every message with an HTML part gets a page: none is inert.
 InertHint ReferencesPass::inert_hint() const
 {
     InertHint h;
-    if (!opts_.summary_header) h.edited_types = {"text/html"};
+    if (!opts_.summary_header) h.edited_types = {"text/html", "text/css"};
     h.references_up_to = extracting() ? 0 : opts_.html_max;
     h.may_hold_reference = [](std::string_view bytes) { return html::may_hold_reference(bytes); };
     return h;
@@ -190,12 +349,12 @@ Status ReferencesPass::apply(MessageContext &ctx)
     }
     if (Status s = add_content_ids(ctx, tally); !s) return s;
     if (opts_.drop_inlined)
-        if (Status s = drop_inlined(ctx, tally); !s) return s;
+        if (Status s = drop_inlined(ctx, ix, tally, opts_); !s) return s;
     report_unreferenced(ctx, ix, tally);
     if (opts_.summary_header)
         if (Status s = set_summary(ctx, tally); !s) return s;
     // --- extract: the receiving agent of RFC 2387 section 6. The files are written when
-    // the run takes the message (src/run/extract.hh), never while it is planned.
+    // the run takes the message (src/run/run/run/extract.hh), never while it is planned.
     auto files = refs::plan_extraction(ctx, ix, tally.extracts, opts_.extract_dir, tally.page_node);
     if (extracting() && !ctx.output_files().empty()) {
         ctx.output_number = tally.folder;

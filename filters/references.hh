@@ -4,7 +4,7 @@
 // In steps, each in a file of its own: the message's index (ref_index.hh), the resolver
 // (ref_resolver.hh), one HTML part's rewrite (ref_part.hh, re-encoding in
 // src/mime/transfer.hh), the extraction plan (ref_extract.hh; the run writes the files,
-// src/run/extract.hh). This file runs them over a message and does what is left for the
+// src/run/run/extract.hh). This file runs them over a message and does what is left for the
 // whole message: Content-IDs to add, inlined parts to drop, unreferenced parts, the
 // Mimeuri-Refs summary.
 #pragma once

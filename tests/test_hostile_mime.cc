@@ -574,7 +574,7 @@ TEST_CASE("charsets by what they are, not how they are spelt: aliases, byte-orde
         std::string charset_param; // "" for none
         std::string html;          // the part's bytes
     };
-    const std::vector<Case> cases = {
+    std::vector<Case> cases = {
         {"csunicode, BOM", "; charset=csunicode", "\xFF\xFE" + le},
         {"iso-10646-ucs-2, no BOM", "; charset=iso-10646-ucs-2", le},
         {"utf16, BOM", "; charset=utf16", "\xFE\xFF" + be},
@@ -588,6 +588,26 @@ TEST_CASE("charsets by what they are, not how they are spelt: aliases, byte-orde
          "<html><head><meta http-equiv=Content-Type content='text/html; charset=ISO-2022-JP'></head><body>" +
              convert(img, "ISO-2022-JP") + "</body></html>"},
     };
+    // Character references in the <meta>'s values are decoded first, as Chromium reads them
+    // (document.characterSet is ISO-2022-JP for each of these in Chromium 156).
+    for (const char *meta : {"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=&quot;iso-2022-jp&quot;\">",
+                             "<meta http-equiv=content-type content=\"text/html; charset=&#34;ISO-2022-JP&#34;\">",
+                             "<meta http-equiv=content-type content=\"text/html; charset=&#x22;iso-2022-jp&#x22;\">",
+                             "<meta http-equiv=\"Content-Type\" content=\"text/html; charset=&apos;iso-2022-jp&apos;\">",
+                             "<meta http-equiv=\"Content-Type\" content='text/html;charset=&QUOT;iso-2022-jp&QUOT;'>",
+                             "<meta http-equiv=\"Content-&#84;ype\" content=\"text/html; charset=iso&#45;2022&#x2D;jp\">",
+                             "<meta charset=\"iso&#45;2022-jp\">", "<meta charset=&#105;so-2022-jp>",
+                             "<meta content=\"text/html; charset=&quot;iso-2022-jp&quot;\" http-equiv=\"content-type\">",
+                             "<meta http-equiv=\"Content-Type\" content=\"text/html; charset=&quot;iso-2022-jp&quot\">"})
+        cases.push_back({meta, "", std::string("<html><head>") + meta + "</head><body>" + convert(img, "ISO-2022-JP") + "</body></html>"});
+    // Past the first 1024 bytes while only head elements came first (Chromium 156 takes it,
+    // its text and styles read as text; not after a body element).
+    const std::string pad(3000, 'x');
+    for (const std::string &before : {"<title>" + pad + "<p></title>", "<style>p{}/*" + pad + "<div>*/</style>",
+                                      "<!--" + pad + "--><link rel=x href=y>", "<script>" + pad + "</script>"})
+        cases.push_back({"head of 3000 bytes, then <meta>", "",
+                         "<html><head>" + before + "<meta charset=\"iso-2022-jp\"></head><body>" + convert(img, "ISO-2022-JP") +
+                             "</body></html>"});
     for (const Case &c : cases) {
         CAPTURE(c.what);
         const std::string m = related_html_b64(c.charset_param, c.html);
@@ -601,6 +621,19 @@ TEST_CASE("charsets by what they are, not how they are spelt: aliases, byte-orde
             CHECK(rep.find("\"action\":\"inlined\"") == std::string::npos);
             CHECK(rep.find("\"code\":\"charset\"") != std::string::npos);
         }
+    }
+    // A <meta> after a body element past the first 1024 bytes is no charset to Chromium: repaired.
+    std::string lines; // (in lines: a line over 998 bytes would make the part re-encoded)
+    for (int i = 0; i < 60; ++i) lines += std::string(50, 'x') + "\n";
+    for (const std::string &before : {"<body><p>" + lines + "</p>", "<head><title>t</title></head><body><p>" + lines + "</p>"}) {
+        const std::string html = "<html>" + before + "<meta charset=\"iso-2022-jp\"><img src=\"CID:&lt;img@x&gt;\"></body></html>";
+        const std::string m = "Message-ID: <a@x>\nContent-Type: multipart/related; boundary=b\n\n--b\n"
+                              "Content-Type: text/html\n\n" + html + "\n--b\nContent-Type: image/png\nContent-ID: <img@x>\n\nAAAA\n--b--\n";
+        auto r = run("", d.file("m.eml", m));
+        CHECK(r.status == 0);
+        std::string want = m;
+        want.replace(want.find("CID:&lt;img@x&gt;"), 17, "cid:img@x");
+        CHECK(r.out == want);
     }
     // ASCII-compatible charsets, however spelt (Shift_JIS's 0x5C and 0x7E included), are
     // still repaired in place, their other bytes untouched.

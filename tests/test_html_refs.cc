@@ -1,5 +1,7 @@
 #include "helpers.hh"
 #include "html_refs.hh"
+#include "html_tokenizer.hh"
+#include "url_oracle.hh"
 
 #include <doctest/doctest.h>
 
@@ -48,6 +50,102 @@ TEST_CASE("URL attributes, srcset candidates, SVG href and xlink:href, base")
     CHECK(s->refs.size() == 1);
     // Not references: other attributes, text, comments, scripts.
     CHECK(urls("<p title=\"cid:no\">cid:no</p><!-- <img src=cid:no> --><script>x='<img src=cid:no>'</script>").empty());
+}
+
+TEST_CASE("url_as_parsed: the URL Standard's first steps, C0 controls and spaces at the ends, tabs and newlines anywhere")
+{
+    CHECK(url_as_parsed("cid:x") == "cid:x");
+    CHECK(url_as_parsed("ci\td:x") == "cid:x");
+    CHECK(url_as_parsed("CI\nD:i@x") == "CID:i@x");
+    CHECK(url_as_parsed(" \x01" "cid:i@x") == "cid:i@x");
+    CHECK(url_as_parsed(std::string("\0\x1f\x0c cid:x \x7f", 11)) == "cid:x \x7f"); // DEL is no C0 control
+    CHECK(url_as_parsed("c\r\ni\td\n:a b\t") == "cid:a b");
+    CHECK(url_as_parsed("\xc2\xa0" "cid:x") == "\xc2\xa0" "cid:x"); // U+00A0 is not stripped
+    CHECK(url_as_parsed(" \t\n") == "");
+}
+
+TEST_CASE("URLs as a browser reads them: tabs and newlines inside, C0 controls around, in every attribute and url()")
+{
+    // Each is cid:i@x to Chromium 156 (img.src, getComputedStyle's background-image).
+    CHECK(urls("<img src=\"ci&#9;d:i@x\">") == V{"cid:i@x"});
+    CHECK(urls("<img src=\"CI\nD:i@x\">") == V{"CID:i@x"});
+    CHECK(urls("<img src=\" &#1;cid:i@x\">") == V{"cid:i@x"});
+    CHECK(urls("<img src=\"&#31;&#12;c&#13;id&NewLine;:i&Tab;@x\">") == V{"cid:i@x"});
+    CHECK(urls("<a href=\"m&#10;id:m@x/i@x\">x</a>") == V{"mid:m@x/i@x"});
+    CHECK(urls("<img srcset=\"&#1;cid:i@x 1x, &#31;CID:j@x 2x\">") == V{"cid:i@x", "CID:j@x"});
+    // In srcset a tab or newline ends the URL, and in an unquoted url() it makes a bad URL:
+    // there they are no part of a URL, for the scanner as for a browser.
+    CHECK(urls("<img srcset=\"c&#9;id:j@x 2x\">") == V{"c"});
+    CHECK(urls("<div style=\"background:url('ci&#9;d:i@x')\">") == V{"cid:i@x"});
+    CHECK(urls("<div style=\"background:url( &#1;cid:i@x )\">") == V{"cid:i@x"});
+    CHECK(urls("<style>p{background:url(\"ci\\9 d:i@x\")} q{background:url(c\\a id:j@x)}</style>") == V{"cid:i@x", "cid:j@x"});
+    CHECK(urls("<style>p{background:url(\"\tci\td:i@x\")}</style>") == V{"cid:i@x"});
+    // Such a URL is padded: a repair writes it out whole.
+    auto s = find_refs("<img src=\"ci&#9;d:i@x\"><img src=\"cid:j@x\">", 10);
+    REQUIRE(s);
+    REQUIRE(s->refs.size() == 2);
+    CHECK(s->refs[0].padded);
+    CHECK_FALSE(s->refs[1].padded);
+    // An attribute's other bytes stay as they were when its reference is replaced.
+    CHECK(replace("<p style=\"color:red;background:url('ci&#9;d:i@x') no-repeat\">", "cid:i@x", "data:,A") ==
+          "<p style=\"color:red;background:url('data:,A') no-repeat\">");
+    CHECK(replace("<img srcset=\"&#1;cid:i@x 1x, b.png 2x\">", "cid:i@x", "data:,A") == "<img srcset=\"data:,A 1x, b.png 2x\">");
+    CHECK(replace("<img alt=\"a\" src=\"CI&#10;D:i@x\" width=1>", "CID:i@x", "data:,A") ==
+          "<img alt=\"a\" src=\"data:,A\" width=1>");
+    CHECK(replace("<style>p{background:url(\"ci\\9 d:i@x\") repeat}</style>", "cid:i@x", "data:,A") ==
+          "<style>p{background:url(\"data:,A\") repeat}</style>");
+}
+
+TEST_CASE("differential: every cid: and mid: URL attribute as gumbo and the URL Standard read it, over generated spellings")
+{
+    // The second reading (tests/url_oracle.hh) against find_refs (gumbo's walk), scan_refs
+    // (the streaming tokenizer) and may_hold_reference, over each URL attribute, quoted and
+    // not, with what the URL parser drops spelt raw and as character references at every
+    // position of the URL, and the scheme in other cases.
+    const std::vector<std::string> drops = {"\t", "\n", "\r\n", "&#9;", "&#x0A;", "&#13;", "&Tab;", "&NewLine;", "&#x9;&#10;"};
+    const std::vector<std::string> ends = {" ", "&#1;", "\x01", "&#31;", "&#x1F;", "&#12;", "\x0c", " &#0; ", "&#32;&#8;"};
+    std::vector<std::string> values;
+    for (const char *base : {"cid:i@x", "CID:i@x", "mId:m@x/i@x", "Cid:%3Ci@x%3E"}) {
+        const std::string b = base;
+        for (const std::string &d : drops)
+            for (std::size_t at = 0; at <= 4; ++at) values.push_back(b.substr(0, at) + d + b.substr(at));
+        for (const std::string &e : ends) {
+            values.push_back(e + b);
+            values.push_back(b + e);
+            values.push_back(e + b.substr(0, 2) + drops[values.size() % drops.size()] + b.substr(2) + e);
+        }
+    }
+    const std::vector<std::pair<std::string, std::string>> holders = {
+        {"<img src=", ">"}, {"<a href=", ">x</a>"}, {"<body background=", ">"}, {"<video poster=", ">"},
+        {"<object data=", "></object>"}, {"<img longdesc=", ">"}, {"<img lowsrc=", ">"}, {"<form action=", "></form>"},
+        {"<q cite=", ">x</q>"}, {"<button formaction=", ">b</button>"}, {"<img dynsrc=", ">"}, {"<img usemap=", ">"},
+        {"<svg><image href=", "/></svg>"}, {"<svg><use xlink:href=", "/></svg>"}, {"<img srcset=", ">"},
+        {"<link rel=preload as=image imagesrcset=", ">"}};
+    int compared = 0, found = 0;
+    for (const auto &[open, close] : holders)
+        for (const std::string &v : values)
+            for (const char *q : {"\"", "'", ""}) {
+                if (!*q && v.find_first_of(" \t\n\r\x0c\"'<>=`") != std::string::npos) continue; // unquoted: no such bytes
+                const std::string html = "<p>x</p>" + open + q + v + q + close + "<img src=cid:plain@x>";
+                CAPTURE(html);
+                const auto want = testing::oracle_urls(html);
+                for (int way = 0; way < 2; ++way) {
+                    auto scan = way == 0 ? find_refs(html, ParseLimits{}) : scan_refs(html, ParseLimits{});
+                    REQUIRE(scan);
+                    std::vector<std::pair<std::string, std::string>> got;
+                    for (const Ref &r : scan->refs) {
+                        const Holder &h = scan->holders[r.holder];
+                        if (h.attribute && h.attr != "style" && testing::cid_or_mid(r.url)) got.emplace_back(h.attr, r.url);
+                    }
+                    std::sort(got.begin(), got.end());
+                    CHECK(got == want);
+                }
+                CHECK(mimeuri::html::may_hold_reference(html));
+                ++compared;
+                found += static_cast<int>(want.size());
+            }
+    CHECK(compared > 5000);
+    CHECK(found > compared + compared / 2); // most hold a cid: or mid: besides the plain one (" &#0; " makes U+FFFD)
 }
 
 TEST_CASE("character references are decoded; a prefix is never a match")
@@ -194,7 +292,10 @@ TEST_CASE("may_hold_reference agrees with find_refs: false only where the full s
     };
     // Spelled every way the scan reads them (the >8-digit reference was missed before).
     for (const char *v : {"cid:x@y", "CID:x@y", "mid:a@b", "cid&#0000000058;&lt;img@x&gt;", "cid&#x000000003a;x",
-                          "c&#105;d:x", "&#99;id:x", "&#x63;&#x69;&#x64;&#x3A;x", "cid&colon;x", "ci&#100;:x"}) {
+                          "c&#105;d:x", "&#99;id:x", "&#x63;&#x69;&#x64;&#x3A;x", "cid&colon;x", "ci&#100;:x",
+                          // what the URL parser removes or strips (a browser's cid:x each)
+                          "ci&#9;d:x", "CI\nD:x", " &#1;cid:x", "c&Tab;id:x", "mi&NewLine;d:x", "ci\r\nd\t:x",
+                          "cid&#x0A;:x", "ci&#13;d:x", "ci&#x9;&#10;d&#x0d;:x"}) {
         CAPTURE(v);
         std::string h = std::string("<img src=\"") + v + "\"><p style=\"background:url(" + v + ")\">";
         CHECK(has_cid_or_mid(h));
@@ -202,7 +303,8 @@ TEST_CASE("may_hold_reference agrees with find_refs: false only where the full s
     }
     // And on generated values: where the pre-check says no, the scan finds none.
     const std::vector<std::string> bits = {"c", "i", "d", "m", ":", "&#", "&#x", "0", "5", "8", "9", "3a", "3A",
-                                           "63", "105", ";", "&colon;", "&amp;", "\\", "6", "9", "d:", " ", "&lt;", "x"};
+                                           "63", "105", ";", "&colon;", "&amp;", "\\", "6", "9", "d:", " ", "&lt;", "x",
+                                           "\t", "\n", "\r", "&Tab;", "&NewLine;", "1", "\x01"};
     guint32 seed = 12345;
     auto next = [&] { return seed = seed * 1103515245u + 12345u; };
     int agreed_no = 0;
@@ -237,17 +339,29 @@ TEST_CASE("may_hold_reference, found by memchr, answers as the byte-by-byte loop
                     v = v * static_cast<unsigned long>(base) + static_cast<unsigned long>(g_ascii_xdigit_value(html[j]));
                     if (v > 0x10FFFF) v = 0x110000;
                 }
-                if (digits && v < 128 && std::string_view("cidmCIDM:").find(static_cast<char>(v)) != std::string_view::npos)
+                if (digits && v < 128 && std::string_view("cidmCIDM:\t\n\r").find(static_cast<char>(v)) != std::string_view::npos)
                     return true;
             }
             if (c == '&' && i + 6 < html.size() && g_ascii_strncasecmp(html.data() + i + 1, "colon", 5) == 0) return true;
-            if ((c == 'i' || c == 'I') && (html[i + 1] == 'd' || html[i + 1] == 'D') && i + 2 < html.size() && html[i + 2] == ':')
-                return true;
+            if (c == '&' && i + 4 < html.size() && g_ascii_strncasecmp(html.data() + i + 1, "tab", 3) == 0) return true;
+            if (c == '&' && i + 8 < html.size() && g_ascii_strncasecmp(html.data() + i + 1, "newline", 7) == 0) return true;
+            // "id:" with tabs and newlines (which the URL parser removes) between its letters
+            auto drop = [](char b) { return b == '\t' || b == '\n' || b == '\r'; };
+            if (c == 'i' || c == 'I') {
+                std::size_t j = i + 1;
+                while (j < html.size() && drop(html[j])) ++j;
+                if (j < html.size() && (html[j] == 'd' || html[j] == 'D')) {
+                    ++j;
+                    while (j < html.size() && drop(html[j])) ++j;
+                    if (j < html.size() && html[j] == ':') return true;
+                }
+            }
         }
         return false;
     };
     const std::vector<std::string> bits = {"i", "I", "d", "D", ":", "&", "#", "x", "6", "3", "9", "a", "A", "\\", "colon",
-                                           "COLON", "\xc9", "\xe4", "\0", "\n", "id", "&#", "&#x3", "1", "0"};
+                                           "COLON", "\xc9", "\xe4", "\0", "\n", "id", "&#", "&#x3", "1", "0",
+                                           "\t", "\r", "Tab", "newline", "&#9", "&#x0a"};
     guint32 seed = 777;
     auto next = [&] { return seed = seed * 1103515245u + 12345u; };
     int yes = 0;

@@ -101,6 +101,21 @@ bool ScanBuilder::wanted(std::string_view name)
     return name == "style" || name == "srcset" || name == "imagesrcset" || url_attribute(name) || name == "xlink:href";
 }
 
+std::string url_as_parsed(std::string_view text)
+{
+    // WHATWG URL, "basic URL parser": leading and trailing C0 controls and spaces stripped,
+    // then every ASCII tab or newline removed.
+    auto c0_or_space = [](char c) { return static_cast<unsigned char>(c) <= 0x20; };
+    std::size_t b = 0, e = text.size();
+    while (b < e && c0_or_space(text[b])) ++b;
+    while (e > b && c0_or_space(text[e - 1])) --e;
+    std::string out;
+    out.reserve(e - b);
+    for (char c : text.substr(b, e - b))
+        if (c != '\t' && c != '\n' && c != '\r') out += c;
+    return out;
+}
+
 void ScanBuilder::add_ref(std::size_t holder, std::size_t b, std::size_t e, std::string url, bool css, bool css_quoted,
                           bool padded)
 {
@@ -108,7 +123,11 @@ void ScanBuilder::add_ref(std::size_t holder, std::size_t b, std::size_t e, std:
         scan_.truncated = true;
         return;
     }
-    scan_.refs.push_back({holder, b, e, std::move(url), css, css_quoted, padded});
+    // The URL a browser loads: what its URL parser drops is padding (a repair writes it out).
+    std::string parsed = url_as_parsed(url);
+    if (parsed.empty()) return;
+    padded = padded || parsed.size() != url.size();
+    scan_.refs.push_back({holder, b, e, std::move(parsed), css, css_quoted, padded});
 }
 
 std::size_t ScanBuilder::add_holder(Holder h)
@@ -341,8 +360,11 @@ bool spells_reference_char(std::string_view html, std::size_t i)
         if (v > 0x10FFFF) v = 0x110000; // saturate: stays out of range however many digits follow
     }
     if (digits == 0) return false;
-    return v < 128 && std::string_view("cidmCIDM:").find(static_cast<char>(v)) != std::string_view::npos;
+    // A tab or newline, which the URL parser removes, may stand between them.
+    return v < 128 && std::string_view("cidmCIDM:\t\n\r").find(static_cast<char>(v)) != std::string_view::npos;
 }
+
+bool url_drops(char c) { return c == '\t' || c == '\n' || c == '\r'; }
 
 } // namespace
 
@@ -355,9 +377,20 @@ bool may_hold_reference(std::string_view html)
     for (std::size_t i = html.find('&'); i != std::string_view::npos && i + 1 < html.size(); i = html.find('&', i + 1)) {
         if (html[i + 1] == '#' && spells_reference_char(html, i)) return true;
         if (i + 6 < html.size() && g_ascii_strncasecmp(html.data() + i + 1, "colon", 5) == 0) return true;
+        // &Tab; and &NewLine;: what the URL parser removes (any case: a superset is safe).
+        if (i + 4 < html.size() && g_ascii_strncasecmp(html.data() + i + 1, "tab", 3) == 0) return true;
+        if (i + 8 < html.size() && g_ascii_strncasecmp(html.data() + i + 1, "newline", 7) == 0) return true;
     }
-    for (std::size_t i = html.find(':', 2); i != std::string_view::npos; i = html.find(':', i + 1))
-        if ((html[i - 2] | 0x20) == 'i' && (html[i - 1] | 0x20) == 'd') return true;
+    // "id:" with any tabs and newlines between its letters (the URL parser removes them). A
+    // run of them is stepped back over only from the ':' or 'd' right after it: linear.
+    for (std::size_t i = html.find(':', 1); i != std::string_view::npos; i = html.find(':', i + 1)) {
+        std::size_t j = i;
+        while (j > 0 && url_drops(html[j - 1])) --j;
+        if (j == 0 || (html[j - 1] | 0x20) != 'd') continue;
+        --j;
+        while (j > 0 && url_drops(html[j - 1])) --j;
+        if (j > 0 && (html[j - 1] | 0x20) == 'i') return true;
+    }
     return false;
 }
 

@@ -31,11 +31,17 @@ struct Ref {
     std::size_t holder{0};
     std::size_t begin{0}; // the URL's span in holder.decoded
     std::size_t end{0};
-    std::string url;      // the URL text (CSS escapes undone, surrounding white space trimmed)
+    std::string url;      // the URL as a browser's URL parser reads it (url_as_parsed), CSS escapes undone
     bool css{false};      // inside url() or @import
     bool css_quoted{false};
-    bool padded{false};   // white space around the URL in its slot, covered by [begin, end)
+    bool padded{false};   // white space around the URL in its slot, or bytes the URL parser drops
+                          // (url_as_parsed), covered by [begin, end)
 };
+
+// What the WHATWG URL parser reads of a URL text before anything else (URL Standard, basic
+// URL parser): leading and trailing C0 controls and spaces stripped, every ASCII tab, LF and
+// CR removed. "ci\td:x", "\x01 CID:x" are cid: URLs to a browser, and so to the scanner.
+std::string url_as_parsed(std::string_view text);
 
 // Why a parse stopped before its end: each is a limit, reported, with no result.
 enum class Stop { None, Time, Memory, Nesting, Work };
@@ -111,9 +117,10 @@ inline Result<Scan> find_refs(std::string_view html, std::size_t max_refs)
     return find_refs(html, l);
 }
 
-// False only when no cid: or mid: reference can be in html: it holds no "id:" (any case),
-// no numeric character reference that decodes to c, i, d, m or ':', no "&colon;" and no
-// backslash (a CSS escape). A cheap test that lets a part skip the HTML5 parse; it must
+// False only when no cid: or mid: reference can be in html: it holds no "id:" (any case,
+// with or without tabs and newlines between its letters: url_as_parsed removes them), no
+// numeric character reference that decodes to c, i, d, m, ':', a tab or a newline, no
+// "&colon;", "&Tab;" or "&NewLine;" and no backslash (a CSS escape). A cheap test that lets a part skip the HTML5 parse; it must
 // agree with find_refs (a differential test and fuzz_html check that it does).
 bool may_hold_reference(std::string_view html);
 

@@ -14,6 +14,7 @@
 #include "text.hh"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace mimeuri {
@@ -64,6 +65,32 @@ void MessageContext::open(bool in_mbox, const Limits &limits)
             window_.emplace(std::move(*w));
             src_ = &*window_;
         }
+    // Saved mail may start with lines of white space only before its header block. Python's
+    // email parser reads each as a continuation line with no field before it and ignores it
+    // (FirstHeaderLineIsContinuationDefect), and mailparser reads the fields after them;
+    // GMime would find no header block. The message is read from its first other line: the
+    // lines before stay in the output as they came (they lie outside every edit).
+    {
+        constexpr std::int64_t kMaxLeading = 64 * 1024;
+        const std::int64_t head_end = std::min(seg_.msg_end, seg_.msg_begin + kMaxLeading);
+        std::string read;
+        std::string_view h = src_->view(seg_.msg_begin, head_end);
+        if (h.empty() && head_end > seg_.msg_begin)
+            if (auto got = src_->slice(seg_.msg_begin, head_end)) {
+                read = std::move(*got);
+                h = read;
+            }
+        std::size_t at = 0;
+        for (;;) {
+            std::size_t i = at;
+            while (i < h.size() && (h[i] == ' ' || h[i] == '\t')) ++i;
+            if (i == at) break; // not white space first: a field, or the empty line
+            if (i < h.size() && h[i] == '\r') ++i;
+            if (i >= h.size() || h[i] != '\n') break; // white space, then something
+            at = i + 1;
+        }
+        seg_.msg_begin += static_cast<std::int64_t>(at);
+    }
     // An mboxcl2 Content-Length, found when the input was split (it looks past the message).
     if (in_mbox) length_split_ = seg_.length_split;
     limits_ = limits;
@@ -367,7 +394,10 @@ bool decodes(GMimeContentEncoding enc)
 // space may: content is read up to twice the cap.
 Status within_cap(std::size_t raw_size, GMimeContentEncoding enc, std::size_t cap)
 {
-    if (raw_size > (decodes(enc) ? cap * 2 + 65536 : cap)) return Error::limit("part larger than the limit");
+    // Saturating: a cap of SIZE_MAX (a sniff of the first bytes, whatever the size) wrapped
+    // round to 65,534 bytes here once.
+    const std::size_t most = !decodes(enc) ? cap : cap > (SIZE_MAX - 65536) / 2 ? SIZE_MAX : cap * 2 + 65536;
+    if (raw_size > most) return Error::limit("part larger than the limit");
     return ok();
 }
 

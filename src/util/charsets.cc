@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <unordered_set>
 
@@ -132,11 +133,67 @@ struct Compat {
     std::vector<std::pair<std::string, AsciiCompat>> known; // at most kMaxTried
 };
 
+// An attribute value with its character references decoded, as far as a charset label can
+// be spelt with them: numeric ones, and the named ones that stand for ASCII punctuation
+// (WHATWG HTML 13.5), the legacy &quot; &amp; &lt; &gt; with or without their ';'. Others
+// stay as written (a label has no other character in it).
+std::string decode_label_refs(std::string_view v)
+{
+    static const std::pair<const char *, char> named[] = {
+        {"quot;", '"'}, {"QUOT;", '"'}, {"apos;", '\''}, {"amp;", '&'}, {"AMP;", '&'}, {"lt;", '<'}, {"LT;", '<'},
+        {"gt;", '>'}, {"GT;", '>'}, {"Tab;", '\t'}, {"NewLine;", '\n'}, {"semi;", ';'}, {"equals;", '='},
+        {"hyphen;", '-'}, {"dash;", '-'}, {"lowbar;", '_'}, {"UnderBar;", '_'}, {"period;", '.'}, {"colon;", ':'},
+        {"comma;", ','}, {"sol;", '/'}, {"quot", '"'}, {"QUOT", '"'}, {"amp", '&'}, {"AMP", '&'}};
+    std::string out;
+    for (std::size_t i = 0; i < v.size();) {
+        if (v[i] != '&') {
+            out += v[i++];
+            continue;
+        }
+        if (i + 2 < v.size() && v[i + 1] == '#') {
+            std::size_t j = i + 2;
+            const bool hex = v[j] == 'x' || v[j] == 'X';
+            if (hex) ++j;
+            unsigned long cp = 0;
+            const std::size_t first = j;
+            for (; j < v.size() && (hex ? g_ascii_isxdigit(v[j]) : g_ascii_isdigit(v[j])); ++j)
+                cp = std::min(0x110000ul, cp * (hex ? 16 : 10) + static_cast<unsigned long>(g_ascii_xdigit_value(v[j])));
+            if (j > first) {
+                if (j < v.size() && v[j] == ';') ++j;
+                out += cp > 0 && cp < 0x80 ? static_cast<char>(cp) : '\x80'; // not ASCII: in no label
+                i = j;
+                continue;
+            }
+        }
+        bool done = false;
+        for (const auto &[name, c] : named) {
+            const std::size_t n = std::strlen(name);
+            if (v.compare(i + 1, n, name) != 0) continue;
+            // A legacy reference with no ';' is left alone before an alphanumeric or '=' (13.2.5.73).
+            if (name[n - 1] != ';' && i + 1 + n < v.size() && (g_ascii_isalnum(v[i + 1 + n]) || v[i + 1 + n] == '=')) break;
+            out += c;
+            i += 1 + n;
+            done = true;
+            break;
+        }
+        if (!done) out += v[i++];
+    }
+    return out;
+}
+
 // WHATWG HTML 13.2.3.2, "get an attribute" and "extract a character encoding from a meta
-// element", over the first bytes of a text. Returns the label, lowercased, or "".
+// element", over the first bytes of a text. Returns the label, lowercased, or "". Character
+// references in attribute values are decoded, as Chromium's prescan (which runs its HTML
+// tokenizer) does: content="text/html; charset=&quot;iso-2022-jp&quot;" is ISO-2022-JP
+// there (document.characterSet in Chromium 156), though the byte-stream prescan
+// of the standard leaves them.
 struct MetaPrescan {
     std::string_view b;
     std::size_t p{0};
+    // Chromium's rule as well (HTMLMetaCharsetParser): past the first 1024 bytes, a <meta>
+    // still counts while only head elements have come (a long <title> or <style> first).
+    bool head_rule{false};
+    bool in_head{true};
     static bool space(char c) { return c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == ' '; }
     bool get_attribute(std::string &name, std::string &value)
     {
@@ -163,19 +220,25 @@ struct MetaPrescan {
         }
         while (p < b.size() && space(b[p])) ++p;
         if (p >= b.size()) return false;
+        auto decoded = [&] {
+            value = decode_label_refs(value);
+            for (char &c : value) c = static_cast<char>(g_ascii_tolower(c));
+        };
         if (b[p] == '"' || b[p] == '\'') {
             const char q = b[p++];
             for (; p < b.size(); ++p) {
                 if (b[p] == q) {
                     ++p;
+                    decoded();
                     return true;
                 }
-                value += static_cast<char>(g_ascii_tolower(b[p]));
+                value += b[p];
             }
             return false;
         }
         if (b[p] == '>') return true;
-        for (; p < b.size() && !space(b[p]) && b[p] != '>'; ++p) value += static_cast<char>(g_ascii_tolower(b[p]));
+        for (; p < b.size() && !space(b[p]) && b[p] != '>'; ++p) value += b[p];
+        decoded();
         return p < b.size();
     }
     static std::string from_content(std::string_view v)
@@ -207,6 +270,7 @@ struct MetaPrescan {
             return b.size() - p >= s.size() && g_ascii_strncasecmp(b.data() + p, s.data(), s.size()) == 0;
         };
         while (p < b.size()) {
+            if (head_rule && !in_head && p >= 1024) return {};
             if (at("<!--")) {
                 const std::size_t end = b.find("-->", p + 2);
                 if (end == std::string_view::npos) return {};
@@ -232,11 +296,35 @@ struct MetaPrescan {
                 return lower_trimmed(charset);
             } else if ((at("<") && p + 1 < b.size() && g_ascii_isalpha(b[p + 1])) ||
                        (at("</") && p + 2 < b.size() && g_ascii_isalpha(b[p + 2]))) {
+                const bool end = b[p + 1] == '/';
+                const std::size_t name_at = p + (end ? 2 : 1);
                 while (p < b.size() && !space(b[p]) && b[p] != '>') ++p;
+                std::string tag(b.substr(name_at, p - name_at));
+                for (char &c : tag) c = static_cast<char>(g_ascii_tolower(c));
                 std::string name, value;
                 while (get_attribute(name, value)) {
                 }
                 ++p;
+                if (head_rule) {
+                    // Chromium's HTMLMetaCharsetParser: the head goes on through these tags only.
+                    static const char *in_head_tags[] = {"script", "noscript", "style", "link", "meta", "object", "title", "base"};
+                    const bool allowed = std::any_of(std::begin(in_head_tags), std::end(in_head_tags),
+                                                     [&](const char *t) { return tag == t; }) ||
+                                         (!end && (tag == "html" || tag == "head"));
+                    if (!allowed) in_head = false;
+                    // Its tokenizer reads these elements' text as text, not tags.
+                    if (!end && (tag == "title" || tag == "script" || tag == "style" || tag == "noscript" ||
+                                 tag == "textarea" || tag == "xmp" || tag == "noembed" || tag == "noframes")) {
+                        for (std::size_t close = b.find("</", p); ; close = b.find("</", close + 2)) {
+                            if (close == std::string_view::npos) return {};
+                            if (b.size() - close - 2 >= tag.size() &&
+                                g_ascii_strncasecmp(b.data() + close + 2, tag.data(), tag.size()) == 0) {
+                                p = close;
+                                break;
+                            }
+                        }
+                    }
+                }
             } else if (at("<!") || at("</") || at("<?")) {
                 const std::size_t end = b.find('>', p + 2);
                 if (end == std::string_view::npos) return {};
@@ -307,6 +395,14 @@ HtmlEncoding sniff_html_encoding(std::string_view label_in, std::string_view hea
     // HTML 13.2.3.2: a <meta> in the first 1024 bytes, read in any ASCII-compatible encoding.
     MetaPrescan scan{head.substr(0, 1024)};
     std::string meta = scan.run();
+    if (meta.empty() && head.size() > 1024) { // Chromium reads on through the head
+        MetaPrescan chromium{head};
+        chromium.head_rule = true;
+        meta = chromium.run();
+        e.head_open = meta.empty() && chromium.in_head;
+    } else if (meta.empty()) {
+        e.head_open = true;
+    }
     if (meta.empty()) return e;
     if (const char *enc = whatwg_non_ascii(meta); enc && std::strncmp(enc, "UTF-16", 6) == 0) return e; // UTF-8 then
     if (ascii_compatibility(meta) != AsciiCompat::No) return e;

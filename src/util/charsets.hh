@@ -52,13 +52,17 @@ AsciiCompat ascii_compatibility(std::string_view charset);
 // The encoding an HTML part's text is in, as far as it matters for editing it in place:
 // WHATWG's sniffing adapted to mail. A byte-order mark decides first; then the MIME label;
 // then, where the label is missing or unknown, a <meta> charset in the first 1024 bytes
-// (HTML 13.2.3.2, "prescan a byte stream"; a <meta> naming UTF-16 means UTF-8 there). Any
+// (HTML 13.2.3.2, "prescan a byte stream"; a <meta> naming UTF-16 means UTF-8 there), or
+// past them while only head elements came before it (Chromium's rule). Any
 // reading that is not ASCII-compatible makes the text checked only (so does a <meta> that
 // contradicts a label: some readers follow it).
 struct HtmlEncoding {
     bool ascii_compatible{true};
     std::string convert_from; // the iconv name to read the text from for checking; "" to read it as it is
     std::string described;    // for the report: the label, "UTF-16LE (byte-order mark)", "iso-2022-jp (<meta>)"
+    // No <meta> charset found, and the bytes given end inside the head (or within the first
+    // 1024 bytes), where Chromium would still take one: the caller gives the whole text.
+    bool head_open{false};
 };
 HtmlEncoding sniff_html_encoding(std::string_view label, std::string_view head);
 
