@@ -84,7 +84,7 @@ private:
     [[noreturn]] static void fail(const Error &e)
     {
         if (e.kind == Kind::Limit) throw TimeLimit(e.message);
-        throw std::runtime_error(e.message);
+        throw std::runtime_error("--mid-index: " + e.message);
     }
 
     // What was looked up is kept from message to message (threads refer to the same messages
@@ -120,9 +120,9 @@ private:
         }
         MidStore &st = store();
         if (reading_) return st;
-        if (Status s = st.begin_read(); !s) throw std::runtime_error(s.error().message);
+        if (Status s = st.begin_read(); !s) fail(s.error());
         auto v = st.data_version();
-        if (!v) throw std::runtime_error(v.error().message);
+        if (!v) fail(v.error());
         if (*v != version_) {
             forget();
             version_ = *v;
@@ -138,7 +138,7 @@ private:
             // parent's locks); this process opens its own, and forgets what the other found.
             if (store_ && gen_ != fork_generation()) (void)store_.release();
             auto s = MidStore::open_read(path_);
-            if (!s) throw std::runtime_error(s.error().message);
+            if (!s) fail(s.error());
             store_ = std::make_unique<MidStore>(std::move(*s));
             store_->set_interrupt(deadline_);
             gen_ = fork_generation();

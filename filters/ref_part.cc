@@ -220,6 +220,10 @@ std::optional<Decision> PartRewriter::resolve_ref(const html::Ref &ref, const st
         // would make it ambiguous), not on nothing (which plans it again whatever came).
         if (d.target.status == RefStatus::Dangling)
             ctx_.wait_for(!d.target.unknown_id.empty() ? d.target.unknown_id : d.target.message_id);
+        // Answered by the run's messages indexed so far: a later copy of the id would make it
+        // ambiguous, so it waits on that id too (src/run/run/taker.cc, ForwardHold::may_replan).
+        else if (d.target.in_run)
+            ctx_.wait_for(d.target.message_id);
     } else {
         if ((!ix_.any_location && !ix_.any_related_id) || opts_.cid == RefOptions::Cid::Off) return std::nullopt;
         if (starts_ci(ref.url, "data:") || starts_ci(ref.url, "javascript:") || starts_ci(ref.url, "mailto:") ||

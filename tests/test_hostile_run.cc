@@ -405,6 +405,123 @@ TEST_CASE("--max-time holds against a poisoned --mid-index (one Message-ID 300,0
     }
 }
 
+namespace {
+
+// An index holding <a@x> (made by mimeuri index), and a message whose mid: link needs it.
+struct IndexedLink {
+    testing::TempDir d;
+    std::string idx = d / "idx";
+    std::string msg = "Message-ID: <q@x>\nContent-Type: text/html\n\n<a href=\"mid:a@x\">a</a>\n";
+    std::string file = d.file("m.eml", msg);
+    IndexedLink()
+    {
+        REQUIRE(testing::sh(testing::bin() + " index -o " + quote(idx) + " " +
+                            quote(d.file("a.mbox", "From a@b Mon Jan  1 00:00:00 2024\nMessage-ID: <a@x>\n\nx\n")))
+                    .status == 0);
+    }
+    // A delivery run: the message on standard input, the result on standard output.
+    testing::Proc deliver(const std::string &index, const std::string &args)
+    {
+        return testing::sh(testing::bin() + " --mid-url='https://arch/{id}' --mid-index=" + quote(index) + " " + args +
+                           " < " + quote(file));
+    }
+};
+
+} // namespace
+
+TEST_CASE("an unusable --mid-index is a temporary condition of the run: --on-error decides, never 64 or 66")
+{
+    IndexedLink t;
+    const std::string good = t.deliver(t.idx, "").out;
+    REQUIRE(good.find("https://arch/a%40x") != std::string::npos);
+    const std::string whole = testing::read_file(t.idx);
+    // What a nightly index renamed into place, a copy cut short or a wrong file looks like.
+    std::vector<std::pair<std::string, std::string>> states{
+        {"missing", ""}, {"empty", "-"}, {"header only", whole.substr(0, 100)}, {"first page cut", whole.substr(0, 1000)},
+        {"not SQLite", "this is no index\n"}, {"a folder", "/"}};
+    for (const auto &[what, bytes] : states) {
+        CAPTURE(what);
+        const std::string bad = t.d / ("bad-" + std::to_string(&what - &states[0].first));
+        if (bytes == "/") REQUIRE(::mkdir(bad.c_str(), 0755) == 0);
+        else if (!bytes.empty()) testing::write_file(bad, bytes == "-" ? "" : bytes);
+        auto r = t.deliver(bad, "");
+        CHECK(r.status == 0);
+        CHECK(r.out == t.msg); // passed as it came
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 2); // said at the start, and for the message
+        CHECK(r.err.rfind("mimeuri: --mid-index: " + bad, 0) == 0);
+        CHECK(r.err.find("handled as --on-error says until it can be read") != std::string::npos);
+        r = t.deliver(bad, "--on-error=tempfail");
+        CHECK(r.status == 75);
+        CHECK(r.out.empty());
+        // A message that needs no lookup goes through as usual, whatever the policy.
+        const std::string plain = t.d.file("plain.eml", "Message-ID: <p@x>\nContent-Type: multipart/related; boundary=b\n\n"
+                                                        "--b\nContent-Type: text/html\n\n<img src=\"cid:i@x\">\n"
+                                                        "--b\nContent-Type: image/png\nContent-ID: <i@x>\n\nAAAA\n--b--\n");
+        r = testing::sh(testing::bin() + " --on-error=tempfail --mid-index=" + quote(bad) + " < " + quote(plain));
+        CHECK(r.status == 0);
+        CHECK(r.out == testing::sh(testing::bin() + " --on-error=tempfail < " + quote(plain)).out);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        // The index back in place: the next run resolves again.
+        CHECK(t.deliver(t.idx, "--on-error=tempfail").out == good);
+    }
+    // The service loads the same settings: it starts (and reloads) with the index missing.
+    // (tests/test_options.cc checks the loader itself.)
+}
+
+TEST_CASE("--mid-index reads only the schema mimeuri writes: a view, trigger or default in a crafted index is refused")
+{
+    IndexedLink t;
+    const std::string good = t.deliver(t.idx, "").out;
+    REQUIRE(good.find("https://arch/a%40x") != std::string::npos);
+    // Each crafted index is the good one changed by these statements.
+    std::vector<std::pair<std::string, std::string>> crafted{
+        {"a view that builds a 400 MB blob per row",
+         "ALTER TABLE messages RENAME TO m2; CREATE VIEW messages AS SELECT id, file, number, offset, section, "
+         "message_id || zeroblob(400000000) AS message_id, ci_key FROM m2;"},
+        {"a view in place of files", "ALTER TABLE files RENAME TO f2; CREATE VIEW files AS SELECT * FROM f2;"},
+        {"a trigger", "CREATE TRIGGER t AFTER DELETE ON files BEGIN SELECT zeroblob(400000000); END;"},
+        {"a table of its own", "CREATE TABLE extra(x);"},
+        {"an index over an expression", "CREATE INDEX messages_file2 ON messages(zeroblob(10));"},
+        {"one of mimeuri's index names over an expression",
+         "DROP INDEX messages_file; CREATE INDEX messages_file ON messages(length(message_id));"},
+        {"a column of its own", "ALTER TABLE cids ADD COLUMN x TEXT;"},
+        {"a generated column", "ALTER TABLE files ADD COLUMN g TEXT GENERATED ALWAYS AS (hex(zeroblob(1000))) VIRTUAL;"},
+        {"a default that runs for every row",
+         "PRAGMA writable_schema=ON; UPDATE sqlite_schema SET sql = replace(sql, 'ci_key TEXT', "
+         "'ci_key TEXT DEFAULT (zeroblob(400000000))') WHERE name = 'messages';"},
+    };
+    for (const auto &[what, sql] : crafted) {
+        CAPTURE(what);
+        const std::string bad = t.d / ("crafted-" + std::to_string(&what - &crafted[0].first));
+        testing::write_file(bad, testing::read_file(t.idx));
+        auto made = testing::sh("sqlite3 " + quote(bad) + " " + quote(sql));
+        REQUIRE_MESSAGE(made.status == 0, made.err);
+        // Under a memory bound that a 400 MB row would break: refused before any lookup runs.
+        gint64 t0 = g_get_monotonic_time();
+        auto r = testing::sh("ulimit -v 600000; " + testing::bin() + " --mid-url='https://arch/{id}' --mid-index=" +
+                             quote(bad) + " --on-error=tempfail < " + quote(t.file));
+        CHECK(static_cast<double>(g_get_monotonic_time() - t0) / 1e6 < 5);
+        CHECK(r.status == 75);
+        CHECK(r.out.empty());
+        CHECK(r.err.find(bad + ": not a mimeuri index (") != std::string::npos);
+        CHECK(r.err.find("out of memory") == std::string::npos);
+        // And mimeuri index does not merge into it (a trigger would run as whoever indexes).
+        auto ix = testing::sh(testing::bin() + " index -o " + quote(bad) + " " + quote(t.file));
+        CHECK(ix.status != 0);
+        CHECK(ix.err.find("not a mimeuri index (") != std::string::npos);
+    }
+    // A value larger than any lookup needs (a Message-ID of 8 MB stored in the index): the
+    // lookup fails as --on-error says, it does not read 8 MB.
+    const std::string big = t.d / "big";
+    testing::write_file(big, testing::read_file(t.idx));
+    REQUIRE(testing::sh("sqlite3 " + quote(big) + " \"UPDATE messages SET section = hex(zeroblob(4000000))\"").status == 0);
+    auto r = t.deliver(big, "--on-error=tempfail");
+    CHECK(r.status == 75);
+    CHECK(r.err.find("too big") != std::string::npos);
+    // The good index is still read as before.
+    CHECK(t.deliver(t.idx, "--on-error=tempfail").out == good);
+}
+
 TEST_CASE("mimeuri index -o follows no symbolic link, and takes over no file that is not an index")
 {
     // A link planted in a shared folder must not make a root run create or write the file
@@ -679,6 +796,72 @@ TEST_CASE("--in-place follows no symbolic link, neither the file's nor a planted
         CHECK(link_of(lock) == victim);
         CHECK(testing::read_file(victim) == "12345\n");
         CHECK(listing(d / "mine") == ".\n./other.mbox\n./other.mbox.lock\n");
+    }
+}
+
+TEST_CASE("--changed-list follows no symbolic link and truncates no other file's hard link (exit 73, nothing rewritten)")
+{
+    testing::TempDir d;
+    const std::string mb = repairable_mbox(2);
+    const std::string box = d.file("box.mbox", mb);
+    const std::string victim = d.file("victim", "root:x:0:0\n");
+    const std::string list = d / "list";
+    auto untouched = [&] {
+        CHECK(testing::read_file(victim) == "root:x:0:0\n");
+        CHECK(testing::read_file(box) == mb); // refused before any input is read
+    };
+    for (const char *jobs : {"1", "2"}) {
+        CAPTURE(jobs);
+        const std::string args = "--in-place --jobs=" + std::string(jobs) + " --changed-list=";
+        auto fresh = [&] {
+            ::unlink(list.c_str());
+            testing::write_file(box, mb);
+        };
+        // A link to an existing file.
+        fresh();
+        REQUIRE(::symlink(victim.c_str(), list.c_str()) == 0);
+        auto r = mimeuri(args + quote(list) + " " + quote(box));
+        CHECK(r.status == 73);
+        CHECK(r.err == "mimeuri: " + list +
+                           ": is a symbolic link, which --changed-list does not follow (give the list's own path); "
+                           "nothing written\n");
+        untouched();
+        // A dangling link: its target is not created.
+        fresh();
+        REQUIRE(::symlink((d / "made").c_str(), list.c_str()) == 0);
+        r = mimeuri(args + quote(list) + " " + quote(box));
+        CHECK(r.status == 73);
+        CHECK(r.err.find("is a symbolic link") != std::string::npos);
+        CHECK(::access((d / "made").c_str(), F_OK) != 0);
+        untouched();
+        // A link to a folder, and to /dev/null.
+        for (const char *to : {"/tmp", "/dev/null"}) {
+            CAPTURE(to);
+            fresh();
+            REQUIRE(::symlink(to, list.c_str()) == 0);
+            r = mimeuri(args + quote(list) + " " + quote(box));
+            CHECK(r.status == 73);
+            CHECK(r.err.find("is a symbolic link") != std::string::npos);
+            untouched();
+        }
+        // A second hard link of another file.
+        fresh();
+        REQUIRE(::link(victim.c_str(), list.c_str()) == 0);
+        r = mimeuri(args + quote(list) + " " + quote(box));
+        CHECK(r.status == 73);
+        CHECK(r.err == "mimeuri: " + list + ": has 2 hard links; --changed-list writes only a file of its own; "
+                                            "nothing written\n");
+        untouched();
+        // Its own file is emptied and written; /dev/stdout is written as it is.
+        fresh();
+        testing::write_file(list, "an older list, longer than the new one\n");
+        r = mimeuri(args + quote(list) + " " + quote(box));
+        CHECK(r.status == 0);
+        CHECK(testing::read_file(list) == box + "\n");
+        fresh();
+        r = mimeuri(args + "/dev/stdout " + quote(box));
+        CHECK(r.status == 0);
+        CHECK(r.out == box + "\n");
     }
 }
 

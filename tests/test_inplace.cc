@@ -317,6 +317,64 @@ TEST_CASE("Maildir: a file an IMAP server renames while it is rewritten is found
     }
 }
 
+TEST_CASE("Maildir: a file an IMAP server renames between the listing and its open is found by its unique part")
+{
+    testing::TempDir d;
+    // The run stops itself just before it opens NAME (MIMEURI_FAULT=stop-open:NAME, once);
+    // the test then does what an IMAP server does and lets it go on: a real race, no timing.
+    auto race = [&](const std::string &name, const std::string &what, const std::string &args) {
+        return testing::sh("cd " + quote(d.path) + "; MIMEURI_FAULT=" + quote("stop-open:" + name) + " " + testing::bin() +
+                           " --cid=repair --mid=off " + args + " Maildir >out 2>err & pid=$!; "
+                           "until ps -o stat= --ppid $pid -p $pid | grep -q T; do sleep 0.01; done; " +
+                           what + "; for p in $(ps -o pid= --ppid $pid -p $pid); do kill -CONT $p; done; wait $pid; echo $?");
+    };
+    const std::string a = "1700000000.M1P2.host", b = "1700000001.M2P2.host", c = "1700000002.M3P2.host";
+    auto setup = [&] {
+        testing::sh("rm -rf " + quote(d / "Maildir"));
+        make_maildir(d / "Maildir");
+        d.file("Maildir/cur/" + a + ":2,S", fixme);
+        d.file("Maildir/new/" + b, fixme);
+        d.file("Maildir/cur/" + c + ":2,", fixme);
+    };
+    for (const char *jobs : {"1", "2"}) {
+        CAPTURE(jobs);
+        const std::string in_place = "--in-place --changed-list=list --jobs=" + std::string(jobs);
+        // Flags changed (:2,S -> :2,RS), and new/ -> cur/: rewritten under the new names.
+        for (const auto &[name, mv] : std::vector<std::pair<std::string, std::string>>{
+                 {a + ":2,S", "mv Maildir/cur/" + a + ":2,S Maildir/cur/" + a + ":2,RS"},
+                 {b, "mv Maildir/new/" + b + " Maildir/cur/" + b + ":2,"}}) {
+            CAPTURE(name);
+            setup();
+            auto r = race(name, mv, in_place);
+            CHECK(r.out == "0\n");
+            CHECK(testing::read_file(d / "err") == "");
+            CHECK(testing::sh("cd " + quote(d / "Maildir") + " && ls cur new tmp").out ==
+                  "cur:\n" + a + (name == b ? ":2,S\n" + b + ":2,\n" : ":2,RS\n") + c + ":2,\n\nnew:\n" +
+                      (name == b ? "" : b + "\n") + "\ntmp:\n");
+            CHECK(testing::sh("cat " + quote(d / "Maildir") + "/cur/* " + quote(d / "Maildir") + "/new/* | grep -c 'cid:a@x'").out == "3\n");
+            CHECK(testing::sh("sort " + quote(d / "list") + " | wc -l").out == "3\n");
+        }
+        // Expunged for real between the listing and the open: said in one line, the others
+        // rewritten; nothing was lost, so --on-error decides the status (0, or 75), not 66.
+        for (const char *policy : {"pass", "tempfail"}) {
+            CAPTURE(policy);
+            setup();
+            auto r = race(a + ":2,S", "rm Maildir/cur/" + a + ":2,S", in_place + " --on-error=" + policy);
+            CHECK(r.out == (std::string(policy) == "pass" ? "0\n" : "75\n"));
+            const std::string err = testing::read_file(d / "err");
+            CHECK(err == "mimeuri: " + std::string("Maildir/cur/") + a + ":2,S: expunged from its Maildir since it was listed "
+                                                                         "(no file in cur/ or new/ has its unique name); nothing to do\n");
+            CHECK(testing::sh("cat " + quote(d / "Maildir") + "/cur/* " + quote(d / "Maildir") + "/new/* | grep -c 'cid:a@x'").out == "2\n");
+        }
+    }
+    // Read, not rewritten (a Maildir into a report): the message is read under its new name.
+    setup();
+    auto r = race(a + ":2,S", "mv Maildir/cur/" + a + ":2,S Maildir/cur/" + a + ":2,RS", "--check");
+    CHECK(r.out == "0\n");
+    CHECK(testing::read_file(d / "err") == "");
+    CHECK(testing::read_file(d / "out").find("\"source\":\"Maildir/cur/" + a + ":2,RS\"") != std::string::npos);
+}
+
 TEST_CASE("--changed-list: the paths rewritten, one a line, also from workers")
 {
     testing::TempDir d;

@@ -265,6 +265,109 @@ Result<bool> schema_has(sqlite3 *db, const std::string &name, const std::string 
     return *n > 0;
 }
 
+// What a value read from an index may be (SQLITE_LIMIT_LENGTH on a reading connection): a
+// path, a Message-ID, a Content-ID, a section. Larger is no index mimeuri wrote (a header
+// field is at most --max-header-bytes, 1 MiB by default); the lookup fails (--on-error).
+constexpr int kMaxValue = 4 << 20;
+// What one lookup may return in all (its Content-IDs): a message of --max-parts entities
+// holds far less.
+constexpr std::size_t kMaxAnswer = 32u << 20;
+
+// The columns of each table mimeuri writes: name and declared type, in order; a column with
+// a default names it. A table may lack its trailing optional columns (an older index).
+struct Column {
+    const char *name, *type, *dflt = nullptr;
+};
+struct Table {
+    const char *name;
+    std::vector<Column> columns;
+    std::size_t required; // columns an older index has
+    bool optional;        // a table an older index lacks
+};
+const std::vector<Table> &tables_written()
+{
+    static const std::vector<Table> t{
+        {"files",
+         {{"id", "INTEGER"}, {"path", "TEXT"}, {"size", "INTEGER"}, {"mtime_ns", "INTEGER"}, {"messages", "INTEGER", "0"},
+          {"maildir", "TEXT"}, {"uniq", "TEXT"}, {"tail", "TEXT"}},
+         7, false},
+        {"messages",
+         {{"id", "INTEGER"}, {"file", "INTEGER"}, {"number", "INTEGER"}, {"offset", "INTEGER"}, {"section", "TEXT"},
+          {"message_id", "TEXT"}, {"ci_key", "TEXT"}},
+         7, false},
+        {"cids", {{"message", "INTEGER"}, {"content_id", "TEXT"}, {"section", "TEXT"}}, 3, false},
+        {"pages", {{"message_id", "TEXT"}, {"path", "TEXT"}}, 2, true},
+    };
+    return t;
+}
+
+// An index file is data, never code: its schema must be exactly what mimeuri writes (the
+// tables above, with no hidden or generated column and no default but ours; indexes of ours
+// over plain columns; no view, trigger or virtual table), since a lookup runs whatever the
+// schema says (a view in place of `messages` that builds a 400 MB blob per row, a trigger, a
+// default evaluated for each row read). Code::Usage: not a mimeuri index.
+Status check_schema(sqlite3 *db, const std::string &path)
+{
+    const std::set<std::string> indexes{"messages_lookup", "messages_ci_id", "messages_file", "files_maildir",
+                                        "messages_id", "messages_ci", // before open_write migrated them
+                                        "sqlite_autoindex_files_1", "sqlite_autoindex_cids_1", "sqlite_autoindex_pages_1"};
+    auto refuse = [&](const std::string &why) {
+        return Error{Code::Usage, path + ": not a mimeuri index (" + why + "); not read"};
+    };
+    sqlite3_stmt *raw = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_schema", -1, &raw, nullptr) != SQLITE_OK)
+        return refuse(sqlite3_errmsg(db));
+    Stmt q(raw);
+    std::set<std::string> tables;
+    std::vector<std::string> index_names;
+    int rc;
+    while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
+        const std::string type = text_of(raw, 0), name = text_of(raw, 1), table = text_of(raw, 2), sql = text_of(raw, 3);
+        bool ours = false;
+        for (const Table &t : tables_written()) ours = ours || table == t.name;
+        if (!ours) return refuse("a " + type + " on " + table + ", which mimeuri never writes");
+        if (type == "table") {
+            if (name != table || g_ascii_strncasecmp(sql.c_str(), "CREATE TABLE", 12) != 0)
+                return refuse("table " + name + " is not a plain table");
+            tables.insert(name);
+        } else if (type == "index") {
+            if (!indexes.count(name)) return refuse("an index " + name + " mimeuri never makes");
+            index_names.push_back(name);
+        } else {
+            return refuse("a " + type + " " + name + " (mimeuri's index holds tables and indexes only)");
+        }
+    }
+    if (rc != SQLITE_DONE) return refuse(sqlite3_errmsg(db));
+    for (const Table &t : tables_written()) {
+        if (!tables.count(t.name)) {
+            if (t.optional) continue;
+            return refuse(std::string("no table ") + t.name);
+        }
+        const std::string sql = std::string("SELECT name, type, hidden, dflt_value FROM pragma_table_xinfo('") + t.name + "')";
+        if (sqlite3_prepare_v2(db, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) return refuse(sqlite3_errmsg(db));
+        Stmt c(raw);
+        std::size_t n = 0;
+        while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
+            if (n >= t.columns.size()) return refuse(std::string("table ") + t.name + " has more columns than mimeuri's");
+            const Column &want = t.columns[n++];
+            const bool no_default = sqlite3_column_type(raw, 3) == SQLITE_NULL;
+            if (text_of(raw, 0) != want.name || text_of(raw, 1) != want.type || sqlite3_column_int(raw, 2) != 0 ||
+                (want.dflt ? no_default || text_of(raw, 3) != want.dflt : !no_default))
+                return refuse(std::string("table ") + t.name + ": column " + text_of(raw, 0) + " is not mimeuri's");
+        }
+        if (rc != SQLITE_DONE) return refuse(sqlite3_errmsg(db));
+        if (n < t.required) return refuse(std::string("table ") + t.name + " lacks columns");
+    }
+    // Indexes over plain columns only: an expression in one is code too.
+    for (const std::string &name : index_names) {
+        const std::string sql = "SELECT count(*) FROM pragma_index_xinfo('" + name + "') WHERE cid < -1";
+        auto n = pragma_int(db, sql.c_str(), path);
+        if (!n) return n.error();
+        if (*n != 0) return refuse("index " + name + " is over an expression");
+    }
+    return ok();
+}
+
 } // namespace
 
 Result<MidStore> MidStore::open_read(const std::string &path)
@@ -278,6 +381,13 @@ Result<MidStore> MidStore::open_read(const std::string &path)
     // Read-only: never creates nor changes the file, and a lookup never takes the write lock.
     int rc = sqlite3_open_v2(path.c_str(), &st.impl_->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) return Error{Code::NoInput, path + ": cannot open the index: " + sqlite3_errstr(rc)};
+    sqlite3 *db = st.impl_->db;
+    // The file is data from wherever it came: no function in its schema runs with side
+    // effects, the schema cannot be written (defensive), and no value read is larger than a
+    // lookup needs (check_schema and find do the rest).
+    sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+    sqlite3_limit(db, SQLITE_LIMIT_LENGTH, kMaxValue);
     sqlite3_busy_timeout(st.impl_->db, 10000); // a writer committing
     // Pages read through a mapping, not copied into SQLite's cache (bench/README.md).
     (void)st.impl_->exec("PRAGMA mmap_size=1073741824", path);
@@ -289,6 +399,7 @@ Result<MidStore> MidStore::open_read(const std::string &path)
     if (*ver != kSchemaVersion)
         return Error{Code::Usage, path + ": an index of format " + std::to_string(*ver) + ", this mimeuri reads format " +
                                       std::to_string(kSchemaVersion) + "; make it again with mimeuri index"};
+    if (Status s = check_schema(db, path); !s) return s.error();
     auto pages = schema_has(st.impl_->db, "pages", path);
     if (!pages) return pages.error();
     st.impl_->has_pages = *pages;
@@ -353,6 +464,8 @@ Result<MidStore> MidStore::open_write(const std::string &path, int busy_ms)
     int rc = sqlite3_open_v2(path.c_str(), &st.impl_->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX,
                              nullptr);
     if (rc != SQLITE_OK) return Error{Code::CantCreate, path + ": cannot open the index: " + sqlite3_errstr(rc)};
+    sqlite3_db_config(st.impl_->db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+    sqlite3_db_config(st.impl_->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
     sqlite3_busy_timeout(st.impl_->db, busy_ms);
     Impl &im = *st.impl_;
     auto app = pragma_int(im.db, "PRAGMA application_id", path);
@@ -377,6 +490,10 @@ Result<MidStore> MidStore::open_write(const std::string &path, int busy_ms)
     // A rollback journal (not WAL): the index stays one self-contained file, to be copied to
     // shared storage and read there read-only (WAL needs a writable -shm beside it).
     // synchronous=NORMAL: a commit is durable once its journal is synced.
+    // An index merged into is read by the same rules as one looked up: its schema is what
+    // mimeuri writes (a trigger would run as whoever indexes), nothing in it trusted.
+    if (*tables > 0)
+        if (Status s = check_schema(im.db, path); !s) return s.error();
     if (Status s = im.exec("PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL; PRAGMA journal_mode=DELETE", path); !s)
         return s.error();
     if (Status s = st.make_schema(*tables == 0); !s) return s.error();
@@ -487,7 +604,16 @@ Result<std::optional<MidStore::Found>> MidStore::find(const std::string &id, boo
     auto c = impl_->prepare("SELECT content_id, section FROM cids WHERE message = ?1", path_);
     if (!c) return c.error();
     put(*c, 1, row);
-    while ((rc = sqlite3_step(*c)) == SQLITE_ROW) found->first.cids.emplace_back(text_of(*c, 0), text_of(*c, 1));
+    std::size_t bytes = found->first.source.size() + found->first.page.size();
+    while ((rc = sqlite3_step(*c)) == SQLITE_ROW) {
+        bytes += static_cast<std::size_t>(sqlite3_column_bytes(*c, 0)) + static_cast<std::size_t>(sqlite3_column_bytes(*c, 1));
+        if (bytes > kMaxAnswer) {
+            sqlite3_reset(*c);
+            return Error{Code::DataErr, path_ + ": lookup: the message's Content-IDs in the index come to more than " +
+                                            std::to_string(kMaxAnswer >> 20) + " MiB; not an index mimeuri wrote"};
+        }
+        found->first.cids.emplace_back(text_of(*c, 0), text_of(*c, 1));
+    }
     if (rc != SQLITE_DONE) return impl_->fail("lookup", path_);
     sqlite3_reset(*c);
     return found;

@@ -62,6 +62,8 @@ void IdCensus::end()
 {
     if (open_) close_field();
     std::sort(keys_.begin(), keys_.end());
+    for (std::size_t i = 1; i < keys_.size(); ++i)
+        if (keys_[i] == keys_[i - 1] && (repeated_.empty() || repeated_.back() != keys_[i])) repeated_.push_back(keys_[i]);
     keys_.erase(std::unique(keys_.begin(), keys_.end()), keys_.end());
     ended_ = true;
 }
@@ -75,5 +77,13 @@ bool IdCensus::rules_out(const std::vector<std::string> &ids) const
 }
 
 std::uint64_t IdCensus::key(std::string_view id) { return std::hash<std::string>{}(text::ascii_lower(id)); }
+
+bool IdCensus::rules_out_repeats(const std::vector<std::string> &ids) const
+{
+    if (!complete() || ids.empty()) return false;
+    for (const std::string &id : ids)
+        if (id.empty() || std::binary_search(repeated_.begin(), repeated_.end(), key(id))) return false;
+    return true;
+}
 
 } // namespace mimeuri

@@ -45,6 +45,10 @@ public:
     // is indexed; false for an empty list (a plan that did not say what it waits for) or an
     // empty id (which waits for whatever comes).
     bool rules_out(const std::vector<std::string> &ids) const;
+    // Whether, the census whole, each id in ids can be known to the run's index at most once
+    // (no second copy, no variant in the domain's case): what a reference already answered
+    // by the messages indexed so far needs to be final. False for an empty list or id.
+    bool rules_out_repeats(const std::vector<std::string> &ids) const;
     std::size_t size() const { return keys_.size(); }
 
 private:
@@ -56,6 +60,7 @@ private:
     bool unsure_{false};
     bool ended_{false};
     std::vector<std::uint64_t> keys_; // sorted once ended
+    std::vector<std::uint64_t> repeated_; // once ended: the keys met more than once, sorted
 };
 
 } // namespace mimeuri

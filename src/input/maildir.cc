@@ -84,6 +84,28 @@ std::string locate(const std::string &path, dev_t dev, ino_t ino)
     return {};
 }
 
+std::string find_renamed(const std::string &path)
+{
+    const std::string name = basename_of(path);
+    const std::string_view unique = unique_part(name);
+    const std::string root = dirname_of(dirname_of(path));
+    std::string found;
+    for (const char *sub : {"cur", "new"}) {
+        const std::string dir = root + "/" + sub;
+        std::unique_ptr<DIR, int (*)(DIR *)> d(::opendir(dir.c_str()), ::closedir);
+        if (!d) continue;
+        while (const dirent *e = ::readdir(d.get())) {
+            if (e->d_name[0] == '.' || unique_part(e->d_name) != unique) continue;
+            std::string candidate = dir + "/" + e->d_name;
+            struct stat st {};
+            if (::lstat(candidate.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+            if (!found.empty()) return {}; // two files, one unique name: neither is taken for it
+            found = std::move(candidate);
+        }
+    }
+    return found;
+}
+
 std::string with_sizes(const std::string &path, std::uint64_t size, std::uint64_t vsize)
 {
     const std::string name = basename_of(path);

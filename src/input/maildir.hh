@@ -28,6 +28,11 @@ std::string_view unique_part(std::string_view name);
 // is in, under the same unique part (a rename keeps both); empty when there is none.
 std::string locate(const std::string &path, dev_t dev, ino_t ino);
 
+// The file of the Maildir `path` is in that now has path's unique part, in cur/ or new/: the
+// same message, renamed by an IMAP server (flags changed, new/ -> cur/) since path was
+// listed. Empty when no file has it (expunged), or more than one does.
+std::string find_renamed(const std::string &path);
+
 // path with the S= and W= fields of its name, where it has them, set to size and vsize.
 std::string with_sizes(const std::string &path, std::uint64_t size, std::uint64_t vsize);
 

@@ -41,6 +41,7 @@ struct Limits {
     int max_depth{64};
     std::size_t max_parts{10000};           // entities visited per message
     std::size_t max_header_bytes{1u << 20}; // one header block
+    std::size_t max_header_fields{10000};   // fields in one header block; 10x in a message
     double max_seconds{60};                 // passes' time per message
 };
 

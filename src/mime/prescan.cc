@@ -1,8 +1,10 @@
 // prescan: the limits that hold while parsing, checked before GMime reads a message.
 //
 // SYNOPSIS  MessageContext::prescan(): a LimitHit when a header block anywhere in the message
-//           is larger than --max-header-bytes, or it has more delimiter lines than
-//           --max-parts allows; the message is then passed through, never handed to GMime.
+//           is larger than --max-header-bytes or holds more than --max-header-fields fields,
+//           the message holds more than 10 x --max-header-fields fields in all, or it has
+//           more delimiter lines than --max-parts allows; the message is then passed
+//           through, never handed to GMime.
 // One pass over the message's bytes (a window in memory, else 64 KiB reads), called by
 // MessageContext::parse (src/mime/message.cc). An explicit state machine, as GMime's parser
 // (parser_step_*): a state for the line being read (Line: its name, a Content-Type value, or
@@ -12,6 +14,7 @@
 
 #include <glib.h>
 
+#include <cstdint>
 #include <cstring>
 
 namespace mimeuri {
@@ -28,9 +31,11 @@ namespace {
 // first line of minified HTML is no header. Anything less clear stays Open.
 class Prescanner {
 public:
-    enum class Hit { None, HeaderLimit, PartLimit };
-    Prescanner(std::size_t max_header_bytes, std::size_t max_delimiters)
-        : max_header_bytes_(max_header_bytes), max_delimiters_(max_delimiters)
+    enum class Hit { None, HeaderLimit, PartLimit, BlockFields, MessageFields };
+    Prescanner(std::size_t max_header_bytes, std::size_t max_delimiters, std::size_t max_block_fields,
+               std::size_t max_message_fields)
+        : max_header_bytes_(max_header_bytes), max_delimiters_(max_delimiters), max_block_fields_(max_block_fields),
+          max_message_fields_(max_message_fields)
     {
     }
     // The next bytes of the message.
@@ -57,11 +62,13 @@ private:
     void open_run(bool dashes);
     Line line_start() const { return run_ == Run::Closed || run_ == Run::Body ? Line::Skip : Line::Name; }
 
-    const std::size_t max_header_bytes_, max_delimiters_;
+    const std::size_t max_header_bytes_, max_delimiters_, max_block_fields_, max_message_fields_;
     std::size_t delimiters_{0};
+    std::size_t fields_{0}; // field lines ("name:") of every header block so far
     // The run of lines that may be a header block.
     Run run_{Run::Open};
     std::size_t run_bytes_{0};
+    std::size_t run_fields_{0};
     bool after_dashes_{false};                // the run started after a "--" line
     bool ct_seen_{false}, ct_message_{false}; // the run's Content-Type fields
     bool in_ct_{false};                       // the field being read is a Content-Type
@@ -168,6 +175,7 @@ void Prescanner::open_run(bool dashes)
 {
     run_ = Run::Open;
     run_bytes_ = 0;
+    run_fields_ = 0;
     after_dashes_ = dashes;
     ct_seen_ = ct_message_ = in_ct_ = false;
 }
@@ -202,6 +210,10 @@ Prescanner::Hit Prescanner::take_field_line()
     run_ = Run::In;
     run_bytes_ += len_ + 1;
     if (run_bytes_ > max_header_bytes_) return Hit::HeaderLimit;
+    // Each field costs GMime a header object (about 360 bytes with its list entry: 2.5
+    // million four-byte fields took 0.9 GB and 4 s), whatever its size.
+    if (field_ == Field::Yes && ++run_fields_ > max_block_fields_) return Hit::BlockFields;
+    if (field_ == Field::Yes && ++fields_ > max_message_fields_) return Hit::MessageFields;
     if (field_ == Field::Yes) in_ct_ = line_ct_;
     if (field_ == Field::Yes && line_ct_) ct_seen_ = true;
     if (line_ct_ && word_at_ == message_word.size()) ct_message_ = true;
@@ -210,8 +222,11 @@ Prescanner::Hit Prescanner::take_field_line()
 
 Prescanner::Hit Prescanner::finish() const
 {
+    const bool last_field = (run_ == Run::In || run_ == Run::Open) && field_ == Field::Yes;
     if ((run_ == Run::In || (run_ == Run::Open && field_ == Field::Yes)) && run_bytes_ + len_ > max_header_bytes_)
         return Hit::HeaderLimit;
+    if (last_field && run_fields_ + 1 > max_block_fields_) return Hit::BlockFields;
+    if (last_field && fields_ + 1 > max_message_fields_) return Hit::MessageFields;
     return Hit::None;
 }
 
@@ -223,10 +238,18 @@ Result<std::optional<MessageContext::LimitHit>> MessageContext::prescan() const
     // part needs at least one delimiter line; past --max-parts the walk stops anyway, so
     // this only has to be generous enough never to cut a message the walk would finish.
     const std::size_t max_delimiters = 4 * limits_.max_parts + 16;
+    // Header fields: GMime's parse of them cannot be interrupted (--max-time is asked only
+    // once it returns), so it is bounded here instead: at most --max-header-fields in a block
+    // and ten times that in the message (docs/design.md: the parse is then short).
+    const std::size_t max_block_fields = limits_.max_header_fields;
+    const std::size_t max_message_fields =
+        max_block_fields > SIZE_MAX / 10 ? SIZE_MAX : 10 * max_block_fields;
     const auto size = static_cast<std::size_t>(seg_.msg_end - seg_.msg_begin);
-    // A message this small can hold neither (a delimiter line is at least 3 bytes).
-    if (size <= limits_.max_header_bytes && size < 3 * max_delimiters) return std::optional<LimitHit>{};
-    Prescanner scan(limits_.max_header_bytes, max_delimiters);
+    // A message this small can hold none of them (a delimiter line is at least 3 bytes, and
+    // so is a field line, "a:" and its LF).
+    if (size <= limits_.max_header_bytes && size / 3 < max_delimiters && size / 3 < max_block_fields)
+        return std::optional<LimitHit>{};
+    Prescanner scan(limits_.max_header_bytes, max_delimiters, max_block_fields, max_message_fields);
     Prescanner::Hit hit = Prescanner::Hit::None;
     // The message where it is (a window, or an input in memory), else read 64 KiB at a time.
     const std::string_view whole = src_->view(seg_.msg_begin, seg_.msg_end);
@@ -249,6 +272,13 @@ Result<std::optional<MessageContext::LimitHit>> MessageContext::prescan() const
     case Prescanner::Hit::HeaderLimit:
         return std::optional<LimitHit>{LimitHit{ErrorCode::HeaderLimit, "header block larger than --max-header-bytes (" +
                                                                     std::to_string(limits_.max_header_bytes) + ")"}};
+    case Prescanner::Hit::BlockFields:
+        return std::optional<LimitHit>{LimitHit{ErrorCode::HeaderLimit, "more than " + std::to_string(max_block_fields) +
+                                                                      " fields in one header block (--max-header-fields)"}};
+    case Prescanner::Hit::MessageFields:
+        return std::optional<LimitHit>{
+            LimitHit{ErrorCode::HeaderLimit, "more than " + std::to_string(max_message_fields) +
+                                                 " header fields in the message (10 x --max-header-fields)"}};
     case Prescanner::Hit::PartLimit:
         return std::optional<LimitHit>{LimitHit{ErrorCode::PartLimit, "more than " + std::to_string(max_delimiters) +
                                                                   " delimiter lines (4 x --max-parts + 16): not parsed"}};

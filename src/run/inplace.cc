@@ -5,7 +5,9 @@
 #include "run_state.hh"
 #include "workers.hh"
 
+#include <cerrno>
 #include <csignal>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -70,11 +72,11 @@ void note_changed(RunState &rs, const std::string &landed)
 // directory, and replace a file the user could not write. EX_CANTCREAT, as for a file that
 // is not regular: the name cannot be written safely, whatever --on-error says. st: what
 // lstat(2) said of input.
-Status refuse_link(const std::string &input, const struct stat &st)
+// what: what refuses it, and what to do instead.
+Status refuse_link(const std::string &input, const struct stat &st,
+                   const char *what = "--in-place does not follow (rewrite the file it names by that name); left as it was")
 {
-    if (S_ISLNK(st.st_mode))
-        return Error{Code::CantCreate, input + ": is a symbolic link, which --in-place does not follow (rewrite the file "
-                                               "it names by that name); left as it was"};
+    if (S_ISLNK(st.st_mode)) return Error{Code::CantCreate, input + ": is a symbolic link, which " + what};
     return ok();
 }
 
@@ -95,6 +97,41 @@ Status opened_as_named(const std::string &input, int fd)
     if (!found || ::fstat(fd, &opened) != 0 || named.st_dev != opened.st_dev || named.st_ino != opened.st_ino)
         return Error{Code::CantCreate, input + ": was replaced while being opened; left as it was"};
     return ok();
+}
+
+Result<int> open_changed_list(const std::string &path)
+{
+    const std::string cannot = "cannot write " + path + " (--changed-list): ";
+    if (system_name(path)) { // /dev/stdout: written as -o and --report write it
+        int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOCTTY, 0666);
+        if (fd < 0) return Error{Code::CantCreate, cannot + g_strerror(errno)};
+        return fd;
+    }
+    // As an input rewritten in place: no link followed, the file opened the one the name
+    // holds, no second hard link (a list truncated as root must not be a user's link to
+    // another file); truncated only once all that holds.
+    const char *what = "--changed-list does not follow (give the list's own path); nothing written";
+    struct stat named {};
+    if (::lstat(path.c_str(), &named) == 0)
+        if (Status s = refuse_link(path, named, what); !s) return s.error();
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0666);
+    if (fd < 0) {
+        int err = errno;
+        if (err == ELOOP) return Error{Code::CantCreate, path + ": is a symbolic link, which " + what};
+        return Error{Code::CantCreate, cannot + g_strerror(err)};
+    }
+    struct stat opened {};
+    Status s = opened_as_named(path, fd);
+    if (s && ::fstat(fd, &opened) != 0) s = Error{Code::CantCreate, cannot + g_strerror(errno)};
+    if (s && S_ISREG(opened.st_mode) && opened.st_nlink != 1)
+        s = Error{Code::CantCreate, path + ": has " + std::to_string(opened.st_nlink) +
+                                        " hard links; --changed-list writes only a file of its own; nothing written"};
+    if (s && S_ISREG(opened.st_mode) && ::ftruncate(fd, 0) != 0) s = Error{Code::CantCreate, cannot + g_strerror(errno)};
+    if (!s) {
+        ::close(fd);
+        return s.error();
+    }
+    return fd;
 }
 
 void commit_in_place(RunState &rs, const std::string &input, const Source &src, const struct stat &read,

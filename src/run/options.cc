@@ -173,6 +173,17 @@ OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
          .default_text = "1048576",
          .help = "Largest header block; a message with a larger one is passed through and reported",
          .arg_name = "BYTES", .access = bind_size(o.limits.max_header_bytes)},
+        {.long_name = "max-header-fields", .group = "mimeuri", .key = "max-header-fields", .kind = K::Size,
+         .default_text = "10000",
+         .help = "Most header fields in one header block, and 10 times that in a message; a message with more is "
+                 "passed through and reported",
+         .arg_name = "N",
+         .access = {[&o](const OptionValue &v) -> Status {
+                        if (v.number < 1) return usage_error(v.name + " must be at least 1");
+                        o.limits.max_header_fields = static_cast<std::size_t>(v.number);
+                        return ok();
+                    },
+                    [&o] { return std::to_string(o.limits.max_header_fields); }}},
         {.long_name = "max-time", .group = "mimeuri", .key = "max-time", .kind = K::Double, .default_text = "60",
          .help = "Seconds the passes may spend on one message; past that it is passed through and reported",
          .arg_name = "SECONDS",

@@ -238,11 +238,13 @@ Result<Sink> Sink::atomic(const std::string &path_in, const std::string &mode_fr
     return s;
 }
 
+bool system_name(const std::string &path) { return path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0; }
+
 Result<Sink> Sink::to_path(const std::string &path)
 {
     // /dev/stdout, /dev/fd/N, /proc/self/fd/N and devices or FIFOs are written directly
     // (appending, so a shared file descriptor's earlier output is kept), never replaced.
-    bool special = path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0;
+    bool special = system_name(path);
     struct stat st {};
     bool exists = ::stat(path.c_str(), &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) return Error{Code::CantCreate, "cannot write " + path + ": is a directory"};

@@ -68,6 +68,10 @@ private:
     bool synced_{false}; // commit_replacing: fsynced and closed, ready to be renamed
 };
 
+// /dev/stdout, /dev/fd/N, /proc/self/fd/N, a device: names the system gives (links among
+// them), which -o, --report and --changed-list open as they are, never replace.
+bool system_name(const std::string &path);
+
 // Writes src[begin, end) with the edits applied (each edit's range replaced by its text).
 // Edits must lie inside [begin, end); they may come in any order but must not overlap.
 Status write_spliced(Sink &out, const Source &src, std::int64_t begin, std::int64_t end, std::vector<const Edit *> edits);

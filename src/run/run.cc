@@ -46,8 +46,9 @@ Status open_outputs(RunState &rs, int out_fd)
         rs.report.emplace(Sink::to_fd(out_fd, "standard output"));
     }
     if (!opts.changed_list.empty()) {
-        rs.changed_list_fd = ::open(opts.changed_list.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
-        if (rs.changed_list_fd < 0) return Error{Code::CantCreate, "cannot write " + opts.changed_list + ": " + g_strerror(errno)};
+        auto fd = open_changed_list(opts.changed_list);
+        if (!fd) return fd.error();
+        rs.changed_list_fd = *fd;
     }
     if (opts.syslog) rs.syslog.emplace();
     return ok();

@@ -62,6 +62,14 @@ std::unique_ptr<Opened> open_input(RunState &rs, std::size_t input_no, int jobs)
 {
     const std::string &input = rs.inputs[input_no];
     auto src = rs.inputs.open(input_no);
+    if (!src && rs.inputs.expunged(input_no)) {
+        // As a file expunged while it is rewritten in place (inplace.cc): nothing was lost,
+        // so the exit status is --on-error's (0, or 75 with tempfail), not 66.
+        g_warning("%s", src.error().message.c_str());
+        ++rs.st.failed;
+        if (rs.opts.on_error == OnError::TempFail) rs.outcome.worsen(Code::TempFail);
+        return nullptr;
+    }
     if (!src) return rs.outcome.fail(src.error()), nullptr;
     struct stat read {};
     if (rs.opts.in_place && src->fd() >= 0) {

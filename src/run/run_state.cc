@@ -8,6 +8,8 @@
 #include "maildir.hh"
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <filesystem>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -34,19 +36,25 @@ int rank(Code c)
     return 99;
 }
 
-// FILE arguments: a Maildir (a folder with cur/ or new/) stands for the files in them.
-std::vector<std::string> expand_inputs(const std::vector<std::string> &in)
+// FILE arguments: a Maildir (a folder with cur/ or new/) stands for the files in them
+// (in_maildir: which names came from one).
+std::vector<std::string> expand_inputs(const std::vector<std::string> &in, std::vector<bool> &in_maildir)
 {
     std::vector<std::string> out;
     for (const auto &path : in) {
         if (path == "-" || !maildir::is_maildir(path)) {
             out.push_back(path);
+            in_maildir.push_back(false);
             continue;
         }
         auto files = maildir::message_files(path);
         out.insert(out.end(), files.begin(), files.end());
+        in_maildir.resize(out.size(), true);
     }
-    if (out.empty()) out.emplace_back("-");
+    if (out.empty()) {
+        out.emplace_back("-");
+        in_maildir.push_back(false);
+    }
     return out;
 }
 
@@ -70,12 +78,38 @@ void Outcome::end(const Error &e)
     if (!ended) ended = exit_status(e.code);
 }
 
-Inputs::Inputs(const Options &opts, int in_fd) : opts_(opts), in_fd_(in_fd), names_(expand_inputs(opts.inputs)) {}
+Inputs::Inputs(const Options &opts, int in_fd) : opts_(opts), in_fd_(in_fd), stop_before_open_(Faults::from_env().stop_open)
+{
+    names_ = expand_inputs(opts.inputs, in_maildir_);
+    expunged_.assign(names_.size(), false);
+}
 
 Result<Source> Inputs::open(std::size_t k)
 {
-    const std::string &input = names_[k];
-    if (input != "-") return Source::open_path(input, opts_.spool_threshold);
+    std::string &input = names_[k];
+    if (input != "-") {
+        if (stop_before_open_ && input.size() >= stop_before_open_->size() &&
+            input.compare(input.size() - stop_before_open_->size(), std::string::npos, *stop_before_open_) == 0 &&
+            (input.size() == stop_before_open_->size() || input[input.size() - stop_before_open_->size() - 1] == '/')) {
+            stop_before_open_.reset(); // once: the test renames the file, then continues us
+            ::raise(SIGSTOP);
+        }
+        auto src = Source::open_path(input, opts_.spool_threshold);
+        // Between the listing and this open an IMAP server may have renamed the file (and
+        // may again: a few tries). Its unique part names the message (Maildir's promise).
+        for (int attempt = 0; !src && in_maildir_[k] && attempt < 3; ++attempt) {
+            if (struct stat st {}; ::lstat(input.c_str(), &st) == 0 || errno != ENOENT) break;
+            std::string now = maildir::find_renamed(input);
+            if (now.empty()) {
+                expunged_[k] = true;
+                return Error{Code::NoInput, input + ": expunged from its Maildir since it was listed (no file in cur/ "
+                                                    "or new/ has its unique name); nothing to do"};
+            }
+            input = std::move(now);
+            src = Source::open_path(input, opts_.spool_threshold);
+        }
+        return src;
+    }
     if (!stdin_) stdin_.emplace(Source::read_fd(in_fd_, "-", opts_.spool_threshold));
     if (!*stdin_) return stdin_->error();
     return (*stdin_)->reopen();

@@ -1,4 +1,4 @@
-// What the steps of a run share (src/run/run.cc puts them together; docs/design.md has the map):
+// What the steps of a run share (src/run/run/run/run.cc puts them together; docs/design.md has the map):
 // the inputs, the outputs, the engine, the totals and how the run is to end.
 #pragma once
 
@@ -40,7 +40,12 @@ public:
     const std::vector<std::string> &names() const { return names_; }
     std::size_t size() const { return names_.size(); }
     const std::string &operator[](std::size_t k) const { return names_[k]; }
+    // A Maildir's file renamed by an IMAP server since the Maildir was listed (flags
+    // changed, new/ -> cur/) is found again by its unique part and opened under its new
+    // name, which names_[k] takes from then on. One that no file holds any more was
+    // expunged: NoInput, and expunged(k) says so.
     Result<Source> open(std::size_t k);
+    bool expunged(std::size_t k) const { return expunged_[k]; }
     Result<Format> format_of(const Source &src) const;
     std::int64_t total_bytes() const;
     // Several inputs to one output: mboxes may follow each other, single messages not.
@@ -50,6 +55,9 @@ private:
     const Options &opts_;
     int in_fd_;
     std::vector<std::string> names_;
+    std::vector<bool> in_maildir_; // names_[k] was listed from a Maildir
+    std::vector<bool> expunged_;
+    std::optional<std::string> stop_before_open_; // MIMEURI_FAULT=stop-open:NAME (docs/testing.md)
     std::optional<Result<Source>> stdin_;
 };
 
@@ -86,19 +94,27 @@ struct RunState {
 };
 
 // The steps (each in a file of its own).
-// src/run/run_input.cc: one input split, planned (here or in workers), taken, written.
+// src/run/run/run/run_input.cc: one input split, planned (here or in workers), taken, written.
 void run_input(RunState &rs, std::size_t input_no, int jobs);
-// src/run/index_sweep.cc: several inputs: the whole run indexed before any message is planned.
+// src/run/run/run/index_sweep.cc: several inputs: the whole run indexed before any message is planned.
 void index_inputs(RunState &rs);
-// src/run/inplace.cc: --in-place follows no symbolic link, as Postfix's safe_open: the name is
+// src/run/run/run/inplace.cc: --in-place follows no symbolic link, as Postfix's safe_open: the name is
 // checked before the locks are taken (not_a_link), and the file opened for reading must be
 // the one the name holds (opened_as_named: lstat against fstat). CantCreate (73) if not.
 Status not_a_link(const std::string &input);
 Status opened_as_named(const std::string &input, int fd);
-// src/run/inplace.cc: a file rewritten in place with the held edits, once its messages are taken.
+<<<<<<< HEAD:src/run/run/run/run_state.hh
+// src/run/run/run/inplace.cc: a file rewritten in place with the held edits, once its messages are taken.
+=======
+// src/run/run/inplace.cc: --changed-list opened for appending by the same rules (no link followed,
+// the file the name holds, one hard link), then emptied; /dev/stdout and the like as they
+// are. The descriptor, or CantCreate.
+Result<int> open_changed_list(const std::string &path);
+// src/run/run/inplace.cc: a file rewritten in place with the held edits, once its messages are taken.
+>>>>>>> hostile-files:src/run/run/run_state.hh
 void commit_in_place(RunState &rs, const std::string &input, const Source &src, const struct stat &read,
                      const std::vector<const Edit *> &edits);
-// src/run/inplace.cc: --in-place --jobs over many files: workers take whole files.
+// src/run/run/run/inplace.cc: --in-place --jobs over many files: workers take whole files.
 void run_files_forked(RunState &rs);
 
 } // namespace mimeuri

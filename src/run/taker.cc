@@ -153,10 +153,23 @@ std::string held_record(std::size_t i, const Plan &plan)
 
 // Whether the plan may be planned again once the input is indexed (Engine::worth_replanning
 // decides then): a mid: reference of it dangles, and the census does not rule out every id
-// it waits for.
+// it waits for. Or none dangles but one was answered by the messages indexed so far (it
+// waits on that id): a later copy of the id would make it ambiguous, so it is final only
+// where the census shows the id at most once; with one job (no census) it waits for the
+// input's end. Otherwise the answer would depend on which messages a worker had indexed
+// when it planned this one: --jobs=1 and --jobs=2 would differ, and --jobs=2 from run to run.
 bool ForwardHold::may_replan(const Plan &plan) const
 {
-    return plan.dangling_mid > 0 && !(census_ && census_->rules_out(plan.waits));
+    if (plan.dangling_mid > 0) return !(census_ && census_->rules_out(plan.waits));
+    return !plan.waits.empty() && !(census_ && census_->rules_out_repeats(plan.waits));
+}
+
+// At the input's end, with the whole index: a plan with a dangling reference is planned
+// again if the index now knows an id it waits for; one answered by a partial index always
+// (the answer may have become ambiguous).
+bool ForwardHold::worth_replanning(const Plan &plan) const
+{
+    return plan.dangling_mid > 0 ? rs_.engine.worth_replanning(plan) : !plan.waits.empty();
 }
 
 void ForwardHold::arrive(std::size_t i, Plan &&plan)
@@ -239,7 +252,7 @@ void ForwardHold::release(bool replan)
         Record r(std::move(bytes));
         const std::size_t i = r.get_size();
         Plan plan = deserialize(r.get());
-        taker_.take(i, replan && rs_.engine.worth_replanning(plan) ? replan_(i) : std::move(plan));
+        taker_.take(i, replan && worth_replanning(plan) ? replan_(i) : std::move(plan));
         return true;
     });
     if (s || taker_.failed()) return;

@@ -71,6 +71,7 @@ public:
 
 private:
     bool may_replan(const Plan &plan) const;
+    bool worth_replanning(const Plan &plan) const;
     void let_ruled_out_go();
     void kept(const Status &pushed);
     void lost_from_here(const Error &e);

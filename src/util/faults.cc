@@ -17,6 +17,7 @@ Faults Faults::from_env()
     f.milter = g_strcmp0(v, "milter") == 0;
     if (g_str_has_prefix(v, "index-input:")) f.index_input = std::string(v + 12);
     if (g_str_has_prefix(v, "index-throw:")) f.index_throw = std::string(v + 12);
+    if (g_str_has_prefix(v, "stop-open:")) f.stop_open = std::string(v + 10);
     return f;
 }
 

@@ -24,6 +24,10 @@ struct Faults {
     // "index-throw:NAME": reading that input throws a C++ exception, as an internal error
     // would (main's handler must turn it into exit 70, never an abort).
     std::optional<std::string> index_throw;
+    // "stop-open:NAME": the run stops itself (SIGSTOP) once, just before it opens the input
+    // whose last path component is NAME, so that a test can rename or remove that file as
+    // an IMAP server would between the Maildir's listing and the open, then continue it.
+    std::optional<std::string> stop_open;
     static Faults from_env();
 };
 
