@@ -185,14 +185,12 @@ Status ReferencesPass::apply(MessageContext &ctx)
         if (Status s = set_summary(ctx, tally); !s) return s;
     // --- extract: the receiving agent of RFC 2387 section 6. The files are written when
     // the run takes the message (src/extract.hh), never while it is planned.
-    auto files = refs::plan_extraction(ctx, ix, tally.extracts, opts_.extract_dir, tally.page_node);
+    // Every message gets its folder and its page (index.html), listed in the archive's index.
+    auto files = refs::plan_extraction(ctx, ix, tally.extracts, opts_.extract_dir, tally.page_node,
+                                       refs::PageOptions{extracting(), opts_.extract_remote_images});
     if (extracting() && !ctx.output_files().empty()) {
         ctx.output_number = tally.folder;
-        // Listed in the folder's index.html when it has its index.html (a page).
-        if (tally.page_node >= 0) {
-            auto page = files.find(ctx.nodes()[static_cast<std::size_t>(tally.page_node)].section);
-            if (page != files.end() && page->second == "index.html") ctx.output_row = refs::index_row(ctx, tally.folder);
-        }
+        ctx.output_row = refs::index_row(ctx, tally.folder);
         pages_.planned(tally.folder, std::move(files));
     }
     return ok();

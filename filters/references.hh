@@ -28,6 +28,7 @@ struct RefOptions {
     bool drop_inlined{false};
     bool location_to_cid{false}; // repair: also rewrite valid Content-Location references to cid:
     std::string extract_dir;
+    bool extract_remote_images{false}; // --extract-remote-images: pages may load remote images
     bool summary_header{false};
     std::size_t html_max{32u << 20}; // decoded HTML bytes parsed per part
     std::size_t max_refs{1000000};   // references looked at per part
@@ -52,15 +53,16 @@ public:
     // --cid=extract: the run numbers the folders as it takes messages, in one process (a
     // worker taking whole files with --in-place --jobs would keep a count of its own).
     bool ordered() const override { return opts_.cid == RefOptions::Cid::Extract; }
-    // HTML parts only, unless --summary-header (a field on every message).
+    // HTML parts only, unless --summary-header (a field on every message) or --cid=extract
+    // (every message gets a page).
     std::vector<std::string> edited_types() const override
     {
-        return opts_.summary_header ? std::vector<std::string>{} : std::vector<std::string>{"text/html"};
+        return opts_.summary_header || extracting() ? std::vector<std::string>{} : std::vector<std::string>{"text/html"};
     }
     // What it edits in an HTML part follows from references html::may_hold_reference finds
     // (ref_part.cc, PartRewriter::find), or from Content-Location; beyond --html-max a part
     // is reported instead.
-    // With --cid=extract every message with an HTML part gets a page: none is inert.
+    // With --cid=extract every message gets a page: none is inert.
     std::size_t edits_only_references_up_to() const override { return extracting() ? 0 : opts_.html_max; }
     bool may_hold_reference(std::string_view bytes) const override;
     Status index(const MessageContext &ctx) override;
