@@ -284,6 +284,27 @@ TEST_CASE("usage: --cid=extract needs a folder, --mid-url needs {id}")
     CHECK(mimeuri("--cid=sometimes").status == 64);
 }
 
+TEST_CASE("extract: a page's name is chosen among the files' names, never assumed free")
+{
+    // Part 2 is an HTML part with something to extract: its page would be part-2.html, then
+    // part-2-page.html; the HTML parts it and part 1 link are called just that.
+    const std::string m = "Message-ID: <n@x>\nContent-Type: multipart/related; boundary=r\n\n"
+                          "--r\nContent-Type: text/html\n\n<a href=cid:h1>a</a><a href=cid:h2>b</a>\n"
+                          "--r\nContent-Type: text/html\n\n<img src=cid:p>\n"
+                          "--r\nContent-Type: text/html\nContent-ID: <h1>\nContent-Disposition: inline; filename=part-2.html\n\nx\n"
+                          "--r\nContent-Type: text/html\nContent-ID: <h2>\nContent-Disposition: inline; filename=part-2-page.html\n\ny\n"
+                          "--r\nContent-Type: image/png\nContent-ID: <p>\n\nP\n--r--\n";
+    testing::TempDir d;
+    const std::string f = d.file("m.eml", m), dir = d / "out";
+    auto r = mimeuri("--on-error=tempfail --cid=extract --extract-dir=" + quote(dir) + " " + quote(f));
+    CHECK(r.status == 0);
+    CHECK(testing::sh("cd " + quote(dir) + " && find . -type f | sort").out == "./1/index.html\n./1/part-2-2.html\n./1/part-2-page.html\n./1/part-2.html\n./1/part-5.png\n"
+                              "./index.html\n./mimeuri.css\n./pages.tsv\n");
+    const std::string page = testing::read_file(dir + "/1/index.html");
+    CHECK(page.find("<a href=\"part-2-2.html\">2 text/html</a>") != std::string::npos); // the part's own page
+    CHECK(mail_of(testing::read_file(dir + "/1/part-2-2.html")) == "<img src=\"part-5.png\">");
+}
+
 TEST_CASE("usage: the milter refuses --cid=extract before it opens its socket")
 {
     testing::TempDir d;
