@@ -1,6 +1,9 @@
 // --cid=extract: a message's row in the top index.html (see extract_index.hh).
 #include "extract_index.hh"
 
+#include "archive_index.hh"
+#include "page_writer.hh"
+
 #include <gmime/gmime.h>
 
 namespace mimeuri::refs {
@@ -20,21 +23,28 @@ std::string html_text(std::string_view text)
 
 std::string index_row(const MessageContext &ctx, std::size_t folder)
 {
-    std::string date, from, subject;
+    const Shown f = shown_fields(ctx);
+    ArchiveEntry e;
+    e.folder = folder;
+    e.epoch = f.epoch;
+    e.date = html_text(f.date);
+    e.from = html_text(f.from);
+    e.subject = html_text(f.subject);
     if (GMimeMessage *m = ctx.message()) {
-        if (GDateTime *dt = g_mime_message_get_date(m)) {
-            GCharPtr d(g_date_time_format(dt, "%Y-%m-%d %H:%M"));
-            if (d) date = d.get();
+        if (const char *id = g_mime_message_get_message_id(m)) e.message_id = id;
+        // RFC 5322 3.6.4: the parent is the last of References, else In-Reply-To.
+        for (const char *field : {"References", "In-Reply-To"}) {
+            const char *raw = g_mime_object_get_header(GMIME_OBJECT(m), field);
+            if (!raw) continue;
+            GMimeReferences *refs = g_mime_references_parse(nullptr, raw);
+            if (!refs) continue;
+            std::vector<std::string> ids;
+            for (int k = 0; k < g_mime_references_length(refs); ++k) ids.emplace_back(g_mime_references_get_message_id(refs, k));
+            g_mime_references_free(refs);
+            e.parents.insert(e.parents.end(), ids.rbegin(), ids.rend());
         }
-        if (InternetAddressList *list = g_mime_message_get_from(m)) {
-            GCharPtr f(internet_address_list_to_string(list, nullptr, FALSE));
-            if (f) from = f.get();
-        }
-        if (const char *s = g_mime_message_get_subject(m)) subject = s;
     }
-    if (subject.empty()) subject = "(no subject)";
-    return "<tr><td>" + html_text(date) + "</td><td>" + html_text(from) + "</td><td><a href=\"" +
-           std::to_string(folder) + "/index.html\">" + html_text(subject) + "</a></td></tr>\n";
+    return archive_record(e);
 }
 
 } // namespace mimeuri::refs

@@ -15,8 +15,8 @@ namespace mimeuri::refs {
 // spaces, & < > " ' escaped.
 std::string html_text(std::string_view text);
 
-// "<tr><td>DATE</td><td>FROM</td><td><a href="N/index.html">SUBJECT</a></td></tr>\n" for
-// the message whose page is in folder N.
+// The message's record for the archive's index (src/archive_index.hh), its page in folder N:
+// date (UTC), sender and subject as HTML text, Message-ID, and the ids it replies to.
 std::string index_row(const MessageContext &ctx, std::size_t folder);
 
 } // namespace mimeuri::refs

@@ -1,6 +1,9 @@
 // The reference pass, --cid=extract, the planning half (see ref_extract.hh).
 #include "ref_extract.hh"
 
+#include "charsets.hh"
+#include "extract_index.hh"
+#include "page_writer.hh"
 #include "text.hh"
 
 #include <gmime/gmime.h>
@@ -139,6 +142,17 @@ std::string with_extension(std::string name, const std::string &type)
     return name + std::string(first);
 }
 
+bool is_html_type(const std::string &type) { return type == "text/html" || type == "application/xhtml+xml"; }
+
+bool active_extension(std::string ext)
+{
+    ext = text::ascii_lower(ext);
+    for (const char *e : {".js", ".mjs", ".cjs", ".html", ".htm", ".xhtml", ".xht", ".shtml", ".xml", ".xsl", ".xslt", ".svg",
+                          ".svgz", ".mht", ".mhtml", ".hta", ".wasm", ".swf"})
+        if (ext == e) return true;
+    return false;
+}
+
 // A part's content with its transfer encoding undone.
 std::string part_bytes(const Node &n)
 {
@@ -168,6 +182,13 @@ std::string file_name(MessageContext &ctx, const Node &tn, const IndexedPart &tp
     if (auto dot = name.rfind('.'); dot != std::string::npos && dot > 0) {
         stem = name.substr(0, dot);
         ext = name.substr(dot);
+    }
+    // A name a browser would run or render as a document of the archive's origin (a script,
+    // markup, SVG) gets ".txt" after it, unless the part is HTML (its page is made inert).
+    if (const std::string lext = text::ascii_lower(ext); is_html_type(type) ? lext != ".html" && lext != ".htm" : active_extension(lext)) {
+        ext = is_html_type(type) ? ".html" : ".txt";
+        stem = name;
+        name += ext;
     }
     for (int k = 2; used.count(name); ++k) name = stem + "-" + std::to_string(k) + ext;
     used.insert(name);
@@ -201,12 +222,62 @@ std::string relative_url(const std::string &from_dir, const std::string &to)
     return url;
 }
 
+std::string choose_name(std::set<std::string> &used, const std::string &wanted)
+{
+    std::string name = wanted, stem = wanted, ext;
+    if (auto dot = wanted.rfind('.'); dot != std::string::npos && dot > 0) {
+        stem = wanted.substr(0, dot);
+        ext = wanted.substr(dot);
+    }
+    for (int k = 2; used.count(name); ++k) name = stem + "-" + std::to_string(k) + ext;
+    used.insert(name);
+    return name;
+}
+
+namespace {
+
+// The part's text as UTF-8 for its page: pe.html is the part's bytes, or already UTF-8 when
+// its charset is not ASCII-compatible (ref_part.cc converts those to check them).
+std::string page_text(const Node &n, std::string_view bytes)
+{
+    const char *label = g_mime_object_get_content_type_parameter(n.object, "charset");
+    if (label && ascii_compatibility(label) == AsciiCompat::No &&
+        g_utf8_validate(bytes.data(), static_cast<gssize>(bytes.size()), nullptr))
+        return to_utf8(bytes, "utf-8");
+    return to_utf8(bytes, label);
+}
+
+// The first text/plain leaf that is not an attachment: the message's text.
+int text_node(const MessageContext &ctx)
+{
+    const auto &nodes = ctx.nodes();
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const Node &n = nodes[i];
+        if (n.kind != Node::Kind::Leaf || mime_type(n) != "text/plain" || !GMIME_IS_TEXT_PART(n.object)) continue;
+        if (const char *d = g_mime_object_get_disposition(n.object); d && g_ascii_strcasecmp(d, "attachment") == 0) continue;
+        return static_cast<int>(i);
+    }
+    return -1;
+}
+
+std::string text_page_body(const Node &n)
+{
+    GCharPtr text(g_mime_text_part_get_text(GMIME_TEXT_PART(n.object)));
+    const std::string t = text ? std::string(text.get()) : std::string();
+    const char *format = g_mime_object_get_content_type_parameter(n.object, "format");
+    const char *delsp = g_mime_object_get_content_type_parameter(n.object, "delsp");
+    return plain_text_body(to_utf8(t, "utf-8"), format && g_ascii_strcasecmp(format, "flowed") == 0,
+                           delsp && g_ascii_strcasecmp(delsp, "yes") == 0);
+}
+
+} // namespace
+
 std::map<std::string, std::string> plan_extraction(MessageContext &ctx, const MessageIndex &ix,
                                                    const std::vector<PendingExtract> &extracts, const std::string &top,
-                                                   int page_node)
+                                                   int page_node, const PageOptions &po)
 {
     std::map<std::string, std::string> written;
-    if (extracts.empty()) return written;
+    if (!po.extracting) return written;
     ctx.output_dir = top;
     const auto &nodes = ctx.nodes();
     std::set<std::string> used{"index.html"};
@@ -214,26 +285,36 @@ std::map<std::string, std::string> plan_extraction(MessageContext &ctx, const Me
     bool first_html = true;
     html::ParseLimits limits;
     limits.out_of_time = [&ctx] { return ctx.out_of_time(); };
+    // The pages, made once every file is named (their headers list the files).
+    struct Page {
+        std::string name;
+        std::string text; // UTF-8: the mail's HTML to sanitise, or (ours) HTML as it is
+        bool ours{false};
+        bool message_page{false};
+    };
+    std::vector<Page> pages;
+    std::set<int> paged;
     // A stylesheet with references to extract is written as its file with them rewritten
     // (the stylesheets come first: references.cc), so that the page's backgrounds load.
     std::map<int, std::string> css_files;
     for (const auto &pe : extracts) {
         std::vector<html::Replacement> reps;
-        std::set<std::size_t> to_files, holders;
+        std::set<std::size_t> to_files;
         for (const auto &[ri, node] : pe.refs) {
             if (!file_of.count(node)) {
                 const Node &tn = nodes[static_cast<std::size_t>(node)];
                 std::string name = file_name(ctx, tn, ix.parts[static_cast<std::size_t>(node)], used);
                 auto css = css_files.find(node);
-                ctx.add_output_file({name, css != css_files.end() ? css->second : part_bytes(tn)});
+                std::string bytes = css != css_files.end() ? css->second : part_bytes(tn);
+                // An HTML part saved as a file is a page too: made inert as the others are.
+                if (is_html_type(mime_type(tn))) pages.push_back({name, page_text(tn, bytes), false, false});
+                else ctx.add_output_file({name, std::move(bytes)});
                 file_of[node] = name;
                 written[tn.section] = name;
             }
             GCharPtr rel(g_uri_escape_string(file_of[node].c_str(), nullptr, FALSE));
             reps.push_back({ri, rel.get()});
             to_files.insert(ri);
-            const html::Holder &h = pe.scan.holders[pe.scan.refs[ri].holder];
-            if (h.attribute) holders.insert(h.raw_begin);
         }
         // The page: index.html for the message's page part (PageBook), part-SECTION.html
         // for another HTML part with something to extract. Before page_node was known, the
@@ -245,8 +326,8 @@ std::map<std::string, std::string> plan_extraction(MessageContext &ctx, const Me
             reps.push_back({ri, !url.empty() ? url : index_page ? std::string("#") : std::string("index.html")});
             to_files.insert(ri);
         }
-        // The page's <base href> is cut (page_cuts), so that the file names resolve beside
-        // it. Its other relative URLs (links, images left on the web) keep the meaning the
+        // The page's <base href> is dropped (html_sanitize), so that the file names resolve
+        // beside it. Its other relative URLs (links, images left on the web) keep the meaning the
         // base gave them: each is made absolute against it, or against the part's own base
         // (Content-Location, RFC 2557), as the message's reader would have resolved it. A
         // URL that is only a fragment stays, so that in-page anchors work in the file; and
@@ -262,14 +343,67 @@ std::map<std::string, std::string> plan_extraction(MessageContext &ctx, const Me
             css_files[pe.html_node] = html::rewrite(pe.html, pe.scan, reps).html;
             continue;
         }
-        const std::string &section = nodes[static_cast<std::size_t>(pe.html_node)].section;
-        std::string html_name = index_page ? "index.html" : "part-" + section + ".html";
-        if (!index_page && used.count(html_name)) html_name = "part-" + section + "-page.html";
+        const Node &hn = nodes[static_cast<std::size_t>(pe.html_node)];
+        // Chosen among the names taken, never assumed free: an attachment may be called
+        // part-2.html (or part-2-2.html).
+        const std::string html_name = index_page ? "index.html" : choose_name(used, "part-" + hn.section + ".html");
         first_html = first_html && !index_page;
-        used.insert(html_name);
-        written[section] = html_name;
-        // A file of our own: kept as far as it goes.
-        ctx.add_output_file({html_name, html::rewrite(pe.html, pe.scan, reps, html::page_cuts(pe.html, holders, limits)).html});
+        written[hn.section] = html_name;
+        paged.insert(pe.html_node);
+        pages.push_back({html_name, page_text(hn, html::rewrite(pe.html, pe.scan, reps).html), false, index_page});
+    }
+    // Every HTML part of the message has a page; the message has one (index.html) whatever
+    // it holds: its first HTML part, else its text, else the list of its parts.
+    bool have_index = false;
+    for (const Page &p : pages) have_index = have_index || p.message_page;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const Node &n = nodes[i];
+        if (n.kind != Node::Kind::Leaf || mime_type(n) != "text/html" || paged.count(static_cast<int>(i))) continue;
+        if (written.count(n.section)) continue; // saved as a file (a page already)
+        const bool index_page = !have_index && (page_node < 0 || static_cast<int>(i) == page_node);
+        const std::string name = index_page ? "index.html" : choose_name(used, "part-" + n.section + ".html");
+        have_index = have_index || index_page;
+        written[n.section] = name;
+        pages.push_back({name, page_text(n, part_bytes(n)), false, index_page});
+    }
+    if (!have_index) {
+        const int tn = text_node(ctx);
+        pages.push_back({"index.html", tn >= 0 ? text_page_body(nodes[static_cast<std::size_t>(tn)]) : std::string(), true, true});
+        if (tn >= 0) written[nodes[static_cast<std::size_t>(tn)].section] = "index.html";
+    }
+    // The header's list of parts: each leaf, linked to the file or page that holds it.
+    PageParts parts;
+    for (const Node &n : nodes) {
+        if (n.kind != Node::Kind::Leaf) continue;
+        std::string text = html_text(n.section + " " + mime_type(n));
+        if (const char *fn = GMIME_IS_PART(n.object) ? g_mime_part_get_filename(GMIME_PART(n.object)) : nullptr)
+            text += " " + html_text(fn);
+        auto w = written.find(n.section);
+        std::string url;
+        if (w != written.end()) {
+            GCharPtr e(g_uri_escape_string(w->second.c_str(), nullptr, FALSE));
+            url = e.get();
+        }
+        parts.parts.push_back({url, text});
+    }
+    html::SanitizeOptions so;
+    so.allow_remote_images = po.allow_remote_images;
+    so.limits = limits;
+    for (Page &p : pages) {
+        PageParts mine = parts;
+        mine.message_page = p.message_page;
+        std::string body = std::move(p.text);
+        if (!p.ours) {
+            auto clean = html::sanitize(body, so);
+            if (!clean) {
+                // The machine failed: nothing of the mail is written unsanitised.
+                body = "<pre>" + html::escape_text(body) + "</pre>";
+            } else {
+                body = std::move(clean->html);
+                mine.removed = clean->removed;
+            }
+        }
+        ctx.add_output_file({p.name, make_page(ctx, body, mine, po.allow_remote_images)});
     }
     return written;
 }

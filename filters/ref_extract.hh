@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,11 +26,23 @@ std::string relative_url(const std::string &from_dir, const std::string &to);
 // when nothing is left (or the name is "index.html").
 std::string safe_name(std::string name, const std::string &fallback);
 
-// Records the files for the pending extracts of the message; ctx.output_dir becomes top.
-// page_node: the part that is the message's page (index.html). Returns the files written,
-// by section (for PageBook::planned).
+// wanted, or wanted with "-2", "-3"... before its extension: the first not in used (which
+// gets it). A page's name is chosen so, never assumed free.
+std::string choose_name(std::set<std::string> &used, const std::string &wanted);
+
+struct PageOptions {
+    bool extracting{false};          // --cid=extract with a folder: else nothing is planned
+    bool allow_remote_images{false}; // --extract-remote-images
+};
+
+// Records the files of the message's folder; ctx.output_dir becomes top. The files: one per
+// target of the pending extracts (a name a browser would run gets ".txt"; an HTML target is
+// a page), and the pages (page_writer.hh): index.html for the message (page_node, the part
+// that is its page, else its text, else its list of parts), part-SECTION.html for each other
+// HTML part, every page sanitised (html_sanitize.hh). Returns the files written, by section
+// (for PageBook::planned).
 std::map<std::string, std::string> plan_extraction(MessageContext &ctx, const MessageIndex &ix,
                                                    const std::vector<PendingExtract> &extracts, const std::string &top,
-                                                   int page_node);
+                                                   int page_node, const PageOptions &po);
 
 } // namespace mimeuri::refs

@@ -258,7 +258,7 @@ int page_node(const MessageContext &ctx)
 
 void RunIndex::add_message(const MessageContext &ctx, bool pages)
 {
-    const bool html = pages && page_node(ctx) >= 0;
+    const bool html = pages; // --cid=extract: every message gets a page
     for (const StoredMessage &m : messages_of(ctx)) {
         Entry e = entry_of(m, 1);
         e.input_no = ctx.report().input_no;

@@ -221,7 +221,7 @@ std::optional<Decision> PartRewriter::resolve_ref(const html::Ref &ref, const st
         if (d.target.status == RefStatus::Dangling)
             ctx_.wait_for(!d.target.unknown_id.empty() ? d.target.unknown_id : d.target.message_id);
         // Answered by the run's messages indexed so far: a later copy of the id would make it
-        // ambiguous, so it waits on that id too (src/run/run/taker.cc, ForwardHold::may_replan).
+        // ambiguous, so it waits on that id too (src/run/taker.cc, ForwardHold::may_replan).
         else if (d.target.in_run)
             ctx_.wait_for(d.target.message_id);
     } else {

@@ -299,13 +299,14 @@ std::string ReferencesPass::save() const { return run_index_.save(); }
 void ReferencesPass::merge(const std::string &bytes) { run_index_.merge(bytes); }
 
 // HTML parts, and the stylesheets of a multipart/related (ref_part.cc, rewrite_css_part),
-// unless --summary-header (a field on every message). What it edits in an HTML part follows from references html::may_hold_reference finds (ref_part.cc,
+// unless --summary-header (a field on every message) or --cid=extract (every message gets a
+// page). What it edits in an HTML part follows from references html::may_hold_reference finds (ref_part.cc,
 // PartRewriter::find), or from Content-Location; beyond --html-max a part is reported
 // instead. With --cid=extract every message with an HTML part gets a page: none is inert.
 InertHint ReferencesPass::inert_hint() const
 {
     InertHint h;
-    if (!opts_.summary_header) h.edited_types = {"text/html", "text/css"};
+    if (!opts_.summary_header && !extracting()) h.edited_types = {"text/html", "text/css"};
     h.references_up_to = extracting() ? 0 : opts_.html_max;
     h.may_hold_reference = [](std::string_view bytes) { return html::may_hold_reference(bytes); };
     return h;
@@ -354,15 +355,13 @@ Status ReferencesPass::apply(MessageContext &ctx)
     if (opts_.summary_header)
         if (Status s = set_summary(ctx, tally); !s) return s;
     // --- extract: the receiving agent of RFC 2387 section 6. The files are written when
-    // the run takes the message (src/run/run/run/extract.hh), never while it is planned.
-    auto files = refs::plan_extraction(ctx, ix, tally.extracts, opts_.extract_dir, tally.page_node);
+    // the run takes the message (src/run/extract.hh), never while it is planned.
+    // Every message gets its folder and its page (index.html), listed in the archive's index.
+    auto files = refs::plan_extraction(ctx, ix, tally.extracts, opts_.extract_dir, tally.page_node,
+                                       refs::PageOptions{extracting(), opts_.extract_remote_images});
     if (extracting() && !ctx.output_files().empty()) {
         ctx.output_number = tally.folder;
-        // Listed in the folder's index.html when it has its index.html (a page).
-        if (tally.page_node >= 0) {
-            auto page = files.find(ctx.nodes()[static_cast<std::size_t>(tally.page_node)].section);
-            if (page != files.end() && page->second == "index.html") ctx.output_row = refs::index_row(ctx, tally.folder);
-        }
+        ctx.output_row = refs::index_row(ctx, tally.folder);
         pages_.planned(tally.folder, std::move(files));
     }
     return ok();

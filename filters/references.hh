@@ -4,7 +4,7 @@
 // In steps, each in a file of its own: the message's index (ref_index.hh), the resolver
 // (ref_resolver.hh), one HTML part's rewrite (ref_part.hh, re-encoding in
 // src/mime/transfer.hh), the extraction plan (ref_extract.hh; the run writes the files,
-// src/run/run/extract.hh). This file runs them over a message and does what is left for the
+// src/run/extract.hh). This file runs them over a message and does what is left for the
 // whole message: Content-IDs to add, inlined parts to drop, unreferenced parts, the
 // Mimeuri-Refs summary.
 #pragma once
@@ -28,6 +28,7 @@ struct RefOptions {
     bool drop_inlined{false};
     bool location_to_cid{false}; // repair: also rewrite valid Content-Location references to cid:
     std::string extract_dir;
+    bool extract_remote_images{false}; // --extract-remote-images: pages may load remote images
     bool summary_header{false};
     std::size_t html_max{32u << 20}; // decoded HTML bytes parsed per part
     std::size_t max_refs{1000000};   // references looked at per part

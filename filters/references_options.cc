@@ -60,6 +60,10 @@ OptionTable references_option_table(RefOptions &o)
          .help = "With --cid=extract: write each message's HTML as DIR/N/index.html and its referenced parts "
                  "beside it",
          .arg_name = "DIR", .access = bind_text(o.extract_dir)},
+        {.long_name = "extract-remote-images", .group = g, .key = "extract-remote-images", .kind = K::Flag,
+         .default_text = "off: no page loads anything from the network",
+         .help = "With --cid=extract: let the pages load remote images (http: and https:)",
+         .access = bind_flag(o.extract_remote_images)},
         {.long_name = "summary-header", .group = g, .key = "summary-header", .kind = K::Flag, .default_text = "off",
          .help = "Add a Mimeuri-Refs: resolved=N dangling=N ambiguous=N header to each message",
          .access = bind_flag(o.summary_header)},

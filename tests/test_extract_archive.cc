@@ -47,7 +47,8 @@ std::string report_lines(const std::string &report_path)
 }
 
 const char *kExpectedTree = "./1/index.html\n./1/logo.png\n./2/index.html\n./3/chart.png\n./3/index.html\n"
-                            "./5/index.html\n./6/index.html\n./7/index.html\n./index.html\n./pages.tsv\n";
+                            "./4/index.html\n./5/index.html\n./6/index.html\n./7/index.html\n./index.html\n"
+                            "./mimeuri.css\n./pages.tsv\n";
 
 } // namespace
 
@@ -58,7 +59,7 @@ TEST_CASE("extract: mid: links in the pages name the pages and files of their ta
     auto r = testing::mimeuri("--cid=extract --extract-dir=" + quote(dir) + " --report=" + quote(report) + " " + quote(kThread));
     REQUIRE(r.status == 0);
     CHECK(r.out == testing::read_file(kThread)); // the messages themselves are not changed
-    // Message 4 has no HTML part: no page; numbers are the messages' places, not a count.
+    // Every message has a page (message 4's is its text); numbers are the messages' places.
     CHECK(files_under(dir) == kExpectedTree);
 
     const std::string p1 = testing::read_file(dir + "/1/index.html");
@@ -67,7 +68,7 @@ TEST_CASE("extract: mid: links in the pages name the pages and files of their ta
     const std::string p2 = testing::read_file(dir + "/2/index.html");
     CHECK(has(p2, "<a href=\"../1/index.html\">Alice's plan</a>"));
     CHECK(has(p2, "<img src=\"../1/logo.png\"")); // mid:root/logo: the file message 1's page wrote
-    CHECK(has(p2, "<a href=\"mid:notes@thread.example\">")); // no page to go to: left
+    CHECK(has(p2, "<a href=\"../4/index.html\">")); // a text-only message: its page is its text
     CHECK(has(p2, "<a href=\"mid:nowhere@thread.example\">"));
     const std::string p3 = testing::read_file(dir + "/3/index.html");
     CHECK(has(p3, "<a href=\"../2/index.html\">Bob's reply</a>"));
@@ -87,7 +88,7 @@ TEST_CASE("extract: mid: links in the pages name the pages and files of their ta
                                   "1 mid:reply-2@thread.example extracted -\n"
                                   "2 mid:root@thread.example extracted -\n"
                                   "2 mid:root@thread.example/logo@thread.example extracted -\n"
-                                  "2 mid:notes@thread.example none no-page\n"
+                                  "2 mid:notes@thread.example extracted -\n"
                                   "2 mid:nowhere@thread.example none dangling\n"
                                   "3 mid:reply-1@thread.example extracted -\n"
                                   "3 mid:root@thread.example extracted -\n"
@@ -99,17 +100,19 @@ TEST_CASE("extract: mid: links in the pages name the pages and files of their ta
                                   "7 mid:dup@thread.example none ambiguous\n");
 }
 
-TEST_CASE("extract: the top index.html lists the pages, headers decoded and escaped as HTML text")
+TEST_CASE("extract: the top index.html lists the messages by thread, headers decoded and escaped as HTML text")
 {
     testing::TempDir d;
     const std::string dir = d / "out";
     REQUIRE(testing::mimeuri("--cid=extract --extract-dir=" + quote(dir) + " " + quote(kThread)).status == 0);
     const std::string top = testing::read_file(dir + "/index.html");
-    CHECK(has(top, "<tr><td>2026-03-02 09:00</td><td>Alice Example &lt;alice@thread.example&gt;</td>"
-                   "<td><a href=\"1/index.html\">Release plan</a></td></tr>\n"));
-    CHECK_FALSE(has(top, "4/index.html")); // no page
+    // The Date is 09:00 +0100: shown in UTC, and said so.
+    CHECK(has(top, "<ul class=\"mimeuri-thread\"><li><a href=\"1/index.html\">Release plan</a> <span class=\"from\">"
+                   "Alice Example &lt;alice@thread.example&gt;</span> <span class=\"date\">2026-03-02 08:00 UTC</span><ul><li>"
+                   "<a href=\"2/index.html\">"));
+    CHECK(has(top, "4/index.html")); // a text-only message has its page
     // RFC 2047 words decoded, then escaped: the markup they carry is text.
-    CHECK(has(top, "<td>&quot;&lt;img src=x onerror=alert(1)&gt;&quot; &lt;mallory@evil.example&gt;</td>"));
+    CHECK(has(top, ">&quot;&lt;img src=x onerror=alert(1)&gt;&quot; &lt;mallory@evil.example&gt;</span>"));
     CHECK(has(top, "<a href=\"5/index.html\">&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;</a>"));
     CHECK(has(top, "<a href=\"6/index.html\">&quot;&gt;&lt;/a&gt;&lt;iframe src=javascript:alert(1)&gt;</a>"));
     // No element but the page's own: every '<' in it is one of these.
@@ -120,10 +123,11 @@ TEST_CASE("extract: the top index.html lists the pages, headers decoded and esca
     }
     for (const auto &[tag, n] : tags)
         CHECK_MESSAGE((tag == "<!DOCTYPE" || tag == "<html" || tag == "<head" || tag == "<meta" || tag == "<title" ||
-                       tag == "<style" || tag == "<body" || tag == "<table" || tag == "<tr" || tag == "<th" ||
-                       tag == "<td" || tag == "<a" || tag[1] == '/'),
+                       tag == "<link" || tag == "<body" || tag == "<h1" || tag == "<p" || tag == "<ul" || tag == "<li" ||
+                       tag == "<span" || tag == "<a" || tag[1] == '/'),
                       tag);
-    CHECK(tags["<a"] == 6);
+    CHECK(tags["<a"] == 7);
+    CHECK(tags["<meta"] == 2); // the CSP and the charset
 }
 
 TEST_CASE("extract: page paths are the messages' places: the same with --jobs, and over several inputs")

@@ -93,7 +93,7 @@ TEST_CASE("extract: bidirectional and other format or control characters in file
     auto r = mimeuri("--cid=extract --extract-dir=" + quote(d / "out") + " " + quote(f));
     CHECK(r.status == 0);
     // (".png": every file is named with an extension of its type, issue 34)
-    CHECK(listing(d / "out") == ".\n./1\n./1/evil_gnp.exe_____x.png\n./1/index.html\n./index.html\n./pages.tsv\n");
+    CHECK(listing(d / "out") == ".\n./1\n./1/evil_gnp.exe_____x.png\n./1/index.html\n./index.html\n./mimeuri.css\n./pages.tsv\n");
     CHECK(testing::read_file(d / "out/1/index.html").find("src=\"evil_gnp.exe_____x.png\"") != std::string::npos);
 }
 

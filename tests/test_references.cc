@@ -75,6 +75,15 @@ testing::Proc run_cid_mode(const std::string &mode, const std::string &file, con
 
 } // namespace
 
+// The mail's part of a page --cid=extract wrote: what comes after mimeuri's own head and
+// header (issue 41), as the sanitiser wrote it.
+static std::string mail_of(const std::string &page)
+{
+    const std::string open = "<main class=\"mimeuri-mail\">\n";
+    const std::size_t b = page.find(open), e = page.rfind("\n</main>");
+    return b == std::string::npos || e == std::string::npos || e < b ? "(not a page)" : page.substr(b + open.size(), e - b - open.size());
+}
+
 TEST_CASE("duplicates: the last alternative wins inside multipart/alternative; elsewhere ambiguous")
 {
     std::string m = "Message-ID: <d@x>\nContent-Type: multipart/related; boundary=r\n\n"
@@ -241,7 +250,8 @@ TEST_CASE("extract: safe, unique names; nothing outside the folder; nothing over
     CHECK(r.out == m); // the message itself is untouched
     auto ls = testing::sh("cd " + quote(dir) + " && find . -type f | sort");
     // Each with an extension of its type: "passwd", an image/png, is passwd.png.
-    CHECK(ls.out == "./1/index.html\n./1/part-5.png\n./1/passwd.png\n./1/x-2.png\n./1/x.png\n./index.html\n./pages.tsv\n");
+    CHECK(ls.out ==
+          "./1/index.html\n./1/part-5.png\n./1/passwd.png\n./1/x-2.png\n./1/x.png\n./index.html\n./mimeuri.css\n./pages.tsv\n");
     std::string index = testing::read_file(dir + "/1/index.html");
     // Unquoted values are quoted when rewritten.
     CHECK(index.find("<img src=\"passwd.png\"><img src=\"x.png\"><img src=\"x-2.png\"><img src=\"part-5.png\">") !=
@@ -275,6 +285,37 @@ TEST_CASE("usage: --cid=extract needs a folder, --mid-url needs {id}")
     CHECK(mimeuri("--cid=extract").status == 64);
     CHECK(mimeuri("--mid-url=https://x/").status == 64);
     CHECK(mimeuri("--cid=sometimes").status == 64);
+}
+
+TEST_CASE("extract: a page's name is chosen among the files' names, never assumed free")
+{
+    // Part 2 is an HTML part with something to extract: its page would be part-2.html, then
+    // part-2-page.html; the HTML parts it and part 1 link are called just that.
+    const std::string m = "Message-ID: <n@x>\nContent-Type: multipart/related; boundary=r\n\n"
+                          "--r\nContent-Type: text/html\n\n<a href=cid:h1>a</a><a href=cid:h2>b</a>\n"
+                          "--r\nContent-Type: text/html\n\n<img src=cid:p>\n"
+                          "--r\nContent-Type: text/html\nContent-ID: <h1>\nContent-Disposition: inline; filename=part-2.html\n\nx\n"
+                          "--r\nContent-Type: text/html\nContent-ID: <h2>\nContent-Disposition: inline; filename=part-2-page.html\n\ny\n"
+                          "--r\nContent-Type: image/png\nContent-ID: <p>\n\nP\n--r--\n";
+    testing::TempDir d;
+    const std::string f = d.file("m.eml", m), dir = d / "out";
+    auto r = mimeuri("--on-error=tempfail --cid=extract --extract-dir=" + quote(dir) + " " + quote(f));
+    CHECK(r.status == 0);
+    CHECK(testing::sh("cd " + quote(dir) + " && find . -type f | sort").out == "./1/index.html\n./1/part-2-2.html\n./1/part-2-page.html\n./1/part-2.html\n./1/part-5.png\n"
+                              "./index.html\n./mimeuri.css\n./pages.tsv\n");
+    const std::string page = testing::read_file(dir + "/1/index.html");
+    CHECK(page.find("<a href=\"part-2-2.html\">2 text/html</a>") != std::string::npos); // the part's own page
+    CHECK(mail_of(testing::read_file(dir + "/1/part-2-2.html")) == "<img src=\"part-5.png\">");
+}
+
+TEST_CASE("usage: the milter refuses --cid=extract before it opens its socket")
+{
+    testing::TempDir d;
+    const std::string sock = d / "milter.sock";
+    auto r = mimeuri("--milter=unix:" + quote(sock) + " --cid=extract --extract-dir=" + quote(d / "out"));
+    CHECK(r.status == 64);
+    CHECK(r.err.find("--cid=extract") != std::string::npos);
+    CHECK_FALSE(testing::sh("test -e " + quote(sock) + " && echo there").out == "there\n");
 }
 
 TEST_CASE("a cid: reference matches a Content-Location that is that cid: URL (Chrome's MHTML, RFC 2557)")
@@ -351,7 +392,7 @@ TEST_CASE("defect 9: extracting into a folder that already holds the files is a 
     std::string m = extractable("x@x");
     std::string f = d.file("m.eml", m), dir = d / "out";
     REQUIRE(mimeuri("--cid=extract --extract-dir=" + quote(dir) + " " + quote(f)).status == 0);
-    REQUIRE(files_under(dir) == "./1/index.html\n./1/pic.png\n./index.html\n./pages.tsv\n");
+    REQUIRE(files_under(dir) == "./1/index.html\n./1/pic.png\n./index.html\n./mimeuri.css\n./pages.tsv\n");
     const std::string first_page = testing::read_file(dir + "/1/index.html");
 
     // Again into the same folder: DIR/1/pic.png exists and is never overwritten.
@@ -372,7 +413,7 @@ TEST_CASE("defect 9: extracting into a folder that already holds the files is a 
         extract_error = extract_error || s(json_array_get_object_element(errors, i), "code") == "extract";
     CHECK(extract_error);
     // The first run's files are as they were; nothing of the second is left.
-    CHECK(files_under(dir) == "./1/index.html\n./1/pic.png\n./index.html\n./pages.tsv\n");
+    CHECK(files_under(dir) == "./1/index.html\n./1/pic.png\n./index.html\n./mimeuri.css\n./pages.tsv\n");
     CHECK(testing::read_file(dir + "/1/index.html") == first_page);
     CHECK(testing::read_file(dir + "/1/pic.png") == "AAAA");
 
@@ -410,7 +451,8 @@ TEST_CASE("extract: a message planned twice (a forward mid: reference) is extrac
     auto r = mimeuri("--cid=extract --extract-dir=" + quote(dir) + " " + quote(f));
     CHECK(r.status == 0);
     CHECK(files_under(dir) ==
-          "./1/index.html\n./1/pic.png\n./2/index.html\n./2/pic.png\n./3/index.html\n./3/pic.png\n./index.html\n./pages.tsv\n");
+          "./1/index.html\n./1/pic.png\n./2/index.html\n./2/pic.png\n./3/index.html\n./3/pic.png\n./index.html\n"
+          "./mimeuri.css\n./pages.tsv\n");
     // The forward link names message 3's page (tests/test_extract_archive.cc has the rest).
     CHECK(testing::read_file(dir + "/1/index.html").find("href=\"../3/index.html\"") != std::string::npos);
     CHECK(testing::read_file(dir + "/2/index.html").find("mid:") == std::string::npos);
@@ -505,11 +547,14 @@ TEST_CASE("extract: the page loads its files as a file: no base, no crossorigin,
     testing::TempDir d;
     const std::string f = d.file("m.eml", m), dir = d / "out";
     REQUIRE(mimeuri("--cid=extract --extract-dir=" + quote(dir) + " " + quote(f)).status == 0);
-    CHECK(files_under(dir) == "./1/index.html\n./1/load.php.css\n./1/pic.png\n./index.html\n./pages.tsv\n");
-    CHECK(testing::read_file(dir + "/1/index.html") ==
-          "<html><head><base ><link rel=stylesheet   href=\"load.php.css\"></head><body><img  src=\"pic.png\">"
-          "<img src=\"https://example.org/dir/remote.png\" crossorigin=\"anonymous\" integrity=\"sha384-r\">"
-          "<a href=\"https://example.org/dir/page.html?a=1&amp;b=2\">p</a><a href=\"#top\">t</a></body></html>");
+    CHECK(files_under(dir) == "./1/index.html\n./1/load.php.css\n./1/pic.png\n./index.html\n./mimeuri.css\n./pages.tsv\n");
+    // The mail's part of the page (mimeuri's head and header come before it; issue 41): the
+    // base and every crossorigin/integrity dropped; the remote image not loaded (its URL shown).
+    const std::string page = testing::read_file(dir + "/1/index.html");
+    CHECK(mail_of(page) ==
+          "<link rel=\"stylesheet\" href=\"load.php.css\"><img src=\"pic.png\">"
+          "<img alt=\"[remote image not loaded: https://example.org/dir/remote.png]\" title=\"remote image not loaded\">"
+          "<a href=\"https://example.org/dir/page.html?a=1&amp;b=2\">p</a><a href=\"#top\">t</a>");
     CHECK(testing::read_file(dir + "/1/load.php.css") == "p{}"); // (the line break before a delimiter is the delimiter's)
 }
 
@@ -590,8 +635,9 @@ TEST_CASE("a Content-ID written without cid: and a cid: naming a file resolve in
             CHECK(run.out.find("<img src=\"data:image/png;base64," + png_b64 + "\"><img src=\"data:image/png;base64," + png_b64 +
                                "\"><a href=\"other.html\">") != std::string::npos);
         } else if (std::string(mode) == "extract") {
-            CHECK(files_under(x / "out") == "./1/index.html\n./1/logo.png\n./1/part-2.png\n./index.html\n./pages.tsv\n");
-            CHECK(testing::read_file(x / "out/1/index.html") ==
+            CHECK(files_under(x / "out") ==
+                  "./1/index.html\n./1/logo.png\n./1/part-2.png\n./index.html\n./mimeuri.css\n./pages.tsv\n");
+            CHECK(mail_of(testing::read_file(x / "out/1/index.html")) ==
                   "<img src=\"part-2.png\"><img src=\"logo.png\"><a href=\"other.html\">o</a>");
         }
     }
@@ -690,8 +736,11 @@ TEST_CASE("references inside a stylesheet part resolve against its Content-Locat
                                  ") }\n.y { background: url('data:image/png;base64," + png_b64 +
                                  "') }\n.z { background: url(http://other.example/z.png) } .w { background: url(\"w\\a x.png\") }");
         } else if (std::string(mode) == "extract") {
-            CHECK(files_under(x / "out") == "./1/bg.png\n./1/index.html\n./1/more.css\n./1/part-4.png\n./1/site.css\n./index.html\n./pages.tsv\n");
-            CHECK(testing::read_file(x / "out/1/index.html") == "<link rel=stylesheet href=\"site.css\"><p class=x>hi</p>");
+            CHECK(files_under(x / "out") ==
+                  "./1/bg.png\n./1/index.html\n./1/more.css\n./1/part-4.png\n./1/site.css\n./index.html\n./mimeuri.css\n"
+                  "./pages.tsv\n");
+            CHECK(mail_of(testing::read_file(x / "out/1/index.html")) ==
+                  "<link rel=\"stylesheet\" href=\"site.css\"><p class=\"x\">hi</p>");
             // Its references name the files; its other relative URLs are made absolute
             // against its location, as a browser reads them: the decoded line break of
             // url("w\a x.png") is one the URL parser removes (never a line break written).

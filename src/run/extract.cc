@@ -1,6 +1,8 @@
 // --cid=extract, the writing half (see extract.hh).
 #include "extract.hh"
 
+#include "archive_index.hh"
+
 #include <glib.h>
 
 #include <cerrno>
@@ -85,15 +87,44 @@ Result<std::string> write_extraction(const std::string &top, std::size_t number,
     return dir;
 }
 
+namespace {
+
+// The thread links of one page, written over the room its header keeps for them after the
+// marker (archive_index.hh). The page is the run's own file, opened as the others: relative
+// to the top's descriptor, no link followed. A page whose marker is not where mimeuri put it
+// (before any byte of the mail) is left as it is.
+void write_nav(int top_fd, std::size_t folder, const std::string &links)
+{
+    if (links.empty()) return;
+    const std::string name = std::to_string(folder) + "/index.html";
+    Fd dir{::openat(top_fd, std::to_string(folder).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)};
+    if (dir.fd < 0) return;
+    Fd fd{::openat(dir.fd, "index.html", O_RDWR | O_NOFOLLOW | O_CLOEXEC)};
+    if (fd.fd < 0) return;
+    char head[2048];
+    const ssize_t n = ::pread(fd.fd, head, sizeof head, 0);
+    if (n <= 0) return;
+    const std::string_view text(head, static_cast<std::size_t>(n));
+    const std::size_t at = text.find(kNavMarker);
+    if (at == std::string_view::npos || at + kNavMarker.size() + kNavRoom > text.size()) return;
+    const std::size_t room = at + kNavMarker.size();
+    if (text.substr(room, kNavRoom).find_first_not_of(' ') != std::string_view::npos) return;
+    (void)::pwrite(fd.fd, links.data(), links.size(), static_cast<off_t>(room));
+}
+
+} // namespace
+
 Status write_top_files(const std::string &top, const std::string &rows, const std::string &pages)
 {
     Fd top_fd{::open(top.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)};
     if (top_fd.fd < 0) return refused(AT_FDCWD, top, top, errno);
-    const std::string index = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Messages</title>\n"
-                              "<style>td{padding:0 1em 0 0;vertical-align:top}</style></head>\n<body>\n<table>\n"
-                              "<tr><th>Date</th><th>From</th><th>Subject</th></tr>\n" +
-                              rows + "</table>\n</body></html>\n";
-    for (const auto &[name, bytes] : {std::pair<const char *, const std::string &>{"index.html", index}, {"pages.tsv", pages}}) {
+    const std::vector<ArchiveEntry> entries = read_archive_records(rows);
+    const Threads threads = thread_archive(entries);
+    const std::string index = archive_index_page(entries, threads);
+    const std::string css = archive_stylesheet();
+    for (const auto &[name, bytes] : {std::pair<const char *, const std::string &>{"index.html", index},
+                                      {"pages.tsv", pages},
+                                      {"mimeuri.css", css}}) {
         const std::string path = top + "/" + name;
         Fd fd{::openat(top_fd.fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)};
         if (fd.fd < 0) return failure("cannot create " + path, errno);
@@ -105,6 +136,14 @@ Status write_top_files(const std::string &top, const std::string &rows, const st
             ::unlinkat(top_fd.fd, name, 0);
             return s;
         }
+    }
+    // Each page's previous and next in its thread, now that the threads are known.
+    for (std::size_t k = 0; k < threads.order.size(); ++k) {
+        const bool has_prev = k > 0 && threads.thread[k - 1] == threads.thread[k];
+        const bool has_next = k + 1 < threads.order.size() && threads.thread[k + 1] == threads.thread[k];
+        write_nav(top_fd.fd, entries[threads.order[k]].folder,
+                  nav_links(has_prev ? entries[threads.order[k - 1]].folder : 0,
+                            has_next ? entries[threads.order[k + 1]].folder : 0));
     }
     return ok();
 }

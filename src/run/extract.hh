@@ -20,12 +20,13 @@ namespace mimeuri {
 // Errors: CantCreate, or TempFail for a full disk or quota, or IoErr for a failed write.
 Result<std::string> write_extraction(const std::string &top, std::size_t number, const std::vector<OutputFile> &files);
 
-// The top folder's own files, once the run is done: index.html, the run's pages listed
-// (rows: table rows, made and escaped by the references pass, filters/extract_index.hh),
-// and pages.tsv, a line "N<TAB>Message-ID" per page (what `mimeuri index --pages=DIR`
-// records, so that a later run's mid: links can name these pages). Opened as above: top
-// must not be a symbolic link, no link is followed, and an existing file is never
-// overwritten (CantCreate).
+// The top folder's own files, once the run is done: index.html, the run's messages threaded
+// (rows: the records the references pass made, src/archive_index.hh), mimeuri.css (the
+// pages' stylesheet), and pages.tsv, a line "N<TAB>Message-ID" per page (what `mimeuri index
+// --pages=DIR` records, so that a later run's mid: links can name these pages); then each
+// page's links to the previous and next message of its thread, written into the room its
+// header keeps for them. Opened as above: top must not be a symbolic link, no link is
+// followed, and an existing file is never overwritten (CantCreate).
 Status write_top_files(const std::string &top, const std::string &rows, const std::string &pages);
 
 } // namespace mimeuri

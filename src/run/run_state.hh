@@ -1,4 +1,4 @@
-// What the steps of a run share (src/run/run/run/run.cc puts them together; docs/design.md has the map):
+// What the steps of a run share (src/run/run.cc puts them together; docs/design.md has the map):
 // the inputs, the outputs, the engine, the totals and how the run is to end.
 #pragma once
 
@@ -94,27 +94,23 @@ struct RunState {
 };
 
 // The steps (each in a file of its own).
-// src/run/run/run/run_input.cc: one input split, planned (here or in workers), taken, written.
+// src/run/run_input.cc: one input split, planned (here or in workers), taken, written.
 void run_input(RunState &rs, std::size_t input_no, int jobs);
-// src/run/run/run/index_sweep.cc: several inputs: the whole run indexed before any message is planned.
+// src/run/index_sweep.cc: several inputs: the whole run indexed before any message is planned.
 void index_inputs(RunState &rs);
-// src/run/run/run/inplace.cc: --in-place follows no symbolic link, as Postfix's safe_open: the name is
+// src/run/inplace.cc: --in-place follows no symbolic link, as Postfix's safe_open: the name is
 // checked before the locks are taken (not_a_link), and the file opened for reading must be
 // the one the name holds (opened_as_named: lstat against fstat). CantCreate (73) if not.
 Status not_a_link(const std::string &input);
 Status opened_as_named(const std::string &input, int fd);
-<<<<<<< HEAD:src/run/run/run/run_state.hh
-// src/run/run/run/inplace.cc: a file rewritten in place with the held edits, once its messages are taken.
-=======
-// src/run/run/inplace.cc: --changed-list opened for appending by the same rules (no link followed,
+// src/run/inplace.cc: --changed-list opened for appending by the same rules (no link followed,
 // the file the name holds, one hard link), then emptied; /dev/stdout and the like as they
 // are. The descriptor, or CantCreate.
 Result<int> open_changed_list(const std::string &path);
-// src/run/run/inplace.cc: a file rewritten in place with the held edits, once its messages are taken.
->>>>>>> hostile-files:src/run/run/run_state.hh
+// src/run/inplace.cc: a file rewritten in place with the held edits, once its messages are taken.
 void commit_in_place(RunState &rs, const std::string &input, const Source &src, const struct stat &read,
                      const std::vector<const Edit *> &edits);
-// src/run/run/run/inplace.cc: --in-place --jobs over many files: workers take whole files.
+// src/run/inplace.cc: --in-place --jobs over many files: workers take whole files.
 void run_files_forked(RunState &rs);
 
 } // namespace mimeuri

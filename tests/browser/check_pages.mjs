@@ -205,7 +205,11 @@ if (manifest.archive) {
           if (/^mid:/i.test(raw)) { out.mids.push(raw); continue; }
           const abs = new URL(raw, location.href).href;
           if (!abs.startsWith('file:')) continue;
-          const link = { tag: el.tagName.toLowerCase(), raw, url: abs.split('#')[0] };
+          // nav: mimeuri's own header and stylesheet (not the mail's); rel: prev/next in the thread
+          const link = { tag: el.tagName.toLowerCase(), raw, url: abs.split('#')[0],
+                         nav: !!el.closest('.mimeuri-header') || el.classList.contains('mimeuri') ||
+                           /(^|\/)mimeuri\.css$/.test(raw),
+                         rel: el.getAttribute('rel') || '' };
           if (el.tagName === 'IMG') link.shown = el.complete && el.naturalWidth > 0;
           else if (/\.(png|jpe?g|gif|webp)$/i.test(link.url)) link.shown = await probe(link.url);
           out.links.push(link);

@@ -1,0 +1,183 @@
+// html::sanitize (the pages --cid=extract writes), the archive's threads and page names.
+// The browser is the oracle for what runs (tests/browser/hostile_suite.py); here: what the
+// sanitiser keeps and drops, and that its output reads the same when parsed again (a page
+// sanitised twice is the page sanitised once: no second reading finds a new tag).
+#include "archive_index.hh"
+#include "html_sanitize.hh"
+#include "ref_extract.hh"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace mimeuri;
+
+namespace {
+
+std::string clean(const std::string &html, html::SanitizeCounts *counts = nullptr, bool remote = false)
+{
+    html::SanitizeOptions o;
+    o.allow_remote_images = remote;
+    auto r = html::sanitize(html, o);
+    REQUIRE(r);
+    if (counts) *counts = r->removed;
+    return r->html;
+}
+
+bool has(const std::string &s, const std::string &what) { return s.find(what) != std::string::npos; }
+
+std::string lower(std::string s)
+{
+    for (char &c : s) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    return s;
+}
+
+} // namespace
+
+TEST_CASE("url_scheme: as WHATWG URL parsing reads it")
+{
+    CHECK(html::url_scheme("javascript:x") == "javascript");
+    CHECK(html::url_scheme("JaVaScRiPt:x") == "javascript");
+    CHECK(html::url_scheme(" \x01\x1f javascript:x") == "javascript"); // leading C0 and space stripped
+    CHECK(html::url_scheme("jav\tas\ncr\ript:x") == "javascript");      // tab, LF, CR removed
+    CHECK(html::url_scheme("java\x00script:x") == "");                 // NUL is not removed
+    CHECK(html::url_scheme("java script:x") == "");
+    CHECK(html::url_scheme("logo.png") == "");
+    CHECK(html::url_scheme("a/b:c") == "");
+    CHECK(html::is_script_url("vbscript:msgbox"));
+    CHECK_FALSE(html::is_script_url("http://x/javascript:"));
+    CHECK(html::is_remote_url("http://x/a.png"));
+    CHECK(html::is_remote_url(" //x/a.png"));
+    CHECK(html::is_remote_url("/\t/x/a.png"));
+    CHECK_FALSE(html::is_remote_url("data:image/png;base64,AA"));
+    CHECK_FALSE(html::is_remote_url("logo.png"));
+    CHECK_FALSE(html::is_remote_url("../3/index.html"));
+}
+
+TEST_CASE("sanitize: script elements, handlers and script URLs in every spelling are taken out")
+{
+    struct Case {
+        const char *html;
+        const char *gone; // must not be in the output (lower case)
+    } cases[] = {
+        {"<script>x=1</script><p>kept</p>", "<script"},
+        {"<ScRiPt>x=1</sCrIpT><p>kept</p>", "script"},
+        {"<p>kept</p><ScRiPt SRC=http://e/x.js></sCrIpT>", "script"},
+        {"<scr<script>ipt>x=1</script><p>kept</p>", "<script"},
+        {"<svg><script>x=1</script></svg><p>kept</p>", "<script"},
+        {"<p>kept</p><math><mtext><table><mglyph><style><img src=x onerror=x=1>", "onerror"},
+        {"<svg></p><style><a id=\"</style><img src=1 onerror=x=1>\"><p>kept</p>", "<img"},
+        {"<noscript><p title=\"</noscript><img src=x onerror=x=1>\"></noscript><p>kept</p>", "<img"},
+        {"<img src=x OnErRoR=x=1><p>kept</p>", "onerror"},
+        {"<a href=\"jav&#x09;ascript:x=1\">kept</a>", "ascript"},
+        {"<a href=\"&#106;&#97;&#118;&#97;&#115;&#99;&#114;&#105;&#112;&#116;&#58;x\">kept</a>", "script"},
+        {"<a href=\"&#x6A&#x61&#x76&#x61&#x73&#x63&#x72&#x69&#x70&#x74&#x3A;x\">kept</a>", "script"},
+        {"<a href=\" &#1;javascript:x\">kept</a>", "javascript"},
+        {"<a href=\"java&NewLine;script:x\">kept</a>", "script:"},
+        {"<a href=\"javascript&colon;x\">kept</a>", "javascript"},
+        {"<a href=\"VBScript:x\">kept</a>", "vbscript"},
+        {"<svg><a xlink:href=\"javascript:x\"><text>kept</text></a></svg>", "javascript"},
+        {"<svg><animate attributeName=href values=\"javascript:x\"/></svg><p>kept</p>", "javascript"},
+        {"<iframe srcdoc=\"<script>x</script>\"></iframe><p>kept</p>", "srcdoc"},
+        {"<iframe src=http://e/></iframe><object data=x></object><embed src=x><p>kept</p>", "http"},
+        {"<meta http-equiv=refresh content=\"0;url=http://e/\"><p>kept</p>", "refresh"},
+        {"<base href=http://e/><p>kept</p>", "<base"},
+        {"<form action=http://e/f><button formaction=http://e/b>kept</button></form>", "action"},
+        {"<template><img src=x onerror=x></template><p>kept</p>", "onerror"},
+        {"<a href=\"data:text/html,<script>x</script>\">kept</a>", "data:"},
+        {"<link rel=dns-prefetch href=//e><link rel=stylesheet href=http://e/s.css><p>kept</p>", "//e"},
+    };
+    for (const Case &c : cases) {
+        const std::string input = c.html;
+        CAPTURE(input);
+        html::SanitizeCounts n;
+        const std::string out = clean(c.html, &n);
+        CAPTURE(out);
+        CHECK_FALSE(has(lower(out), c.gone));
+        CHECK(has(out, "kept"));
+        CHECK(clean(out, &n) == out); // read again, the same: nothing new appears
+        CHECK(n.total() == 0);
+    }
+}
+
+TEST_CASE("sanitize: what the mail shows is kept, forms become inert")
+{
+    html::SanitizeCounts n;
+    const std::string out = clean("<html><head><style>p{color:red}</style></head><body bgcolor=white>"
+                                  "<p style=\"color:blue\" title='a \"q\" &amp; b'>text &lt;x&gt;</p>"
+                                  "<img src=\"logo.png\" alt=logo><a href=\"https://example.org/?a=1&amp;b=2\">web</a>"
+                                  "<a href=\"../3/index.html\">page</a><pre>\n\nfirst</pre>"
+                                  "<form><input name=q></form></body></html>",
+                                  &n);
+    CHECK(has(out, "<style>p{color:red}</style>"));
+    CHECK(has(out, "<p style=\"color:blue\" title=\"a &quot;q&quot; &amp; b\">text &lt;x&gt;</p>"));
+    CHECK(has(out, "<img src=\"logo.png\" alt=\"logo\">"));
+    CHECK(has(out, "href=\"https://example.org/?a=1&amp;b=2\""));
+    CHECK(has(out, "<a href=\"../3/index.html\">page</a>"));
+    CHECK(has(out, "<pre>\n\nfirst</pre>")); // a leading newline survives a second reading
+    CHECK(has(out, "<div><input name=\"q\"></div>"));
+    CHECK(n.forms == 1);
+    CHECK(clean(out) == out);
+}
+
+TEST_CASE("sanitize: remote images are not loaded unless allowed; the URL is shown")
+{
+    html::SanitizeCounts n;
+    const std::string html = "<img src=\"http://track.example/p.gif\" alt=x><img srcset=\"http://e/a.png 1x\">"
+                             "<table><tr><td background=\"https://e/bg.png\">c</td></tr></table><img src=\"data:image/png;base64,AA\">";
+    std::string out = clean(html, &n);
+    CHECK_FALSE(has(out, "src=\"http"));
+    CHECK_FALSE(has(out, "srcset"));
+    CHECK_FALSE(has(out, "background="));
+    CHECK(has(out, "alt=\"[remote image not loaded: http://track.example/p.gif]\""));
+    CHECK(has(out, "src=\"data:image/png;base64,AA\""));
+    CHECK(n.remote == 3);
+    out = clean(html, &n, true);
+    CHECK(has(out, "src=\"http://track.example/p.gif\""));
+    CHECK(n.remote == 0);
+}
+
+TEST_CASE("choose_name: a page's name is never assumed free")
+{
+    std::set<std::string> used{"index.html", "part-2.html", "part-2-2.html"};
+    CHECK(refs::choose_name(used, "part-2.html") == "part-2-3.html");
+    CHECK(refs::choose_name(used, "part-2.html") == "part-2-4.html");
+    CHECK(refs::choose_name(used, "part-3.html") == "part-3.html");
+    CHECK(used.count("part-3.html"));
+}
+
+TEST_CASE("thread_archive: References, then In-Reply-To; a missing parent starts a thread; newest thread first")
+{
+    auto entry = [](std::size_t folder, long long epoch, std::string id, std::vector<std::string> parents) {
+        ArchiveEntry e;
+        e.folder = folder;
+        e.epoch = epoch;
+        e.message_id = std::move(id);
+        e.parents = std::move(parents);
+        e.subject = "s" + std::to_string(folder);
+        return e;
+    };
+    // 1 root (t=10); 2 replies to 1 (t=30); 3 replies to 1 (t=20); 4 replies to 2 via
+    // References (the last known); 5 replies to a message not here; 6 a loop with 7.
+    std::vector<ArchiveEntry> in{entry(1, 10, "a", {}), entry(2, 30, "b", {"a"}), entry(3, 20, "c", {"a"}),
+                                 entry(4, 40, "d", {"b", "a"}), entry(5, 5, "e", {"gone"}),
+                                 entry(6, 1, "f", {"g"}), entry(7, 2, "g", {"f"})};
+    const std::string text = [&] {
+        std::string t;
+        for (const auto &e : in) t += archive_record(e);
+        return t;
+    }();
+    const auto back = read_archive_records(text);
+    REQUIRE(back.size() == in.size());
+    CHECK(back[3].parents == std::vector<std::string>{"b", "a"});
+    const Threads t = thread_archive(back);
+    std::vector<std::size_t> folders, depths;
+    for (std::size_t k = 0; k < t.order.size(); ++k) folders.push_back(back[t.order[k]].folder), depths.push_back(t.depth[k]);
+    CHECK(folders == std::vector<std::size_t>{1, 3, 2, 4, 5, 7, 6}); // 7 is 6's parent: 6 would be its own ancestor
+    CHECK(depths == std::vector<std::size_t>{0, 1, 1, 2, 0, 0, 1});
+    const std::string page = archive_index_page(back, t);
+    CHECK(page.find("1/index.html") < page.find("3/index.html"));
+    CHECK(nav_links(3, 4) == "<a rel=\"prev\" href=\"../3/index.html\">previous in thread</a>"
+                             "<a rel=\"next\" href=\"../4/index.html\">next in thread</a>");
+    CHECK(nav_links(99999999999999999, 99999999999999999).size() <= kNavRoom);
+}
