@@ -5,143 +5,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 
 namespace mimeuri {
 
 using State = SignatureEntry::State;
 
 namespace dkim {
-
-BodyHash::BodyHash(GChecksumType type, Canon canon, std::optional<std::uint64_t> limit, bool unquote_from)
-    : sum_(g_checksum_new(type)), canon_(canon), limit_(limit), unquote_(unquote_from)
-{
-}
-
-BodyHash::~BodyHash() { g_checksum_free(sum_); }
-
-void BodyHash::update(std::string_view bytes)
-{
-    for (char c : bytes) byte(c);
-}
-
-// mboxrd: a line ">From ", ">>From ", ... lost one ">" on its way out of the mailbox.
-void BodyHash::byte(char c)
-{
-    if (!unquote_ || !line_start_) {
-        canon(c);
-        line_start_ = c == '\n';
-        return;
-    }
-    prefix_ += c;
-    std::size_t gt = prefix_.find_first_not_of('>');
-    if (gt == std::string::npos) return; // ">>>" so far
-    if (gt > 0) {
-        std::string_view rest = std::string_view(prefix_).substr(gt);
-        if (std::string_view("From ").substr(0, rest.size()) == rest) {
-            if (rest.size() < 5) return; // may still be
-            for (char p : std::string_view(prefix_).substr(1)) canon(p);
-            prefix_.clear();
-            line_start_ = false;
-            return;
-        }
-    }
-    std::string pending = std::move(prefix_);
-    prefix_.clear();
-    for (char p : pending) canon(p);
-    line_start_ = pending.back() == '\n';
-}
-
-// Line ends: CRLF, or a bare LF read as one (RFC 6376 3.4.3 / 3.4.4 work on CRLF lines).
-void BodyHash::canon(char c)
-{
-    if (cr_) {
-        cr_ = false;
-        if (c == '\n') return newline();
-        content('\r'); // a bare CR is content
-    }
-    if (c == '\r') cr_ = true;
-    else if (c == '\n') newline();
-    else content(c);
-}
-
-void BodyHash::newline()
-{
-    wsp_ = false; // relaxed: white space at the end of a line is ignored
-    ++crlfs_;     // both: empty lines at the end of the body are ignored
-}
-
-void BodyHash::content(char c)
-{
-    if (canon_ == Canon::Relaxed && (c == ' ' || c == '\t')) { // relaxed: a run of WSP is one SP
-        wsp_ = true;
-        return;
-    }
-    for (; crlfs_ > 0; --crlfs_) out("\r\n");
-    if (wsp_) out(" ");
-    wsp_ = false;
-    out(std::string_view(&c, 1));
-    any_ = true;
-}
-
-void BodyHash::out(std::string_view s)
-{
-    buf_.append(s);
-    total_ += s.size();
-    if (buf_.size() >= 65536) flush();
-}
-
-// Hands the canonical bytes to the checksum, the first l= of them only.
-void BodyHash::flush()
-{
-    std::uint64_t flushed = total_ - buf_.size(); // canonical bytes before buf_
-    std::size_t take = buf_.size();
-    if (limit_) take = flushed >= *limit_ ? 0 : static_cast<std::size_t>(std::min<std::uint64_t>(take, *limit_ - flushed));
-    if (take) g_checksum_update(sum_, reinterpret_cast<const guchar *>(buf_.data()), static_cast<gssize>(take));
-    buf_.clear();
-}
-
-std::string BodyHash::digest(GChecksum *sum)
-{
-    guint8 d[64];
-    gsize len = sizeof d;
-    g_checksum_get_digest(sum, d, &len);
-    return std::string(reinterpret_cast<const char *>(d), len);
-}
-
-std::vector<std::string> BodyHash::finish()
-{
-    std::string pending = std::move(prefix_);
-    prefix_.clear();
-    unquote_ = false;
-    for (char p : pending) byte(p);
-    if (cr_) {
-        cr_ = false;
-        content('\r');
-    }
-    std::vector<std::string> digests;
-    // Relaxed, a last line with no line break that ends in white space: RFC 6376 3.4.4
-    // ignores that white space, some signers (python3-dkim) keep one SP. Both are readings.
-    std::optional<std::string> kept_space;
-    if (canon_ == Canon::Relaxed && wsp_) {
-        flush();
-        GChecksum *before = g_checksum_copy(sum_);
-        const std::uint64_t total = total_;
-        for (; crlfs_ > 0; --crlfs_) out("\r\n");
-        out(" \r\n");
-        flush();
-        if (!limit_ || *limit_ <= total_) kept_space = digest(sum_);
-        g_checksum_free(sum_);
-        sum_ = before;
-        total_ = total;
-    }
-    // The last non-empty line keeps (or gets) its CRLF; an empty body is CRLF in simple and
-    // nothing in relaxed (RFC 6376 3.4.3, 3.4.4).
-    if (any_ || canon_ == Canon::Simple) out("\r\n");
-    flush();
-    if (!limit_ || *limit_ <= total_) digests.push_back(digest(sum_)); // l= past the end: no match (3.5)
-    if (kept_space) digests.push_back(*kept_space);
-    return digests;
-}
 
 std::optional<Signature> parse(std::string_view value)
 {
@@ -267,9 +137,43 @@ std::int64_t entity_end(const MessageContext &ctx, std::size_t idx)
     return entity_end(ctx, static_cast<std::size_t>(n.parent));
 }
 
+// The digests of a message's body under one reading (algorithm, canonicalization, l=, the
+// mbox's ">From " quoting taken off or not), each computed once per message: a list message
+// often carries its author's DKIM signature, the list's and an ARC seal's, all asking for the
+// same relaxed SHA-256 body hash.
+struct BodyDigests {
+    GChecksumType type;
+    dkim::Canon canon;
+    std::optional<std::uint64_t> l;
+    bool unquote;
+    std::vector<std::string> digests;
+    std::string error; // the body could not be read
+};
+
+const BodyDigests &body_digests(const MessageContext &ctx, std::deque<BodyDigests> &memo, const BodyDigests &want,
+                                std::int64_t begin, std::int64_t end)
+{
+    for (const BodyDigests &d : memo)
+        if (d.type == want.type && d.canon == want.canon && d.l == want.l && d.unquote == want.unquote) return d;
+    BodyDigests d = want;
+    dkim::BodyHash hash(d.type, d.canon, d.l, d.unquote);
+    // A window or an input in memory is read where it lies; a file in pieces.
+    const std::string_view whole = end > begin ? ctx.source().view(begin, end) : std::string_view();
+    if (!whole.empty()) hash.update(whole);
+    else
+        for (std::int64_t pos = begin; pos < end && d.error.empty(); pos += kChunk) {
+            auto chunk = ctx.source().slice(pos, std::min(end, pos + kChunk));
+            if (chunk) hash.update(*chunk);
+            else d.error = chunk.error().message;
+        }
+    if (d.error.empty()) d.digests = hash.finish();
+    memo.push_back(std::move(d));
+    return memo.back();
+}
+
 // The body hash state of one signature, and why.
 std::pair<SignatureEntry::State, std::string> check_body_hash(const MessageContext &ctx, const dkim::Signature &sig,
-                                                    std::int64_t begin, std::int64_t end)
+                                                    std::int64_t begin, std::int64_t end, std::deque<BodyDigests> &memo)
 {
     GChecksumType type;
     if (sig.a == "rsa-sha256" || sig.a == "ed25519-sha256") type = G_CHECKSUM_SHA256;
@@ -284,21 +188,16 @@ std::pair<SignatureEntry::State, std::string> check_body_hash(const MessageConte
     guchar *want = g_base64_decode(sig.bh.c_str(), &want_len);
     std::string wanted(reinterpret_cast<const char *>(want), want_len);
     g_free(want);
-    // In an mbox that quotes "From " lines, a ">From " line may be the mailbox's doing or the
-    // sender's: both readings are hashed, and the signature tells which one it signed.
-    dkim::BodyHash as_read(type, canon, sig.l);
-    std::optional<dkim::BodyHash> unquoted;
-    if (ctx.from_quoted()) unquoted.emplace(type, canon, sig.l, true);
-    for (std::int64_t pos = begin; pos < end; pos += kChunk) {
-        auto chunk = ctx.source().slice(pos, std::min(end, pos + kChunk));
-        if (!chunk) return {State::Unverifiable, "body unreadable: " + chunk.error().message};
-        as_read.update(*chunk);
-        if (unquoted) unquoted->update(*chunk);
-    }
-    const auto got = as_read.finish();
+    const BodyDigests &as_read = body_digests(ctx, memo, {type, canon, sig.l, false, {}, {}}, begin, end);
+    if (!as_read.error.empty()) return {State::Unverifiable, "body unreadable: " + as_read.error};
+    const auto &got = as_read.digests;
     if (std::find(got.begin(), got.end(), wanted) != got.end()) return {State::Intact, ""};
-    if (unquoted) {
-        const auto u = unquoted->finish();
+    // In an mbox that quotes "From " lines, a ">From " line may be the mailbox's doing or the
+    // sender's: both readings are hashed (the second only when the first does not match), and
+    // the signature tells which one it signed.
+    if (ctx.from_quoted()) {
+        const BodyDigests &unquoted = body_digests(ctx, memo, {type, canon, sig.l, true, {}, {}}, begin, end);
+        const auto &u = unquoted.digests;
         if (std::find(u.begin(), u.end(), wanted) != u.end()) return {State::Intact, "\">From\" quoting added by the mbox"};
     }
     if (got.empty()) return {State::Broken, "l= is longer than the body"};
@@ -403,6 +302,7 @@ void Signatures::message_signatures(MessageContext &ctx, GMimeMessage *msg, cons
     GMimeHeaderList *hl = g_mime_object_get_header_list(GMIME_OBJECT(msg));
     Block block;
     std::int64_t body_end = msg_end;
+    std::deque<BodyDigests> memo; // (a deque: what it holds stays where it is)
     for (int i = 0; hl && i < g_mime_header_list_get_count(hl); ++i) {
         GMimeHeader *h = g_mime_header_list_get_header_at(hl, i);
         const char *name = g_mime_header_get_name(h);
@@ -424,7 +324,7 @@ void Signatures::message_signatures(MessageContext &ctx, GMimeMessage *msg, cons
         } else {
             f.domain = sig->d;
             f.selector = sig->s;
-            std::tie(f.state, f.detail) = check_body_hash(ctx, *sig, block.body, body_end);
+            std::tie(f.state, f.detail) = check_body_hash(ctx, *sig, block.body, body_end, memo);
             // An unverifiable one may verify for someone who knows its algorithm: kept too.
             if (f.state != State::Broken && block.body >= 0) {
                 f.protections.push_back(ctx.protect({block.body, body_end, {}, f.kind, enforce}));

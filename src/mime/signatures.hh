@@ -8,6 +8,7 @@
 //   body, and every field whose name the signature lists in h=.
 #pragma once
 
+#include "dkim_body_hash.hh"
 #include "message.hh"
 
 #include <cstdint>
@@ -21,45 +22,6 @@ namespace mimeuri {
 enum class SignedMode { Keep, Rewrite };
 
 namespace dkim {
-
-enum class Canon { Simple, Relaxed };
-
-// The body hash of RFC 6376 3.7 over a body given in pieces: bare LF ends a line as CRLF does
-// (3.4.3/3.4.4 work on CRLF lines), the body canonicalised, at most `limit` octets (l=) hashed.
-// With unquote_from, one ">" is taken off each line that starts with ">+From " first (the
-// quoting an mbox adds, mboxrd).
-class BodyHash {
-public:
-    BodyHash(GChecksumType type, Canon canon, std::optional<std::uint64_t> limit, bool unquote_from = false);
-    ~BodyHash();
-    BodyHash(const BodyHash &) = delete;
-    BodyHash &operator=(const BodyHash &) = delete;
-    void update(std::string_view bytes);
-    // The digests the body may have been signed with: the RFC's reading, then any other that
-    // signers are known to use; none when l= is longer than the canonical body (3.5).
-    std::vector<std::string> finish();
-
-private:
-    void byte(char c);   // after ">From " unquoting
-    void canon(char c);  // line ends
-    void newline();
-    void content(char c); // RFC 6376 3.4.3 / 3.4.4
-    void out(std::string_view s);
-    void flush();
-    static std::string digest(GChecksum *sum);
-    GChecksum *sum_;
-    Canon canon_;
-    std::optional<std::uint64_t> limit_;
-    bool unquote_;
-    std::uint64_t total_{0};
-    std::uint64_t crlfs_{0}; // line ends after the last content, not yet written
-    bool wsp_{false};        // relaxed: white space not yet written
-    bool cr_{false};         // a CR not yet known to end a line
-    bool any_{false};        // content written
-    std::string buf_;        // canonical bytes not yet hashed
-    std::string prefix_;     // start of a line while it may still be ">+From "
-    bool line_start_{true};
-};
 
 // The tags of a DKIM-Signature or ARC-Message-Signature field value (RFC 6376 3.2).
 struct Signature {
