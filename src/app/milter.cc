@@ -174,6 +174,7 @@ private:
     int front_chan_{-1};        // the supervisor's end of the channel to the front
     std::set<pid_t> workers_;   // every worker not yet reaped
     std::set<pid_t> replaced_;  // workers of a front that died: already replaced
+    std::set<pid_t> retiring_;  // workers told to end by a reload: their end is no failure
     bool stopping_{false};
     Clock::time_point last_front_start_{};
     std::deque<Clock::time_point> restarts_; // workers started again in the last second
@@ -213,9 +214,12 @@ bool Supervisor::fork_worker()
         for (int fd : listeners_) ::close(fd);
         ::close(sv[0]);
         for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::signal(sig, SIG_DFL);
-        sigset_t none;
-        sigemptyset(&none);
-        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        // SIGUSR1 (retire, on a reload) stays blocked until worker_main has its handler: one
+        // sent right after the fork would otherwise end the worker by its default action.
+        sigset_t usr1;
+        sigemptyset(&usr1);
+        sigaddset(&usr1, SIGUSR1);
+        ::sigprocmask(SIG_SETMASK, &usr1, nullptr);
         ::signal(SIGPIPE, SIG_IGN);
         worker_main(sv[1], 1000, *config_);
     }
@@ -250,7 +254,8 @@ void Supervisor::on_reload()
     warm_up(*config_);
     // Each worker ends once its message in hand is done; their successors read the new
     // configuration.
-    for (pid_t w : workers_) ::kill(w, SIGUSR1);
+    for (pid_t w : workers_)
+        if (!replaced_.count(w) && retiring_.insert(w).second) ::kill(w, SIGUSR1);
     g_message("configuration reloaded");
 }
 
@@ -277,7 +282,12 @@ Status Supervisor::on_children()
             workers_.erase(pid);
             if (config_->opts.verbose)
                 g_message("worker %d ended (%s %d), peak RSS %ld KiB", static_cast<int>(pid), how, what, ru.ru_maxrss);
+            const bool retired = retiring_.erase(pid) > 0;
             if (replaced_.erase(pid) || stopping_ || front_chan_ < 0) continue;
+            if (retired) { // a reload's: replaced at once, whatever the reloads' pace
+                fork_worker();
+                continue;
+            }
             auto now = Clock::now();
             while (!restarts_.empty() && now - restarts_.front() > std::chrono::seconds(1)) restarts_.pop_front();
             if (restarts_.size() > 100) {

@@ -46,6 +46,7 @@ void receive_workers(int chan)
         if (got != 1) break;
         if ((tag & 0xf0) == kConfigTag) {
             g_front.tempfail = (tag & kTempFail) != 0;
+            g_free.new_generation(); // the workers of the settings before it take no more
             std::lock_guard l(g_front.report_mutex);
             if (g_front.report_fd >= 0) ::close(g_front.report_fd);
             g_front.report_fd = (tag & kReportFd) ? fd : -1;
