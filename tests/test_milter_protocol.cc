@@ -439,3 +439,94 @@ TEST_CASE("the milter service under reloads: hundreds of SIGHUPs during thousand
     CHECK(repaired == sent);
 }
 
+namespace {
+
+// A TCP port free on 127.0.0.1 a moment ago.
+int free_port()
+{
+    int s = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(s, reinterpret_cast<sockaddr *>(&a), sizeof a);
+    socklen_t len = sizeof a;
+    ::getsockname(s, reinterpret_cast<sockaddr *>(&a), &len);
+    ::close(s);
+    return ntohs(a.sin_port);
+}
+
+// The soft and hard descriptor limits of process pid, from /proc.
+std::pair<std::string, std::string> nofile_of(pid_t pid)
+{
+    const std::string limits = testing::read_file("/proc/" + std::to_string(pid) + "/limits");
+    auto at = limits.find("Max open files");
+    REQUIRE(at != std::string::npos);
+    std::istringstream in(limits.substr(at + 14));
+    std::string soft, hard;
+    in >> soft >> hard;
+    return {soft, hard};
+}
+
+} // namespace
+
+TEST_CASE("the milter service's limits: the soft descriptor limit raised, silent connections timed out")
+{
+    // Started with the soft limit systemd gives (1,024): about a thousand idle connections
+    // would have made accept() fail for the MTA's own.
+    Service service({"--jobs=1", "--milter-timeout=1"}, 1024);
+    REQUIRE(service.wait_for("milter listening on"));
+    const auto [soft, hard] = nofile_of(service.pid());
+    CHECK(soft == (hard == "unlimited" || std::stoull(hard) > 65536 ? std::string("65536") : hard));
+    CHECK(soft != "1024");
+    // A connection that says nothing is closed after --milter-timeout (libmilter's default
+    // is 7,210 s); one that speaks is served.
+    MilterClient silent(service.socket());
+    MilterClient speaking(service.socket());
+    const std::uint32_t steps = negotiate(speaking, 0x1fffff).second;
+    CHECK(send_repair(speaking, steps) == Answer::Repaired);
+    CHECK(silent.closed_within(std::chrono::seconds(8)));
+}
+
+TEST_CASE("the milter service's bound on connections per client: the oldest silent one makes room; all in use, the new one is closed")
+{
+    const int port = free_port();
+    Service service({"--jobs=1", "--milter=inet:" + std::to_string(port) + "@127.0.0.1", "--milter-client-connections=3"});
+    REQUIRE(service.wait_for("milter listening on"));
+    // Three silent connections (an attacker's) fill the bound.
+    std::vector<std::unique_ptr<MilterClient>> silent;
+    for (int k = 0; k < 3; ++k) {
+        silent.push_back(std::make_unique<MilterClient>(port));
+        std::this_thread::sleep_for(std::chrono::milliseconds(50)); // accepted in this order
+    }
+    // The MTA's connection still gets in: the oldest silent one is closed for it.
+    MilterClient mta(port);
+    const std::uint32_t steps = negotiate(mta, 0x1fffff).second;
+    CHECK(send_repair(mta, steps) == Answer::Repaired);
+    CHECK(silent[0]->closed_within(std::chrono::seconds(5)));
+    CHECK_FALSE(silent[1]->closed_within(std::chrono::milliseconds(200)));
+    CHECK_FALSE(silent[2]->closed_within(std::chrono::milliseconds(200)));
+    // Every connection of the client in use (three that negotiated): a fourth is closed at
+    // once, and the three go on.
+    silent.clear();
+    std::this_thread::sleep_for(std::chrono::milliseconds(500)); // their ends read by the service
+    std::vector<std::unique_ptr<MilterClient>> busy;
+    std::vector<std::uint32_t> busy_steps;
+    for (int k = 0; k < 2; ++k) {
+        busy.push_back(std::make_unique<MilterClient>(port));
+        busy_steps.push_back(negotiate(*busy.back(), 0x1fffff).second);
+    }
+    MilterClient extra(port);
+    CHECK(extra.closed_within(std::chrono::seconds(5)));
+    CHECK(send_repair(mta, steps) == Answer::Repaired);
+    for (std::size_t k = 0; k < busy.size(); ++k) CHECK(send_repair(*busy[k], busy_steps[k]) == Answer::Repaired);
+    // Without a bound (0), the same fourth connection is served.
+    const int port2 = free_port();
+    Service unbounded({"--jobs=1", "--milter=inet:" + std::to_string(port2) + "@127.0.0.1",
+                       "--milter-client-connections=0"});
+    REQUIRE(unbounded.wait_for("milter listening on"));
+    std::vector<std::unique_ptr<MilterClient>> many;
+    for (int k = 0; k < 5; ++k) many.push_back(std::make_unique<MilterClient>(port2));
+    const std::uint32_t s5 = negotiate(*many.back(), 0x1fffff).second;
+    CHECK(send_repair(*many.back(), s5) == Answer::Repaired);
+    CHECK_FALSE(many.front()->closed_within(std::chrono::milliseconds(200)));
+}

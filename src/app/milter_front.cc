@@ -6,6 +6,7 @@
 #include "milter_dispatch.hh"
 #include "milter_edit.hh"
 #include "milter_message.hh"
+#include "milter_quickack.h"
 
 #include <glib.h>
 
@@ -301,6 +302,7 @@ smfiDesc front_description()
     g_syslog = &syslog;
     g_front.spool_threshold = opts.spool_threshold;
     std::thread(receive_workers, chan).detach();
+    milter_idle_timeout(static_cast<int>(opts.milter_timeout + 0.5));
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
