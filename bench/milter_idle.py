@@ -42,8 +42,9 @@ for k in range(count):
     times.append((time.perf_counter() - s0) * 1000)
 closed = 0
 for s in held:
-    r, _, _ = select.select([s], [], [], 0)
-    if r:
+    p = select.poll()
+    p.register(s, select.POLLIN)
+    if p.poll(0):
         try:
             if s.recv(1) == b"":
                 closed += 1
