@@ -7,16 +7,25 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <memory>
+#include <mutex>
+#include <sstream>
 #include <string>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <thread>
+#include <vector>
 #include <unistd.h>
 
 namespace {
@@ -24,6 +33,25 @@ namespace {
 // One milter connection: a command is a 4-byte length, a command byte and its data.
 class MilterClient {
 public:
+    // A TCP connection to 127.0.0.1:port.
+    explicit MilterClient(int port)
+    {
+        fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_port = htons(static_cast<std::uint16_t>(port));
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        for (int i = 0; i < 100 && ::connect(fd_, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    // Whether the service closed the connection within `wait` (end of file, or reset).
+    bool closed_within(std::chrono::milliseconds wait)
+    {
+        pollfd p{fd_, POLLIN, 0};
+        if (::poll(&p, 1, static_cast<int>(wait.count())) <= 0) return false;
+        char c;
+        return ::recv(fd_, &c, 1, MSG_DONTWAIT) <= 0;
+    }
     explicit MilterClient(const std::string &path)
     {
         fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -66,18 +94,48 @@ private:
     int fd_{-1};
 };
 
-// `mimeuri --milter` on a unix socket in a folder of its own, stopped at scope exit.
+// `mimeuri --milter` on a unix socket in a folder of its own, with `args` more, stopped at
+// scope exit; its standard error (the service's own lines) in log().
 class Service {
 public:
-    Service()
+    // `soft_nofile`: the soft descriptor limit it is started with (0: as it is).
+    explicit Service(std::vector<std::string> args = {"--jobs=1"}, rlim_t soft_nofile = 0)
     {
+        if (std::none_of(args.begin(), args.end(), [](const std::string &a) { return a.rfind("--milter=", 0) == 0; }))
+            args.insert(args.begin(), "--milter=unix:" + socket());
+        args.insert(args.begin(), "mimeuri");
+        std::vector<char *> argv;
+        for (auto &a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        const std::string log_path = log_file();
+        // Its syslog lines (the per-message ones), kept.
+        syslog_fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        sockaddr_un a{};
+        a.sun_family = AF_UNIX;
+        std::strncpy(a.sun_path, (dir_ / "syslog.sock").c_str(), sizeof a.sun_path - 1);
+        REQUIRE(::bind(syslog_fd_, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0);
+        syslog_reader_ = std::thread([this] {
+            char buf[65536];
+            for (;;) {
+                ssize_t n = ::recv(syslog_fd_, buf, sizeof buf, 0);
+                if (n <= 0) return;
+                std::lock_guard l(syslog_lock_);
+                syslog_.append(buf, static_cast<std::size_t>(n)).push_back('\n');
+            }
+        });
         pid_ = ::fork();
         REQUIRE(pid_ >= 0);
         if (pid_ == 0) {
-            int null = ::open("/dev/null", O_WRONLY);
-            ::dup2(null, 2); // its "listening" and root warning lines
-            ::execl(MIMEURI_BIN, "mimeuri", ("--milter=unix:" + socket()).c_str(), "--jobs=1",
-                    static_cast<char *>(nullptr));
+            int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            ::dup2(log, 2); // its "listening", "configuration reloaded" and warning lines
+            if (soft_nofile) {
+                rlimit rl{};
+                ::getrlimit(RLIMIT_NOFILE, &rl);
+                rl.rlim_cur = std::min(soft_nofile, rl.rlim_max);
+                ::setrlimit(RLIMIT_NOFILE, &rl);
+            }
+            ::setenv("MIMEURI_SYSLOG_SOCKET", (dir_ / "syslog.sock").c_str(), 1);
+            ::execv(MIMEURI_BIN, argv.data());
             ::_exit(127);
         }
     }
@@ -85,12 +143,59 @@ public:
     {
         ::kill(pid_, SIGKILL); // libmilter takes 5 s to end on SIGTERM; nothing here to keep
         ::waitpid(pid_, nullptr, 0);
+        // An empty datagram ends the reader (recv returns 0).
+        int wake = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        sockaddr_un a{};
+        a.sun_family = AF_UNIX;
+        std::strncpy(a.sun_path, (dir_ / "syslog.sock").c_str(), sizeof a.sun_path - 1);
+        (void)::sendto(wake, "", 0, 0, reinterpret_cast<sockaddr *>(&a), sizeof a);
+        ::close(wake);
+        syslog_reader_.join();
+        ::close(syslog_fd_);
+    }
+    // The syslog lines so far that hold `what`.
+    std::string syslog_lines(const std::string &what)
+    {
+        std::lock_guard l(syslog_lock_);
+        std::string out;
+        std::istringstream in(syslog_);
+        for (std::string line; std::getline(in, line);)
+            if (line.find(what) != std::string::npos) out += line + "\n";
+        return out;
     }
     std::string socket() const { return dir_ / "milter.sock"; }
+    std::string log_file() const { return dir_ / "service.log"; }
+    std::string log() const
+    {
+        return g_file_test(log_file().c_str(), G_FILE_TEST_EXISTS) ? testing::read_file(log_file()) : std::string();
+    }
+    // How many lines of the log hold `what`.
+    int count(const std::string &what) const
+    {
+        std::string l = log();
+        int n = 0;
+        for (std::size_t at = 0; (at = l.find(what, at)) != std::string::npos; at += what.size()) ++n;
+        return n;
+    }
+    // Waits up to 10 s until the log holds `what` `n` times; false if it did not.
+    bool wait_for(const std::string &what, int n = 1) const
+    {
+        for (int i = 0; i < 1000; ++i) {
+            if (count(what) >= n) return true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        return false;
+    }
+    pid_t pid() const { return pid_; }
+    const testing::TempDir &dir() const { return dir_; }
 
 private:
     testing::TempDir dir_;
     pid_t pid_{-1};
+    int syslog_fd_{-1};
+    std::thread syslog_reader_;
+    std::mutex syslog_lock_;
+    std::string syslog_;
 };
 
 std::string u32(std::uint32_t v)
@@ -196,4 +301,232 @@ TEST_CASE("the milter service takes a header field over 64 KiB from an MTA that 
     CHECK(got[0].first == 'b'); // planned whole: the reference repaired
     CHECK(got[0].second.find("src=\"cid:x@example.test\"") != std::string::npos);
     CHECK(got[1].first == 'a');
+}
+
+namespace {
+
+// A message whose one reference needs a repair (RFC 2392: the Content-ID without its angle
+// brackets; the HTML holds it escaped and in upper case), and its body repaired by hand.
+const std::vector<std::pair<std::string, std::string>> kRepairFields = {
+    {"From", "a@example.test"}, {"Message-ID", "<small@example.test>"}, {"MIME-Version", "1.0"},
+    {"Content-Type", "multipart/related; boundary=\"b\""}};
+std::string repair_body(const std::string &src)
+{
+    return "--b\r\nContent-Type: text/html\r\n\r\n<p><img src=\"" + src +
+           "\"></p>\r\n--b\r\nContent-Type: image/png\r\nContent-ID: <x@example.test>\r\n"
+           "Content-Transfer-Encoding: base64\r\n\r\niVBORw0KGgo=\r\n--b--\r\n";
+}
+
+// How the service answered one message.
+enum class Answer { Repaired, Unchanged, Refused, Other };
+
+Answer send_repair(MilterClient &c, std::uint32_t steps, std::string *said = nullptr)
+{
+    auto got = send_message(c, steps, kRepairFields, repair_body("CID:&lt;x@example.test&gt;"));
+    if (said) *said = got.back().second; // a refusal's SMTP text says which failure
+    if (got.size() == 2 && got[0].first == 'b' && got[0].second == repair_body("cid:x@example.test") &&
+        got[1].first == 'a')
+        return Answer::Repaired;
+    if (got.size() == 1 && got[0].first == 'a') return Answer::Unchanged;
+    if (got.back().first == 't' || (got.back().first == 'y' && got.back().second.rfind("4", 0) == 0))
+        return Answer::Refused;
+    return Answer::Other;
+}
+
+} // namespace
+
+TEST_CASE("the milter service: two reloads with no message between them, then a message: a worker plans it")
+{
+    // Each reload retires the workers; the front held the channels of every worker ever
+    // forked, the ended ones first, and gave up after four dead ones: 451 "no worker could
+    // take the message", whatever --on-error said.
+    for (const char *policy : {"--on-error=pass", "--on-error=tempfail"}) {
+        CAPTURE(policy);
+        Service service({"--jobs=2", policy});
+        MilterClient c(service.socket());
+        const std::uint32_t steps = negotiate(c, 0x1fffff).second;
+        for (int k = 1; k <= 3; ++k) {
+            ::kill(service.pid(), SIGHUP);
+            REQUIRE(service.wait_for("configuration reloaded", k));
+        }
+        CHECK(send_repair(c, steps) == Answer::Repaired);
+        CHECK(send_repair(c, steps) == Answer::Repaired);
+    }
+}
+
+TEST_CASE("the milter service: a reload keeps a bad file's old settings and says why; a good one holds from the next message")
+{
+    testing::TempDir files;
+    const std::string conf = files.file("mimeuri.conf", "[mimeuri]\non-error=tempfail\n");
+    Service service({"--jobs=2", "--config=" + conf});
+    MilterClient c(service.socket());
+    const std::uint32_t steps = negotiate(c, 0x1fffff).second;
+    REQUIRE(send_repair(c, steps) == Answer::Repaired);
+
+    // A key no option has, then a value no option takes: the old settings stay, the log
+    // names the file and what is wrong with it.
+    testing::write_file(conf, "[mimeuri]\npasses=none\nno-such-key=1\n");
+    ::kill(service.pid(), SIGHUP);
+    REQUIRE(service.wait_for("the configuration was not reloaded, the old one stays"));
+    CHECK(service.log().find("no-such-key") != std::string::npos);
+    CHECK(send_repair(c, steps) == Answer::Repaired);
+    testing::write_file(conf, "[mimeuri]\npasses=none\nmax-time=soon\n");
+    ::kill(service.pid(), SIGHUP);
+    REQUIRE(service.wait_for("the configuration was not reloaded, the old one stays", 2));
+    CHECK(service.log().find("max-time") != std::string::npos);
+    CHECK(send_repair(c, steps) == Answer::Repaired);
+    CHECK(service.count("configuration reloaded") == 0);
+
+    // A good file: in force from the next message (nothing changed with passes=none).
+    testing::write_file(conf, "[mimeuri]\npasses=none\n");
+    ::kill(service.pid(), SIGHUP);
+    REQUIRE(service.wait_for("configuration reloaded"));
+    CHECK(send_repair(c, steps) == Answer::Unchanged);
+    CHECK(send_repair(c, steps) == Answer::Unchanged);
+}
+
+TEST_CASE("the milter service under reloads: hundreds of SIGHUPs during thousands of messages, none refused or lost")
+{
+    // --on-error=tempfail: a message no worker could plan is refused (451), one planned is
+    // repaired; both are counted. Four connections at once, as an MTA's smtpd processes.
+    Service service({"--jobs=2", "--on-error=tempfail"});
+    REQUIRE(service.wait_for("milter listening on")); // SIGHUP before that would end it
+    constexpr int kConnections = 4, kAtLeast = 750, kReloads = 300;
+    std::atomic<int> repaired{0}, unchanged{0}, refused{0}, other{0}, reloads{0};
+    std::atomic<bool> reloads_done{false};
+    std::mutex first_refusal_lock;
+    std::string first_refusal;
+    std::vector<std::thread> clients;
+    for (int k = 0; k < kConnections; ++k)
+        clients.emplace_back([&] {
+            try {
+                MilterClient c(service.socket());
+                const std::uint32_t steps = negotiate(c, 0x1fffff).second;
+                for (int sent = 0; sent < kAtLeast || !reloads_done; ++sent) {
+                    std::string said;
+                    switch (send_repair(c, steps, &said)) {
+                    case Answer::Repaired: ++repaired; break;
+                    case Answer::Unchanged: ++unchanged; break;
+                    case Answer::Refused:
+                        if (++refused == 1) {
+                            std::lock_guard l(first_refusal_lock);
+                            first_refusal = said;
+                        }
+                        break;
+                    case Answer::Other: ++other; break;
+                    }
+                }
+            } catch (...) {
+                ++other; // a connection dropped: its message lost
+            }
+        });
+    // Each SIGHUP waits for the one before to be taken (signals of a kind pending at once
+    // are one), so each is a reload of its own; none waits for a message.
+    for (int k = 1; k <= kReloads; ++k) {
+        ::kill(service.pid(), SIGHUP);
+        if (!service.wait_for("configuration reloaded", k)) break;
+        reloads = k;
+    }
+    reloads_done = true;
+    for (auto &t : clients) t.join();
+    const int sent = repaired + unchanged + refused + other;
+    MESSAGE(sent << " messages, " << reloads.load() << " reloads");
+    CHECK(reloads == kReloads);
+    CHECK(sent >= kConnections * kAtLeast);
+    CHECK_MESSAGE(refused == 0, first_refusal << "\n" << service.syslog_lines("451"));
+    CHECK(unchanged == 0);
+    CHECK(other == 0);
+    CHECK(repaired == sent);
+}
+
+namespace {
+
+// A TCP port free on 127.0.0.1 a moment ago.
+int free_port()
+{
+    int s = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(s, reinterpret_cast<sockaddr *>(&a), sizeof a);
+    socklen_t len = sizeof a;
+    ::getsockname(s, reinterpret_cast<sockaddr *>(&a), &len);
+    ::close(s);
+    return ntohs(a.sin_port);
+}
+
+// The soft and hard descriptor limits of process pid, from /proc.
+std::pair<std::string, std::string> nofile_of(pid_t pid)
+{
+    const std::string limits = testing::read_file("/proc/" + std::to_string(pid) + "/limits");
+    auto at = limits.find("Max open files");
+    REQUIRE(at != std::string::npos);
+    std::istringstream in(limits.substr(at + 14));
+    std::string soft, hard;
+    in >> soft >> hard;
+    return {soft, hard};
+}
+
+} // namespace
+
+TEST_CASE("the milter service's limits: the soft descriptor limit raised, silent connections timed out")
+{
+    // Started with the soft limit systemd gives (1,024): about a thousand idle connections
+    // would have made accept() fail for the MTA's own.
+    Service service({"--jobs=1", "--milter-timeout=1"}, 1024);
+    REQUIRE(service.wait_for("milter listening on"));
+    const auto [soft, hard] = nofile_of(service.pid());
+    CHECK(soft == (hard == "unlimited" || std::stoull(hard) > 65536 ? std::string("65536") : hard));
+    CHECK(soft != "1024");
+    // A connection that says nothing is closed after --milter-timeout (libmilter's default
+    // is 7,210 s); one that speaks is served.
+    MilterClient silent(service.socket());
+    MilterClient speaking(service.socket());
+    const std::uint32_t steps = negotiate(speaking, 0x1fffff).second;
+    CHECK(send_repair(speaking, steps) == Answer::Repaired);
+    CHECK(silent.closed_within(std::chrono::seconds(8)));
+}
+
+TEST_CASE("the milter service's bound on connections per client: the oldest silent one makes room; all in use, the new one is closed")
+{
+    const int port = free_port();
+    Service service({"--jobs=1", "--milter=inet:" + std::to_string(port) + "@127.0.0.1", "--milter-client-connections=3"});
+    REQUIRE(service.wait_for("milter listening on"));
+    // Three silent connections (an attacker's) fill the bound.
+    std::vector<std::unique_ptr<MilterClient>> silent;
+    for (int k = 0; k < 3; ++k) {
+        silent.push_back(std::make_unique<MilterClient>(port));
+        std::this_thread::sleep_for(std::chrono::milliseconds(50)); // accepted in this order
+    }
+    // The MTA's connection still gets in: the oldest silent one is closed for it.
+    MilterClient mta(port);
+    const std::uint32_t steps = negotiate(mta, 0x1fffff).second;
+    CHECK(send_repair(mta, steps) == Answer::Repaired);
+    CHECK(silent[0]->closed_within(std::chrono::seconds(5)));
+    CHECK_FALSE(silent[1]->closed_within(std::chrono::milliseconds(200)));
+    CHECK_FALSE(silent[2]->closed_within(std::chrono::milliseconds(200)));
+    // Every connection of the client in use (three that negotiated): a fourth is closed at
+    // once, and the three go on.
+    silent.clear();
+    std::this_thread::sleep_for(std::chrono::milliseconds(500)); // their ends read by the service
+    std::vector<std::unique_ptr<MilterClient>> busy;
+    std::vector<std::uint32_t> busy_steps;
+    for (int k = 0; k < 2; ++k) {
+        busy.push_back(std::make_unique<MilterClient>(port));
+        busy_steps.push_back(negotiate(*busy.back(), 0x1fffff).second);
+    }
+    MilterClient extra(port);
+    CHECK(extra.closed_within(std::chrono::seconds(5)));
+    CHECK(send_repair(mta, steps) == Answer::Repaired);
+    for (std::size_t k = 0; k < busy.size(); ++k) CHECK(send_repair(*busy[k], busy_steps[k]) == Answer::Repaired);
+    // Without a bound (0), the same fourth connection is served.
+    const int port2 = free_port();
+    Service unbounded({"--jobs=1", "--milter=inet:" + std::to_string(port2) + "@127.0.0.1",
+                       "--milter-client-connections=0"});
+    REQUIRE(unbounded.wait_for("milter listening on"));
+    std::vector<std::unique_ptr<MilterClient>> many;
+    for (int k = 0; k < 5; ++k) many.push_back(std::make_unique<MilterClient>(port2));
+    const std::uint32_t s5 = negotiate(*many.back(), 0x1fffff).second;
+    CHECK(send_repair(*many.back(), s5) == Answer::Repaired);
+    CHECK_FALSE(many.front()->closed_within(std::chrono::milliseconds(200)));
 }

@@ -708,3 +708,100 @@ TEST_CASE("an index that cannot be read now does not stop the load: the command 
     p.of<RefOptions>().mid_indexes = {d / "missing.db"};
     CHECK(build_passes(o, p).size() == make_passes(Options{}, PassOptions{})->size());
 }
+
+TEST_CASE("[milter]: the service reads it over [mimeuri]; the command line never reads it")
+{
+    testing::TempDir d;
+    // What the issue met: a report meant for the service, which a delivery run (procmail,
+    // as a user) then tried to write too. In [milter] only the service sees it.
+    const std::string conf =
+        d.file("mimeuri.conf", "[mimeuri]\non-error = tempfail\njobs = 3\n[references]\nmid = check\n"
+                               "[milter]\nreport = /var/log/mimeuri/report.jsonl\nsyslog = yes\njobs = 4\n"
+                               "mid-url = https://lists.example.test/{id}\nlabels = top\n");
+    const SettingsLoader service({"mimeuri", "--milter=unix:" + d / "m.sock"}, conf);
+    const SettingsLoader command_line({"mimeuri", "a.eml"}, conf);
+    auto s = service.load();
+    REQUIRE_MESSAGE(s.ok(), s.error().message);
+    const Settings &sv = *s->settings;
+    CHECK(sv.opts.report_path == "/var/log/mimeuri/report.jsonl");
+    CHECK(sv.opts.syslog);
+    CHECK(sv.opts.jobs == 4);                            // over [mimeuri]'s 3
+    CHECK(sv.opts.on_error == OnError::TempFail);        // [mimeuri] still applies
+    CHECK(sv.pass_opts.refs.mid == RefOptions::Mid::Repair); // a pass's key, and its implication, its own
+    CHECK(sv.pass_opts.refs.mid_url == "https://lists.example.test/{id}");
+
+    auto c = command_line.load();
+    REQUIRE_MESSAGE(c.ok(), c.error().message);
+    const Settings &cl = *c->settings;
+    CHECK(cl.opts.report_path.empty());
+    CHECK_FALSE(cl.opts.syslog);
+    CHECK(cl.opts.jobs == 3);
+    CHECK(cl.opts.on_error == OnError::TempFail);
+    CHECK(cl.pass_opts.refs.mid == RefOptions::Mid::Check);
+    CHECK(cl.pass_opts.refs.mid_url.empty());
+
+    // The service's command line still wins over [milter].
+    auto jobs2 = SettingsLoader({"mimeuri", "--milter", "unix:" + d / "m.sock", "--jobs=2"}, conf).load();
+    REQUIRE(jobs2.ok());
+    CHECK(jobs2->settings->opts.jobs == 2);
+    CHECK(jobs2->settings->opts.syslog); // "--milter SOCKET" is the service too
+}
+
+TEST_CASE("[milter]: a bad key or value there stops the service, names the file, the line and the group; not a delivery run")
+{
+    testing::TempDir d;
+    struct Bad {
+        const char *text;
+        const char *said;
+    };
+    for (const Bad &bad : {Bad{"[milter]\nreprot = /tmp/r\n", "mimeuri.conf:2: unknown key 'reprot' in [milter]: did you mean report?"},
+                           Bad{"[milter]\njobs = many\n", "mimeuri.conf:2: [milter] jobs"},
+                           Bad{"[milter]\nmilter = unix:/x\n", "unknown key 'milter' in [milter]"},
+                           Bad{"[milter]\non-error = pass\non-error = tempfail\n", "[milter] on-error sets --on-error again"}}) {
+        CAPTURE(bad.text);
+        const std::string conf = d.file("mimeuri.conf", bad.text);
+        auto s = SettingsLoader({"mimeuri", "--milter=unix:" + d / "m.sock"}, conf).load();
+        REQUIRE_FALSE(s.ok());
+        CHECK(s.error().code == Code::Config);
+        CHECK_MESSAGE(s.error().message.find(bad.said) != std::string::npos, s.error().message);
+        // A delivery run reading the same file is not the service: it goes on.
+        auto c = SettingsLoader({"mimeuri", "a.eml"}, conf).load();
+        CHECK_MESSAGE(c.ok(), c.error().message);
+    }
+    // [milter] may set what [mimeuri] sets (it wins); [mimeuri] and [references] may not
+    // both set one option, [milter] aside.
+    const std::string twice = d.file("twice.conf", "[mimeuri]\nmid = check\n[references]\nmid = repair\n");
+    auto t = SettingsLoader({"mimeuri", "--milter=unix:" + d / "m.sock"}, twice).load();
+    REQUIRE_FALSE(t.ok());
+    CHECK(t.error().message.find("sets --mid again") != std::string::npos);
+}
+
+TEST_CASE("--print-config shows [milter] as the files hold it, marked: applied for the service only")
+{
+    testing::TempDir d;
+    const std::string conf = d.file("mimeuri.conf", "[mimeuri]\nverbose = yes\n[milter]\nreport = /srv/r.jsonl\n");
+    auto printed = [&](std::vector<std::string> args) {
+        auto s = SettingsLoader(std::move(args), conf).load();
+        REQUIRE_MESSAGE(s.ok(), s.error().message);
+        REQUIRE(s->print_and_exit);
+        return *s->print_and_exit;
+    };
+    const std::string cl = printed({"mimeuri", "--print-config"});
+    const std::string sv = printed({"mimeuri", "--milter=unix:" + d / "m.sock", "--print-config"});
+    const std::string group = "\n[milter]\n# The service's own settings (mimeuri --milter reads them over [mimeuri]; ";
+    CHECK(cl.find(group + "a command-line run does not read them)\nreport=/srv/r.jsonl\n") != std::string::npos);
+    CHECK(sv.find(group + "applied above)\nreport=/srv/r.jsonl\n") != std::string::npos);
+    CHECK(cl.find("\n#report=\n") != std::string::npos); // not in effect for the command line
+    // In effect in [mimeuri] for the service, and shown in [milter] as written.
+    const auto first = sv.find("\nreport=/srv/r.jsonl\n");
+    REQUIRE(first != std::string::npos);
+    CHECK(first < sv.find("\n[references]\n"));
+    CHECK(sv.find("\nreport=/srv/r.jsonl\n", first + 1) > sv.find("\n[milter]\n"));
+    CHECK(sv.find("([milter] over the rest: this is the service)") != std::string::npos);
+    CHECK(cl.find("this is the service") == std::string::npos);
+    // Nothing in [milter]: said so.
+    const std::string none = d.file("none.conf", "[mimeuri]\n");
+    auto n = SettingsLoader({"mimeuri", "--print-config"}, none).load();
+    REQUIRE(n.ok());
+    CHECK(n->print_and_exit->find("a command-line run does not read them): none set\n") != std::string::npos);
+}

@@ -1,4 +1,5 @@
 // mimeuri: the command-line entry point.
+#include "config_check.hh"
 #include "cturi_cli.hh"
 #include "index_cmd.hh"
 #include "milter.hh"
@@ -35,6 +36,7 @@ int run_filter(int argc, char **argv)
     // One loader for every entry point: the service reads the same files again with it
     // on SIGHUP.
     const mimeuri::SettingsLoader loader(argc, argv, MIMEURI_SYSCONFDIR "/mimeuri.conf");
+    if (mimeuri::wants_check_config(loader)) return mimeuri::check_config(loader);
     auto loaded = loader.load();
     if (!loaded) {
         g_warning("%s", loaded.error().message.c_str());

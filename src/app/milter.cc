@@ -8,6 +8,7 @@
 #include "fdio.hh"
 #include "milter_chan.hh"
 #include "milter_front.hh"
+#include "milter_quickack.h"
 #include "milter_socket.hh"
 #include "milter_worker.hh"
 #include "syslog.hh"
@@ -16,6 +17,7 @@
 
 #include <glib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -83,6 +85,26 @@ void warm_up(const Settings &cfg)
     (void)plan_message(engine, sample, "warm-up");
 }
 
+// A descriptor per MTA connection (and a thread): the soft limit as started (1,024 under
+// systemd) would let about a thousand idle connections make accept() fail for the MTA's
+// real ones. Raised to the hard limit, up to 65,536 (what milter_quickack.c accounts for,
+// the per-client bound included).
+void raise_descriptor_limit()
+{
+    rlimit rl{};
+    if (::getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
+    const rlim_t want = std::min<rlim_t>(rl.rlim_max, 65536);
+    if (rl.rlim_cur >= want) return;
+    const rlim_t was = rl.rlim_cur;
+    rl.rlim_cur = want;
+    if (::setrlimit(RLIMIT_NOFILE, &rl) != 0)
+        g_warning("--milter: cannot raise the descriptor limit from %lu: %s", static_cast<unsigned long>(was),
+                  g_strerror(errno));
+    else
+        g_debug("descriptor limit raised from %lu to %lu", static_cast<unsigned long>(was),
+                static_cast<unsigned long>(want));
+}
+
 Status drop_privileges(const std::string &user)
 {
     if (user.empty()) return ok();
@@ -105,6 +127,12 @@ Status open_socket(const Options &opts)
     // libmilter's 64 KiB command limit; 1 MiB is what the protocol can negotiate (the MTA is
     // told so in on_negotiate when it offers it).
     (void)smfi_setmaxdatasize((1024 * 1024) - 1);
+    // libmilter waits 7,210 s by default for an MTA connection's next command: idle
+    // connections (anyone's who can reach a TCP socket) would hold a descriptor each for two
+    // hours. Its own timeout is set too, but Debian's pooled libmilter checks it only every
+    // ten minutes: the front shuts down silent connections itself (milter_idle_timeout).
+    (void)smfi_settimeout(static_cast<int>(opts.milter_timeout + 0.5));
+    milter_bound_clients(opts.milter_client_connections);
     if (smfi_register(front_description()) != MI_SUCCESS)
         return Error{Code::Software, "--milter: libmilter refused to register the filter"};
     std::string spec = opts.milter;
@@ -174,6 +202,7 @@ private:
     int front_chan_{-1};        // the supervisor's end of the channel to the front
     std::set<pid_t> workers_;   // every worker not yet reaped
     std::set<pid_t> replaced_;  // workers of a front that died: already replaced
+    std::set<pid_t> retiring_;  // workers told to end by a reload: their end is no failure
     bool stopping_{false};
     Clock::time_point last_front_start_{};
     std::deque<Clock::time_point> restarts_; // workers started again in the last second
@@ -213,9 +242,12 @@ bool Supervisor::fork_worker()
         for (int fd : listeners_) ::close(fd);
         ::close(sv[0]);
         for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::signal(sig, SIG_DFL);
-        sigset_t none;
-        sigemptyset(&none);
-        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        // SIGUSR1 (retire, on a reload) stays blocked until worker_main has its handler: one
+        // sent right after the fork would otherwise end the worker by its default action.
+        sigset_t usr1;
+        sigemptyset(&usr1);
+        sigaddset(&usr1, SIGUSR1);
+        ::sigprocmask(SIG_SETMASK, &usr1, nullptr);
         ::signal(SIGPIPE, SIG_IGN);
         worker_main(sv[1], 1000, *config_);
     }
@@ -242,15 +274,18 @@ void Supervisor::on_reload()
     }
     const Options &now = config_->opts, &next = loaded->settings->opts;
     if (next.milter != now.milter || next.user != now.user || next.jobs != now.jobs ||
-        next.spool_threshold != now.spool_threshold)
-        g_warning("SIGHUP: --milter, --user, --jobs and --spool-threshold take effect at a restart");
+        next.spool_threshold != now.spool_threshold || next.milter_timeout != now.milter_timeout ||
+        next.milter_client_connections != now.milter_client_connections)
+        g_warning("SIGHUP: --milter, --user, --jobs, --spool-threshold, --milter-timeout and "
+                  "--milter-client-connections take effect at a restart");
     config_ = std::move(loaded->settings);
     if (Status s = send_front_config(front_chan_, config_->opts); !s)
         g_warning("SIGHUP: %s; no report lines until it can be opened (SIGHUP again)", s.error().message.c_str());
     warm_up(*config_);
     // Each worker ends once its message in hand is done; their successors read the new
     // configuration.
-    for (pid_t w : workers_) ::kill(w, SIGUSR1);
+    for (pid_t w : workers_)
+        if (!replaced_.count(w) && retiring_.insert(w).second) ::kill(w, SIGUSR1);
     g_message("configuration reloaded");
 }
 
@@ -277,7 +312,12 @@ Status Supervisor::on_children()
             workers_.erase(pid);
             if (config_->opts.verbose)
                 g_message("worker %d ended (%s %d), peak RSS %ld KiB", static_cast<int>(pid), how, what, ru.ru_maxrss);
+            const bool retired = retiring_.erase(pid) > 0;
             if (replaced_.erase(pid) || stopping_ || front_chan_ < 0) continue;
+            if (retired) { // a reload's: replaced at once, whatever the reloads' pace
+                fork_worker();
+                continue;
+            }
             auto now = Clock::now();
             while (!restarts_.empty() && now - restarts_.front() > std::chrono::seconds(1)) restarts_.pop_front();
             if (restarts_.size() > 100) {
@@ -370,6 +410,7 @@ int run_milter(const SettingsLoader &loader, std::unique_ptr<Settings> first)
     g_syslog = std::make_unique<Syslog>(); // before the fork: the front and the workers log through it
     g_log_set_default_handler(service_log_handler, nullptr);
     const Options opts = first->opts; // the socket and the user: fixed until a restart
+    raise_descriptor_limit();
     if (Status s = open_socket(opts); !s) {
         g_warning("%s", s.error().message.c_str());
         return exit_status(s.error().code);

@@ -20,18 +20,39 @@ void FreeWorkers::add(int fd)
 {
     {
         std::lock_guard l(m_);
-        free_.push_back(fd);
+        free_.push_back({fd, generation_});
     }
     cv_.notify_one();
 }
 
-int FreeWorkers::take(std::chrono::milliseconds wait)
+void FreeWorkers::give_back(WorkerChan w)
+{
+    {
+        std::lock_guard l(m_);
+        if (w.generation != generation_) {
+            ::close(w.fd);
+            return;
+        }
+        free_.push_back(w);
+    }
+    cv_.notify_one();
+}
+
+WorkerChan FreeWorkers::take(std::chrono::milliseconds wait)
 {
     std::unique_lock l(m_);
-    if (!cv_.wait_for(l, wait, [&] { return !free_.empty(); })) return -1;
-    int fd = free_.front();
+    if (!cv_.wait_for(l, wait, [&] { return !free_.empty(); })) return {};
+    WorkerChan w = free_.front();
     free_.pop_front();
-    return fd;
+    return w;
+}
+
+void FreeWorkers::new_generation()
+{
+    std::lock_guard l(m_);
+    ++generation_;
+    for (const WorkerChan &w : free_) ::close(w.fd);
+    free_.clear();
 }
 
 namespace {
@@ -82,11 +103,17 @@ WorkerResult run_worker(FreeWorkers &workers, int msg_fd, const std::function<vo
 {
     WorkerResult r;
     r.tempfail = true;
-    // A worker that ends before it says hello (a reload, its last message done) never
-    // started on this message: another one takes it.
-    for (int tries = 0; tries < 4; ++tries) {
+    // A worker that ends before it says hello (retired by a reload, its last message done,
+    // killed) never started on this message: another one takes it. Such channels are not
+    // tries: after N reloads with no message between them the free list holds N x --jobs
+    // channels of ended workers ahead of the live ones, each found dead at once (the send
+    // or the hello fails), and none comes back. What bounds the wait is the time.
+    const auto give_up = Clock::now() + std::chrono::seconds(60);
+    for (;;) {
         auto t0 = Clock::now();
-        int w = workers.take(std::chrono::seconds(60));
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(give_up - t0);
+        WorkerChan chan = left.count() > 0 ? workers.take(left) : WorkerChan{};
+        const int w = chan.fd;
         if (w < 0) {
             r.failure = "no worker was free within 60 s";
             return r;
@@ -108,7 +135,7 @@ WorkerResult run_worker(FreeWorkers &workers, int msg_fd, const std::function<vo
             ::close(w); // a dead or stopped worker: the supervisor forks another
             return r;
         }
-        workers.add(w);
+        workers.give_back(chan);
         try {
             r.plan = deserialize(std::move(bytes));
         } catch (const std::exception &e) {
@@ -116,8 +143,6 @@ WorkerResult run_worker(FreeWorkers &workers, int msg_fd, const std::function<vo
         }
         return r;
     }
-    r.failure = "no worker could take the message";
-    return r;
 }
 
 } // namespace mimeuri::milter

@@ -14,18 +14,34 @@
 
 namespace mimeuri::milter {
 
+// A worker's channel and the configuration it runs with: generation N is the one the
+// supervisor's Nth config message brought (the channel stream is ordered: a worker's channel
+// comes after the config message of the settings it was forked with).
+struct WorkerChan {
+    int fd{-1};
+    unsigned generation{0};
+};
+
 // The channel to each free worker. The supervisor forks them and sends each channel to the
-// front; a message waits for a free one (so at most --jobs at once).
+// front; a message waits for a free one (so at most --jobs at once). After a reload only the
+// new configuration's workers take messages: the older ones' channels are closed as they
+// come free (which ends those workers; the supervisor has retired them already).
 class FreeWorkers {
 public:
+    // A channel of the current configuration (a new worker's).
     void add(int fd);
-    // A free worker's channel, waiting up to `wait` for one; -1 if none came.
-    int take(std::chrono::milliseconds wait);
+    // A channel given back after a message: closed if a reload came meanwhile.
+    void give_back(WorkerChan w);
+    // A free worker's channel, waiting up to `wait` for one; fd -1 if none came.
+    WorkerChan take(std::chrono::milliseconds wait);
+    // A config message came: the free channels of the previous ones are closed.
+    void new_generation();
 
 private:
     std::mutex m_;
     std::condition_variable cv_;
-    std::deque<int> free_;
+    std::deque<WorkerChan> free_;
+    unsigned generation_{0};
 };
 
 // The plan of a worker, or why there is none; `tempfail` is the --on-error policy the

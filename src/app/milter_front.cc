@@ -6,6 +6,7 @@
 #include "milter_dispatch.hh"
 #include "milter_edit.hh"
 #include "milter_message.hh"
+#include "milter_quickack.h"
 
 #include <glib.h>
 
@@ -46,6 +47,7 @@ void receive_workers(int chan)
         if (got != 1) break;
         if ((tag & 0xf0) == kConfigTag) {
             g_front.tempfail = (tag & kTempFail) != 0;
+            g_free.new_generation(); // the workers of the settings before it take no more
             std::lock_guard l(g_front.report_mutex);
             if (g_front.report_fd >= 0) ::close(g_front.report_fd);
             g_front.report_fd = (tag & kReportFd) ? fd : -1;
@@ -300,6 +302,7 @@ smfiDesc front_description()
     g_syslog = &syslog;
     g_front.spool_threshold = opts.spool_threshold;
     std::thread(receive_workers, chan).detach();
+    milter_idle_timeout(static_cast<int>(opts.milter_timeout + 0.5));
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);

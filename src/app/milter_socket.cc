@@ -34,6 +34,7 @@ std::vector<int> find_listeners()
         len = sizeof domain;
         if (::getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0) continue;
         found.push_back(fd);
+        milter_watch_listen(fd);
         if (domain == AF_INET || domain == AF_INET6) {
             ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
             milter_quickack_listen(fd);

@@ -67,6 +67,10 @@ void on_retire(int) { g_retire = 1; }
     sa.sa_handler = on_retire; // no SA_RESTART: a worker waiting for a message wakes up
     sigemptyset(&sa.sa_mask);
     ::sigaction(SIGUSR1, &sa, nullptr);
+    sigset_t usr1; // blocked by the supervisor from the fork until here
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    ::sigprocmask(SIG_UNBLOCK, &usr1, nullptr);
     for (int used = 0; used < max_use && !g_retire; ++used) {
         char tag = 0;
         int msg_fd = -1;

@@ -50,6 +50,19 @@ std::vector<std::string> config_files(int argc, char **argv, const std::string &
     return paths;
 }
 
+// Whether the command line starts the service (--milter): the configuration files are
+// then read as the service reads them, [milter] over the rest (they are read before the
+// command line, hence this look ahead, as config_files' for --config).
+bool service_requested(int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--") break;
+        if (a == "--milter" || a.rfind("--milter=", 0) == 0) return true;
+    }
+    return false;
+}
+
 // --max-time and --lock-timeout: the most seconds they take (deadline.hh).
 std::string longest_text() { return show_real(kLongestSeconds) + " seconds"; }
 
@@ -222,6 +235,24 @@ OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
         {.long_name = "pidfile", .kind = K::Path, .default_text = "none",
          .help = "With --milter, write the service's process id to FILE (for init systems that want one)",
          .arg_name = "FILE", .access = bind_text(o.pidfile)},
+        {.long_name = "milter-timeout", .group = "mimeuri", .key = "milter-timeout", .kind = K::Double,
+         .default_text = "360",
+         .help = "With --milter, seconds an MTA connection may stay silent before it is closed (libmilter's "
+                 "smfi_settimeout; above Postfix's smtpd_timeout of 300, so that a slow SMTP client's session "
+                 "keeps its milter)",
+         .arg_name = "SECONDS",
+         .access = {[&o](const OptionValue &v) -> Status {
+                        if (!(v.real >= 1) || v.real > 86400) return usage_error(v.name + " must be between 1 and 86400");
+                        o.milter_timeout = v.real;
+                        return ok();
+                    },
+                    [&o] { return show_real(o.milter_timeout); }}},
+        {.long_name = "milter-client-connections", .group = "mimeuri", .key = "milter-client-connections",
+         .kind = K::Int, .default_text = "256",
+         .help = "With --milter on TCP, connections open at once per client address; at the bound the client's "
+                 "oldest connection that has sent nothing yet is closed, or the new one when all are in use (0: "
+                 "no bound)",
+         .arg_name = "N", .access = bind_int(o.milter_client_connections, 0, 65535)},
         {.long_name = "verbose", .short_name = 'v', .group = "mimeuri", .key = "verbose", .kind = K::Flag,
          .default_text = "off",
          .help = "Log what each message went through", .access = bind_flag(o.verbose)},
@@ -240,7 +271,8 @@ OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
 Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra, const CommandLineSetup &setup)
 {
     ParsedOptions r;
-    bool help = false, version = false, print_config = false, completion = false, no_config = false;
+    bool help = false, version = false, print_config = false, completion = false, no_config = false,
+         check_config = false;
     OptionTable t;
     t += core_option_table(r.options, setup);
     t += std::move(extra);
@@ -249,6 +281,11 @@ Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra, co
          .help = "Read no default configuration file (only those --config names)", .access = bind_flag(no_config)},
         {.long_name = "print-config", .kind = OptionKind::Flag,
          .help = "Print the settings in effect as a configuration file and exit", .access = bind_flag(print_config)},
+        // Acted on by the entry point (src/app/config_check.hh), which loads these settings.
+        {.long_name = "check-config", .kind = OptionKind::Flag,
+         .help = "Check the settings as the run (with --milter, the service) would load them: every file, the "
+                 "socket, the user, the files to write, the indexes; one line per problem and exit 78, or exit 0",
+         .access = bind_flag(check_config)},
         {.long_name = "bash-completion", .kind = OptionKind::Flag, .help = "Print a bash completion script and exit",
          .access = bind_flag(completion), .hidden = true},
         {.long_name = "version", .short_name = 'V', .kind = OptionKind::Flag,
@@ -275,8 +312,10 @@ Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra, co
     // bad one is said once the command line is read: --help and --version still work.
     const std::vector<std::string> configs = config_files(argc, argv, setup.default_config);
     std::optional<Error> config_error;
+    ConfigRead read;
+    read.service = service_requested(argc, argv);
     for (const auto &path : configs)
-        if (auto s = load_config_file(t, path); !s) {
+        if (auto s = load_config_file(t, path, &read); !s) {
             config_error = s.error();
             break;
         }
@@ -298,13 +337,21 @@ Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra, co
     for (const auto &check : t.checks)
         if (auto s = check(); !s) return s.error();
     if (print_config) {
-        std::string read = configs.empty() ? std::string("no configuration file") : join(configs, ", then ");
+        const bool service = read.service;
+        std::string files = configs.empty() ? std::string("no configuration file") : join(configs, ", then ");
         if (configs.empty() && !setup.default_config.empty())
-            read += no_config ? " (--no-config)" : " (" + setup.default_config + " does not exist)";
-        r.print_and_exit = "# mimeuri " MIMEURI_VERSION ": the settings in effect: the defaults, then " + read +
+            files += no_config ? " (--no-config)" : " (" + setup.default_config + " does not exist)";
+        std::string printed = "# mimeuri " MIMEURI_VERSION ": the settings in effect: the defaults, then " + files +
+                           (service ? " ([milter] over the rest: this is the service)" : "") +
                            ", then the command line.\n# Keys are the long options' names; an unset one is commented "
                            "out.\n" +
                            config_text(t, "");
+        // [milter] as the files hold it, marked: in effect above only for the service.
+        printed += "\n[" + kServiceGroup + "]\n# The service's own settings (mimeuri --milter reads them over [mimeuri]; " +
+                (service ? std::string("applied above") : std::string("a command-line run does not read them")) +
+                ")" + (read.service_lines.empty() ? std::string(": none set") : std::string()) + "\n";
+        for (const auto &line : read.service_lines) printed += line + "\n";
+        r.print_and_exit = std::move(printed);
     }
     return r;
 }

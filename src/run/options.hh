@@ -43,6 +43,8 @@ struct Options {
     std::string milter;   // --milter=SOCKET: run as a milter service on SOCKET
     std::string user;     // --user: with --milter, the user to run as once the socket is open
     std::string pidfile;  // --pidfile: with --milter, where to write the service's pid
+    double milter_timeout{360};   // --milter-timeout: seconds an MTA connection may stay silent
+    int milter_client_connections{256}; // --milter-client-connections: per client address (TCP); 0: no bound
 };
 
 // What the command line takes from outside the core.

@@ -612,7 +612,7 @@ Result<OptionValue> config_value(GKeyFile *kf, const OptionSpec &spec, const std
 
 } // namespace
 
-Status load_config_file(const OptionTable &t, const std::string &path)
+Status load_config_file(const OptionTable &t, const std::string &path, ConfigRead *read)
 {
     gchar *raw = nullptr;
     gsize len = 0;
@@ -634,13 +634,35 @@ Status load_config_file(const OptionTable &t, const std::string &path)
     for (const auto &s : t.options)
         if (!s.group.empty() && std::find(groups_known.begin(), groups_known.end(), s.group) == groups_known.end())
             groups_known.push_back(s.group);
+    groups_known.push_back(kServiceGroup);
 
     gsize ngroups = 0;
     StrvPtr groups(g_key_file_get_groups(kf.get(), &ngroups), g_strfreev);
-    Source source(t);
-    std::map<const OptionSpec *, std::pair<std::string, std::size_t>> set_by; // "[group] key", line
+    // [milter] last, over the rest of the file: a source of its own (its implications, and
+    // setting again what another group set, are its own).
+    std::vector<std::string> order;
+    bool has_service = false;
     for (gsize g = 0; g < ngroups; ++g) {
-        const std::string group = groups.get()[g];
+        if (groups.get()[g] == kServiceGroup) has_service = true;
+        else order.emplace_back(groups.get()[g]);
+    }
+    if (has_service) {
+        gsize nkeys = 0;
+        StrvPtr keys(g_key_file_get_keys(kf.get(), kServiceGroup.c_str(), &nkeys, nullptr), g_strfreev);
+        for (gsize k = 0; read && k < nkeys; ++k) {
+            GCharPtr raw_value(g_key_file_get_value(kf.get(), kServiceGroup.c_str(), keys.get()[k], nullptr));
+            read->service_lines.push_back(std::string(keys.get()[k]) + "=" + (raw_value ? raw_value.get() : ""));
+        }
+        if (read && read->service) order.push_back(kServiceGroup);
+    }
+    Source file_source(t), service_source(t);
+    std::map<const OptionSpec *, std::pair<std::string, std::size_t>> set_by, service_set_by; // "[group] key", line
+    for (const std::string &group : order) {
+        const bool service = group == kServiceGroup;
+        if (service)
+            if (auto st = file_source.finish(path + ": "); !st) return config_error(st.error().message);
+        Source &source = service ? service_source : file_source;
+        auto &set_by_here = service ? service_set_by : set_by;
         // Unknown groups and keys are errors, so that a typo does not silently change
         // what a filter does.
         if (std::find(groups_known.begin(), groups_known.end(), group) == groups_known.end()) {
@@ -655,11 +677,12 @@ Status load_config_file(const OptionTable &t, const std::string &path)
             const std::string key = keys.get()[k];
             const std::size_t line = lines.find(group, key);
             const std::string name = at(line) + "[" + group + "] " + key;
-            const OptionSpec *spec = find_config_key(t, group, key);
+            const OptionSpec *spec = find_config_key(t, service ? kMainGroup : group, key);
             if (!spec) {
                 std::vector<std::string> names;
                 for (const auto &s : t.options)
-                    if (!s.group.empty() && (group == kMainGroup || s.group == group)) names.push_back(s.long_name);
+                    if (!s.group.empty() && (group == kMainGroup || service || s.group == group))
+                        names.push_back(s.long_name);
                 std::string near = closest(key, names);
                 return config_error(at(line) + "unknown key '" + key + "' in [" + group + "]" +
                                     (near.empty() ? "" : ": did you mean " + near + "?") +
@@ -667,18 +690,19 @@ Status load_config_file(const OptionTable &t, const std::string &path)
             }
             // The same option under two names (a pass's group and [mimeuri]) is a mistake
             // whichever was meant to win.
-            if (auto was = set_by.find(spec); was != set_by.end())
+            if (auto was = set_by_here.find(spec); was != set_by_here.end())
                 return config_error(name + " sets --" + spec->long_name + " again (" + was->second.first +
                                     (was->second.second ? " on line " + std::to_string(was->second.second) : "") +
                                     " set it)");
-            set_by[spec] = {"[" + group + "] " + key, line};
+            set_by_here[spec] = {"[" + group + "] " + key, line};
 
             auto value = config_value(kf.get(), *spec, group, key, name);
             if (!value) return value.error();
             if (auto st = source.set(*spec, *value); !st) return config_error(st.error().message);
         }
     }
-    if (auto st = source.finish(path + ": "); !st) return config_error(st.error().message);
+    Source &last = read && read->service && has_service ? service_source : file_source;
+    if (auto st = last.finish(path + ": "); !st) return config_error(st.error().message);
     return ok();
 }
 

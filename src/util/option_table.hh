@@ -57,6 +57,11 @@ struct OptionImplies {
 
 // The configuration file's group for every option, whichever layer declares it.
 inline const std::string kMainGroup = "mimeuri";
+// The service's own group: keys as in [mimeuri] (any option's long name), read by the
+// service (--milter) only, over the rest of the file; the command line never reads it, so
+// that a setting meant for the service (its report, its syslog, its workers) does not
+// apply to a delivery run reading the same file.
+inline const std::string kServiceGroup = "milter";
 
 struct OptionSpec {
     std::string long_name;            // "jobs" for --jobs
@@ -145,11 +150,21 @@ Status parse_command_line(const OptionTable &t, const CommandLineText &text, int
 // The --help text: every entry of the table, with its default.
 std::string command_line_help(const OptionTable &t, const CommandLineText &text);
 
+// How a configuration file is read: as the command line reads it, or as the service does
+// ([milter] too, over the rest); what its [milter] group holds, for --print-config.
+struct ConfigRead {
+    bool service{false};                    // in: read and apply [milter]
+    std::vector<std::string> service_lines; // out: "key=value" per key of [milter], as written, files in order
+};
+
 // Reads one configuration file through the table. A key is an entry's long option name,
 // in [mimeuri] or in the entry's own group, or the entry's own key there. Unknown groups
 // and keys, values that do not convert, and one option set twice are errors (Code::Config)
-// that name the file, the line (else the group) and the key.
-Status load_config_file(const OptionTable &t, const std::string &path);
+// that name the file, the line (else the group) and the key. [milter] (kServiceGroup) is
+// read last and only when read->service: each of its keys may set again an option the file
+// set elsewhere (it wins), and its implications are its own (--mid-url there implies
+// --mid=repair even when [references] sets mid); its lines are collected either way.
+Status load_config_file(const OptionTable &t, const std::string &path, ConfigRead *read = nullptr);
 
 // The settings in effect as a configuration file (--print-config): every entry with a
 // group, under its long name, in its own group; `header` (comment lines) first. Empty
