@@ -9,12 +9,13 @@ OptionTable pass_option_table(PassOptions &o)
     OptionTable t = references_option_table(o.refs);
     t += external_body_option_table(o.external_body);
     t += labels_option_table(o.labels);
+    t += data_option_table(o.data);
     return t;
 }
 
 const std::vector<std::string> &pass_names()
 {
-    static const std::vector<std::string> names{"references", "external-body", "labels"};
+    static const std::vector<std::string> names{"references", "external-body", "labels", "data"};
     return names;
 }
 
@@ -64,6 +65,9 @@ std::vector<std::unique_ptr<Pass>> build_passes(const Options &opts, const PassO
         passes.push_back(std::make_unique<ExternalBodyPass>(pass_opts.external_body));
     if (wanted(opts, "labels") && pass_opts.labels.mode != LabelOptions::Mode::Off)
         passes.push_back(std::make_unique<LabelsPass>(pass_opts.labels));
+    // Last: it leaves a part another pass rewrote (edits are splices on the input).
+    if (wanted(opts, "data") && pass_opts.data.mode != DataOptions::Mode::Off)
+        passes.push_back(std::make_unique<DataPass>(pass_opts.data));
     return passes;
 }
 

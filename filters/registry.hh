@@ -1,6 +1,7 @@
 // Builds the passes a run uses, in the order they run, and gathers their options.
 #pragma once
 
+#include "data.hh"
 #include "external_body.hh"
 #include "labels.hh"
 #include "option_table.hh"
@@ -18,12 +19,14 @@ struct PassOptions {
     RefOptions refs;
     LabelOptions labels;
     ExternalBodyOptions external_body;
+    DataOptions data;
 };
 
 // One table per pass, writing into the pass's own struct (which must outlive the table).
 OptionTable references_option_table(RefOptions &o);
 OptionTable external_body_option_table(ExternalBodyOptions &o);
 OptionTable labels_option_table(LabelOptions &o);
+OptionTable data_option_table(DataOptions &o);
 
 // All of them, in the order --help shows them: what parse_options takes besides the core's.
 OptionTable pass_option_table(PassOptions &o);
