@@ -13,8 +13,11 @@
 #include <gmime/gmime.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace mimeuri {
 
@@ -86,10 +89,14 @@ DataUrl parse_data_url(std::string_view url, std::size_t cap)
     // Fetch's data: URL processor: browsers' URL parser has already dropped tabs and line breaks
     // anywhere in the URL and white space around it.
     std::string input;
-    input.reserve(url.size());
-    for (char c : url)
-        if (c != '\t' && c != '\n' && c != '\r') input += c;
-    std::string_view rest = std::string_view(input).substr(std::min<std::size_t>(5, input.size()));
+    std::string_view whole = url;
+    if (std::any_of(url.begin(), url.end(), [](char c) { return c == '\t' || c == '\n' || c == '\r'; })) {
+        input.reserve(url.size());
+        for (char c : url)
+            if (c != '\t' && c != '\n' && c != '\r') input += c;
+        whole = input;
+    }
+    std::string_view rest = whole.substr(std::min<std::size_t>(5, whole.size()));
     const std::size_t comma = rest.find(',');
     if (comma == std::string_view::npos) return d; // no payload: failure (size none)
     std::string_view mime = rest.substr(0, comma);
@@ -110,7 +117,8 @@ DataUrl parse_data_url(std::string_view url, std::size_t cap)
     while (!essence.empty() && ascii_space(essence.back())) essence.remove_suffix(1);
     if (!essence.empty() && essence.find('/') != std::string_view::npos)
         d.type = text::ascii_lower(essence);
-    std::string body = percent_decode(rest.substr(comma + 1));
+    const std::string_view payload = rest.substr(comma + 1);
+    std::string body = payload.find('%') == std::string_view::npos ? std::string(payload) : percent_decode(payload);
     if (!d.base64) {
         d.size = body.size();
         if (body.size() > cap) d.over = true;
@@ -119,9 +127,20 @@ DataUrl parse_data_url(std::string_view url, std::size_t cap)
     }
     // Forgiving-base64 decode (WHATWG Infra 4.6): white space removed, "=" padding only at the
     // end, no length of 1 modulo 4, nothing outside the alphabet.
+    // The alphabet's values by octet: 64 for '=', 65 for white space, 66 for the rest.
+    static const auto kValue = [] {
+        std::array<unsigned char, 256> t{};
+        t.fill(66);
+        for (int c = 0; c < 256; ++c) {
+            if (int v = base64_value(static_cast<char>(c)); v >= 0) t[static_cast<std::size_t>(c)] = static_cast<unsigned char>(v);
+            else if (ascii_space(static_cast<char>(c))) t[static_cast<std::size_t>(c)] = 65;
+        }
+        t['='] = 64;
+        return t;
+    }();
     std::size_t n = 0;
     for (char c : body)
-        if (!ascii_space(c)) body[n++] = c;
+        if (kValue[static_cast<unsigned char>(c)] != 65) body[n++] = c;
     body.resize(n);
     if (n % 4 == 0 && n > 0 && body[n - 1] == '=') {
         --n;
@@ -129,22 +148,23 @@ DataUrl parse_data_url(std::string_view url, std::size_t cap)
     }
     if (n % 4 == 1) return d;
     for (std::size_t i = 0; i < n; ++i)
-        if (base64_value(body[i]) < 0) return d;
+        if (kValue[static_cast<unsigned char>(body[i])] > 63) return d;
     const std::size_t size = n / 4 * 3 + (n % 4 == 2 ? 1 : n % 4 == 3 ? 2 : 0);
     d.size = size;
     if (size > cap) {
         d.over = true;
         return d;
     }
-    d.bytes.reserve(size);
+    d.bytes.resize(size);
+    char *out = d.bytes.data();
     unsigned acc = 0;
     int bits = 0;
     for (std::size_t i = 0; i < n; ++i) {
-        acc = (acc << 6) | static_cast<unsigned>(base64_value(body[i]));
+        acc = (acc << 6) | kValue[static_cast<unsigned char>(body[i])];
         bits += 6;
         if (bits >= 8) {
             bits -= 8;
-            d.bytes += static_cast<char>((acc >> bits) & 0xff);
+            *out++ = static_cast<char>((acc >> bits) & 0xff);
         }
     }
     return d;
@@ -305,8 +325,8 @@ private:
 
     MessageContext &ctx_;
     const DataOptions &opts_;
-    std::map<int, std::set<std::string>> added_;           // related node -> hashes added to it
-    std::map<std::string, int> cid_owner_;                 // Content-ID -> the container that has it
+    std::map<int, std::unordered_set<std::string>> added_; // related node -> hashes added to it
+    std::unordered_map<std::string, int> cid_owner_;       // Content-ID -> the container that has it
 };
 
 std::string Attacher::domain(const Node &n) const
@@ -520,7 +540,7 @@ Status Attacher::part(int node)
     std::vector<html::Replacement> reps;
     std::vector<std::size_t> rep_entry;  // per replacement: its entry
     std::vector<std::string> rep_hash;   // per replacement: its image
-    std::map<std::string, Image> fresh;  // images this part names, by hash
+    std::unordered_map<std::string, Image> fresh; // images this part names, by hash
     for (std::size_t ri = 0; ri < scan.refs.size(); ++ri) {
         if (ri % 1024 == 0)
             if (Status t = ctx_.check_time(); !t) return t;
@@ -585,7 +605,8 @@ Status Attacher::part(int node)
     }
     const int owner = c.related >= 0 ? c.related : node;
     const std::string dom = domain(n);
-    for (auto &[hash, img] : fresh) img.cid = cid_for(hash, owner) + "@" + dom;
+    for (const std::string &hash : rep_hash) // in the order named: the same ids on every run
+        if (Image &img = fresh.at(hash); img.cid.empty()) img.cid = cid_for(hash, owner) + "@" + dom;
     for (std::size_t k = 0; k < reps.size(); ++k) reps[k].url = "cid:" + fresh.at(rep_hash[k]).cid;
     html::Rewritten rw = html::rewrite(view, scan, reps);
     std::vector<bool> done(reps.size(), true);
@@ -596,7 +617,7 @@ Status Attacher::part(int node)
     // The images still named, in the order first named; those the related set has already.
     std::vector<const Image *> images;
     std::vector<std::string> image_hashes;
-    std::set<std::string> named;
+    std::unordered_set<std::string> named;
     for (std::size_t k = 0; k < reps.size(); ++k) {
         if (!done[k] || !named.insert(rep_hash[k]).second) continue;
         if (c.related >= 0 && added_[c.related].count(rep_hash[k])) continue;
