@@ -72,3 +72,41 @@ TEST_CASE("corpus identity, file and pipe")
         CHECK(bad.empty());
     }
 }
+
+// --data=attach over the corpus's HTML messages: a message comes out as the run without the
+// pass makes it, byte for byte, unless the report says an image was attached (and then it
+// is changed).
+TEST_CASE("corpus: --data=attach changes exactly the messages whose data: images it attaches")
+{
+    std::string list;
+    std::size_t n = 0, i = 0;
+    for (const auto &row : testing::corpus_index()) {
+        if (i++ % stride != 0 || row.size() < 3 || row[2] != "1") continue;
+        list += std::string(MIMEURI_CORPUS) + "/" + row.at(0) + "\n";
+        ++n;
+    }
+    if (n == 0) return testing::skip("corpus not found at " MIMEURI_CORPUS);
+    testing::TempDir d;
+    const std::string files = d.file("files", list), a = d / "a", b = d / "b", r = d / "r";
+    const std::string script = "while IFS= read -r f; do\n"
+                               "  " + testing::bin() + " --data=attach --report=" + testing::quote(r) + " \"$f\" >" +
+                               testing::quote(a) + " 2>/dev/null\n"
+                               "  " + testing::bin() + " --data=off \"$f\" >" + testing::quote(b) + " 2>/dev/null\n"
+                               "  if grep -q '\"action\":\"attached\"' " + testing::quote(r) + "; then\n"
+                               "    echo attached; cmp -s " + testing::quote(a) + " " + testing::quote(b) +
+                               " && echo \"$f: reported attached, but unchanged\"\n"
+                               "  elif ! cmp -s " + testing::quote(a) + " " + testing::quote(b) + "; then\n"
+                               "    echo \"$f: changed, nothing reported attached\"\n"
+                               "  fi\n"
+                               "done <" + testing::quote(files);
+    testing::Proc p = testing::sh(script);
+    REQUIRE(p.status == 0);
+    std::size_t attached = 0;
+    std::istringstream ss(p.out);
+    for (std::string l; std::getline(ss, l);) {
+        if (l == "attached") ++attached;
+        else FAIL_CHECK(l);
+    }
+    MESSAGE("corpus --data=attach: " << n << " HTML messages, " << attached << " with data: images attached");
+    if (stride == 1) CHECK(attached >= 1); // thunderbird's 05-inline-image-data-uri.eml at least
+}

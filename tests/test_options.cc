@@ -106,6 +106,7 @@ struct Sample {
 Sample sample(const OptionSpec &s)
 {
     const std::string opt = "--" + s.long_name;
+    if (s.long_name == "data-domain") return {{opt + "=mail.example.org"}, "mail.example.org"}; // a domain only
     switch (s.kind) {
     case OptionKind::Flag: return {{opt}, "true"};
     case OptionKind::String: return {{opt + "=X-{id}"}, "X-{id}"};

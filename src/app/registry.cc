@@ -1,5 +1,6 @@
 #include "registry.hh"
 
+#include "data.hh"
 #include "external_body.hh"
 #include "labels.hh"
 #include "references.hh"
@@ -13,7 +14,8 @@ namespace {
 // Every pass, in running order: a pass is its files in filters/ and its row here.
 const std::vector<PassRow> &rows()
 {
-    static const std::vector<PassRow> r{references_row(), external_body_row(), labels_row()};
+    // Last: data leaves a part another pass rewrote (edits are splices on the input).
+    static const std::vector<PassRow> r{references_row(), external_body_row(), labels_row(), data_row()};
     return r;
 }
 

@@ -176,6 +176,9 @@ public:
     Status replace_body(const Node &n, StreamedBody body);
     // Removes a part of a multipart: its delimiter line, headers and body.
     Status remove_part(const Node &n);
+    // Inserts whole lines (LF line ends, made the message's) at the start of a line of the
+    // input, inside the message: new parts before a closing delimiter (src/mime/entity_insert.cc).
+    Status insert_lines(std::int64_t at, std::string_view lf_text);
 
     // The exact byte span of a leaf's content: from after the blank line that ends its
     // headers to the line break before the next delimiter (or the end of the message).

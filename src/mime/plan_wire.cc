@@ -103,6 +103,9 @@ template <class Io, class E> void fields(Io &io, E &e)
     } else if constexpr (is<E, ExternalBodyEntry>) {
         io(e.part), io(e.access_type), io(e.url), io(e.url_before), io(e.inner), io(e.original), io(e.kept);
         io(e.status, ExternalBodyEntry::Status::Kept), io(e.reason);
+    } else if constexpr (is<E, DataEntry>) {
+        io(e.part), io(e.attr), io(e.type), io(e.size), io(e.sniffed), io(e.action, DataEntry::Action::Kept);
+        io(e.reason), io(e.kept), io(e.cid);
     } else if constexpr (is<E, LabelEntry>) {
         io(e.part), io(e.label), io(e.kept);
     } else if constexpr (is<E, ErrorEntry>) {
@@ -149,6 +152,7 @@ void put_report(Record &r, const MessageReport &rep)
     put_all(r, rep.kept());
     put_all(r, rep.unreferenced());
     put_all(r, rep.signatures());
+    put_all(r, rep.data());
 }
 
 MessageReport get_report(Record &r)
@@ -165,11 +169,12 @@ MessageReport get_report(Record &r)
     rep.labels = get_all<LabelEntry>(r);
     rep.errors = get_all<ErrorEntry>(r);
     std::vector<MessageReport::Extra> order(r.get_size());
-    for (auto &e : order) e = get_enum(r, MessageReport::Extra::Signatures);
+    for (auto &e : order) e = get_enum(r, MessageReport::Extra::Data);
     auto kept = get_all<KeptEntry>(r);
     auto unref = get_all<UnreferencedEntry>(r);
     auto sigs = get_all<SignatureEntry>(r);
     rep.restore_extras(std::move(order), std::move(kept), std::move(unref), std::move(sigs));
+    rep.restore_data(get_all<DataEntry>(r));
     return rep;
 }
 

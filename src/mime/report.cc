@@ -42,6 +42,16 @@ const char *json_name(RefEntry::Action a)
     return "";
 }
 
+const char *json_name(DataEntry::Action a)
+{
+    switch (a) {
+    case DataEntry::Action::None: return "none";
+    case DataEntry::Action::Attached: return "attached";
+    case DataEntry::Action::Kept: return "kept";
+    }
+    return "";
+}
+
 const char *json_name(SignatureEntry::State s)
 {
     using S = SignatureEntry::State;
@@ -102,6 +112,12 @@ void MessageReport::set_signatures(std::vector<SignatureEntry> entries)
 {
     mark(Extra::Signatures);
     signatures_ = std::move(entries);
+}
+
+void MessageReport::add_data(DataEntry entry)
+{
+    mark(Extra::Data);
+    data_.push_back(std::move(entry));
 }
 
 void MessageReport::restore_extras(std::vector<Extra> order, std::vector<KeptEntry> kept,
@@ -340,6 +356,22 @@ void write(JsonWriter &w, const ExternalBodyEntry &e)
     w.end_object();
 }
 
+void write(JsonWriter &w, const DataEntry &d)
+{
+    w.begin_object();
+    w.key("part").string(d.part);
+    w.key("attr").string(d.attr);
+    w.key("type").string(d.type);
+    if (d.size) w.key("size").integer(*d.size);
+    else w.key("size").null();
+    if (!d.sniffed.empty()) w.key("sniffed").string(d.sniffed);
+    w.key("action").string(json_name(d.action));
+    if (!d.reason.empty()) w.key("reason").string(d.reason);
+    if (d.kept) w.key("kept").string(*d.kept);
+    if (!d.cid.empty()) w.key("cid").string(d.cid);
+    w.end_object();
+}
+
 void write(JsonWriter &w, const LabelEntry &l)
 {
     w.begin_object();
@@ -428,6 +460,7 @@ Status MessageReport::write_json(std::string &out, const std::function<Status(st
         case Extra::Kept: write_array(w, "kept", kept_); break;
         case Extra::Unreferenced: write_array(w, "unreferenced", unreferenced_); break;
         case Extra::Signatures: write_array(w, "signatures", signatures_); break;
+        case Extra::Data: write_array(w, "data", data_); break;
         }
     }
     w.end_object();

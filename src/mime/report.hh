@@ -97,6 +97,21 @@ struct SignatureEntry {
     std::string detail;   // absent when empty
 };
 
+// A "data" entry: one data: URI of an HTML or CSS part (--data, filters/data.hh).
+struct DataEntry {
+    enum class Action { None, Attached, Kept };
+    std::string part;                // the HTML (or CSS) part's section
+    std::string attr;                // "element@attribute", "style" text, or "css" (a text/css part)
+    std::string type;                // the media type the URI declares, lower case ("text/plain" when none)
+    std::optional<std::int64_t> size; // decoded bytes; null when the payload does not decode
+    std::string sniffed;             // the bytes' own image type where it differs; absent when empty
+    Action action{Action::None};
+    std::string reason;              // why it was left ("not-image", "size", "base64", ...); absent when empty
+    std::optional<std::string> kept; // signed content: the signature kind, with Action::Kept
+    std::string cid;                 // attached: the new part's Content-ID; absent when empty
+};
+
+const char *json_name(DataEntry::Action a);
 const char *json_name(RefEntry::Kind k);
 const char *json_name(RefEntry::Status s);
 const char *json_name(RefEntry::Action a);
@@ -121,11 +136,15 @@ struct MessageReport {
 
     // The members after the four arrays above, each present once set and written in the
     // order first set: "kept" (from its first entry), "unreferenced" (once the references
-    // pass ran), "signatures" (once the signatures are reported).
-    enum class Extra { Kept, Unreferenced, Signatures };
+    // pass ran), "signatures" (once the signatures are reported), "data" (from its first
+    // entry: the --data pass's, so that a message with no data: URI reports as before).
+    enum class Extra { Kept, Unreferenced, Signatures, Data };
     void add_kept(const std::string &part, const std::string &edit, const std::string &reason);
     void set_unreferenced(std::vector<UnreferencedEntry> entries);
     void set_signatures(std::vector<SignatureEntry> entries);
+    void add_data(DataEntry entry);
+    std::vector<DataEntry> &data() { return data_; }
+    const std::vector<DataEntry> &data() const { return data_; }
     const std::vector<KeptEntry> &kept() const { return kept_; }
     const std::vector<UnreferencedEntry> &unreferenced() const { return unreferenced_; }
     const std::vector<SignatureEntry> &signatures() const { return signatures_; }
@@ -155,12 +174,14 @@ struct MessageReport {
     // Restores the extras as saved (their order included); for a plan read back.
     void restore_extras(std::vector<Extra> order, std::vector<KeptEntry> kept, std::vector<UnreferencedEntry> unref,
                         std::vector<SignatureEntry> sigs);
+    void restore_data(std::vector<DataEntry> data) { data_ = std::move(data); }
 
 private:
     void mark(Extra e);
     std::vector<KeptEntry> kept_;
     std::vector<UnreferencedEntry> unreferenced_;
     std::vector<SignatureEntry> signatures_;
+    std::vector<DataEntry> data_;
     std::vector<Extra> extras_;
 };
 

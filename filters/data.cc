@@ -1,0 +1,673 @@
+// The data: pass (see data.hh): find, classify and report each data: URI of an HTML or CSS
+// part; with --data=attach, rewrite the part's data: images to cid: references and add one
+// inline part per distinct image to the part's multipart/related, made if need be.
+#include "data.hh"
+
+#include "charsets.hh"
+#include "gobj.hh"
+#include "html_refs.hh"
+#include "html_tokenizer.hh"
+#include "text.hh"
+#include "transfer.hh"
+
+#include <gmime/gmime.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace mimeuri {
+
+namespace data {
+
+namespace {
+
+bool ascii_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
+
+int hex_value(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+int base64_value(char c)
+{
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+}
+
+// URL percent-decoding (WHATWG URL 1.3): "%XX" with two hex digits is the byte, anything
+// else is itself.
+std::string percent_decode(std::string_view in)
+{
+    std::string out;
+    out.reserve(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        if (in[i] == '%' && i + 2 < in.size()) {
+            int h = hex_value(in[i + 1]), l = hex_value(in[i + 2]);
+            if (h >= 0 && l >= 0) {
+                out += static_cast<char>(h * 16 + l);
+                i += 2;
+                continue;
+            }
+        }
+        out += in[i];
+    }
+    return out;
+}
+
+// Whether the numeric character reference at i ("&#...") decodes to a letter of "data" or ':'.
+bool spells_data_char(std::string_view s, std::size_t i)
+{
+    std::size_t j = i + 2;
+    const bool hex = j < s.size() && (s[j] == 'x' || s[j] == 'X');
+    j += hex ? 1 : 0;
+    unsigned long v = 0;
+    std::size_t digits = 0;
+    for (; j < s.size() && (hex ? g_ascii_isxdigit(s[j]) : g_ascii_isdigit(s[j])); ++j, ++digits)
+        v = std::min(0x110000ul, v * (hex ? 16 : 10) + static_cast<unsigned long>(g_ascii_xdigit_value(s[j])));
+    return digits > 0 && v < 128 && std::string_view("datDAT:").find(static_cast<char>(v)) != std::string_view::npos;
+}
+
+} // namespace
+
+bool is_data_url(std::string_view url) { return url.size() >= 5 && g_ascii_strncasecmp(url.data(), "data:", 5) == 0; }
+
+DataUrl parse_data_url(std::string_view url, std::size_t cap)
+{
+    DataUrl d;
+    d.type = "text/plain";
+    // Fetch's data: URL processor: browsers' URL parser has already dropped tabs and line breaks
+    // anywhere in the URL and white space around it.
+    std::string input;
+    std::string_view whole = url;
+    if (std::any_of(url.begin(), url.end(), [](char c) { return c == '\t' || c == '\n' || c == '\r'; })) {
+        input.reserve(url.size());
+        for (char c : url)
+            if (c != '\t' && c != '\n' && c != '\r') input += c;
+        whole = input;
+    }
+    std::string_view rest = whole.substr(std::min<std::size_t>(5, whole.size()));
+    const std::size_t comma = rest.find(',');
+    if (comma == std::string_view::npos) return d; // no payload: failure (size none)
+    std::string_view mime = rest.substr(0, comma);
+    while (!mime.empty() && ascii_space(mime.front())) mime.remove_prefix(1);
+    while (!mime.empty() && ascii_space(mime.back())) mime.remove_suffix(1);
+    // ";" white space "base64", any case, ends the type: base64 payload.
+    if (std::size_t semi = mime.rfind(';'); semi != std::string_view::npos) {
+        std::string_view tail = mime.substr(semi + 1);
+        while (!tail.empty() && ascii_space(tail.front())) tail.remove_prefix(1);
+        if (tail.size() == 6 && g_ascii_strncasecmp(tail.data(), "base64", 6) == 0) {
+            d.base64 = true;
+            mime = mime.substr(0, semi);
+            while (!mime.empty() && ascii_space(mime.back())) mime.remove_suffix(1);
+        }
+    }
+    // The essence: type/subtype before any parameter, lower case; "text/plain" when none.
+    std::string_view essence = mime.substr(0, mime.find(';'));
+    while (!essence.empty() && ascii_space(essence.back())) essence.remove_suffix(1);
+    if (!essence.empty() && essence.find('/') != std::string_view::npos)
+        d.type = text::ascii_lower(essence);
+    const std::string_view payload = rest.substr(comma + 1);
+    std::string body = payload.find('%') == std::string_view::npos ? std::string(payload) : percent_decode(payload);
+    if (!d.base64) {
+        d.size = body.size();
+        if (body.size() > cap) d.over = true;
+        else d.bytes = std::move(body);
+        return d;
+    }
+    // Forgiving-base64 decode (WHATWG Infra 4.6): white space removed, "=" padding only at the
+    // end, no length of 1 modulo 4, nothing outside the alphabet.
+    // The alphabet's values by octet: 64 for '=', 65 for white space, 66 for the rest.
+    static const auto kValue = [] {
+        std::array<unsigned char, 256> t{};
+        t.fill(66);
+        for (int c = 0; c < 256; ++c) {
+            if (int v = base64_value(static_cast<char>(c)); v >= 0) t[static_cast<std::size_t>(c)] = static_cast<unsigned char>(v);
+            else if (ascii_space(static_cast<char>(c))) t[static_cast<std::size_t>(c)] = 65;
+        }
+        t['='] = 64;
+        return t;
+    }();
+    std::size_t n = 0;
+    for (char c : body)
+        if (kValue[static_cast<unsigned char>(c)] != 65) body[n++] = c;
+    body.resize(n);
+    if (n % 4 == 0 && n > 0 && body[n - 1] == '=') {
+        --n;
+        if (body[n - 1] == '=') --n;
+    }
+    if (n % 4 == 1) return d;
+    for (std::size_t i = 0; i < n; ++i)
+        if (kValue[static_cast<unsigned char>(body[i])] > 63) return d;
+    const std::size_t size = n / 4 * 3 + (n % 4 == 2 ? 1 : n % 4 == 3 ? 2 : 0);
+    d.size = size;
+    if (size > cap) {
+        d.over = true;
+        return d;
+    }
+    d.bytes.resize(size);
+    char *out = d.bytes.data();
+    unsigned acc = 0;
+    int bits = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        acc = (acc << 6) | kValue[static_cast<unsigned char>(body[i])];
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            *out++ = static_cast<char>((acc >> bits) & 0xff);
+        }
+    }
+    return d;
+}
+
+std::string sniff_image(std::string_view b)
+{
+    auto starts = [&](std::string_view p) { return b.size() >= p.size() && b.compare(0, p.size(), p) == 0; };
+    using namespace std::string_view_literals;
+    if (starts("\x00\x00\x01\x00"sv) || starts("\x00\x00\x02\x00"sv)) return "image/x-icon";
+    if (starts("BM")) return "image/bmp";
+    if (starts("GIF87a") || starts("GIF89a")) return "image/gif";
+    if (b.size() >= 14 && starts("RIFF") && b.compare(8, 6, "WEBPVP") == 0) return "image/webp";
+    if (starts("\x89PNG\r\n\x1a\n"sv)) return "image/png";
+    if (starts("\xff\xd8\xff"sv)) return "image/jpeg";
+    return "";
+}
+
+bool may_hold_data_uri(std::string_view bytes)
+{
+    if (bytes.find('\\') != std::string_view::npos) return true;
+    for (std::size_t i = bytes.find('&'); i != std::string_view::npos && i + 1 < bytes.size(); i = bytes.find('&', i + 1)) {
+        if (bytes[i + 1] == '#' && spells_data_char(bytes, i)) return true;
+        if (i + 6 <= bytes.size() && g_ascii_strncasecmp(bytes.data() + i + 1, "colon", 5) == 0) return true;
+    }
+    for (std::size_t i = bytes.find(':', 2); i != std::string_view::npos; i = bytes.find(':', i + 1))
+        if ((bytes[i - 2] | 0x20) == 't' && (bytes[i - 1] | 0x20) == 'a') return true;
+    return false;
+}
+
+std::string extension_for(std::string_view type)
+{
+    static const std::pair<std::string_view, std::string_view> kExt[] = {
+        {"image/png", "png"},   {"image/jpeg", "jpg"},         {"image/jpg", "jpg"},  {"image/pjpeg", "jpg"},
+        {"image/gif", "gif"},   {"image/webp", "webp"},        {"image/bmp", "bmp"},  {"image/x-icon", "ico"},
+        {"image/vnd.microsoft.icon", "ico"}, {"image/svg+xml", "svg"}, {"image/avif", "avif"}, {"image/tiff", "tif"},
+        {"image/apng", "apng"}, {"image/x-png", "png"}, {"image/heic", "heic"}, {"image/jxl", "jxl"},
+    };
+    for (const auto &[t, e] : kExt)
+        if (t == type) return std::string(e);
+    return "bin";
+}
+
+} // namespace data
+
+namespace {
+
+using data::DataUrl;
+
+bool is_type(const Node &n, const char *type, const char *subtype)
+{
+    GMimeContentType *ct = g_mime_object_get_content_type(n.object);
+    return ct && g_mime_content_type_is_type(ct, type, subtype);
+}
+
+// Whether a data: image there is shown as an image: <img src>, srcset candidates,
+// background, <video poster>, <input type=image src>, SVG <image>/<feImage> href, and CSS
+// url() (style attributes, <style> elements, stylesheets).
+bool image_context(const html::Holder &h, const html::Ref &ref)
+{
+    if (ref.css) return true;
+    const std::string &e = h.element, &a = h.attr;
+    if (a == "src") return e == "img" || e == "input";
+    if (a == "srcset") return e == "img" || e == "source";
+    if (a == "background") return true;
+    if (a == "poster") return e == "video";
+    if (a == "href" || a == "xlink:href") return e == "image" || e == "feimage";
+    return false;
+}
+
+// Types whose bytes the sniffer knows: for those the bytes must agree on being an image.
+bool sniffable(std::string_view type)
+{
+    return type == "image/png" || type == "image/jpeg" || type == "image/jpg" || type == "image/pjpeg" ||
+           type == "image/gif" || type == "image/webp" || type == "image/bmp" || type == "image/x-icon" ||
+           type == "image/vnd.microsoft.icon" || type == "image/x-png";
+}
+
+// The same image type named two ways is no lie.
+std::string canonical_type(std::string t)
+{
+    if (t == "image/jpg" || t == "image/pjpeg") return "image/jpeg";
+    if (t == "image/x-png") return "image/png";
+    if (t == "image/vnd.microsoft.icon") return "image/x-icon";
+    return t;
+}
+
+std::string hex_sha256(std::string_view bytes)
+{
+    GCharPtr h(g_compute_checksum_for_data(G_CHECKSUM_SHA256, reinterpret_cast<const guchar *>(bytes.data()), bytes.size()));
+    return h.get();
+}
+
+// A domain fit for the right side of a Content-ID (RFC 5322 dot-atom, letters, digits, '-').
+bool domain_text(std::string_view d)
+{
+    if (d.empty() || d.size() > 253 || d.front() == '.' || d.back() == '.') return false;
+    for (char c : d)
+        if (!(g_ascii_isalnum(c) || c == '-' || c == '.')) return false;
+    return d.find("..") == std::string_view::npos;
+}
+
+std::string from_domain(GMimeMessage *m)
+{
+    InternetAddressList *list = m ? g_mime_message_get_from(m) : nullptr;
+    for (int i = 0; list && i < internet_address_list_length(list); ++i) {
+        InternetAddress *a = internet_address_list_get_address(list, i);
+        if (!INTERNET_ADDRESS_IS_MAILBOX(a)) continue;
+        const char *addr = internet_address_mailbox_get_addr(INTERNET_ADDRESS_MAILBOX(a));
+        std::string_view s = addr ? addr : "";
+        auto at = s.rfind('@');
+        if (at == std::string_view::npos) continue;
+        std::string d = text::ascii_lower(s.substr(at + 1));
+        if (domain_text(d)) return d;
+    }
+    return "";
+}
+
+// Line ends of LF text made the message's.
+std::string to_eol(std::string_view lf, bool crlf)
+{
+    if (!crlf) return std::string(lf);
+    std::string out;
+    out.reserve(lf.size() + lf.size() / 32);
+    for (char c : lf) {
+        if (c == '\n') out += '\r';
+        out += c;
+    }
+    return out;
+}
+
+struct Image {
+    std::string type; // of the new part
+    std::string bytes;
+    std::string cid;
+};
+
+// Where a part's new images go: a multipart/related to add them to, or (related < 0) the
+// part itself, made a multipart/related.
+struct Container {
+    int related{-1};
+    std::int64_t close{-1}; // the related's closing delimiter line
+    std::string reason;     // why there is none
+};
+
+class Attacher {
+public:
+    Attacher(MessageContext &ctx, const DataOptions &opts) : ctx_(ctx), opts_(opts) {}
+    Status part(int node);
+
+private:
+    Container container_for(int node);
+    std::string cid_for(const std::string &hash, int container);
+    std::string part_text(const Image &img) const;
+    Status wrap(const Node &n, std::string_view html, const std::vector<const Image *> &images);
+    Status add_to_related(const Container &c, const Node &n, std::string_view text, const std::vector<const Image *> &images);
+    std::string domain(const Node &n) const;
+
+    MessageContext &ctx_;
+    const DataOptions &opts_;
+    std::map<int, std::unordered_set<std::string>> added_; // related node -> hashes added to it
+    std::unordered_map<std::string, int> cid_owner_;       // Content-ID -> the container that has it
+};
+
+std::string Attacher::domain(const Node &n) const
+{
+    if (!opts_.domain.empty()) return opts_.domain;
+    std::string d = from_domain(n.message);
+    if (d.empty()) d = from_domain(ctx_.message());
+    return d.empty() ? "mimeuri.invalid" : d;
+}
+
+// A Content-ID per image and container: the same bytes twice in one related set are one part;
+// in two sets, two parts with two Content-IDs (one message never has one id twice).
+std::string Attacher::cid_for(const std::string &hash, int container)
+{
+    std::string base = hash.substr(0, 32);
+    for (int k = 1;; ++k) {
+        std::string id = base + (k > 1 ? "." + std::to_string(k) : std::string());
+        auto [it, fresh] = cid_owner_.emplace(id, container);
+        if (fresh || it->second == container) return id;
+    }
+}
+
+Container Attacher::container_for(int node)
+{
+    const auto &nodes = ctx_.nodes();
+    const Node &n = nodes[static_cast<std::size_t>(node)];
+    Container c;
+    for (int p = n.parent; p >= 0; p = nodes[static_cast<std::size_t>(p)].parent) {
+        const Node &pn = nodes[static_cast<std::size_t>(p)];
+        if (pn.kind != Node::Kind::Multipart) break; // an embedded message's edge
+        if (is_type(pn, "multipart", "related")) {
+            c.related = p;
+            break;
+        }
+    }
+    if (c.related < 0) {
+        if (!is_type(n, "text", "html")) c.reason = "no-related"; // a stylesheet outside a page
+        return c;
+    }
+    // The closing delimiter: the first line "--boundary--" after the related's last leaf.
+    const Node &rel = nodes[static_cast<std::size_t>(c.related)];
+    const char *b = g_mime_multipart_get_boundary(GMIME_MULTIPART(rel.object));
+    if (!b || !*b) {
+        c.reason = "structure";
+        return c;
+    }
+    std::int64_t from = -1;
+    for (std::size_t j = static_cast<std::size_t>(c.related) + 1; j < nodes.size() && nodes[j].depth > rel.depth; ++j)
+        if (nodes[j].kind == Node::Kind::Leaf)
+            if (auto span = ctx_.content_span(nodes[j])) from = std::max(from, span->second);
+    const std::string close = std::string("\n--") + b + "--";
+    const std::int64_t end = ctx_.segment().msg_end;
+    constexpr std::int64_t kChunk = 64 << 10;
+    for (std::int64_t at = from; from >= 0 && at < end; at += kChunk) {
+        auto bytes = ctx_.source().slice(at, std::min(end, at + kChunk + static_cast<std::int64_t>(close.size()) + 2));
+        if (!bytes) break;
+        for (std::size_t k = bytes->find(close); k != std::string::npos; k = bytes->find(close, k + 1)) {
+            if (static_cast<std::int64_t>(k) >= kChunk) break; // the next chunk looks again
+            std::size_t e = k + close.size();
+            while (e < bytes->size() && (((*bytes)[e] == ' ') || (*bytes)[e] == '\t')) ++e;
+            if (e < bytes->size() && (*bytes)[e] != '\n' && (*bytes)[e] != '\r') continue;
+            c.close = at + static_cast<std::int64_t>(k) + 1;
+            return c;
+        }
+    }
+    c.reason = "structure"; // no closing delimiter: nothing is added after an unended related
+    return c;
+}
+
+std::string Attacher::part_text(const Image &img) const
+{
+    std::string t = "Content-Type: " + img.type + "\nContent-Transfer-Encoding: base64\n";
+    t += "Content-Disposition: inline; filename=\"image-" + img.cid.substr(0, 8) + "." + data::extension_for(img.type) + "\"\n";
+    t += "Content-ID: <" + img.cid + ">\n\n";
+    t += transfer::base64_lines(img.bytes);
+    return t;
+}
+
+Status Attacher::add_to_related(const Container &c, const Node &n, std::string_view text,
+                                const std::vector<const Image *> &images)
+{
+    const Node &rel = ctx_.nodes()[static_cast<std::size_t>(c.related)];
+    const std::string b = g_mime_multipart_get_boundary(GMIME_MULTIPART(rel.object));
+    std::string parts;
+    // The line break that ends each part's base64 is the next delimiter's (RFC 2046 5.1.1).
+    for (const Image *img : images) parts += "--" + b + "\n" + part_text(*img);
+    if (Status s = transfer::write_back(ctx_, n, text); !s) return s;
+    return parts.empty() ? ok() : ctx_.insert_lines(c.close, parts);
+}
+
+Status Attacher::wrap(const Node &n, std::string_view html, const std::vector<const Image *> &images)
+{
+    GMimeHeaderList *hl = MessageContext::headers_of(n);
+    GMimeHeader *ct = g_mime_header_list_get_header(hl, "Content-Type");
+    GMimeHeader *cte = g_mime_header_list_get_header(hl, "Content-Transfer-Encoding");
+    if (!ct) return Error{Code::DataErr, "no Content-Type field to change"};
+    const bool crlf = ctx_.eol() == Eol::CRLF;
+    // The HTML part: the entity's own Content-Type and Content-Transfer-Encoding, its text
+    // encoded as before (quoted-printable where a line would pass 998 octets).
+    std::string inner = "Content-Type:" + ctx_.header_value(ct);
+    std::string body;
+    bool raw = false; // the text goes in as it is, in the message's own line ends
+    const auto enc = g_mime_part_get_content_encoding(GMIME_PART(n.object));
+    const bool outer_7bit = enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE;
+    switch (enc) {
+    case GMIME_CONTENT_ENCODING_BASE64: body = transfer::base64_lines(html); break;
+    case GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE: body = transfer::quoted_printable(html, crlf); break;
+    case GMIME_CONTENT_ENCODING_BINARY: raw = true; break;
+    case GMIME_CONTENT_ENCODING_DEFAULT:
+    case GMIME_CONTENT_ENCODING_7BIT:
+    case GMIME_CONTENT_ENCODING_8BIT:
+        if (transfer::longest_line_over(html, 998)) body = transfer::quoted_printable(html, crlf);
+        else raw = true;
+        break;
+    default: return Error{Code::DataErr, "transfer encoding not rewritable"};
+    }
+    if (cte && (raw || enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE))
+        inner += "Content-Transfer-Encoding:" + ctx_.header_value(cte);
+    else if (!raw)
+        inner += "Content-Transfer-Encoding: quoted-printable\n";
+    // A boundary no line of the new body starts with, nor any enclosing boundary's prefix.
+    std::vector<std::string> enclosing;
+    for (int p = n.parent; p >= 0; p = ctx_.nodes()[static_cast<std::size_t>(p)].parent) {
+        const Node &pn = ctx_.nodes()[static_cast<std::size_t>(p)];
+        if (pn.kind == Node::Kind::Multipart)
+            if (const char *b = g_mime_multipart_get_boundary(GMIME_MULTIPART(pn.object))) enclosing.emplace_back(b);
+    }
+    const std::string seed = hex_sha256(html).substr(0, 24);
+    std::string boundary;
+    for (int k = 0;; ++k) {
+        boundary = "=_mimeuri_" + seed + (k ? "_" + std::to_string(k) : std::string());
+        bool clash = (raw ? std::string_view(html) : std::string_view(body)).find("--" + boundary) != std::string_view::npos;
+        for (const auto &e : enclosing)
+            clash = clash || boundary.compare(0, e.size(), e) == 0 || e.compare(0, boundary.size(), boundary) == 0;
+        if (!clash) break;
+    }
+    std::string out = to_eol("--" + boundary + "\n" + inner + "\n", crlf);
+    if (raw) out.append(html).append(crlf ? "\r\n" : "\n");
+    else out += to_eol(body, crlf);
+    std::string tail;
+    for (const Image *img : images) tail += "--" + boundary + "\n" + part_text(*img);
+    tail += "--" + boundary + "--";
+    // The content ends with a line break where it did (replace_body keeps that, but in LF).
+    auto span = ctx_.content_span(n);
+    if (!span) return span.error();
+    char last = '\0';
+    if (span->second > span->first)
+        if (auto r = ctx_.source().read_at(span->second - 1, &last, 1); !r) return r.error();
+    if (last == '\n') tail += '\n';
+    out += to_eol(tail, crlf);
+    if (Status s = ctx_.replace_header(ct, " multipart/related; boundary=\"" + boundary + "\"; type=\"text/html\"\n"); !s)
+        return s;
+    if (cte && outer_7bit)
+        if (Status s = ctx_.replace_header(cte, " 7bit\n"); !s) return s;
+    return ctx_.replace_body(n, std::move(out), false);
+}
+
+// One HTML or CSS part: its data: URIs reported, and with --data=attach its images attached.
+Status Attacher::part(int node)
+{
+    const Node &n = ctx_.nodes()[static_cast<std::size_t>(node)];
+    const bool css = is_type(n, "text", "css");
+    const bool attach = opts_.mode == DataOptions::Mode::Attach;
+    auto content = ctx_.decoded_content(n, html::kDefaultHtmlMax);
+    if (!content) {
+        if (attach)
+            ctx_.report().add_error(n.section, ErrorCode::HtmlLimit, content.error().message + "; data: URIs not looked at");
+        return ok();
+    }
+    if (!data::may_hold_data_uri(content->view())) return ok();
+    const char *cs = g_mime_object_get_content_type_parameter(n.object, "charset");
+    std::string text;
+    bool rewritable = true;
+    std::string_view view = content->view();
+    if (css) {
+        rewritable = ascii_compatibility(cs ? cs : "") != AsciiCompat::No;
+    } else {
+        const HtmlEncoding enc = sniff_html_encoding(cs ? cs : "", view.substr(0, 1024));
+        rewritable = enc.ascii_compatible;
+        if (!rewritable && !enc.convert_from.empty()) {
+            gsize written = 0;
+            GCharPtr conv(g_convert(view.data(), static_cast<gssize>(view.size()), "UTF-8", enc.convert_from.c_str(), nullptr,
+                                    &written, nullptr));
+            if (!conv) return ok();
+            text.assign(conv.get(), written);
+            view = text;
+        }
+    }
+    html::Scan scan;
+    if (css) {
+        html::ScanBuilder b(1000000);
+        b.style_text(0, view);
+        scan = b.finish();
+    } else {
+        html::ParseLimits limits;
+        limits.max_bytes = html::memory_cap(view.size(), html::kDefaultHtmlMax);
+        limits.out_of_time = [this] { return ctx_.out_of_time(); };
+        auto r = html::scan_refs(view, limits);
+        if (!r) {
+            if (r.error().code == Code::TempFail) return r.error();
+            return ok(); // the references pass reports what the parser could not read
+        }
+        if (r->stop != html::Stop::None) {
+            ctx_.report().add_error(n.section, html::stop_kind(r->stop), r->stop_message);
+            return Error::limit(r->stop_message);
+        }
+        scan = std::move(*r);
+    }
+    // Each data: URI: an entry; the images to attach: a replacement each.
+    auto &entries = ctx_.report().data();
+    std::vector<html::Replacement> reps;
+    std::vector<std::size_t> rep_entry;  // per replacement: its entry
+    std::vector<std::string> rep_hash;   // per replacement: its image
+    std::unordered_map<std::string, Image> fresh; // images this part names, by hash
+    for (std::size_t ri = 0; ri < scan.refs.size(); ++ri) {
+        if (ri % 1024 == 0)
+            if (Status t = ctx_.check_time(); !t) return t;
+        const html::Ref &ref = scan.refs[ri];
+        if (!data::is_data_url(ref.url)) continue;
+        const html::Holder &h = scan.holders[ref.holder];
+        DataEntry e;
+        e.part = n.section;
+        e.attr = css ? "css" : h.attribute ? h.element + "@" + h.attr : "style";
+        DataUrl d = data::parse_data_url(ref.url, opts_.max);
+        e.type = d.type;
+        if (d.size) e.size = static_cast<std::int64_t>(*d.size);
+        std::string part_type = canonical_type(d.type);
+        if (d.type.compare(0, 6, "image/") != 0) e.reason = "not-image";
+        else if (!image_context(h, ref)) e.reason = "context";
+        else if (!d.size) e.reason = "base64";
+        else if (d.over) e.reason = "size";
+        else if (d.bytes.empty()) e.reason = "empty";
+        else {
+            const std::string sniffed = data::sniff_image(d.bytes);
+            if (!sniffed.empty() && sniffed != part_type) {
+                e.sniffed = sniffed; // a lie: the part gets the type the bytes have, as a browser reads them
+                part_type = sniffed;
+            } else if (sniffed.empty() && sniffable(d.type)) {
+                e.sniffed = "unknown";
+                e.reason = "bytes"; // no image of the type it names: a browser shows none
+            }
+        }
+        if (attach && e.reason.empty()) {
+            std::string hash = hex_sha256(d.bytes);
+            reps.push_back({ri, {}});
+            rep_entry.push_back(entries.size());
+            rep_hash.push_back(hash);
+            if (!fresh.count(hash)) fresh.emplace(hash, Image{part_type, std::move(d.bytes), {}});
+        }
+        ctx_.report().add_data(std::move(e));
+    }
+    if (reps.empty()) return ok();
+    auto leave = [&](const std::string &reason) {
+        for (std::size_t k : rep_entry) entries[k].reason = reason;
+        return ok();
+    };
+    // Another pass rewrote the part already (edits are splices on the input: one per span).
+    if (auto span = ctx_.content_span(n)) {
+        for (const Edit &ed : ctx_.edits())
+            if (ed.begin < span->second && span->first < ed.end) return leave("edited");
+    } else {
+        return leave("structure");
+    }
+    if (!rewritable) return leave("charset");
+    if (!transfer::can_write_back(g_mime_part_get_content_encoding(GMIME_PART(n.object)))) return leave("encoding");
+    Container c = container_for(node);
+    if (!c.reason.empty()) return leave(c.reason);
+    std::optional<std::string> kept = ctx_.kept(n);
+    if (!kept && c.related < 0) kept = ctx_.kept(n, "content-type");
+    if (kept) {
+        for (std::size_t k : rep_entry) {
+            entries[k].action = DataEntry::Action::Kept;
+            entries[k].kept = *kept;
+        }
+        return ok();
+    }
+    const int owner = c.related >= 0 ? c.related : node;
+    const std::string dom = domain(n);
+    for (const std::string &hash : rep_hash) // in the order named: the same ids on every run
+        if (Image &img = fresh.at(hash); img.cid.empty()) img.cid = cid_for(hash, owner) + "@" + dom;
+    for (std::size_t k = 0; k < reps.size(); ++k) reps[k].url = "cid:" + fresh.at(rep_hash[k]).cid;
+    html::Rewritten rw = html::rewrite(view, scan, reps);
+    std::vector<bool> done(reps.size(), true);
+    for (std::size_t k : rw.skipped) {
+        done[k] = false;
+        entries[rep_entry[k]].reason = "html-rewrite";
+    }
+    // The images still named, in the order first named; those the related set has already.
+    std::vector<const Image *> images;
+    std::vector<std::string> image_hashes;
+    std::unordered_set<std::string> named;
+    for (std::size_t k = 0; k < reps.size(); ++k) {
+        if (!done[k] || !named.insert(rep_hash[k]).second) continue;
+        if (c.related >= 0 && added_[c.related].count(rep_hash[k])) continue;
+        images.push_back(&fresh.at(rep_hash[k]));
+        image_hashes.push_back(rep_hash[k]);
+    }
+    if (named.empty()) return ok();
+    const auto mark = ctx_.edit_mark();
+    Status s = c.related >= 0 ? add_to_related(c, n, rw.html, images) : wrap(n, rw.html, images);
+    if (!s) {
+        ctx_.rollback(mark);
+        if (s.error().code == Code::Software || s.error().code == Code::TempFail) return s;
+        ctx_.report().add_error(n.section, ErrorCode::Rewrite, s.error().message + "; data: URIs not attached");
+        for (std::size_t k = 0; k < reps.size(); ++k)
+            if (done[k]) entries[rep_entry[k]].reason = "rewrite";
+        return ok();
+    }
+    if (c.related >= 0) added_[c.related].insert(image_hashes.begin(), image_hashes.end());
+    for (std::size_t k = 0; k < reps.size(); ++k) {
+        if (!done[k]) continue;
+        entries[rep_entry[k]].action = DataEntry::Action::Attached;
+        entries[rep_entry[k]].cid = fresh.at(rep_hash[k]).cid;
+    }
+    return ok();
+}
+
+} // namespace
+
+InertHint DataPass::inert_hint() const
+{
+    const bool attach = opts_.mode == DataOptions::Mode::Attach;
+    InertHint h;
+    h.edited_types = {"text/html", "text/css"};
+    h.references_up_to = attach ? html::kDefaultHtmlMax : SIZE_MAX;
+    h.may_hold_reference = [attach](std::string_view bytes) { return attach && data::may_hold_data_uri(bytes); };
+    return h;
+}
+
+Status DataPass::apply(MessageContext &ctx)
+{
+    if (opts_.mode == DataOptions::Mode::Off || !ctx.message()) return ok();
+    Attacher a(ctx, opts_);
+    const auto &nodes = ctx.nodes();
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const Node &n = nodes[i];
+        if (n.kind != Node::Kind::Leaf || !GMIME_IS_PART(n.object)) continue;
+        if (!is_type(n, "text", "html") && !is_type(n, "text", "css")) continue;
+        if (Status s = a.part(static_cast<int>(i)); !s) return s;
+    }
+    return ok();
+}
+
+} // namespace mimeuri

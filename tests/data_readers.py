@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""--data=attach as the readers people use see it (issue 40).
+
+For each test message (testdata/data/*.eml with data: images, each also with CRLF line ends,
+and the HTML quoted-printable), runs mimeuri --data=attach and checks:
+  - Python's email (policy.default): every image the report says was attached is a part
+    with that Content-ID, Content-Disposition inline, inside the multipart/related that holds
+    the HTML, its bytes those of the data: URI (the Content-ID is their SHA-256); the HTML
+    names it as cid: and holds no data: image any more; the parts that were there come out
+    with the same bytes;
+  - the round trip: --cid=inline on the result gives the original images back in the same
+    places (SVG excepted: --cid=inline never inlines SVG, so there the cid: must name a part
+    with the original bytes);
+  - nodemailer's mailparser and postal-mime (npm, installed into BUILD/readers-npm as test
+    tools only): each attached image is an inline, related attachment with its Content-ID.
+Usage: data_readers.py MIMEURI TESTDATA_DIR BUILD_DIR
+Exit 77 (skipped) without node or npm, or when the npm packages cannot be installed, unless
+MIMEURI_STRICT_TESTS=1 (then 1).
+"""
+import base64, email, email.policy, hashlib, html.parser, json, os, quopri, re, shutil, subprocess, sys, tempfile
+import urllib.parse
+
+READERS = ["mailparser@3.14.2", "postal-mime@2.4.4"]
+problems = []
+
+
+def fail(msg):
+    problems.append(msg)
+
+
+class Images(html.parser.HTMLParser):
+    """The image URLs of an HTML text in document order: (where, url)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.found, self.in_style = [], False
+
+    def css(self, where, text):
+        for m in re.finditer(r"url\(\s*(['\"]?)(.*?)\1\s*\)", text):
+            self.found.append((where, m.group(2)))
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            value = value or ""
+            if (tag, name) in (("img", "src"), ("input", "src"), ("video", "poster")) or name == "background":
+                self.found.append((f"{tag}@{name}", value.strip()))
+            elif name == "srcset":
+                for cand in value.split(", "):
+                    self.found.append((f"{tag}@srcset", cand.strip().split()[0]))
+            elif tag in ("image", "feimage") and name in ("href", "xlink:href"):
+                self.found.append((f"{tag}@{name}", value.strip()))
+            elif name == "style":
+                self.css(f"{tag}@style", value)
+        self.in_style = tag == "style"
+
+    def handle_endtag(self, tag):
+        self.in_style = False
+
+    def handle_data(self, data):
+        if self.in_style:
+            self.css("style", data)
+
+
+def images(text):
+    p = Images()
+    p.feed(text)
+    return p.found
+
+
+def decode_data(url):
+    head, _, payload = url[5:].partition(",")
+    raw = urllib.parse.unquote_to_bytes(payload)
+    return base64.b64decode(raw) if head.lower().endswith(";base64") else raw
+
+
+def html_of(msg):
+    for part in msg.walk():
+        if part.get_content_type() == "text/html":
+            return part, part.get_content()
+    return None, ""
+
+
+def run(mimeuri, args, path):
+    r = subprocess.run([mimeuri, *args, path], capture_output=True)
+    if r.returncode != 0:
+        fail(f"{path} {args}: exit {r.returncode}: {r.stderr.decode(errors='replace').strip()}")
+    return r.stdout
+
+
+def variants(testdata, tmp):
+    out = []
+    for name in ("lone.eml", "alternative.eml", "related.eml"):
+        src = os.path.join(testdata, "data", name)
+        b = open(src, "rb").read()
+        out.append(src)
+        crlf = os.path.join(tmp, name.replace(".eml", "-crlf.eml"))
+        open(crlf, "wb").write(b.replace(b"\n", b"\r\n"))
+        out.append(crlf)
+    # The HTML quoted-printable: its long lines broken with soft line breaks.
+    msg = email.message_from_bytes(open(os.path.join(testdata, "data", "alternative.eml"), "rb").read(),
+                                   policy=email.policy.compat32)
+    html_part = [p for p in msg.walk() if p.get_content_type() == "text/html"][0]
+    text = html_part.get_payload(decode=True)
+    del html_part["Content-Transfer-Encoding"]
+    html_part["Content-Transfer-Encoding"] = "quoted-printable"
+    html_part.set_payload(quopri.encodestring(text).decode())
+    qp = os.path.join(tmp, "alternative-qp.eml")
+    open(qp, "wb").write(msg.as_bytes())
+    out.append(qp)
+    return out
+
+
+def check_python(path, before, after, report):
+    orig = email.message_from_bytes(before, policy=email.policy.default)
+    new = email.message_from_bytes(after, policy=email.policy.default)
+    _, orig_html = html_of(orig)
+    html_part, new_html = html_of(new)
+    attached = [d for d in report.get("data", []) if d["action"] == "attached"]
+    if not attached:
+        fail(f"{path}: nothing attached")
+    by_cid = {}
+    for part in new.walk():
+        if part["Content-ID"]:
+            by_cid[part["Content-ID"].strip("<>")] = part
+    # The multipart/related that holds the HTML.
+    related = None
+    for part in new.walk():
+        if part.get_content_type() == "multipart/related" and any(p is html_part for p in part.walk()):
+            related = part
+    if related is None:
+        fail(f"{path}: the HTML is in no multipart/related")
+        return
+    orig_urls = images(orig_html)
+    for d in attached:
+        cid = d["cid"]
+        part = by_cid.get(cid)
+        if part is None:
+            fail(f"{path}: no part with Content-ID <{cid}>")
+            continue
+        if part.get_content_disposition() != "inline":
+            fail(f"{path}: <{cid}> is {part.get_content_disposition()}, not inline")
+        if not any(p is part for p in related.walk()):
+            fail(f"{path}: <{cid}> is outside the HTML's multipart/related")
+        b = part.get_content()
+        if hashlib.sha256(b).hexdigest()[:32] != cid.split("@")[0].split(".")[0]:
+            fail(f"{path}: <{cid}>'s bytes are not those its id names")
+        if not any(u.startswith("data:") and decode_data(u) == b for _, u in orig_urls):
+            fail(f"{path}: <{cid}> holds bytes no data: URI of the original had")
+        if "cid:" + cid not in new_html:
+            fail(f"{path}: the HTML does not name cid:{cid}")
+    if any(u.lower().startswith("data:image") for _, u in images(new_html)):
+        fail(f"{path}: a data: image is left in the HTML")
+    # The parts that were there: the same bytes (Content-IDs the original had).
+    for part in orig.walk():
+        if part["Content-ID"] and not part.is_multipart():
+            cid = part["Content-ID"].strip("<>")
+            if cid not in by_cid or by_cid[cid].get_content() != part.get_content():
+                fail(f"{path}: the part <{cid}> did not come out as it was")
+    # Where the HTML was only text/html, the root of the new related set is that HTML.
+    if related.get_param("type") != "text/html" and related.get_param("type") is not None:
+        fail(f"{path}: the related set's type= is {related.get_param('type')}")
+    if list(related.iter_parts())[0].get_content_type() not in ("text/html", "multipart/alternative"):
+        fail(f"{path}: the related set's first part is {list(related.iter_parts())[0].get_content_type()}")
+
+
+def check_round_trip(mimeuri, path, before, after, tmp):
+    once = os.path.join(tmp, "once.eml")
+    open(once, "wb").write(after)
+    back = run(mimeuri, ["--cid=inline"], once)
+    orig = images(html_of(email.message_from_bytes(before, policy=email.policy.default))[1])
+    new_msg = email.message_from_bytes(back, policy=email.policy.default)
+    new = images(html_of(new_msg)[1])
+    parts = {p["Content-ID"].strip("<>"): p.get_content() for p in new_msg.walk() if p["Content-ID"]}
+    if [w for w, _ in orig] != [w for w, _ in new]:
+        fail(f"{path}: round trip: the images are not in the same places: {[w for w, _ in orig]} / {[w for w, _ in new]}")
+        return
+    orig_parts = {p["Content-ID"].strip("<>"): p.get_content()
+                  for p in email.message_from_bytes(before, policy=email.policy.default).walk() if p["Content-ID"]}
+    for (where, u), (_, v) in zip(orig, new):
+        if u.startswith("cid:") and v.startswith("data:"):  # a cid: image the original had: inlined too
+            if decode_data(v) != orig_parts.get(urllib.parse.unquote(u[4:])):
+                fail(f"{path}: round trip: {where} {u} does not show its part")
+            continue
+        if not u.startswith("data:"):
+            if u != v:
+                fail(f"{path}: round trip: {where} {u} became {v}")
+            continue
+        want = decode_data(u)
+        if v.startswith("data:"):
+            got = decode_data(v)
+        elif v.startswith("cid:") and u.lower().startswith("data:image/svg+xml"):
+            got = parts.get(urllib.parse.unquote(v[4:]))  # --cid=inline never inlines SVG
+        else:
+            got = None
+        if got != want:
+            fail(f"{path}: round trip: {where} does not show the original image")
+
+
+def node_readers(build, files, reports):
+    if not shutil.which("node") or not shutil.which("npm"):
+        return "no node or npm (Debian packages nodejs, npm)"
+    prefix = os.path.join(build, "readers-npm")
+    mods = os.path.abspath(os.path.join(prefix, "node_modules"))
+    if not all(os.path.isdir(os.path.join(mods, r.split("@")[0])) for r in READERS):
+        os.makedirs(prefix, exist_ok=True)
+        r = subprocess.run(["npm", "install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", *READERS],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            return f"npm install failed: {r.stderr.strip()[-300:]}"
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run(["node", os.path.join(here, "data_readers.mjs"), *files], capture_output=True, text=True,
+                       env=dict(os.environ, NODE_PATH=mods))
+    if r.returncode != 0:
+        fail(f"node readers: {r.stderr.strip()[-500:]}")
+        return None
+    for line in r.stdout.splitlines():
+        seen = json.loads(line)
+        attached = [d for d in reports[seen["file"]].get("data", []) if d["action"] == "attached"]
+        by_cid = {a["cid"].strip("<>"): a for a in seen["attachments"]}
+        for d in attached:
+            a = by_cid.get(d["cid"])
+            if a is None:
+                fail(f"{seen['reader']}: {seen['file']}: no attachment with Content-ID <{d['cid']}>")
+            elif a["disposition"] != "inline" or not a["related"]:
+                fail(f"{seen['reader']}: {seen['file']}: <{d['cid']}> is {a['disposition']}, related={a['related']}")
+            elif a["sha256"][:32] != d["cid"].split("@")[0].split(".")[0]:
+                fail(f"{seen['reader']}: {seen['file']}: <{d['cid']}> has other bytes")
+        if re.search(r"(src|background|href)=[\"']?data:image", seen["html"], re.I):
+            fail(f"{seen['reader']}: {seen['file']}: a data: image in the HTML")
+    return None
+
+
+def main():
+    mimeuri, testdata, build = sys.argv[1:4]
+    tmp = tempfile.mkdtemp(prefix="mimeuri-data-readers-")
+    try:
+        outs, reports = [], {}
+        for path in variants(testdata, tmp):
+            before = open(path, "rb").read()
+            rep = os.path.join(tmp, "report")
+            after = run(mimeuri, ["--data=attach", "--report=" + rep], path)
+            report = json.loads(open(rep).read().splitlines()[0])
+            out = os.path.join(tmp, "out-" + os.path.basename(path))
+            open(out, "wb").write(after)
+            outs.append(out)
+            reports[out] = report
+            check_python(path, before, after, report)
+            check_round_trip(mimeuri, path, before, after, tmp)
+        why = node_readers(build, outs, reports)
+        for p in problems:
+            print("FAIL", p)
+        if problems:
+            return 1
+        if why:
+            print(f"node readers skipped: {why}")
+            if os.environ.get("MIMEURI_STRICT_TESTS") == "1":
+                return 1
+            return 77
+        print(f"ok: {len(outs)} messages, Python's email, the round trip, mailparser and postal-mime")
+        return 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
