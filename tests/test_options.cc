@@ -700,7 +700,7 @@ TEST_CASE("an index that cannot be read now does not stop the load: the command 
                                               {"mimeuri", "--milter=unix:" + d / "m.sock", "--mid-index=" + path}}) {
             auto s = SettingsLoader(args).load();
             REQUIRE(s.ok());
-            CHECK(s->settings->pass_opts.refs.mid_indexes == std::vector<std::string>{path});
+            CHECK(s->settings->pass_opts.of<RefOptions>().mid_indexes == std::vector<std::string>{path});
         }
     }
     // Building the passes opens nothing.
@@ -728,8 +728,8 @@ TEST_CASE("[milter]: the service reads it over [mimeuri]; the command line never
     CHECK(sv.opts.syslog);
     CHECK(sv.opts.jobs == 4);                            // over [mimeuri]'s 3
     CHECK(sv.opts.on_error == OnError::TempFail);        // [mimeuri] still applies
-    CHECK(sv.pass_opts.refs.mid == RefOptions::Mid::Repair); // a pass's key, and its implication, its own
-    CHECK(sv.pass_opts.refs.mid_url == "https://lists.example.test/{id}");
+    CHECK(sv.pass_opts.of<RefOptions>().mid == RefOptions::Mid::Repair); // a pass's key, and its implication, its own
+    CHECK(sv.pass_opts.of<RefOptions>().mid_url == "https://lists.example.test/{id}");
 
     auto c = command_line.load();
     REQUIRE_MESSAGE(c.ok(), c.error().message);
@@ -738,8 +738,8 @@ TEST_CASE("[milter]: the service reads it over [mimeuri]; the command line never
     CHECK_FALSE(cl.opts.syslog);
     CHECK(cl.opts.jobs == 3);
     CHECK(cl.opts.on_error == OnError::TempFail);
-    CHECK(cl.pass_opts.refs.mid == RefOptions::Mid::Check);
-    CHECK(cl.pass_opts.refs.mid_url.empty());
+    CHECK(cl.pass_opts.of<RefOptions>().mid == RefOptions::Mid::Check);
+    CHECK(cl.pass_opts.of<RefOptions>().mid_url.empty());
 
     // The service's command line still wins over [milter].
     auto jobs2 = SettingsLoader({"mimeuri", "--milter", "unix:" + d / "m.sock", "--jobs=2"}, conf).load();

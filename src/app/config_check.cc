@@ -2,6 +2,7 @@
 #include "config_check.hh"
 
 #include "milter_socket.hh"
+#include "references.hh"
 
 #include <glib.h>
 
@@ -190,9 +191,18 @@ std::vector<std::string> config_problems(const Settings &s)
     if (!o.changed_list.empty())
         if (std::string why = cannot_write_file(o.changed_list, writer); !why.empty())
             problems.push_back("--changed-list=" + o.changed_list + ": " + why);
-    if (!s.pass_opts.refs.extract_dir.empty())
-        if (std::string why = cannot_write_folder(s.pass_opts.refs.extract_dir, writer); !why.empty())
-            problems.push_back("--extract-dir=" + s.pass_opts.refs.extract_dir + ": " + why);
+    if (!s.pass_opts.of<RefOptions>().extract_dir.empty())
+        if (std::string why = cannot_write_folder(s.pass_opts.of<RefOptions>().extract_dir, writer); !why.empty())
+            problems.push_back("--extract-dir=" + s.pass_opts.of<RefOptions>().extract_dir + ": " + why);
+    // A run or the service goes on without an index it cannot read now (each message that
+    // needs it then follows --on-error); a check says so as a problem.
+    const RefOptions &refs = s.pass_opts.of<RefOptions>();
+    if (refs.mid != RefOptions::Mid::Off) {
+        for (const std::string &path : refs.mid_indexes)
+            if (Status st = refs::check_mid_index(path); !st) problems.push_back("--mid-index: " + st.error().message);
+        if (!refs.notmuch.empty())
+            if (Status st = refs::check_notmuch(refs.notmuch); !st) problems.push_back("--notmuch: " + st.error().message);
+    }
     return problems;
 }
 
@@ -207,7 +217,11 @@ bool wants_check_config(const SettingsLoader &loader)
 
 int check_config(const SettingsLoader &loader)
 {
+    // What the load only warns of (an index that cannot be read now: a run goes on without
+    // it) config_problems reports as a problem: one line each, not two.
+    const guint quiet = g_log_set_handler(G_LOG_DOMAIN, G_LOG_LEVEL_WARNING, [](const gchar *, GLogLevelFlags, const gchar *, gpointer) {}, nullptr);
     auto loaded = loader.load();
+    g_log_remove_handler(G_LOG_DOMAIN, quiet);
     std::vector<std::string> problems;
     if (!loaded) problems.push_back(loaded.error().message);
     else if (loaded->print_and_exit) problems.push_back("--check-config prints nothing else: drop --help, --version, --print-config");

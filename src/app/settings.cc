@@ -1,6 +1,8 @@
 // The one configuration loader (settings.hh).
 #include "settings.hh"
 
+#include "references.hh"
+
 namespace mimeuri {
 
 SettingsLoader::SettingsLoader(int argc, char **argv, std::string default_config)
@@ -37,7 +39,7 @@ Result<LoadedSettings> SettingsLoader::load() const
     if (Status c = check_passes(s.opts, s.pass_opts); !c) return c.error();
     // The milter changes mail in flight and has no run whose end writes an archive's index:
     // it refuses --cid=extract rather than report "extracted" and write nothing.
-    if (!s.opts.milter.empty() && s.pass_opts.refs.cid == RefOptions::Cid::Extract)
+    if (!s.opts.milter.empty() && s.pass_opts.of<RefOptions>().cid == RefOptions::Cid::Extract)
         return usage_error("--cid=extract writes an archive from a run over files; the milter (--milter) cannot");
     return loaded;
 }
