@@ -653,6 +653,7 @@ InertHint DataPass::inert_hint() const
     h.edited_types = {"text/html", "text/css"};
     h.references_up_to = attach ? html::kDefaultHtmlMax : SIZE_MAX;
     h.may_hold_reference = [attach](std::string_view bytes) { return attach && data::may_hold_data_uri(bytes); };
+    h.reports_only = !attach;
     return h;
 }
 

@@ -79,6 +79,7 @@ Engine::Engine(std::vector<std::unique_ptr<Pass>> &passes, EngineConfig cfg) : p
     std::vector<InertHint> hints;
     for (auto &p : passes_) {
         hints.push_back(p->inert_hint());
+        skipped_.push_back(hints.back().reports_only && !cfg_.report && !cfg_.summary);
         const auto &types = hints.back().edited_types;
         edits_any_ = edits_any_ || types.empty();
         inert_.types.insert(inert_.types.end(), types.begin(), types.end());
@@ -191,10 +192,8 @@ Plan Engine::plan_parsed(MessageContext &ctx)
     else ctx.defer_protections([&signatures, &ctx, mode] { signatures = Signatures::analyse(ctx, mode); });
     if (ctx.message()) {
         bool stop = false;
-        for (auto &p : passes_) {
-            plan.cause = apply_pass(*p, ctx, cfg_.inject_fault, stop);
-            if (stop || plan.failed()) break;
-        }
+        for (std::size_t i = 0; i < passes_.size() && !stop && !plan.failed(); ++i)
+            if (!skipped_[i]) plan.cause = apply_pass(*passes_[i], ctx, cfg_.inject_fault, stop);
         if (!plan.failed())
             if (Status f = ctx.finish(); !f) {
                 ctx.drop_edits();

@@ -103,6 +103,7 @@ private:
     InertCheck inert_;                      // every pass's edited types, and which are scanned
     bool edits_any_{false};                 // some pass may change any message
     bool index_wanted_{false};              // wants_index()
+    std::vector<bool> skipped_;             // passes that only report, where nothing is reported
 };
 
 // A whole message held in memory, as a service receives it: planned as one message.

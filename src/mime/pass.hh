@@ -31,6 +31,9 @@ struct InertHint {
     // makes it edit an entity of its edited_types. The core asks it, never the pass's own
     // headers.
     std::function<bool(std::string_view)> may_hold_reference;
+    // A pass that only reports (changes no byte with these settings): where nothing is
+    // reported (no report, no log line), the engine does not run it.
+    bool reports_only{false};
 };
 
 // A pass that resolves references across messages (mid:) sees every message of the run once,

@@ -271,6 +271,11 @@ struct MetaPrescan {
         };
         while (p < b.size()) {
             if (head_rule && !in_head && p >= 1024) return {};
+            if (b[p] != '<') { // every step below starts at a '<': on to the next one
+                const void *lt = std::memchr(b.data() + p, '<', b.size() - p);
+                p = lt ? static_cast<std::size_t>(static_cast<const char *>(lt) - b.data()) : b.size();
+                continue;
+            }
             if (at("<!--")) {
                 const std::size_t end = b.find("-->", p + 2);
                 if (end == std::string_view::npos) return {};
