@@ -612,6 +612,35 @@ Result<OptionValue> config_value(GKeyFile *kf, const OptionSpec &spec, const std
 
 } // namespace
 
+namespace {
+
+// The file's groups in the order they are read: [milter] last, over the rest of the file, as
+// a source of its own (its implications, and setting again what another group set, are its
+// own), and only where the service reads it (read->service); its lines kept for
+// --print-config either way.
+std::vector<std::string> groups_in_order(GKeyFile *kf, ConfigRead *read, bool &has_service)
+{
+    gsize ngroups = 0;
+    StrvPtr groups(g_key_file_get_groups(kf, &ngroups), g_strfreev);
+    std::vector<std::string> order;
+    for (gsize g = 0; g < ngroups; ++g) {
+        if (groups.get()[g] == kServiceGroup) has_service = true;
+        else order.emplace_back(groups.get()[g]);
+    }
+    if (has_service) {
+        gsize nkeys = 0;
+        StrvPtr keys(g_key_file_get_keys(kf, kServiceGroup.c_str(), &nkeys, nullptr), g_strfreev);
+        for (gsize k = 0; read && k < nkeys; ++k) {
+            GCharPtr raw_value(g_key_file_get_value(kf, kServiceGroup.c_str(), keys.get()[k], nullptr));
+            read->service_lines.push_back(std::string(keys.get()[k]) + "=" + (raw_value ? raw_value.get() : ""));
+        }
+        if (read && read->service) order.push_back(kServiceGroup);
+    }
+    return order;
+}
+
+} // namespace
+
 Status load_config_file(const OptionTable &t, const std::string &path, ConfigRead *read)
 {
     gchar *raw = nullptr;
@@ -636,25 +665,8 @@ Status load_config_file(const OptionTable &t, const std::string &path, ConfigRea
             groups_known.push_back(s.group);
     groups_known.push_back(kServiceGroup);
 
-    gsize ngroups = 0;
-    StrvPtr groups(g_key_file_get_groups(kf.get(), &ngroups), g_strfreev);
-    // [milter] last, over the rest of the file: a source of its own (its implications, and
-    // setting again what another group set, are its own).
-    std::vector<std::string> order;
     bool has_service = false;
-    for (gsize g = 0; g < ngroups; ++g) {
-        if (groups.get()[g] == kServiceGroup) has_service = true;
-        else order.emplace_back(groups.get()[g]);
-    }
-    if (has_service) {
-        gsize nkeys = 0;
-        StrvPtr keys(g_key_file_get_keys(kf.get(), kServiceGroup.c_str(), &nkeys, nullptr), g_strfreev);
-        for (gsize k = 0; read && k < nkeys; ++k) {
-            GCharPtr raw_value(g_key_file_get_value(kf.get(), kServiceGroup.c_str(), keys.get()[k], nullptr));
-            read->service_lines.push_back(std::string(keys.get()[k]) + "=" + (raw_value ? raw_value.get() : ""));
-        }
-        if (read && read->service) order.push_back(kServiceGroup);
-    }
+    const std::vector<std::string> order = groups_in_order(kf.get(), read, has_service);
     Source file_source(t), service_source(t);
     std::map<const OptionSpec *, std::pair<std::string, std::size_t>> set_by, service_set_by; // "[group] key", line
     for (const std::string &group : order) {
