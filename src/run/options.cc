@@ -268,6 +268,31 @@ OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
     return t;
 }
 
+namespace {
+
+// --print-config: the settings in effect as a configuration file, and the [milter] group as
+// the files hold it, marked (in effect above only for the service).
+std::string settings_in_effect(const OptionTable &t, const std::vector<std::string> &configs,
+                               const CommandLineSetup &setup, bool no_config, const ConfigRead &read)
+{
+    const bool service = read.service;
+    std::string files = configs.empty() ? std::string("no configuration file") : join(configs, ", then ");
+    if (configs.empty() && !setup.default_config.empty())
+        files += no_config ? " (--no-config)" : " (" + setup.default_config + " does not exist)";
+    std::string printed = "# mimeuri " MIMEURI_VERSION ": the settings in effect: the defaults, then " + files +
+                          (service ? " ([milter] over the rest: this is the service)" : "") +
+                          ", then the command line.\n# Keys are the long options' names; an unset one is commented "
+                          "out.\n" +
+                          config_text(t, "");
+    printed += "\n[" + kServiceGroup + "]\n# The service's own settings (mimeuri --milter reads them over [mimeuri]; " +
+               (service ? std::string("applied above") : std::string("a command-line run does not read them")) + ")" +
+               (read.service_lines.empty() ? std::string(": none set") : std::string()) + "\n";
+    for (const auto &line : read.service_lines) printed += line + "\n";
+    return printed;
+}
+
+} // namespace
+
 Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra, const CommandLineSetup &setup)
 {
     ParsedOptions r;
@@ -336,23 +361,7 @@ Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra, co
     if (config_error) return *config_error;
     for (const auto &check : t.checks)
         if (auto s = check(); !s) return s.error();
-    if (print_config) {
-        const bool service = read.service;
-        std::string files = configs.empty() ? std::string("no configuration file") : join(configs, ", then ");
-        if (configs.empty() && !setup.default_config.empty())
-            files += no_config ? " (--no-config)" : " (" + setup.default_config + " does not exist)";
-        std::string printed = "# mimeuri " MIMEURI_VERSION ": the settings in effect: the defaults, then " + files +
-                           (service ? " ([milter] over the rest: this is the service)" : "") +
-                           ", then the command line.\n# Keys are the long options' names; an unset one is commented "
-                           "out.\n" +
-                           config_text(t, "");
-        // [milter] as the files hold it, marked: in effect above only for the service.
-        printed += "\n[" + kServiceGroup + "]\n# The service's own settings (mimeuri --milter reads them over [mimeuri]; " +
-                (service ? std::string("applied above") : std::string("a command-line run does not read them")) +
-                ")" + (read.service_lines.empty() ? std::string(": none set") : std::string()) + "\n";
-        for (const auto &line : read.service_lines) printed += line + "\n";
-        r.print_and_exit = std::move(printed);
-    }
+    if (print_config) r.print_and_exit = settings_in_effect(t, configs, setup, no_config, read);
     return r;
 }
 
