@@ -82,6 +82,58 @@ bool spells_data_char(std::string_view s, std::size_t i)
 
 bool is_data_url(std::string_view url) { return url.size() >= 5 && g_ascii_strncasecmp(url.data(), "data:", 5) == 0; }
 
+namespace {
+
+// Forgiving-base64 decode (WHATWG Infra 4.6) of a data: URL's payload into d: its decoded
+// size, and its bytes up to cap; d.size left none where it does not decode.
+void forgiving_base64(std::string body, std::size_t cap, DataUrl &d)
+{
+    // White space removed, "=" padding only at the
+    // end, no length of 1 modulo 4, nothing outside the alphabet.
+    // The alphabet's values by octet: 64 for '=', 65 for white space, 66 for the rest.
+    static const auto kValue = [] {
+        std::array<unsigned char, 256> t{};
+        t.fill(66);
+        for (int c = 0; c < 256; ++c) {
+            if (int v = base64_value(static_cast<char>(c)); v >= 0) t[static_cast<std::size_t>(c)] = static_cast<unsigned char>(v);
+            else if (ascii_space(static_cast<char>(c))) t[static_cast<std::size_t>(c)] = 65;
+        }
+        t['='] = 64;
+        return t;
+    }();
+    std::size_t n = 0;
+    for (char c : body)
+        if (kValue[static_cast<unsigned char>(c)] != 65) body[n++] = c;
+    body.resize(n);
+    if (n % 4 == 0 && n > 0 && body[n - 1] == '=') {
+        --n;
+        if (body[n - 1] == '=') --n;
+    }
+    if (n % 4 == 1) return;
+    for (std::size_t i = 0; i < n; ++i)
+        if (kValue[static_cast<unsigned char>(body[i])] > 63) return;
+    const std::size_t size = n / 4 * 3 + (n % 4 == 2 ? 1 : n % 4 == 3 ? 2 : 0);
+    d.size = size;
+    if (size > cap) {
+        d.over = true;
+        return;
+    }
+    d.bytes.resize(size);
+    char *out = d.bytes.data();
+    unsigned acc = 0;
+    int bits = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        acc = (acc << 6) | kValue[static_cast<unsigned char>(body[i])];
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            *out++ = static_cast<char>((acc >> bits) & 0xff);
+        }
+    }
+}
+
+} // namespace
+
 DataUrl parse_data_url(std::string_view url, std::size_t cap)
 {
     DataUrl d;
@@ -125,48 +177,7 @@ DataUrl parse_data_url(std::string_view url, std::size_t cap)
         else d.bytes = std::move(body);
         return d;
     }
-    // Forgiving-base64 decode (WHATWG Infra 4.6): white space removed, "=" padding only at the
-    // end, no length of 1 modulo 4, nothing outside the alphabet.
-    // The alphabet's values by octet: 64 for '=', 65 for white space, 66 for the rest.
-    static const auto kValue = [] {
-        std::array<unsigned char, 256> t{};
-        t.fill(66);
-        for (int c = 0; c < 256; ++c) {
-            if (int v = base64_value(static_cast<char>(c)); v >= 0) t[static_cast<std::size_t>(c)] = static_cast<unsigned char>(v);
-            else if (ascii_space(static_cast<char>(c))) t[static_cast<std::size_t>(c)] = 65;
-        }
-        t['='] = 64;
-        return t;
-    }();
-    std::size_t n = 0;
-    for (char c : body)
-        if (kValue[static_cast<unsigned char>(c)] != 65) body[n++] = c;
-    body.resize(n);
-    if (n % 4 == 0 && n > 0 && body[n - 1] == '=') {
-        --n;
-        if (body[n - 1] == '=') --n;
-    }
-    if (n % 4 == 1) return d;
-    for (std::size_t i = 0; i < n; ++i)
-        if (kValue[static_cast<unsigned char>(body[i])] > 63) return d;
-    const std::size_t size = n / 4 * 3 + (n % 4 == 2 ? 1 : n % 4 == 3 ? 2 : 0);
-    d.size = size;
-    if (size > cap) {
-        d.over = true;
-        return d;
-    }
-    d.bytes.resize(size);
-    char *out = d.bytes.data();
-    unsigned acc = 0;
-    int bits = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        acc = (acc << 6) | kValue[static_cast<unsigned char>(body[i])];
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            *out++ = static_cast<char>((acc >> bits) & 0xff);
-        }
-    }
+    forgiving_base64(std::move(body), cap, d);
     return d;
 }
 
