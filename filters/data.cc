@@ -550,7 +550,8 @@ Status Attacher::part(int node)
     auto &entries = ctx_.report().data();
     std::vector<html::Replacement> reps;
     std::vector<std::size_t> rep_entry;  // per replacement: its entry
-    std::vector<std::string> rep_hash;   // per replacement: its image
+    std::vector<std::string> rep_hash;   // per replacement: its image's hash
+    std::vector<Image *> rep_image;      // per replacement: its image (in fresh: nodes stay put)
     std::unordered_map<std::string, Image> fresh; // images this part names, by hash
     for (std::size_t ri = 0; ri < scan.refs.size(); ++ri) {
         if (ri % 1024 == 0)
@@ -584,8 +585,10 @@ Status Attacher::part(int node)
             std::string hash = hex_sha256(d.bytes);
             reps.push_back({ri, {}});
             rep_entry.push_back(entries.size());
-            rep_hash.push_back(hash);
-            if (!fresh.count(hash)) fresh.emplace(hash, Image{part_type, std::move(d.bytes), {}});
+            auto it = fresh.find(hash);
+            if (it == fresh.end()) it = fresh.emplace(hash, Image{part_type, std::move(d.bytes), {}}).first;
+            rep_image.push_back(&it->second);
+            rep_hash.push_back(std::move(hash));
         }
         ctx_.report().add_data(std::move(e));
     }
@@ -616,9 +619,9 @@ Status Attacher::part(int node)
     }
     const int owner = c.related >= 0 ? c.related : node;
     const std::string dom = domain(n);
-    for (const std::string &hash : rep_hash) // in the order named: the same ids on every run
-        if (Image &img = fresh.at(hash); img.cid.empty()) img.cid = cid_for(hash, owner) + "@" + dom;
-    for (std::size_t k = 0; k < reps.size(); ++k) reps[k].url = "cid:" + fresh.at(rep_hash[k]).cid;
+    for (std::size_t k = 0; k < reps.size(); ++k) // in the order named: the same ids on every run
+        if (Image &img = *rep_image[k]; img.cid.empty()) img.cid = cid_for(rep_hash[k], owner) + "@" + dom;
+    for (std::size_t k = 0; k < reps.size(); ++k) reps[k].url = "cid:" + rep_image[k]->cid;
     html::Rewritten rw = html::rewrite(view, scan, reps);
     std::vector<bool> done(reps.size(), true);
     for (std::size_t k : rw.skipped) {
@@ -632,7 +635,7 @@ Status Attacher::part(int node)
     for (std::size_t k = 0; k < reps.size(); ++k) {
         if (!done[k] || !named.insert(rep_hash[k]).second) continue;
         if (c.related >= 0 && added_[c.related].count(rep_hash[k])) continue;
-        images.push_back(&fresh.at(rep_hash[k]));
+        images.push_back(rep_image[k]);
         image_hashes.push_back(rep_hash[k]);
     }
     if (named.empty()) return ok();
@@ -650,7 +653,7 @@ Status Attacher::part(int node)
     for (std::size_t k = 0; k < reps.size(); ++k) {
         if (!done[k]) continue;
         entries[rep_entry[k]].action = DataEntry::Action::Attached;
-        entries[rep_entry[k]].cid = fresh.at(rep_hash[k]).cid;
+        entries[rep_entry[k]].cid = rep_image[k]->cid;
     }
     return ok();
 }
