@@ -142,6 +142,9 @@ constexpr bool sanitized = true;
 #else
 constexpr bool sanitized = false;
 #endif
+// A sanitized build runs several times slower: a bound on a release build's time is this
+// many times as long there (a quadratic cost still passes it by far).
+constexpr double time_scale = sanitized ? 10 : 1;
 inline std::string address_limit(const std::string &kb) { return sanitized ? std::string() : "ulimit -v " + kb + "; "; }
 // LeakSanitizer cannot run in a process that strace traces (it stops the world with ptrace
 // itself): a command under strace leaves leak checking out in a sanitized build.
