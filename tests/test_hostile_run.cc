@@ -498,7 +498,7 @@ TEST_CASE("--mid-index reads only the schema mimeuri writes: a view, trigger or 
         REQUIRE_MESSAGE(made.status == 0, made.err);
         // Under a memory bound that a 400 MB row would break: refused before any lookup runs.
         gint64 t0 = g_get_monotonic_time();
-        auto r = testing::sh("ulimit -v 600000; " + testing::bin() + " --mid-url='https://arch/{id}' --mid-index=" +
+        auto r = testing::sh(testing::address_limit("600000") + testing::bin() + " --mid-url='https://arch/{id}' --mid-index=" +
                              quote(bad) + " --on-error=tempfail < " + quote(t.file));
         CHECK(static_cast<double>(g_get_monotonic_time() - t0) / 1e6 < 5);
         CHECK(r.status == 75);
