@@ -489,27 +489,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 ext_headers.push_back(g_mime_header_get_offset(h));
         }
         for (const Edit &e : edits) {
-            // No edit inside the body of a leaf that is not HTML.
+            // No edit inside the body of a leaf that is not HTML or a stylesheet (the references
+            // pass edits a text/css part of a multipart/related, filters/ref_part.cc).
             for (const Node &n : ctx->nodes()) {
                 if (n.kind != Node::Kind::Leaf || !GMIME_IS_PART(n.object)) continue;
                 GMimeContentType *ct = g_mime_object_get_content_type(n.object);
-                const bool html = ct && g_mime_content_type_is_type(ct, "text", "html");
+                const bool editable = ct && (g_mime_content_type_is_type(ct, "text", "html") ||
+                                         g_mime_content_type_is_type(ct, "text", "css"));
                 GMimeDataWrapper *w = g_mime_part_get_content(GMIME_PART(n.object));
                 GMimeStream *s = w ? g_mime_data_wrapper_get_stream(w) : nullptr;
                 if (!s || s->bound_end < 0) continue;
                 if (!(e.begin < s->bound_end && e.end > s->bound_start && e.begin != e.end)) continue;
-                if (!html) fail("an edit touches the body of a leaf that is not text/html");
+                if (!editable) fail("an edit touches the body of a leaf that is not text/html or text/css");
                 if (plainly_not_ascii_compatible(n.object))
-                    fail("an edit touches an HTML part whose encoding is not ASCII-compatible (its label or BOM)");
+                    fail("an edit touches an HTML or CSS part whose encoding is not ASCII-compatible (its label or BOM)");
             }
             if (std::find(ext_headers.begin(), ext_headers.end(), e.begin) != ext_headers.end()) check_words(e.text);
             all.push_back(e);
         }
-        // Output of this message still parses.
-        std::string msg_in = input.substr(static_cast<std::size_t>((*segs)[i].msg_begin),
-                                          static_cast<std::size_t>((*segs)[i].msg_end - (*segs)[i].msg_begin));
+        // Output of this message still parses: from where the context read it (past any lines
+        // of white space only before the header block, which it keeps as they came).
+        const Segment &read = ctx->segment();
+        std::string msg_in = input.substr(static_cast<std::size_t>(read.msg_begin),
+                                          static_cast<std::size_t>(read.msg_end - read.msg_begin));
         std::vector<Edit> local;
-        for (const Edit &e : edits) local.push_back({e.begin - (*segs)[i].msg_begin, e.end - (*segs)[i].msg_begin, e.text});
+        for (const Edit &e : edits) {
+            if (e.begin < read.msg_begin) fail("an edit touches the white-space lines before the header block");
+            local.push_back({e.begin - read.msg_begin, e.end - read.msg_begin, e.text});
+        }
         std::string msg_out = splice(msg_in, local);
         GMimeStream *ms = g_mime_stream_mem_new_with_buffer(msg_out.data(), msg_out.size());
         GMimeParser *parser = g_mime_parser_new_with_stream(ms);
