@@ -278,7 +278,7 @@ std::map<std::string, std::string> plan_extraction(MessageContext &ctx, const Me
 {
     std::map<std::string, std::string> written;
     if (!po.extracting) return written;
-    ctx.output_dir = top;
+    ctx.extraction().top = top;
     const auto &nodes = ctx.nodes();
     std::set<std::string> used{"index.html"};
     std::map<int, std::string> file_of;
@@ -308,7 +308,7 @@ std::map<std::string, std::string> plan_extraction(MessageContext &ctx, const Me
                 std::string bytes = css != css_files.end() ? css->second : part_bytes(tn);
                 // An HTML part saved as a file is a page too: made inert as the others are.
                 if (is_html_type(mime_type(tn))) pages.push_back({name, page_text(tn, bytes), false, false});
-                else ctx.add_output_file({name, std::move(bytes)});
+                else ctx.extraction().files.push_back({name, std::move(bytes)});
                 file_of[node] = name;
                 written[tn.section] = name;
             }
@@ -403,7 +403,7 @@ std::map<std::string, std::string> plan_extraction(MessageContext &ctx, const Me
                 mine.removed = clean->removed;
             }
         }
-        ctx.add_output_file({p.name, make_page(ctx, body, mine, po.allow_remote_images)});
+        ctx.extraction().files.push_back({p.name, make_page(ctx, body, mine, po.allow_remote_images)});
     }
     return written;
 }

@@ -2,7 +2,7 @@
 // agent): each HTML part with references to extract becomes a page (index.html for the
 // first, part-SECTION.html for the others) whose references name files written beside it,
 // one per target part, under safe, unique names. The files are recorded on the message
-// (MessageContext::add_output_file); the run writes them when it takes the message
+// (MessageContext::extraction); the run writes them when it takes the message
 // (src/run/extract.hh).
 #pragma once
 
@@ -35,7 +35,7 @@ struct PageOptions {
     bool allow_remote_images{false}; // --extract-remote-images
 };
 
-// Records the files of the message's folder; ctx.output_dir becomes top. The files: one per
+// Records the files of the message's folder; ctx.extraction().top becomes top. The files: one per
 // target of the pending extracts (a name a browser would run gets ".txt"; an HTML target is
 // a page), and the pages (page_writer.hh): index.html for the message (page_node, the part
 // that is its page, else its text, else its list of parts), part-SECTION.html for each other

@@ -3,7 +3,7 @@
 
 #include "cturi.hh"
 #include "text.hh"
-#include "record.hh"
+#include "wire.hh"
 
 #include <gmime/gmime.h>
 
@@ -261,7 +261,7 @@ void RunIndex::add_message(const MessageContext &ctx, bool pages)
     const bool html = pages; // --cid=extract: every message gets a page
     for (const StoredMessage &m : messages_of(ctx)) {
         Entry e = entry_of(m, 1);
-        e.input_no = ctx.report().input_no;
+        e.input_no = ctx.at().input_no;
         e.html = html && m.section.empty();
         add(m.message_id, std::move(e));
     }
@@ -279,48 +279,26 @@ RunIndex::Found RunIndex::find(const std::string &id, bool ci) const
     return std::make_pair(std::string(found->first), entry_at(found->second));
 }
 
+// The entries one by one (no copy of the whole index), each by Entry's field list.
 std::string RunIndex::save() const
 {
     Record r;
-    r.put(by_id_.size());
-    for (const auto &[id, slot] : by_id_) {
-        const Entry e = entry_at(slot);
-        r.put(std::string(id));
-        r.put(e.index);
-        r.put(e.section);
-        r.put(static_cast<std::size_t>(e.count));
-        r.put(e.input_no);
-        r.put(e.source);
-        r.put(static_cast<std::size_t>(e.offset));
-        r.put(static_cast<std::size_t>(e.html));
-        r.put(e.cids.size());
-        for (const auto &[cid, section] : e.cids) {
-            r.put(cid);
-            r.put(section);
-        }
-    }
+    wire::Put put(r);
+    put(by_id_.size());
+    for (const auto &[id, slot] : by_id_) put(std::string(id), entry_at(slot));
     return r.take();
 }
 
 void RunIndex::merge(const std::string &bytes)
 {
     Record r(bytes);
-    std::size_t n = r.get_size();
-    for (std::size_t i = 0; i < n; ++i) {
-        std::string id = r.get();
+    wire::Get get(r);
+    std::size_t n = 0;
+    get(n);
+    for (; n > 0; --n) {
+        std::string id;
         Entry e;
-        e.index = r.get_size();
-        e.section = r.get();
-        e.count = static_cast<int>(r.get_size());
-        e.input_no = r.get_size();
-        e.source = r.get();
-        e.offset = static_cast<std::int64_t>(r.get_size());
-        e.html = r.get_size() != 0;
-        std::size_t cids = r.get_size();
-        for (std::size_t k = 0; k < cids; ++k) {
-            std::string cid = r.get();
-            e.cids.emplace(cid, r.get());
-        }
+        get(id, e);
         add(id, std::move(e));
     }
 }

@@ -99,6 +99,12 @@ public:
         bool html{false};                        // a top-level message with a text/html part:
                                                  // --cid=extract gives it a page (page_node)
         std::string page; // an index's: the page an earlier --cid=extract run wrote for it
+        // Between a run's workers (save, merge), every field but page, which only an index on
+        // disk (--mid-index) gives, never a message a worker read.
+        template <class Io, class Self> static void fields(Io &io, Self &e)
+        {
+            io(e.index, e.section, e.count, e.input_no, e.source, e.offset, e.html, e.cids);
+        }
     };
     static Entry entry_of(StoredMessage m, int count);
     // The id as indexed, and its entry.

@@ -289,7 +289,7 @@ ReferencesPass::ReferencesPass(RefOptions opts) : opts_(std::move(opts))
 
 Status ReferencesPass::add(const MessageContext &ctx)
 {
-    pages_.saw(ctx.report().input_no, ctx.report().index);
+    pages_.saw(ctx.at().input_no, ctx.at().number);
     run_index_.add_message(ctx, extracting());
     return ok();
 }
@@ -334,7 +334,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
     if (extracting()) {
         tally.pages = &pages_;
         tally.page_node = refs::page_node(ctx);
-        tally.folder = pages_.folder(ctx.report().input_no, ctx.report().index);
+        tally.folder = pages_.folder(ctx.at().input_no, ctx.at().number);
         GCharPtr top(g_canonicalize_filename(opts_.extract_dir.c_str(), nullptr));
         tally.folder_path = std::string(top.get()) + "/" + std::to_string(tally.folder);
     }
@@ -359,9 +359,9 @@ Status ReferencesPass::apply(MessageContext &ctx)
     // Every message gets its folder and its page (index.html), listed in the archive's index.
     auto files = refs::plan_extraction(ctx, ix, tally.extracts, opts_.extract_dir, tally.page_node,
                                        refs::PageOptions{extracting(), opts_.extract_remote_images});
-    if (extracting() && !ctx.output_files().empty()) {
-        ctx.output_number = tally.folder;
-        ctx.output_row = refs::index_row(ctx, tally.folder);
+    if (extracting() && !ctx.extraction().empty()) {
+        ctx.extraction().number = tally.folder;
+        ctx.extraction().row = refs::index_row(ctx, tally.folder);
         pages_.planned(tally.folder, std::move(files));
     }
     return ok();

@@ -478,8 +478,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         std::vector<Edit> edits; // streamed bodies made text
         for (const Edit &e : ctx->edits()) edits.push_back({e.begin, e.end, made(e, src)});
         // Extraction is written when the run takes the message: as the taker does.
-        if (!ctx->output_files().empty())
-            (void)write_extraction(ctx->output_dir, ++extract_folders, ctx->output_files());
+        if (!ctx->extraction().empty())
+            (void)write_extraction(ctx->extraction().top, ++extract_folders, ctx->extraction().files);
         // Where the Content-Type headers of external-body parts start.
         std::vector<std::int64_t> ext_headers;
         for (const Node &n : ctx->nodes()) {

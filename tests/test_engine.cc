@@ -3,6 +3,7 @@
 #include "engine.hh"
 #include "external_body.hh"
 #include "references.hh"
+#include "wire.hh"
 
 #include <doctest/doctest.h>
 
@@ -275,8 +276,8 @@ TEST_CASE("engine: a plan travels between processes unchanged")
     p.dangling_mid = 2;
     MessageReport &rep = p.report.emplace();
     rep.index = 7;
-    rep.input_no = 2;
     rep.source = "in.mbox";
+    rep.offset = 1234;
     rep.message_id = "id@x";
     rep.changed = true;
     RefEntry ref;
@@ -307,8 +308,10 @@ TEST_CASE("engine: a plan travels between processes unchanged")
     p.log_line = "changed";
     p.edits = {{10, 20, "text\r\nwith a line break"}, {0, 0, ""}};
     p.waits = {"a@x", ""};
-    p.output_dir = "/tmp/x";
-    p.output_files = {{"index.html", "<p>"}};
+    p.extraction.top = "/tmp/x";
+    p.extraction.files = {{"index.html", "<p>"}};
+    p.extraction.number = 7;
+    p.extraction.row = "<tr>";
     Plan q = deserialize(serialize(p));
     CHECK(q.cause == p.cause);
     CHECK(q.message_id == p.message_id);
@@ -316,7 +319,8 @@ TEST_CASE("engine: a plan travels between processes unchanged")
     CHECK(q.dangling == 3);
     CHECK(q.dangling_mid == 2);
     REQUIRE(q.report);
-    CHECK(q.report->input_no == 2);
+    CHECK(q.report->index == p.report->index);
+    CHECK(q.report->offset == p.report->offset);
     CHECK(q.report->refs[0].kept == "dkim");
     CHECK(q.report->refs[0].reason == "signed");
     CHECK(q.report->extras() == p.report->extras()); // "unreferenced" before "kept", as set
@@ -329,10 +333,35 @@ TEST_CASE("engine: a plan travels between processes unchanged")
     CHECK(q.edits[0].end == 20);
     CHECK(q.edits[0].text == p.edits[0].text);
     CHECK(q.waits == p.waits);
-    CHECK(q.output_dir == p.output_dir);
-    REQUIRE(q.output_files.size() == 1);
-    CHECK(q.output_files[0].bytes == "<p>");
+    CHECK(q.extraction.top == p.extraction.top);
+    REQUIRE(q.extraction.files.size() == 1);
+    CHECK(q.extraction.files[0].name == "index.html");
+    CHECK(q.extraction.files[0].bytes == "<p>");
+    CHECK(q.extraction.number == 7);
+    CHECK(q.extraction.row == "<tr>");
     CHECK_THROWS(deserialize(serialize(p).substr(0, 5)));
+}
+
+TEST_CASE("a worker's record is read back only when each enum, bool and integer holds one of its values")
+{
+    // An entry written with a code no ErrorCode has: refused when read, not cast.
+    ErrorEntry bad{"1", static_cast<ErrorCode>(kErrorCodes), "x"};
+    CHECK_THROWS_AS(wire::decode<ErrorEntry>(wire::encode(bad)), std::runtime_error);
+    ErrorEntry last{"1", ErrorCode::Label, "x"};
+    CHECK(wire::decode<ErrorEntry>(wire::encode(last)).code == ErrorCode::Label);
+    // A sysexits code between the values (66 NoInput, 70 Software): refused.
+    CHECK_THROWS_AS(wire::decode<Code>(wire::encode(static_cast<Code>(67))), std::runtime_error);
+    CHECK(wire::decode<Code>(wire::encode(Code::TempFail)) == Code::TempFail);
+    // A bool written as 2, an int past its range, a presence flag of 2.
+    CHECK_THROWS_AS(wire::decode<bool>(wire::encode(std::size_t{2})), std::runtime_error);
+    CHECK_THROWS_AS(wire::decode<int>(wire::encode(std::int64_t{1} << 40)), std::runtime_error);
+    CHECK(wire::decode<int>(wire::encode(-5)) == -5);
+    CHECK(wire::decode<std::int64_t>(wire::encode(std::int64_t{-1})) == -1);
+    CHECK_THROWS_AS(wire::decode<std::optional<std::string>>(wire::encode(std::size_t{2})), std::runtime_error);
+    // A count larger than the bytes that follow: refused at the bytes' end, nothing allocated for it.
+    CHECK_THROWS_AS(wire::decode<std::vector<std::string>>(wire::encode(std::size_t{1} << 60)), std::runtime_error);
+    std::map<ErrorCode, std::size_t> m{{ErrorCode::Html, 3}, {ErrorCode::Limit, 1}};
+    CHECK(wire::decode<decltype(m)>(wire::encode(m)) == m);
 }
 
 TEST_CASE("apply_edits: edits in any order; overlapping ones are refused")

@@ -109,9 +109,9 @@ std::vector<StoredMessage> messages_of(const MessageContext &ctx)
         if (!id || !*id) return nullptr;
         StoredMessage &s = out.emplace_back();
         s.message_id = id;
-        s.source = ctx.report().source;
-        s.offset = ctx.report().offset;
-        s.number = ctx.report().index;
+        s.source = ctx.at().source;
+        s.offset = ctx.at().offset;
+        s.number = ctx.at().number;
         s.section = section;
         return &s;
     };

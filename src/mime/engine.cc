@@ -134,8 +134,7 @@ void Engine::index_parsed(const MessageContext &ctx)
 void Engine::index(const MessageAt &m)
 {
     if (!index_wanted_) return;
-    auto ctx = MessageContext::parse(m.src, m.seg, m.number, m.in_mbox, cfg_.limits, inert_check());
-    ctx->report().input_no = m.input_no;
+    auto ctx = MessageContext::parse(m.src, m.seg, m.number, m.in_mbox, cfg_.limits, inert_check(), m.input_no);
     if (!ctx->message() && !ctx->headers_only()) return;
     index_parsed(*ctx);
 }
@@ -162,8 +161,7 @@ void Engine::merge_index(std::string bytes)
 Plan Engine::plan(const MessageAt &m, bool index_first)
 {
     try {
-        auto ctx = MessageContext::parse(m.src, m.seg, m.number, m.in_mbox, cfg_.limits, inert_check());
-        ctx->report().input_no = m.input_no;
+        auto ctx = MessageContext::parse(m.src, m.seg, m.number, m.in_mbox, cfg_.limits, inert_check(), m.input_no);
         if (index_first && index_wanted_ && (ctx->message() || ctx->headers_only())) index_parsed(*ctx);
         return plan_parsed(*ctx);
     } catch (const std::exception &ex) {
@@ -210,10 +208,7 @@ Plan Engine::plan_parsed(MessageContext &ctx)
     } else {
         plan.edits = ctx.edits();
         plan.unprocessed = rep.error_count() > 0;
-        plan.output_dir = ctx.output_dir;
-        plan.output_files = ctx.output_files();
-        plan.output_number = ctx.output_number;
-        plan.output_row = ctx.output_row;
+        plan.extraction = ctx.extraction();
         plan.waits = ctx.waits();
     }
     plan.dangling = rep.dangling();

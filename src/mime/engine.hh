@@ -27,12 +27,15 @@ struct Plan {
     bool unprocessed{false}; // the report names a problem of the input (a part left as read)
     std::size_t dangling{0};
     std::size_t dangling_mid{0}; // of them mid: (which a later message may still resolve)
-    std::string output_dir;               // --cid=extract: the top folder, and the files
-    std::vector<OutputFile> output_files; // written into a folder of their own when taken
-    std::size_t output_number{0};         // that folder's number (0: numbered as taken)
-    std::string output_row;               // the message's row in the top index.html
+    Extraction extraction;                // --cid=extract: written when the plan is taken
     std::vector<std::string> waits;       // what a dangling mid: reference waits for
     bool failed() const { return !cause.empty(); }
+    // On the wire (serialize, deserialize): every field.
+    template <class Io, class Self> static void fields(Io &io, Self &p)
+    {
+        io(p.cause, p.message_id, p.unprocessed, p.dangling, p.dangling_mid, p.report, p.log_line, p.edits, p.waits,
+           p.extraction);
+    }
     // The report's JSON line with its "\n"; empty without a report.
     std::string report_line() const { return report ? report->to_json() + "\n" : std::string(); }
 };

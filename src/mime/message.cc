@@ -30,13 +30,14 @@ std::string join(const std::string &prefix, const std::string &part)
 
 std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const Segment &seg, std::size_t index,
                                                       bool in_mbox, const Limits &limits,
-                                                      const InertCheck *inert)
+                                                      const InertCheck *inert, std::size_t input_no)
 {
     std::unique_ptr<MessageContext> ctx(new MessageContext(src, seg));
+    ctx->at_ = {src.name(), input_no, index, seg.begin};
     ctx->open(in_mbox, limits);
-    ctx->report_.index = index;
-    ctx->report_.source = src.name();
-    ctx->report_.offset = seg.begin;
+    ctx->report_.index = ctx->at_.number;
+    ctx->report_.source = ctx->at_.source;
+    ctx->report_.offset = ctx->at_.offset;
     ctx->detect_eol();
     if (!ctx->parseable()) return ctx;
     // A message no pass can change: its header block alone, read as GMime reads it (the

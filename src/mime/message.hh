@@ -61,6 +61,31 @@ struct Node {
 struct OutputFile {
     std::string name; // relative to the message's extract folder
     std::string bytes;
+    template <class Io, class Self> static void fields(Io &io, Self &f) { io(f.name, f.bytes); }
+};
+
+// --cid=extract's output for one message, declared once: the pass fills it in the context
+// (MessageContext::extraction), the plan carries it (Plan::extraction, on the wire by this
+// field list), and the run writes it when it takes the message (src/run/taker.cc, with
+// src/run/extract.cc), never before. The service refuses --cid=extract when its settings
+// are read, and fails a message whose plan carries one (src/app/milter_message.cc).
+struct Extraction {
+    std::string top;               // the top extract folder
+    std::vector<OutputFile> files; // the message's own folder's files
+    std::size_t number{0};         // that folder's number under top (0: the run numbers it when taken)
+    std::string row;               // the message's row in top's index.html (HTML, escaped)
+    bool empty() const { return files.empty(); }
+    template <class Io, class Self> static void fields(Io &io, Self &x) { io(x.top, x.files, x.number, x.row); }
+};
+
+// Where a message is, in one place: its input (the run's input_no-th, named source), its
+// number there (1-based) and the offset of its first byte (an mbox message's "From " line).
+// The report writes a copy of source, number and offset.
+struct MessageCoordinates {
+    std::string source;
+    std::size_t input_no{0};
+    std::size_t number{1};
+    std::int64_t offset{0};
 };
 
 struct StreamedBody; // streamed_body.hh
@@ -72,6 +97,7 @@ struct Edit {
     // Or (text empty) bytes made when the output is written: a leaf's body too large to
     // hold (write_edit, streamed_body.hh).
     std::shared_ptr<const StreamedBody> streamed{};
+    template <class Io, class Self> static void fields(Io &io, Self &e) { io(e.begin, e.end, e.text, e.streamed); }
 };
 
 // What lets MessageContext::parse copy a message without a full parse (Engine): the media
@@ -131,15 +157,17 @@ public:
     // block is read (headers_only()): no pass can change the message, and the run's index
     // needs no more than its Message-ID (report().message_id). A plain header block is read
     // without GMime (message() is then null), any other by GMime's parser.
+    // input_no: the source's place among the run's inputs (at()).
     static std::unique_ptr<MessageContext> parse(const Source &src, const Segment &seg, std::size_t index,
                                                  bool in_mbox, const Limits &limits,
-                                                 const InertCheck *inert = nullptr);
+                                                 const InertCheck *inert = nullptr, std::size_t input_no = 0);
     bool headers_only() const { return headers_only_; }
 
     // The message's bytes: a window of the input read into memory (below kWindowMax), or
     // the input itself; offsets are the input's either way.
     const Source &source() const { return *src_; }
     const Segment &segment() const { return seg_; }
+    const MessageCoordinates &at() const { return at_; }
     GMimeMessage *message() const { return message_.get(); }
     const std::vector<Node> &nodes() const { return nodes_; }
     Eol eol() const { return eol_; }
@@ -221,15 +249,12 @@ public:
         report_.changed = !edits_.empty();
     }
     bool changed() const { return !edits_.empty(); }
-    void drop_edits() { edits_.clear(); replaced_.clear(); output_files_.clear(); report_.changed = false; }
+    void drop_edits() { edits_.clear(); replaced_.clear(); extraction_.files.clear(); report_.changed = false; }
 
-    // Files to write beside the message, into a folder of their own under output_dir; a
-    // pass records them, and the run writes them when it takes the message, never before.
-    void add_output_file(OutputFile f);
-    const std::vector<OutputFile> &output_files() const { return output_files_; }
-    std::string output_dir; // the top extract folder
-    std::size_t output_number{0}; // the message's folder there (0: the run numbers it)
-    std::string output_row;       // its row in the folder's index.html (HTML, escaped)
+    // Files to write beside the message (--cid=extract): a pass records them, and the run
+    // writes them when it takes the message, never before.
+    Extraction &extraction() { return extraction_; }
+    const Extraction &extraction() const { return extraction_; }
 
     // Keys (a mid: Message-ID not in the run's index yet) this message's plan depends on:
     // it is planned again, once the whole input is indexed, only if a pass knows one of
@@ -294,6 +319,7 @@ private:
     std::optional<Source> window_; // the message read into memory, when it is
     const Source *src_;            // window_ or the run's source
     Segment seg_;
+    MessageCoordinates at_;
     bool in_mbox_{false};
     std::optional<ContentLength> length_split_; // an mboxcl2 Content-Length that ends this message
     Limits limits_;
@@ -303,7 +329,7 @@ private:
     MessageReport report_;
     std::vector<Edit> edits_;
     std::vector<std::pair<GMimeHeader *, std::string>> replaced_;
-    std::vector<OutputFile> output_files_;
+    Extraction extraction_;
     std::vector<std::string> waits_;
     std::vector<Protection> protections_;
     bool headers_only_{false};

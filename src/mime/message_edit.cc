@@ -473,6 +473,5 @@ std::optional<std::string> MessageContext::kept(const Node &n, std::string_view 
     return p->reason;
 }
 
-void MessageContext::add_output_file(OutputFile f) { output_files_.push_back(std::move(f)); }
 
 } // namespace mimeuri

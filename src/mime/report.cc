@@ -120,15 +120,6 @@ void MessageReport::add_data(DataEntry entry)
     data_.push_back(std::move(entry));
 }
 
-void MessageReport::restore_extras(std::vector<Extra> order, std::vector<KeptEntry> kept,
-                                   std::vector<UnreferencedEntry> unref, std::vector<SignatureEntry> sigs)
-{
-    extras_ = std::move(order);
-    kept_ = std::move(kept);
-    unreferenced_ = std::move(unref);
-    signatures_ = std::move(sigs);
-}
-
 std::size_t MessageReport::dangling() const
 {
     return static_cast<std::size_t>(

@@ -34,6 +34,12 @@ struct RefEntry {
     std::optional<std::string> target_message; // the target's Message-ID (mid:); null otherwise
     std::optional<std::string> target_source;  // mid: where that message lives (its input); null
     std::optional<std::int64_t> target_offset; // when unknown or several messages have the id
+
+    template <class Io, class Self> static void fields(Io &io, Self &e)
+    {
+        io(e.part, e.attr, e.url, e.kind, e.status, e.matched, e.action, e.reason, e.kept, e.target, e.target_message,
+           e.target_source, e.target_offset);
+    }
 };
 
 // An "external_bodies" entry: one message/external-body part (README, RFC 2017).
@@ -55,6 +61,11 @@ struct ExternalBodyEntry {
     std::string reason;                     // with a status; null when empty
 
     static void set_field(Fields &fields, const std::string &name, const std::string &value);
+
+    template <class Io, class Self> static void fields(Io &io, Self &e)
+    {
+        io(e.part, e.access_type, e.url, e.url_before, e.inner, e.original, e.kept, e.status, e.reason);
+    }
 };
 
 // A "labels" entry: the Content-Type-URI label of one part.
@@ -62,6 +73,8 @@ struct LabelEntry {
     std::string part;
     std::string label;
     std::optional<std::string> kept; // signed content: the label is not written
+
+    template <class Io, class Self> static void fields(Io &io, Self &e) { io(e.part, e.label, e.kept); }
 };
 
 // An "errors" entry: a problem with the message or one of its parts.
@@ -69,6 +82,8 @@ struct ErrorEntry {
     std::string part; // "" for the message
     ErrorCode code{ErrorCode::Internal}; // its word: json_name (error_code.hh)
     std::string message;
+
+    template <class Io, class Self> static void fields(Io &io, Self &e) { io(e.part, e.code, e.message); }
 };
 
 // A "kept" entry: an edit a pass left out because signed content is kept (src/mime/signatures.cc).
@@ -77,12 +92,16 @@ struct KeptEntry {
     std::string part;
     std::string edit; // "content-id", "drop", "summary-header"
     std::string kept; // the signature kind
+
+    template <class Io, class Self> static void fields(Io &io, Self &e) { io(e.part, e.edit, e.kept); }
 };
 
 // An "unreferenced" entry: a part of a multipart/related that nothing references.
 struct UnreferencedEntry {
     std::string part;
     std::string related; // the multipart/related's section
+
+    template <class Io, class Self> static void fields(Io &io, Self &e) { io(e.part, e.related); }
 };
 
 // A "signatures" entry: one signature and its state as the message leaves.
@@ -95,6 +114,11 @@ struct SignatureEntry {
     std::string domain;   // absent when empty
     std::string selector; // absent when empty
     std::string detail;   // absent when empty
+
+    template <class Io, class Self> static void fields(Io &io, Self &e)
+    {
+        io(e.kind, e.part, e.state, e.kept, e.domain, e.selector, e.detail);
+    }
 };
 
 // A "data" entry: one data: URI of an HTML or CSS part (--data, filters/data.hh).
@@ -109,6 +133,11 @@ struct DataEntry {
     std::string reason;              // why it was left ("not-image", "size", "base64", ...); absent when empty
     std::optional<std::string> kept; // signed content: the signature kind, with Action::Kept
     std::string cid;                 // attached: the new part's Content-ID; absent when empty
+
+    template <class Io, class Self> static void fields(Io &io, Self &e)
+    {
+        io(e.part, e.attr, e.type, e.size, e.sniffed, e.action, e.reason, e.kept, e.cid);
+    }
 };
 
 const char *json_name(DataEntry::Action a);
@@ -118,9 +147,18 @@ const char *json_name(RefEntry::Action a);
 const char *json_name(ExternalBodyEntry::Status s);
 const char *json_name(SignatureEntry::State s);
 
+// The values each enum of the report has: a worker's record is read back only when its enum
+// fields hold one (wire.hh).
+constexpr bool wire_valid(RefEntry::Kind v) { return v <= RefEntry::Kind::Location; }
+constexpr bool wire_valid(RefEntry::Status v) { return v <= RefEntry::Status::Ambiguous; }
+constexpr bool wire_valid(RefEntry::Action v) { return v <= RefEntry::Action::Kept; }
+constexpr bool wire_valid(ExternalBodyEntry::Status v) { return v <= ExternalBodyEntry::Status::Kept; }
+constexpr bool wire_valid(SignatureEntry::State v) { return v <= SignatureEntry::State::Unverifiable; }
+constexpr bool wire_valid(DataEntry::Action v) { return v <= DataEntry::Action::Kept; }
+
 struct MessageReport {
+    // Where the message is, as reported: a copy of its coordinates (MessageContext::at()).
     std::size_t index{0}; // 1-based position of the message in its source
-    std::size_t input_no{0}; // position of its source among the run's inputs (not reported)
     std::string source;   // file name, or "-" for standard input
     std::string queue_id; // the MTA's queue id (the service); written only when set
     std::int64_t offset{0}; // of the message in its source: an mbox message's "From " line
@@ -171,10 +209,13 @@ struct MessageReport {
     // flush's first error is returned, and nothing more is handed on after it.
     Status write_json(std::string &out, const std::function<Status(std::string &)> *flush) const;
 
-    // Restores the extras as saved (their order included); for a plan read back.
-    void restore_extras(std::vector<Extra> order, std::vector<KeptEntry> kept, std::vector<UnreferencedEntry> unref,
-                        std::vector<SignatureEntry> sigs);
-    void restore_data(std::vector<DataEntry> data) { data_ = std::move(data); }
+    // On the wire (wire.hh): every field, the extras' order included (queue_id is the
+    // service front's own, set after the worker's plan is read).
+    template <class Io, class Self> static void fields(Io &io, Self &r)
+    {
+        io(r.index, r.source, r.offset, r.message_id, r.changed, r.refs, r.external_bodies, r.labels, r.errors);
+        io(r.extras_, r.kept_, r.unreferenced_, r.signatures_, r.data_);
+    }
 
 private:
     void mark(Extra e);
@@ -184,5 +225,7 @@ private:
     std::vector<DataEntry> data_;
     std::vector<Extra> extras_;
 };
+
+constexpr bool wire_valid(MessageReport::Extra v) { return v <= MessageReport::Extra::Data; }
 
 } // namespace mimeuri

@@ -3,6 +3,7 @@
 // an IMAP server renamed meanwhile); and --jobs over many files, a file per worker.
 #include "maildir.hh"
 #include "run_state.hh"
+#include "wire.hh"
 #include "workers.hh"
 
 #include <cerrno>
@@ -162,6 +163,20 @@ void commit_in_place(RunState &rs, const std::string &input, const Source &src, 
     if (!landed->empty()) note_changed(rs, *landed);
 }
 
+namespace {
+
+// What a worker sends back for its file, by one field list (wire.hh): the report's lines,
+// its counts and outcome, the bytes done. The parent adds them to its own.
+struct FileResult {
+    std::string lines;
+    RunStats st;
+    Outcome outcome;
+    std::int64_t done_bytes{0};
+    template <class Io, class Self> static void fields(Io &io, Self &f) { io(f.lines, f.st, f.outcome, f.done_bytes); }
+};
+
+} // namespace
+
 // Each file is independent, so the workers take whole files; the parent writes the report
 // and counts, in input order.
 void run_files_forked(RunState &rs)
@@ -174,19 +189,7 @@ void run_files_forked(RunState &rs)
         rs.outcome = Outcome{};
         if (rs.faults.worker_on == k) ::raise(SIGKILL);
         run_input(rs, k, 1);
-        Record r;
-        r.put(*rs.captured_report);
-        for (std::size_t v : {rs.st.messages, rs.st.changed, rs.st.failed, rs.st.unprocessed, rs.st.dangling}) r.put(v);
-        r.put(rs.st.errors_by_code.size());
-        for (const auto &[code, n] : rs.st.errors_by_code) {
-            r.put(static_cast<std::size_t>(code));
-            r.put(n);
-        }
-        r.put(static_cast<std::size_t>(rs.outcome.worst));
-        r.put(static_cast<std::size_t>(rs.outcome.tempfail));
-        r.put(static_cast<std::size_t>(rs.outcome.ended.value_or(0)));
-        r.put(static_cast<std::size_t>(rs.done_bytes));
-        return r.take();
+        return wire::encode(FileResult{*rs.captured_report, rs.st, rs.outcome, rs.done_bytes});
     };
     auto consume = [&](std::size_t k, std::string &&bytes, bool alive) {
         if (!alive) {
@@ -195,21 +198,14 @@ void run_files_forked(RunState &rs)
             return true;
         }
         try {
-            Record r(std::move(bytes));
-            std::string lines = r.get();
-            for (std::size_t *v : {&rs.st.messages, &rs.st.changed, &rs.st.failed, &rs.st.unprocessed, &rs.st.dangling})
-                *v += r.get_size();
-            for (std::size_t n = r.get_size(); n > 0; --n) {
-                const std::size_t code = r.get_size();
-                const std::size_t count = r.get_size();
-                if (code < static_cast<std::size_t>(kErrorCodes)) rs.st.errors_by_code[static_cast<ErrorCode>(code)] += count;
-            }
-            rs.outcome.worsen(static_cast<Code>(r.get_size()));
-            if (r.get_size() != 0) rs.outcome.worsen(Code::TempFail);
-            if (std::size_t e = r.get_size(); e != 0 && !rs.outcome.ended) rs.outcome.ended = static_cast<int>(e);
-            rs.done_bytes += static_cast<std::int64_t>(r.get_size());
-            if (rs.report && !lines.empty())
-                if (auto s = rs.report->write(lines); !s) rs.outcome.end(s.error());
+            const FileResult f = wire::decode<FileResult>(std::move(bytes));
+            rs.st.add(f.st);
+            rs.outcome.worsen(f.outcome.worst);
+            if (f.outcome.tempfail) rs.outcome.worsen(Code::TempFail);
+            if (f.outcome.ended.value_or(0) != 0 && !rs.outcome.ended) rs.outcome.ended = f.outcome.ended;
+            rs.done_bytes += f.done_bytes;
+            if (rs.report && !f.lines.empty())
+                if (auto s = rs.report->write(f.lines); !s) rs.outcome.end(s.error());
         } catch (const std::exception &ex) {
             g_warning("%s: unreadable worker result: %s", rs.inputs[k].c_str(), ex.what());
             rs.outcome.worsen(Code::Software);

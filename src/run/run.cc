@@ -69,6 +69,16 @@ void commit_outputs(RunState &rs)
 
 } // namespace
 
+void RunStats::add(const RunStats &o)
+{
+    messages += o.messages;
+    changed += o.changed;
+    failed += o.failed;
+    unprocessed += o.unprocessed;
+    dangling += o.dangling;
+    for (const auto &[code, n] : o.errors_by_code) errors_by_code[code] += n;
+}
+
 std::string summary_line(const RunStats &st, const Options &opts)
 {
     std::string line = std::to_string(st.messages) + " messages, " + std::to_string(st.changed) + " changed, " +

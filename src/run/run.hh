@@ -17,6 +17,12 @@ struct RunStats {
     std::size_t unprocessed{0}; // messages or parts left as read because of their input
     std::size_t dangling{0};    // dangling references
     std::map<ErrorCode, std::size_t> errors_by_code; // the report's error entries, by code
+    // Another process's counts (a --jobs worker's) added to these.
+    void add(const RunStats &o);
+    template <class Io, class Self> static void fields(Io &io, Self &s)
+    {
+        io(s.messages, s.changed, s.failed, s.unprocessed, s.dangling, s.errors_by_code);
+    }
 };
 
 // The summary line on a terminal (and with --verbose): the totals, the report's errors

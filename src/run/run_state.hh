@@ -25,6 +25,7 @@ struct Outcome {
     Code worst{Code::Ok};
     bool tempfail{false};   // some input was not done and must be retried (75)
     std::optional<int> ended;
+    template <class Io, class Self> static void fields(Io &io, Self &o) { io(o.worst, o.tempfail, o.ended); }
     void worsen(Code c);
     // One line on stderr, and the code counted.
     void fail(const Error &e);

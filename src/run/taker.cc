@@ -20,14 +20,15 @@ Taker::Taker(RunState &rs, std::size_t input_no, const Source &src, const std::v
 // fails the message as a pass error does (its report no longer claims "extracted").
 void Taker::extract(Plan &plan)
 {
-    if (rs_.opts.check || plan.output_files.empty()) return;
-    const std::size_t number = plan.output_number ? plan.output_number : ++rs_.extract_folders;
-    auto wrote = write_extraction(plan.output_dir, number, plan.output_files);
+    const Extraction &x = plan.extraction;
+    if (rs_.opts.check || x.empty()) return;
+    const std::size_t number = x.number ? x.number : ++rs_.extract_folders;
+    auto wrote = write_extraction(x.top, number, x.files);
     if (wrote) {
-        rs_.extract_top = plan.output_dir;
-        rs_.extract_rows += plan.output_row;
+        rs_.extract_top = x.top;
+        rs_.extract_rows += x.row;
         // (an id that would break the line is left out: a later run cannot name its page)
-        if (!plan.output_row.empty() && !plan.message_id.empty() &&
+        if (!x.row.empty() && !plan.message_id.empty() &&
             plan.message_id.find_first_of("\t\r\n") == std::string::npos)
             rs_.extract_pages += std::to_string(number) + "\t" + plan.message_id + "\n";
         return;

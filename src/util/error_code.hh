@@ -34,6 +34,7 @@ enum class ErrorCode {
     Label,               // a label that could not be made or written
 };
 constexpr int kErrorCodes = static_cast<int>(ErrorCode::Label) + 1;
+constexpr bool wire_valid(ErrorCode c) { return c <= ErrorCode::Label; } // wire.hh
 
 // The word the report writes: "limit", "html-time-limit", ...
 const char *json_name(ErrorCode c);

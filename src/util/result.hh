@@ -21,6 +21,22 @@ enum class Code {
     TempFail = 75,     // EX_TEMPFAIL
     Config = 78,       // EX_CONFIG: a configuration file that cannot be read or says something wrong
 };
+// A Code read back from a worker's record (wire.hh) is one of these values, never a cast.
+constexpr bool wire_valid(Code c)
+{
+    switch (c) {
+    case Code::Ok:
+    case Code::Usage:
+    case Code::DataErr:
+    case Code::NoInput:
+    case Code::Software:
+    case Code::CantCreate:
+    case Code::IoErr:
+    case Code::TempFail:
+    case Code::Config: return true;
+    }
+    return false;
+}
 
 // What kind of failure an error is, apart from the exit status it maps to: a limit (the
 // message passes as it came, reported; a retry would hit the same limit), input that is
