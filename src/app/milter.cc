@@ -11,6 +11,7 @@
 #include "milter_quickack.h"
 #include "milter_socket.hh"
 #include "milter_worker.hh"
+#include "run.hh"
 #include "syslog.hh"
 
 #include <libmilter/mfapi.h>
@@ -77,11 +78,7 @@ void warm_up(const Settings &cfg)
         "iVBORw0KGgo=\r\n"
         "--b\r\nContent-Type: message/external-body; access-type=URL; URL=\"http://example.test/a b\"\r\n\r\n"
         "Content-Type: text/plain\r\n\r\n--b--\r\n";
-    EngineConfig ec;
-    ec.limits = cfg.opts.limits;
-    ec.signed_mode = cfg.opts.signed_mode;
-    ec.summary = true;
-    Engine engine(passes, ec);
+    Engine engine(passes, engine_config(cfg.opts, Runner::Service));
     (void)plan_message(engine, sample, "warm-up");
 }
 

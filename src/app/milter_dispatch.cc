@@ -138,6 +138,9 @@ WorkerResult run_worker(FreeWorkers &workers, int msg_fd, const std::function<vo
         workers.give_back(chan);
         try {
             r.plan = deserialize(std::move(bytes));
+            // The service writes no archive (its settings refuse --cid=extract): a plan with
+            // extracted files would report files that are never written.
+            if (!r.plan->extraction.empty()) r.failure = "the worker's plan carries extracted files, which the service does not write";
         } catch (const std::exception &e) {
             r.failure = std::string("the worker's plan could not be read: ") + e.what();
         }

@@ -6,6 +6,7 @@
 #include "faults.hh"
 #include "fdio.hh"
 #include "milter_chan.hh"
+#include "run.hh"
 #include "source.hh"
 
 #include <cerrno>
@@ -40,16 +41,8 @@ void plan_one(int sock, int msg_fd, const Settings &cfg)
             if (h.find("mimeuri-fault:hang") != std::string_view::npos)
                 for (;;) ::pause();
         }
-        EngineConfig ec;
-        ec.limits = cfg.opts.limits;
-        ec.signed_mode = cfg.opts.signed_mode;
-        ec.summary = true;
-        ec.report = !cfg.opts.report_path.empty();
-        Engine engine(passes, ec);
-        Segment seg;
-        seg.msg_end = seg.next = src->size();
-        if (engine.wants_index()) engine.index({*src, seg, 1, false, 0});
-        plan = engine.plan({*src, seg, 1, false, 0});
+        Engine engine(passes, engine_config(cfg.opts, Runner::Service));
+        plan = plan_message(engine, *src);
     }
     std::string bytes = serialize(plan);
     std::uint64_t len = bytes.size();

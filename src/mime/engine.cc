@@ -228,13 +228,17 @@ bool Engine::worth_replanning(const Plan &p) const
     return false;
 }
 
-Plan plan_message(Engine &engine, std::string_view bytes, const std::string &name)
+Plan plan_message(Engine &engine, const Source &src)
 {
-    Source src = Source::from_bytes(bytes, name);
     Segment seg;
-    seg.msg_end = seg.next = static_cast<std::int64_t>(bytes.size());
+    seg.msg_end = seg.next = src.size();
     if (engine.wants_index()) engine.index({src, seg, 1, false, 0});
     return engine.plan({src, seg, 1, false, 0});
+}
+
+Plan plan_message(Engine &engine, std::string_view bytes, const std::string &name)
+{
+    return plan_message(engine, Source::from_bytes(bytes, name));
 }
 
 std::string apply_edits(std::string_view bytes, const std::vector<Edit> &edits)

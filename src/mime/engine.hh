@@ -109,7 +109,9 @@ private:
     std::vector<bool> skipped_;             // passes that only report, where nothing is reported
 };
 
-// A whole message held in memory, as a service receives it: planned as one message.
+// A whole source as one message (as the service receives it), indexed first where a pass
+// keeps an index; or a whole message held in memory.
+Plan plan_message(Engine &engine, const Source &src);
 Plan plan_message(Engine &engine, std::string_view bytes, const std::string &name = "message");
 
 // bytes with the edits applied (each edit's range replaced by its text); edits must not

@@ -68,7 +68,7 @@ struct OutputFile {
 // (MessageContext::extraction), the plan carries it (Plan::extraction, on the wire by this
 // field list), and the run writes it when it takes the message (src/run/taker.cc, with
 // src/run/extract.cc), never before. The service refuses --cid=extract when its settings
-// are read, and fails a message whose plan carries one (src/app/milter_message.cc).
+// are read, and fails a message whose plan carries one (src/app/milter_dispatch.cc).
 struct Extraction {
     std::string top;               // the top extract folder
     std::vector<OutputFile> files; // the message's own folder's files

@@ -69,6 +69,22 @@ void commit_outputs(RunState &rs)
 
 } // namespace
 
+EngineConfig engine_config(const Options &opts, Runner who)
+{
+    EngineConfig cfg;
+    cfg.limits = opts.limits;
+    cfg.signed_mode = opts.signed_mode;
+    if (who == Runner::Service) {
+        cfg.summary = true;
+        cfg.report = !opts.report_path.empty();
+    } else {
+        // A report is made also for the summary on a terminal (its errors counted by kind).
+        cfg.report = !opts.report_path.empty() || opts.check || opts.progress || opts.verbose;
+        cfg.summary = opts.syslog;
+    }
+    return cfg;
+}
+
 void RunStats::add(const RunStats &o)
 {
     messages += o.messages;
@@ -102,13 +118,7 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
     RunStats local;
     signal_reports_in_place(opts.in_place && !opts.check);
     Inputs inputs(opts, in_fd);
-    EngineConfig cfg;
-    cfg.limits = opts.limits;
-    cfg.signed_mode = opts.signed_mode;
-    // A report is made also for the summary on a terminal (its errors counted by kind).
-    cfg.report = !opts.report_path.empty() || opts.check || opts.progress || opts.verbose;
-    cfg.summary = opts.syslog;
-    Engine engine(passes, cfg);
+    Engine engine(passes, engine_config(opts, Runner::Batch));
     RunState rs(opts, engine, inputs, stats ? *stats : local);
     engine.set_fault(rs.faults.pass);
     if (Status s = open_outputs(rs, out_fd); !s) {

@@ -1,6 +1,7 @@
 // The run: inputs in, messages planned by the passes, outputs and reports written.
 #pragma once
 
+#include "engine.hh"
 #include "options.hh"
 #include "pass.hh"
 
@@ -28,6 +29,12 @@ struct RunStats {
 // The summary line on a terminal (and with --verbose): the totals, the report's errors
 // counted by kind, and where to read them.
 std::string summary_line(const RunStats &st, const Options &opts);
+
+// The engine's settings from the options, in one home: the batch run's (a report is made
+// also for the summary on a terminal, the summary line with --syslog) or the service's (its
+// log line always, a report with --report).
+enum class Runner { Batch, Service };
+EngineConfig engine_config(const Options &opts, Runner who);
 
 // Runs the job described by opts; returns the process exit status (sysexits.h).
 // in_fd/out_fd stand for standard input and output.
