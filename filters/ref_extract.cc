@@ -272,19 +272,23 @@ std::string text_page_body(const Node &n)
 
 } // namespace
 
-std::map<std::string, std::string> plan_extraction(MessageContext &ctx, const MessageIndex &ix,
-                                                   const std::vector<PendingExtract> &extracts, const std::string &top,
-                                                   int page_node, const PageOptions &po)
-{
-    std::map<std::string, std::string> written;
-    if (!po.extracting) return written;
-    ctx.extraction().top = top;
-    const auto &nodes = ctx.nodes();
-    std::set<std::string> used{"index.html"};
-    std::map<int, std::string> file_of;
-    bool first_html = true;
-    html::ParseLimits limits;
-    limits.out_of_time = [&ctx] { return ctx.out_of_time(); };
+namespace {
+
+// One message's folder being planned (plan_extraction): the files of the parts its pages
+// reference, then a page for every HTML part (and index.html), each sanitised, with the
+// header's list of parts linking to the file or page that holds each.
+class FolderPlan {
+public:
+    FolderPlan(MessageContext &ctx, const MessageIndex &ix, int page_node, const PageOptions &po)
+        : ctx_(ctx), ix_(ix), nodes_(ctx.nodes()), page_node_(page_node), po_(po)
+    {
+    }
+    void extract(const PendingExtract &pe);
+    void page_the_rest();
+    void write_pages();
+    std::map<std::string, std::string> written() && { return std::move(written_); }
+
+private:
     // The pages, made once every file is named (their headers list the files).
     struct Page {
         std::string name;
@@ -292,104 +296,149 @@ std::map<std::string, std::string> plan_extraction(MessageContext &ctx, const Me
         bool ours{false};
         bool message_page{false};
     };
-    std::vector<Page> pages;
-    std::set<int> paged;
+    const std::string &file_for(int node);
+    void absolute_urls(const PendingExtract &pe, const std::set<std::size_t> &to_files,
+                       std::vector<html::Replacement> &reps) const;
+    PageParts parts_list() const;
+
+    MessageContext &ctx_;
+    const MessageIndex &ix_;
+    const std::vector<Node> &nodes_;
+    const int page_node_;
+    const PageOptions &po_;
+    std::map<std::string, std::string> written_; // section -> file or page name
+    std::set<std::string> used_{"index.html"};
+    std::map<int, std::string> file_of_;
     // A stylesheet with references to extract is written as its file with them rewritten
     // (the stylesheets come first: references.cc), so that the page's backgrounds load.
-    std::map<int, std::string> css_files;
-    for (const auto &pe : extracts) {
-        std::vector<html::Replacement> reps;
-        std::set<std::size_t> to_files;
-        for (const auto &[ri, node] : pe.refs) {
-            if (!file_of.count(node)) {
-                const Node &tn = nodes[static_cast<std::size_t>(node)];
-                std::string name = file_name(ctx, tn, ix.parts[static_cast<std::size_t>(node)], used);
-                auto css = css_files.find(node);
-                std::string bytes = css != css_files.end() ? css->second : part_bytes(tn);
-                // An HTML part saved as a file is a page too: made inert as the others are.
-                if (is_html_type(mime_type(tn))) pages.push_back({name, page_text(tn, bytes), false, false});
-                else ctx.extraction().files.push_back({name, std::move(bytes)});
-                file_of[node] = name;
-                written[tn.section] = name;
-            }
-            GCharPtr rel(g_uri_escape_string(file_of[node].c_str(), nullptr, FALSE));
-            reps.push_back({ri, rel.get()});
-            to_files.insert(ri);
-        }
-        // The page: index.html for the message's page part (PageBook), part-SECTION.html
-        // for another HTML part with something to extract. Before page_node was known, the
-        // first HTML part with something to extract was index.html: the same but where an
-        // earlier HTML part had nothing to extract.
-        const bool index_page = !pe.css && (page_node >= 0 ? pe.html_node == page_node : first_html);
-        // mid: links to pages: another message's (a relative URL), or this one's.
-        for (const auto &[ri, url] : pe.links) {
-            reps.push_back({ri, !url.empty() ? url : index_page ? std::string("#") : std::string("index.html")});
-            to_files.insert(ri);
-        }
-        // The page's <base href> is dropped (html_sanitize), so that the file names resolve
-        // beside it. Its other relative URLs (links, images left on the web) keep the meaning the
-        // base gave them: each is made absolute against it, or against the part's own base
-        // (Content-Location, RFC 2557), as the message's reader would have resolved it. A
-        // URL that is only a fragment stays, so that in-page anchors work in the file; and
-        // without a base of the web (thismessage:/) relative URLs stay as they are.
-        if (const char *scheme = g_uri_peek_scheme(pe.base.c_str()); scheme && std::strcmp(scheme, "thismessage") != 0)
-            for (std::size_t ri = 0; ri < pe.scan.refs.size(); ++ri) {
-                const std::string &url = pe.scan.refs[ri].url;
-                if (to_files.count(ri) || url.empty() || url[0] == '#') continue;
-                if (g_uri_peek_scheme(url.c_str())) continue; // absolute (interned, not owned)
-                if (std::string abs = resolve(pe.base, url); !abs.empty()) reps.push_back({ri, abs});
-            }
-        if (pe.css) {
-            css_files[pe.html_node] = html::rewrite(pe.html, pe.scan, reps).html;
-            continue;
-        }
-        const Node &hn = nodes[static_cast<std::size_t>(pe.html_node)];
-        // Chosen among the names taken, never assumed free: an attachment may be called
-        // part-2.html (or part-2-2.html).
-        const std::string html_name = index_page ? "index.html" : choose_name(used, "part-" + hn.section + ".html");
-        first_html = first_html && !index_page;
-        written[hn.section] = html_name;
-        paged.insert(pe.html_node);
-        pages.push_back({html_name, page_text(hn, html::rewrite(pe.html, pe.scan, reps).html), false, index_page});
+    std::map<int, std::string> css_files_;
+    std::vector<Page> pages_;
+    std::set<int> paged_;
+    bool first_html_{true};
+};
+
+// The file a referenced part is saved as, named (and saved) the first time.
+const std::string &FolderPlan::file_for(int node)
+{
+    if (auto f = file_of_.find(node); f != file_of_.end()) return f->second;
+    const Node &tn = nodes_[static_cast<std::size_t>(node)];
+    std::string name = file_name(ctx_, tn, ix_.parts[static_cast<std::size_t>(node)], used_);
+    auto css = css_files_.find(node);
+    std::string bytes = css != css_files_.end() ? css->second : part_bytes(tn);
+    // An HTML part saved as a file is a page too: made inert as the others are.
+    if (is_html_type(mime_type(tn))) pages_.push_back({name, page_text(tn, bytes), false, false});
+    else ctx_.extraction().files.push_back({name, std::move(bytes)});
+    written_[tn.section] = name;
+    return file_of_[node] = name;
+}
+
+// The page's <base href> is dropped (html_sanitize), so that the file names resolve beside
+// it. Its other relative URLs (links, images left on the web) keep the meaning the base gave
+// them: each is made absolute against it, or against the part's own base (Content-Location,
+// RFC 2557), as the message's reader would have resolved it. A URL that is only a fragment
+// stays, so that in-page anchors work in the file; and without a base of the web
+// (thismessage:/) relative URLs stay as they are.
+void FolderPlan::absolute_urls(const PendingExtract &pe, const std::set<std::size_t> &to_files,
+                               std::vector<html::Replacement> &reps) const
+{
+    const char *scheme = g_uri_peek_scheme(pe.base.c_str());
+    if (!scheme || std::strcmp(scheme, "thismessage") == 0) return;
+    for (std::size_t ri = 0; ri < pe.scan.refs.size(); ++ri) {
+        const std::string &url = pe.scan.refs[ri].url;
+        if (to_files.count(ri) || url.empty() || url[0] == '#') continue;
+        if (g_uri_peek_scheme(url.c_str())) continue; // absolute (interned, not owned)
+        if (std::string abs = resolve(pe.base, url); !abs.empty()) reps.push_back({ri, abs});
     }
-    // Every HTML part of the message has a page; the message has one (index.html) whatever
-    // it holds: its first HTML part, else its text, else the list of its parts.
+}
+
+// One HTML part (or stylesheet) with something to extract: its references point at the
+// files, its mid: links at the pages; a stylesheet is kept for its file, an HTML part
+// becomes a page.
+void FolderPlan::extract(const PendingExtract &pe)
+{
+    std::vector<html::Replacement> reps;
+    std::set<std::size_t> to_files;
+    for (const auto &[ri, node] : pe.refs) {
+        GCharPtr rel(g_uri_escape_string(file_for(node).c_str(), nullptr, FALSE));
+        reps.push_back({ri, rel.get()});
+        to_files.insert(ri);
+    }
+    // The page: index.html for the message's page part (PageBook), part-SECTION.html
+    // for another HTML part with something to extract. Before page_node was known, the
+    // first HTML part with something to extract was index.html: the same but where an
+    // earlier HTML part had nothing to extract.
+    const bool index_page = !pe.css && (page_node_ >= 0 ? pe.html_node == page_node_ : first_html_);
+    // mid: links to pages: another message's (a relative URL), or this one's.
+    for (const auto &[ri, url] : pe.links) {
+        reps.push_back({ri, !url.empty() ? url : index_page ? std::string("#") : std::string("index.html")});
+        to_files.insert(ri);
+    }
+    absolute_urls(pe, to_files, reps);
+    if (pe.css) {
+        css_files_[pe.html_node] = html::rewrite(pe.html, pe.scan, reps).html;
+        return;
+    }
+    const Node &hn = nodes_[static_cast<std::size_t>(pe.html_node)];
+    // Chosen among the names taken, never assumed free: an attachment may be called
+    // part-2.html (or part-2-2.html).
+    const std::string html_name = index_page ? "index.html" : choose_name(used_, "part-" + hn.section + ".html");
+    first_html_ = first_html_ && !index_page;
+    written_[hn.section] = html_name;
+    paged_.insert(pe.html_node);
+    pages_.push_back({html_name, page_text(hn, html::rewrite(pe.html, pe.scan, reps).html), false, index_page});
+}
+
+// Every HTML part of the message has a page; the message has one (index.html) whatever
+// it holds: its first HTML part, else its text, else the list of its parts.
+void FolderPlan::page_the_rest()
+{
     bool have_index = false;
-    for (const Page &p : pages) have_index = have_index || p.message_page;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-        const Node &n = nodes[i];
-        if (n.kind != Node::Kind::Leaf || mime_type(n) != "text/html" || paged.count(static_cast<int>(i))) continue;
-        if (written.count(n.section)) continue; // saved as a file (a page already)
-        const bool index_page = !have_index && (page_node < 0 || static_cast<int>(i) == page_node);
-        const std::string name = index_page ? "index.html" : choose_name(used, "part-" + n.section + ".html");
+    for (const Page &p : pages_) have_index = have_index || p.message_page;
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+        const Node &n = nodes_[i];
+        if (n.kind != Node::Kind::Leaf || mime_type(n) != "text/html" || paged_.count(static_cast<int>(i))) continue;
+        if (written_.count(n.section)) continue; // saved as a file (a page already)
+        const bool index_page = !have_index && (page_node_ < 0 || static_cast<int>(i) == page_node_);
+        const std::string name = index_page ? "index.html" : choose_name(used_, "part-" + n.section + ".html");
         have_index = have_index || index_page;
-        written[n.section] = name;
-        pages.push_back({name, page_text(n, part_bytes(n)), false, index_page});
+        written_[n.section] = name;
+        pages_.push_back({name, page_text(n, part_bytes(n)), false, index_page});
     }
     if (!have_index) {
-        const int tn = text_node(ctx);
-        pages.push_back({"index.html", tn >= 0 ? text_page_body(nodes[static_cast<std::size_t>(tn)]) : std::string(), true, true});
-        if (tn >= 0) written[nodes[static_cast<std::size_t>(tn)].section] = "index.html";
+        const int tn = text_node(ctx_);
+        pages_.push_back({"index.html", tn >= 0 ? text_page_body(nodes_[static_cast<std::size_t>(tn)]) : std::string(), true, true});
+        if (tn >= 0) written_[nodes_[static_cast<std::size_t>(tn)].section] = "index.html";
     }
-    // The header's list of parts: each leaf, linked to the file or page that holds it.
+}
+
+// The header's list of parts: each leaf, linked to the file or page that holds it.
+PageParts FolderPlan::parts_list() const
+{
     PageParts parts;
-    for (const Node &n : nodes) {
+    for (const Node &n : nodes_) {
         if (n.kind != Node::Kind::Leaf) continue;
         std::string text = html_text(n.section + " " + mime_type(n));
         if (const char *fn = GMIME_IS_PART(n.object) ? g_mime_part_get_filename(GMIME_PART(n.object)) : nullptr)
             text += " " + html_text(fn);
-        auto w = written.find(n.section);
+        auto w = written_.find(n.section);
         std::string url;
-        if (w != written.end()) {
+        if (w != written_.end()) {
             GCharPtr e(g_uri_escape_string(w->second.c_str(), nullptr, FALSE));
             url = e.get();
         }
         parts.parts.push_back({url, text});
     }
+    return parts;
+}
+
+// Each page sanitised (the mail's; ours as it is) and written with its header.
+void FolderPlan::write_pages()
+{
+    const PageParts parts = parts_list();
     html::SanitizeOptions so;
-    so.allow_remote_images = po.allow_remote_images;
-    so.limits = limits;
-    for (Page &p : pages) {
+    so.allow_remote_images = po_.allow_remote_images;
+    so.limits.out_of_time = [this] { return ctx_.out_of_time(); };
+    for (Page &p : pages_) {
         PageParts mine = parts;
         mine.message_page = p.message_page;
         std::string body = std::move(p.text);
@@ -403,9 +452,23 @@ std::map<std::string, std::string> plan_extraction(MessageContext &ctx, const Me
                 mine.removed = clean->removed;
             }
         }
-        ctx.extraction().files.push_back({p.name, make_page(ctx, body, mine, po.allow_remote_images)});
+        ctx_.extraction().files.push_back({p.name, make_page(ctx_, body, mine, po_.allow_remote_images)});
     }
-    return written;
+}
+
+} // namespace
+
+std::map<std::string, std::string> plan_extraction(MessageContext &ctx, const MessageIndex &ix,
+                                                   const std::vector<PendingExtract> &extracts, const std::string &top,
+                                                   int page_node, const PageOptions &po)
+{
+    if (!po.extracting) return {};
+    ctx.extraction().top = top;
+    FolderPlan plan(ctx, ix, page_node, po);
+    for (const auto &pe : extracts) plan.extract(pe);
+    plan.page_the_rest();
+    plan.write_pages();
+    return std::move(plan).written();
 }
 
 } // namespace mimeuri::refs
