@@ -302,7 +302,7 @@ TEST_CASE("spool_texts: a small plan stays whole; a file that takes no writes le
     CHECK(large.edits[0].text.size() == milter::kPlanTextMax + 1);
 }
 
-TEST_CASE("spool_texts: a streamed body's held inlined parts become spans of the file, written the same")
+TEST_CASE("spool_texts: a streamed body's text and held inlined parts become spans of the file, written the same")
 {
     // An HTML part that inlines two parts held decoded (--cid=inline), 40,000 bytes each.
     const std::string msg = "A: b\r\n\r\n<img src=x>\r\n";
@@ -337,6 +337,9 @@ TEST_CASE("spool_texts: a streamed body's held inlined parts become spans of the
     CHECK(texts->empty()); // no text of its own
     Plan back = deserialize(serialize(plan));
     REQUIRE(back.edits[0].streamed);
+    CHECK(back.edits[0].streamed->text.empty());
+    CHECK(back.edits[0].streamed->text_size == body.text.size());
+    CHECK(back.edits[0].streamed->text_at >= static_cast<std::int64_t>(msg.size()));
     for (const StreamedBody::Blob &b : back.edits[0].streamed->blobs) {
         CHECK_FALSE(b.held);
         CHECK(b.begin >= static_cast<std::int64_t>(msg.size()));

@@ -15,14 +15,16 @@ namespace mimeuri::milter {
 
 namespace {
 
-// What the front would hold of an edit's bytes: its text, or its streamed body's held parts
-// (the body's own text stays: StreamedBody reads it from memory).
+// What the front would hold of an edit's bytes: its text, or its streamed body's text and
+// held parts.
 std::size_t held(const Edit &e)
 {
     std::size_t n = e.text.size();
-    if (e.streamed)
+    if (e.streamed) {
+        n += e.streamed->text.size();
         for (const StreamedBody::Blob &b : e.streamed->blobs)
             if (b.held) n += b.bytes.size();
+    }
     return n;
 }
 
@@ -51,9 +53,15 @@ Result<std::vector<SpooledText>> spool_texts(Plan &plan, int fd, std::int64_t si
             if (Status s = put(e.text); !s) return s.error();
         }
         if (!e.streamed || held(e) == 0) continue;
-        // A held inlined part becomes a span of the file, its bytes passed as read (no
-        // transfer encoding to undo: decode_span).
+        // Its text and each held inlined part become spans of the file, the parts' bytes
+        // passed as read (no transfer encoding to undo: decode_span).
         auto body = std::make_shared<StreamedBody>(*e.streamed);
+        if (!body->text.empty()) {
+            body->text_at = static_cast<std::int64_t>(at);
+            body->text_size = body->text.size();
+            if (Status s = put(body->text); !s) return s.error();
+            std::string().swap(body->text);
+        }
         for (StreamedBody::Blob &b : body->blobs) {
             if (!b.held) continue;
             const std::uint64_t begin = at;

@@ -15,8 +15,9 @@
 
 namespace mimeuri::milter {
 
-// At most this many bytes of edit text (and of an inlined part's held bytes) stay in a plan
-// sent to the front; a plan with more has all of them written to the file.
+// At most this many bytes of edit text (a text, a streamed body's text and its inlined parts'
+// held bytes) stay in a plan sent to the front; a plan with more has all of them written to
+// the file.
 constexpr std::size_t kPlanTextMax = std::size_t{64} << 10;
 
 // Where the text of the plan's edit number `edit` is: the file's bytes [at, at + size). The
@@ -27,11 +28,12 @@ struct SpooledText {
     std::uint64_t size{0};
 };
 
-// The worker's side: when the plan's edit texts (and its streamed bodies' held inlined parts)
-// come to more than kPlanTextMax, writes each of them into fd (the message, `size` bytes,
-// which stay as they are) from its end on, and leaves it out of the plan: texts are listed in
-// the result, a streamed body's held part becomes a span of the file. Fails when the file
-// cannot take them (the plan is then unchanged).
+// The worker's side: when the plan's edit texts (and its streamed bodies' texts and held
+// inlined parts) come to more than kPlanTextMax, writes each of them into fd (the message,
+// `size` bytes, which stay as they are) from its end on, and leaves it out of the plan: texts
+// are listed in the result, a streamed body's text and held parts become spans of the file
+// (StreamedBody::text_at, Blob::begin). Fails when the file cannot take them (the plan is
+// then unchanged).
 Result<std::vector<SpooledText>> spool_texts(Plan &plan, int fd, std::int64_t size);
 
 // The list on the wire (after the plan), and read back: throws on bytes it cannot read.
