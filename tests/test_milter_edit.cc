@@ -5,6 +5,7 @@
 #include "engine.hh"
 #include "milter_edit.hh"
 #include "milter_texts.hh"
+#include "record.hh"
 #include "streamed_body.hh"
 
 #include <doctest/doctest.h>
@@ -363,4 +364,8 @@ TEST_CASE("text_places: a list that names an edit the plan has not, one with a t
     CHECK_FALSE(milter::text_places(plan, {{0, 99, 5}}, 100));           // the message's bytes
     CHECK_FALSE(milter::text_places(plan, {{0, 100, 5}, {0, 105, 5}}, 100)); // twice
     CHECK_FALSE(milter::text_places(plan, {{0, 100, 0}}, 100));          // empty
+    // A list whose count its bytes do not hold is refused, not allocated.
+    Record r;
+    r.put(std::size_t{1'000'000'000'000});
+    CHECK_THROWS(milter::deserialize_texts(r.take()));
 }

@@ -91,11 +91,14 @@ std::string serialize_texts(const std::vector<SpooledText> &texts)
 std::vector<SpooledText> deserialize_texts(const std::string &bytes)
 {
     Record r(bytes);
-    std::vector<SpooledText> texts(r.get_size());
-    for (SpooledText &t : texts) {
+    std::vector<SpooledText> texts;
+    // One at a time: a count the bytes do not hold ends at their end (Record::get throws).
+    for (std::size_t n = r.get_size(); n > 0; --n) {
+        SpooledText t;
         t.edit = r.get_size();
         t.at = r.get_size();
         t.size = r.get_size();
+        texts.push_back(t);
     }
     return texts;
 }
