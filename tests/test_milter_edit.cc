@@ -4,12 +4,19 @@
 // end), and the body streamed in chunks against apply_edits.
 #include "engine.hh"
 #include "milter_edit.hh"
+#include "milter_texts.hh"
+#include "record.hh"
+#include "streamed_body.hh"
 
 #include <doctest/doctest.h>
 
 #include <glib.h>
 
+#include <cerrno>
+#include <fcntl.h>
 #include <random>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -202,4 +209,163 @@ TEST_CASE("stream_edited: the body in chunks equals apply_edits, for every chunk
     std::vector<Edit> overlapping = {{from, from + 5, ""}, {from + 3, from + 6, ""}};
     CHECK_FALSE(stream_edited(read, from, static_cast<std::int64_t>(msg.size()), overlapping,
                               [](std::string_view) { return true; }));
+}
+
+namespace {
+
+// A memfd holding `bytes`, as the front hands a message to a worker.
+struct MemFile {
+    int fd;
+    explicit MemFile(const std::string &bytes, unsigned flags = 0) : fd(::memfd_create("test", flags))
+    {
+        REQUIRE(fd >= 0);
+        REQUIRE(::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+    }
+    ~MemFile() { ::close(fd); }
+    ReadAt reader() const
+    {
+        return [fd = fd](std::int64_t off, char *buf, std::size_t len) -> Result<std::size_t> {
+            ssize_t n = ::pread(fd, buf, len, off);
+            if (n < 0) return Error{Code::IoErr, "pread"};
+            return static_cast<std::size_t>(n);
+        };
+    }
+};
+
+std::string streamed(const ReadAt &read, std::int64_t from, std::int64_t size, const std::vector<Edit> &edits,
+                     const std::vector<TextAt> &texts, std::size_t chunk)
+{
+    std::string got;
+    std::size_t biggest = 0;
+    auto s = stream_edited(read, from, size, edits, texts, [&](std::string_view c) {
+        biggest = std::max(biggest, c.size());
+        got += c;
+        return true;
+    }, chunk);
+    REQUIRE(s);
+    CHECK(biggest <= chunk);
+    return got;
+}
+
+} // namespace
+
+TEST_CASE("spool_texts: a plan's large texts go into the message's file past its end, the plan keeps none; the body streamed from there is the same")
+{
+    // A header edit, a body edit of 100,000 bytes and a small one: over kPlanTextMax in all.
+    const std::string msg = "Head: x\r\nSubject: s\r\n\r\nline one\r\n<p>old part</p>\r\nend\r\n";
+    const auto from = static_cast<std::int64_t>(msg.find("\r\n\r\n") + 4);
+    const auto part = static_cast<std::int64_t>(msg.find("<p>"));
+    const auto end = static_cast<std::int64_t>(msg.find("end"));
+    std::string big;
+    for (int k = 0; big.size() < 100'000; ++k) big += "<p>new line " + std::to_string(k) + "</p>\r\n";
+    Plan plan;
+    plan.edits = {{0, 9, "Head: y\r\n"}, {part, part + 15, big}, {end, end, "+"}};
+    const std::string want = apply_edits(msg, plan.edits);
+    MemFile file(msg);
+    auto texts = milter::spool_texts(plan, file.fd, static_cast<std::int64_t>(msg.size()));
+    REQUIRE(texts);
+    REQUIRE(texts->size() == 3);
+    for (const Edit &e : plan.edits) CHECK(e.text.empty());
+    // Through the wire and back, as the front reads them.
+    Plan back = deserialize(serialize(plan));
+    auto places = milter::text_places(back, milter::deserialize_texts(milter::serialize_texts(*texts)),
+                                      static_cast<std::int64_t>(msg.size()));
+    REQUIRE(places);
+    auto parts = split_edits(back.edits, {from - 4, from - 2}, *places, file.reader());
+    REQUIRE(parts);
+    REQUIRE(parts->header.size() == 1);
+    CHECK(parts->header[0].text == "Head: y\r\n"); // read back
+    REQUIRE(parts->body.size() == 2);
+    for (std::size_t chunk : {1u, 7u, 4096u, 65536u}) {
+        CAPTURE(chunk);
+        CHECK(streamed(file.reader(), from, static_cast<std::int64_t>(msg.size()), parts->body, parts->body_text,
+                       chunk) == want.substr(static_cast<std::size_t>(from)));
+    }
+}
+
+TEST_CASE("spool_texts: a small plan stays whole; a file that takes no writes leaves the plan whole and says so")
+{
+    const std::string msg = "A: b\r\n\r\nbody\r\n";
+    Plan small;
+    small.edits = {{8, 12, "BODY"}};
+    MemFile file(msg);
+    auto none = milter::spool_texts(small, file.fd, static_cast<std::int64_t>(msg.size()));
+    REQUIRE(none);
+    CHECK(none->empty());
+    CHECK(small.edits[0].text == "BODY");
+
+    Plan large;
+    large.edits = {{8, 12, std::string(milter::kPlanTextMax + 1, 'x')}};
+    MemFile sealed(msg, MFD_ALLOW_SEALING);
+    REQUIRE(::fcntl(sealed.fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW) == 0);
+    auto refused = milter::spool_texts(large, sealed.fd, static_cast<std::int64_t>(msg.size()));
+    CHECK_FALSE(refused);
+    CHECK(large.edits[0].text.size() == milter::kPlanTextMax + 1);
+}
+
+TEST_CASE("spool_texts: a streamed body's text and held inlined parts become spans of the file, written the same")
+{
+    // An HTML part that inlines two parts held decoded (--cid=inline), 40,000 bytes each.
+    const std::string msg = "A: b\r\n\r\n<img src=x>\r\n";
+    StreamedBody body;
+    body.text = "<img src=\"data:image/png;base64,\"><img src=\"data:image/png;base64,\">\n";
+    body.pieces = {{32, 0}, {66, 1}};
+    body.cte = StreamedBody::Cte::QuotedPrintable;
+    body.crlf = true;
+    body.had_nl = true;
+    for (char c : {'a', 'b'}) {
+        StreamedBody::Blob b;
+        b.bytes = std::string(40'000, c);
+        b.size = b.bytes.size();
+        body.blobs.push_back(b);
+    }
+    Plan plan;
+    Edit e{8, 21, {}};
+    e.streamed = std::make_shared<const StreamedBody>(body);
+    plan.edits = {e};
+    MemFile file(msg);
+    auto read = file.reader();
+    const SpanReader spans = [&](std::int64_t b, std::int64_t en, std::string &into) -> Result<std::string_view> {
+        into.resize(static_cast<std::size_t>(en - b));
+        auto n = read(b, into.data(), into.size());
+        if (!n || *n != into.size()) return Error{Code::IoErr, "short"};
+        return std::string_view(into);
+    };
+    auto want = edit_text(plan.edits[0], spans);
+    REQUIRE(want);
+    auto texts = milter::spool_texts(plan, file.fd, static_cast<std::int64_t>(msg.size()));
+    REQUIRE(texts);
+    CHECK(texts->empty()); // no text of its own
+    Plan back = deserialize(serialize(plan));
+    REQUIRE(back.edits[0].streamed);
+    CHECK(back.edits[0].streamed->text.empty());
+    CHECK(back.edits[0].streamed->text_size == body.text.size());
+    CHECK(back.edits[0].streamed->text_at >= static_cast<std::int64_t>(msg.size()));
+    for (const StreamedBody::Blob &b : back.edits[0].streamed->blobs) {
+        CHECK_FALSE(b.held);
+        CHECK(b.begin >= static_cast<std::int64_t>(msg.size()));
+    }
+    auto got = edit_text(back.edits[0], spans);
+    REQUIRE(got);
+    CHECK(*got == *want);
+}
+
+TEST_CASE("text_places: a list that names an edit the plan has not, one with a text, or bytes of the message is refused")
+{
+    Plan plan;
+    plan.edits = {{10, 20, {}}, {30, 40, "kept"}};
+    auto ok_places = milter::text_places(plan, {{0, 100, 5}}, 100);
+    REQUIRE(ok_places);
+    CHECK((*ok_places)[0].at == 100);
+    CHECK((*ok_places)[1].size == 0);
+    CHECK(milter::text_places(plan, {}, 100)->empty());
+    CHECK_FALSE(milter::text_places(plan, {{2, 100, 5}}, 100));          // no such edit
+    CHECK_FALSE(milter::text_places(plan, {{1, 100, 5}}, 100));          // it has a text
+    CHECK_FALSE(milter::text_places(plan, {{0, 99, 5}}, 100));           // the message's bytes
+    CHECK_FALSE(milter::text_places(plan, {{0, 100, 5}, {0, 105, 5}}, 100)); // twice
+    CHECK_FALSE(milter::text_places(plan, {{0, 100, 0}}, 100));          // empty
+    // A list whose count its bytes do not hold is refused, not allocated.
+    Record r;
+    r.put(std::size_t{1'000'000'000'000});
+    CHECK_THROWS(milter::deserialize_texts(r.take()));
 }

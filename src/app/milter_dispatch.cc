@@ -4,6 +4,7 @@
 #include "deadline.hh"
 #include "fdio.hh"
 #include "milter_chan.hh"
+#include "milter_texts.hh"
 
 #include <glib.h>
 
@@ -59,9 +60,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Reads the plan's length and bytes from worker channel w into `bytes` until `deadline`:
-// "" when it came whole, else why not (past the deadline the worker is killed).
-std::string read_plan(int w, pid_t pid, Clock::time_point deadline, const std::function<void()> &progress,
+// Reads a length and that many bytes (the plan, the list of its texts) from worker channel w
+// into `bytes` until `deadline`: "" when they came whole, else why not (past the deadline
+// the worker is killed).
+std::string read_frame(int w, pid_t pid, Clock::time_point deadline, const std::function<void()> &progress,
                       std::string &bytes)
 {
     std::uint64_t len = 0;
@@ -128,8 +130,9 @@ WorkerResult run_worker(FreeWorkers &workers, int msg_fd, const std::function<vo
         r.tempfail = hello.tempfail;
         // The engine keeps --max-time itself; past it and 5 seconds more the worker is stopped.
         const auto deadline = deadline_after(hello.max_seconds + 5, t1);
-        std::string bytes;
-        r.failure = read_plan(w, hello.pid, deadline, progress, bytes);
+        std::string bytes, texts;
+        r.failure = read_frame(w, hello.pid, deadline, progress, bytes);
+        if (r.failure.empty()) r.failure = read_frame(w, hello.pid, deadline, progress, texts);
         g_debug("plan back in %.3f ms", std::chrono::duration<double, std::milli>(Clock::now() - t1).count());
         if (!r.failure.empty()) {
             ::close(w); // a dead or stopped worker: the supervisor forks another
@@ -138,6 +141,7 @@ WorkerResult run_worker(FreeWorkers &workers, int msg_fd, const std::function<vo
         workers.give_back(chan);
         try {
             r.plan = deserialize(std::move(bytes));
+            r.texts = deserialize_texts(texts);
             // The service writes no archive (its settings refuse --cid=extract): a plan with
             // extracted files would report files that are never written.
             if (!r.plan->extraction.empty()) r.failure = "the worker's plan carries extracted files, which the service does not write";

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine.hh"
+#include "milter_texts.hh"
 
 #include <chrono>
 #include <condition_variable>
@@ -45,14 +46,17 @@ private:
 };
 
 // The plan of a worker, or why there is none; `tempfail` is the --on-error policy the
-// worker ran with (tempfail when no worker said).
+// worker ran with (tempfail when no worker said). The texts of the plan's edits the worker
+// wrote into the message's file are listed in `texts` (milter_texts.hh).
 struct WorkerResult {
     std::optional<Plan> plan;
+    std::vector<SpooledText> texts;
     std::string failure;
     bool tempfail{false};
 };
 
-// Hands the message in msg_fd to a free worker and reads its plan back. `progress` is
+// Hands the message in msg_fd to a free worker and reads its plan back (the worker may
+// write its edits' texts into msg_fd, past the message). `progress` is
 // called every 5 s while the worker plans (the MTA's own timeout counts from the last word
 // it heard).
 WorkerResult run_worker(FreeWorkers &workers, int msg_fd, const std::function<void()> &progress);

@@ -135,11 +135,35 @@ Result<std::vector<HeaderOp>> header_ops(const std::vector<HeaderField> &before,
 
 Result<SplitEdits> split_edits(const std::vector<Edit> &edits, MessageSplit at)
 {
+    return split_edits(edits, at, {}, {});
+}
+
+Result<SplitEdits> split_edits(const std::vector<Edit> &edits, MessageSplit at, const std::vector<TextAt> &texts,
+                               const ReadAt &read_at)
+{
+    if (!texts.empty() && texts.size() != edits.size())
+        return Error{Code::Software, "the edits and where their texts are do not match"};
     SplitEdits out;
-    for (const Edit &e : edits) {
-        if (e.end <= at.header_end) out.header.push_back(e);
-        else if (e.begin >= at.body_begin) out.body.push_back(e);
-        else return Error{Code::Software, "an edit crosses the empty line after the header block"};
+    for (std::size_t i = 0; i < edits.size(); ++i) {
+        const Edit &e = edits[i];
+        const TextAt place = texts.empty() ? TextAt{} : texts[i];
+        if (e.end <= at.header_end) {
+            out.header.push_back(e);
+            if (place.size == 0) continue;
+            std::string &text = out.header.back().text;
+            text.resize(static_cast<std::size_t>(place.size));
+            for (std::size_t got = 0; got < text.size();) {
+                auto n = read_at(place.at + static_cast<std::int64_t>(got), text.data() + got, text.size() - got);
+                if (!n) return n.error();
+                if (*n == 0) return Error{Code::IoErr, "the spooled message ended early"};
+                got += *n;
+            }
+        } else if (e.begin >= at.body_begin) {
+            out.body.push_back(e);
+            out.body_text.push_back(place);
+        } else {
+            return Error{Code::Software, "an edit crosses the empty line after the header block"};
+        }
     }
     return out;
 }
@@ -147,9 +171,19 @@ Result<SplitEdits> split_edits(const std::vector<Edit> &edits, MessageSplit at)
 Status stream_edited(const ReadAt &read_at, std::int64_t from, std::int64_t size, const std::vector<Edit> &edits,
                      const std::function<bool(std::string_view)> &sink, std::size_t chunk)
 {
-    std::vector<const Edit *> sorted;
-    for (const Edit &e : edits) sorted.push_back(&e);
-    std::sort(sorted.begin(), sorted.end(), [](const Edit *a, const Edit *b) { return a->begin < b->begin; });
+    return stream_edited(read_at, from, size, edits, {}, sink, chunk);
+}
+
+Status stream_edited(const ReadAt &read_at, std::int64_t from, std::int64_t size, const std::vector<Edit> &edits,
+                     const std::vector<TextAt> &texts, const std::function<bool(std::string_view)> &sink,
+                     std::size_t chunk)
+{
+    if (!texts.empty() && texts.size() != edits.size())
+        return Error{Code::Software, "the edits and where their texts are do not match"};
+    std::vector<std::size_t> sorted(edits.size());
+    for (std::size_t i = 0; i < sorted.size(); ++i) sorted[i] = i;
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [&](std::size_t a, std::size_t b) { return edits[a].begin < edits[b].begin; });
     std::string out;
     out.reserve(chunk);
     bool go_on = true;
@@ -185,10 +219,18 @@ Status stream_edited(const ReadAt &read_at, std::int64_t from, std::int64_t size
         return std::string_view(into);
     };
     std::int64_t pos = from;
-    for (const Edit *e : sorted) {
+    for (std::size_t i : sorted) {
+        const Edit *e = &edits[i];
         if (e->begin < pos || e->end < e->begin || e->end > size)
             return Error{Code::Software, "edits overlap or lie outside the body"};
         if (Status s = copy(pos, e->begin); !s) return s;
+        if (const TextAt place = texts.empty() ? TextAt{} : texts[i]; place.size > 0) {
+            // Its bytes are in the file, past the message: copied as the message's are.
+            if (Status s = copy(place.at, place.at + place.size); !s) return s;
+            if (!go_on) return ok();
+            pos = e->end;
+            continue;
+        }
         Status made = write_edit(*e, spans, [&](std::string_view v) -> Status {
             if (!go_on) return Error{Code::Software, "stopped"}; // the sink wants no more
             out += v;

@@ -52,19 +52,38 @@ struct MessageSplit {
     std::int64_t body_begin{0};
 };
 
+// Where an edit's new bytes are when they are not in the edit: the bytes [at, at + size) of
+// the file the message is read from (milter_texts.hh). size 0: in the edit.
+struct TextAt {
+    std::int64_t at{0};
+    std::int64_t size{0};
+};
+
+// Reads the message's bytes at off into buf: how many (0 at its end).
+using ReadAt = std::function<Result<std::size_t>(std::int64_t off, char *buf, std::size_t len)>;
+
 // The edits of a plan, split at the empty line: those inside the header block and those in
 // the body (offsets kept). Fails when an edit touches the empty line itself.
 struct SplitEdits {
     std::vector<Edit> header;
     std::vector<Edit> body;
+    std::vector<TextAt> body_text; // where each body edit's bytes are (empty: all in the edits)
 };
 Result<SplitEdits> split_edits(const std::vector<Edit> &edits, MessageSplit at);
+// The same where texts[i] says where edit i's bytes are: a body edit keeps its place
+// (body_text), a header edit's bytes are read back with read_at (the header block is held
+// whole anyway, to align its fields).
+Result<SplitEdits> split_edits(const std::vector<Edit> &edits, MessageSplit at, const std::vector<TextAt> &texts,
+                               const ReadAt &read_at);
 
 // Calls sink with the bytes [from, size) of the message with the edits applied, in chunks of
 // at most chunk bytes (original bytes read with read_at); stops early when sink returns false.
-// Edits must lie in [from, size) and not overlap.
-using ReadAt = std::function<Result<std::size_t>(std::int64_t off, char *buf, std::size_t len)>;
+// Edits must lie in [from, size) and not overlap. texts[i], when given, says where edit i's
+// bytes are, read with read_at a chunk at a time.
 Status stream_edited(const ReadAt &read_at, std::int64_t from, std::int64_t size, const std::vector<Edit> &edits,
                      const std::function<bool(std::string_view)> &sink, std::size_t chunk = 65536);
+Status stream_edited(const ReadAt &read_at, std::int64_t from, std::int64_t size, const std::vector<Edit> &edits,
+                     const std::vector<TextAt> &texts, const std::function<bool(std::string_view)> &sink,
+                     std::size_t chunk = 65536);
 
 } // namespace mimeuri

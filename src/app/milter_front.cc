@@ -110,18 +110,23 @@ Status apply_header(SMFICTX *ctx, const Message &m, const std::vector<Edit> &edi
     return ok();
 }
 
-// Hands the plan's edits to the MTA: header requests, then the body if it changed.
-// `requested` is set once the first request went out.
-Status apply_plan(SMFICTX *ctx, const Message &m, const Plan &plan, bool &requested)
+// Hands the plan's edits to the MTA: header requests, then the body if it changed. Edit
+// texts the worker wrote into the message's file (`texts`) are read from there a chunk at a
+// time. `requested` is set once the first request went out.
+Status apply_plan(SMFICTX *ctx, const Message &m, const Plan &plan, const std::vector<SpooledText> &texts,
+                  bool &requested)
 {
-    auto parts = split_edits(plan.edits, m.split());
+    const ReadAt read_at = [&m](std::int64_t off, char *buf, std::size_t len) { return m.read_at(off, buf, len); };
+    auto places = text_places(plan, texts, m.size());
+    if (!places) return places.error();
+    auto parts = split_edits(plan.edits, m.split(), *places, read_at);
     if (!parts) return parts.error();
     if (!parts->header.empty())
         if (Status s = apply_header(ctx, m, parts->header, requested); !s) return s;
     if (parts->body.empty()) return ok();
     bool refused = false;
-    Status s = stream_edited([&](std::int64_t off, char *buf, std::size_t len) { return m.read_at(off, buf, len); },
-                             m.split().body_begin, m.size(), parts->body, [&](std::string_view chunk) {
+    Status s = stream_edited(read_at, m.split().body_begin, m.size(), parts->body, parts->body_text,
+                             [&](std::string_view chunk) {
                                  requested = true;
                                  refused = smfi_replacebody(ctx, reinterpret_cast<unsigned char *>(
                                                                      const_cast<char *>(chunk.data())),
@@ -235,7 +240,7 @@ sfsistat end_of_message(SMFICTX *ctx, Connection *c, Message &m, std::string &wh
     if (w.plan->failed())
         return fail_message(ctx, where, qid, w.plan->cause, "the message could not be processed now", w.tempfail,
                             std::move(w.plan->report));
-    if (Status s = apply_plan(ctx, m, *w.plan, requested); !s)
+    if (Status s = apply_plan(ctx, m, *w.plan, w.texts, requested); !s)
         // Once a request is with the MTA, only a 4xx leaves nothing half-done; before that,
         // the message can still go on unchanged under --on-error=pass.
         return fail_message(ctx, where, qid, s.error().message, "the message could not be changed now",

@@ -59,7 +59,9 @@ Result<int> Message::finish()
 
 Result<std::size_t> Message::read_at(std::int64_t off, char *buf, std::size_t len) const
 {
-    if (fd_ < 0 || !mem_.empty()) {
+    // Held in memory too (and in a memfd from finish() on): what is past it (the texts a
+    // worker wrote there, milter_texts.hh) is only in the file.
+    if (fd_ < 0 || off < static_cast<std::int64_t>(mem_.size())) {
         if (off >= static_cast<std::int64_t>(mem_.size())) return std::size_t{0};
         std::size_t n = std::min(len, mem_.size() - static_cast<std::size_t>(off));
         std::memcpy(buf, mem_.data() + off, n);

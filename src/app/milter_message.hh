@@ -28,6 +28,7 @@ public:
     Result<int> finish();
     std::int64_t size() const { return size_; }
     MessageSplit split() const { return {header_end_, header_end_ + 2}; }
+    // The message's bytes at off, and past its end those a worker wrote into its file.
     Result<std::size_t> read_at(std::int64_t off, char *buf, std::size_t len) const;
 
 private:

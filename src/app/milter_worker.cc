@@ -6,6 +6,7 @@
 #include "faults.hh"
 #include "fdio.hh"
 #include "milter_chan.hh"
+#include "milter_texts.hh"
 #include "run.hh"
 #include "source.hh"
 
@@ -17,6 +18,22 @@
 
 namespace mimeuri::milter {
 namespace {
+
+// Sends the plan back: its length and bytes, then those of the list of its texts written
+// into the message's file, past its `size` bytes (milter_texts.hh).
+void send_plan(int sock, int msg_fd, std::int64_t size, Plan plan)
+{
+    Result<std::vector<SpooledText>> texts = std::vector<SpooledText>{};
+    if (!plan.failed()) texts = spool_texts(plan, msg_fd, size);
+    if (!texts) {
+        plan.cause = texts.error().message; // the front answers it per --on-error
+        plan.edits.clear();
+    }
+    for (const std::string &bytes : {serialize(plan), serialize_texts(texts ? *texts : std::vector<SpooledText>{})}) {
+        std::uint64_t len = bytes.size();
+        if (!write_all(sock, &len, sizeof len) || !write_all(sock, bytes.data(), bytes.size())) return;
+    }
+}
 
 // Plans one message: the hello, then the plan, on sock.
 void plan_one(int sock, int msg_fd, const Settings &cfg)
@@ -44,9 +61,7 @@ void plan_one(int sock, int msg_fd, const Settings &cfg)
         Engine engine(passes, engine_config(cfg.opts, Runner::Service));
         plan = plan_message(engine, *src);
     }
-    std::string bytes = serialize(plan);
-    std::uint64_t len = bytes.size();
-    (void)(write_all(sock, &len, sizeof len) && write_all(sock, bytes.data(), bytes.size()));
+    send_plan(sock, msg_fd, src ? src->size() : 0, std::move(plan));
 }
 
 volatile sig_atomic_t g_retire = 0;

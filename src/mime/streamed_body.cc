@@ -141,14 +141,33 @@ Status decode_span(const SpanReader &read, std::int64_t begin, std::int64_t end,
     return ok();
 }
 
+namespace {
+
+// The body's text [from, to): held, or read from the input a piece at a time.
+Status text_span(const StreamedBody &b, const SpanReader &read, std::size_t from, std::size_t to, const ByteSink &sink)
+{
+    if (b.text_size == 0) return sink(std::string_view(b.text).substr(from, to - from));
+    std::string buf;
+    for (std::size_t at = from; at < to; at += kPiece) {
+        const auto begin = b.text_at + static_cast<std::int64_t>(at);
+        auto piece = read(begin, begin + static_cast<std::int64_t>(std::min(kPiece, to - at)), buf);
+        if (!piece) return piece.error();
+        if (Status s = sink(*piece); !s) return s;
+    }
+    return ok();
+}
+
+} // namespace
+
 Status StreamedBody::content(const SpanReader &read, const ByteSink &sink) const
 {
+    const std::size_t text_end = text_size > 0 ? text_size : text.size();
     std::size_t at = 0;
     std::string b64;
     b64.reserve(kPiece / 3 * 4 + 16);
     for (const Piece &p : pieces) {
         if (p.text_end > at)
-            if (Status s = sink(std::string_view(text).substr(at, p.text_end - at)); !s) return s;
+            if (Status s = text_span(*this, read, at, p.text_end, sink); !s) return s;
         at = p.text_end;
         if (p.blob < 0) continue;
         // base64 in one line, as transfer::append_base64 writes it whole.
@@ -167,7 +186,7 @@ Status StreamedBody::content(const SpanReader &read, const ByteSink &sink) const
         b64.resize(g_base64_encode_close(FALSE, b64.data(), &state, &save));
         if (Status t = sink(b64); !t) return t;
     }
-    return at < text.size() ? sink(std::string_view(text).substr(at)) : ok();
+    return at < text_end ? text_span(*this, read, at, text_end, sink) : ok();
 }
 
 namespace {
@@ -253,6 +272,8 @@ std::string StreamedBody::serialize() const
     }
     r.put(static_cast<std::size_t>(cte));
     r.put(static_cast<std::size_t>(crlf) | static_cast<std::size_t>(had_nl) << 1);
+    r.put(static_cast<std::size_t>(text_at));
+    r.put(text_size);
     return r.take();
 }
 
@@ -283,6 +304,8 @@ StreamedBody StreamedBody::deserialize(std::string bytes)
     const std::size_t flags = r.get_size();
     b.crlf = flags & 1;
     b.had_nl = flags & 2;
+    b.text_at = static_cast<std::int64_t>(r.get_size());
+    b.text_size = r.get_size();
     return b;
 }
 

@@ -53,6 +53,11 @@ struct StreamedBody {
     Cte cte{Cte::QuotedPrintable};
     bool crlf{false};   // the message's line ends are CRLF
     bool had_nl{false}; // the content it replaces ended with a line break (kept so)
+    // Or, text_size > 0 (text then empty): the text is not held but is the input's bytes
+    // [text_at, text_at + text_size), read as the content is made (the milter's workers
+    // leave it in the message's file: src/app/milter_texts.hh). line_over reads held text only.
+    std::int64_t text_at{0};
+    std::size_t text_size{0};
 
     // The content itself, unencoded (the HTML with its data: URLs), a piece at a time.
     Status content(const SpanReader &read, const ByteSink &sink) const;
