@@ -45,12 +45,40 @@ def reply(s):
     return data[:1], data[1:]
 
 
-def final(s):
-    """Reads modification requests until the answer that ends the message."""
+def final(s, new_body=None):
+    """Reads modification requests until the answer that ends the message; the replaced
+    body's chunks are appended to new_body when one is given."""
     while True:
-        cmd, _ = reply(s)
-        if cmd in b"acrtdy":
+        cmd, data = reply(s)
+        if cmd == b"b" and new_body is not None:
+            new_body += data
+        elif cmd in (b"a", b"c", b"r", b"t", b"d", b"y"):
             return cmd
+
+
+def negotiate(s):
+    """Option negotiation (version 6, every action): the steps the filter asks to skip."""
+    send(s, b"O", struct.pack(">III", 6, 0x1FF, 0x1FFFFF))
+    cmd, data = reply(s)
+    assert cmd == b"O", cmd
+    return struct.unpack(">III", data[:12])[2]
+
+
+def send_message(s, steps, fields, body):
+    """One message up to its end (header fields, end of header, body in 65,535-byte chunks),
+    honouring the steps the filter asked to skip; the end-of-message command is the caller's."""
+    if not steps & SMFIP_NOHDRS:
+        for name, value in fields:
+            send(s, b"L", name + b"\0" + value + b"\0")
+            if not steps & SMFIP_NR_HDR:
+                reply(s)
+    if not steps & SMFIP_NOEOH:
+        send(s, b"N")
+        reply(s)
+    if not steps & SMFIP_NOBODY:
+        for i in range(0, len(body), 65535):
+            send(s, b"B", body[i:i + 65535])
+            reply(s)
 
 
 def main():
@@ -65,25 +93,11 @@ def main():
             name, _, value = line.partition(b":")
             fields.append([name, value.lstrip(b" ")])
     s = connect(spec)
-    send(s, b"O", struct.pack(">III", 6, 0x1FF, 0x1FFFFF))
-    cmd, data = reply(s)
-    assert cmd == b"O", cmd
-    _, _, steps = struct.unpack(">III", data[:12])
+    steps = negotiate(s)
     times = []
     for _ in range(count):
         t0 = time.perf_counter()
-        if not steps & SMFIP_NOHDRS:
-            for name, value in fields:
-                send(s, b"L", name + b"\0" + value + b"\0")
-                if not steps & SMFIP_NR_HDR:
-                    reply(s)
-        if not steps & SMFIP_NOEOH:
-            send(s, b"N")
-            reply(s)
-        if not steps & SMFIP_NOBODY:
-            for i in range(0, len(body), 65535):
-                send(s, b"B", body[i:i + 65535])
-                reply(s)
+        send_message(s, steps, fields, body)
         send(s, b"E")
         answer = final(s)
         times.append((time.perf_counter() - t0) * 1e6)
@@ -93,4 +107,5 @@ def main():
     print(f"{statistics.median(times):.0f} {statistics.mean(times):.0f}")
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -21,27 +21,8 @@ is passed to the service and to the batch run (--option=--cid=inline).
 """
 import argparse, os, signal, socket, struct, subprocess, sys, tempfile, threading, time
 
-SMFIP_NOHDRS, SMFIP_NOEOH, SMFIP_NOBODY, SMFIP_NR_HDR = 0x20, 0x40, 0x10, 0x80
-
-
-def send(s, cmd, data=b""):
-    s.sendall(struct.pack(">I", len(data) + 1) + cmd + data)
-
-
-def recv_exact(s, n):
-    buf = bytearray()
-    while len(buf) < n:
-        got = s.recv(min(n - len(buf), 1 << 20))
-        if not got:
-            raise RuntimeError("the service closed the connection")
-        buf += got
-    return bytes(buf)
-
-
-def reply(s):
-    n = struct.unpack(">I", recv_exact(s, 4))[0]
-    data = recv_exact(s, n)
-    return data[:1], data[1:]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from milter_client import negotiate, send, send_message, final  # noqa: E402 (the protocol, as Postfix speaks it)
 
 
 def html_part(size, cte, eol, k):
@@ -83,28 +64,11 @@ def one_message(path, fields, body, results, k):
             break
         except OSError:
             time.sleep(0.05)
-    send(s, b"O", struct.pack(">III", 6, 0x1FF, 0x1FFFFF))
-    cmd, data = reply(s)
-    steps = struct.unpack(">III", data[:12])[2]
-    for name, value in fields:
-        send(s, b"L", name + b"\0" + value + b"\0")
-        if not steps & SMFIP_NR_HDR:
-            reply(s)
-    if not steps & SMFIP_NOEOH:
-        send(s, b"N")
-        reply(s)
-    for i in range(0, len(body), 65535):
-        send(s, b"B", body[i:i + 65535])
-        reply(s)
+    steps = negotiate(s)
+    send_message(s, steps, fields, body)
     send(s, b"E")
     new_body = bytearray()
-    while True:
-        cmd, data = reply(s)
-        if cmd == b"b":
-            new_body += data
-        elif cmd in (b"a", b"c", b"r", b"t", b"d", b"y"):
-            results[k] = (cmd, bytes(new_body))
-            break
+    results[k] = (final(s, new_body), bytes(new_body))
     send(s, b"Q")
     s.close()
 
