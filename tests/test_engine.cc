@@ -275,7 +275,7 @@ TEST_CASE("engine: a plan travels between processes unchanged")
     p.dangling = 3;
     p.dangling_mid = 2;
     MessageReport &rep = p.report.emplace();
-    rep.index = 7;
+    rep.number = 7;
     rep.source = "in.mbox";
     rep.offset = 1234;
     rep.message_id = "id@x";
@@ -319,7 +319,7 @@ TEST_CASE("engine: a plan travels between processes unchanged")
     CHECK(q.dangling == 3);
     CHECK(q.dangling_mid == 2);
     REQUIRE(q.report);
-    CHECK(q.report->index == p.report->index);
+    CHECK(q.report->number == p.report->number);
     CHECK(q.report->offset == p.report->offset);
     CHECK(q.report->refs[0].kept == "dkim");
     CHECK(q.report->refs[0].reason == "signed");

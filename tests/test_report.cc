@@ -18,7 +18,7 @@ namespace {
 MessageReport base()
 {
     MessageReport r;
-    r.index = 1;
+    r.number = 1;
     r.source = "in.mbox";
     r.message_id = "x@example.org";
     return r;
@@ -42,7 +42,7 @@ TEST_CASE("report: the README's example line; message_id null when there is none
                          "\"refs\":[],\"external_bodies\":[],\"labels\":[],\"errors\":[]}");
     r.message_id.clear();
     r.changed = true;
-    r.index = 12;
+    r.number = 12;
     r.offset = 4096; // its "From " line in the input
     CHECK(r.to_json() == "{\"index\":12,\"source\":\"in.mbox\",\"offset\":4096,\"message_id\":null,\"changed\":true,"
                          "\"refs\":[],\"external_bodies\":[],\"labels\":[],\"errors\":[]}");
@@ -294,7 +294,7 @@ TEST_CASE("report: every octet escaped as JSON wants it (U+001F too), and the li
 TEST_CASE("report: a line with many entries is handed on in pieces as it is made, never held whole")
 {
     MessageReport rep;
-    rep.index = 1;
+    rep.number = 1;
     rep.source = "in.eml";
     for (int i = 0; i < 5000; ++i) {
         RefEntry r;

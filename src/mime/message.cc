@@ -35,7 +35,7 @@ std::unique_ptr<MessageContext> MessageContext::parse(const Source &src, const S
     std::unique_ptr<MessageContext> ctx(new MessageContext(src, seg));
     ctx->at_ = {src.name(), input_no, index, seg.begin};
     ctx->open(in_mbox, limits);
-    ctx->report_.index = ctx->at_.number;
+    ctx->report_.number = ctx->at_.number;
     ctx->report_.source = ctx->at_.source;
     ctx->report_.offset = ctx->at_.offset;
     ctx->detect_eol();

@@ -435,7 +435,7 @@ Status MessageReport::write_json(std::string &out, const std::function<Status(st
 {
     JsonWriter w(out, flush);
     w.begin_object();
-    w.key("index").integer(static_cast<std::int64_t>(index));
+    w.key("index").integer(static_cast<std::int64_t>(number));
     w.key("source").string(source);
     if (!queue_id.empty()) w.key("queue_id").string(queue_id);
     w.key("offset").integer(offset);

@@ -158,7 +158,7 @@ constexpr bool wire_valid(DataEntry::Action v) { return v <= DataEntry::Action::
 
 struct MessageReport {
     // Where the message is, as reported: a copy of its coordinates (MessageContext::at()).
-    std::size_t index{0}; // 1-based position of the message in its source
+    std::size_t number{0}; // 1-based position of the message in its source (written as "index")
     std::string source;   // file name, or "-" for standard input
     std::string queue_id; // the MTA's queue id (the service); written only when set
     std::int64_t offset{0}; // of the message in its source: an mbox message's "From " line
@@ -213,7 +213,7 @@ struct MessageReport {
     // service front's own, set after the worker's plan is read).
     template <class Io, class Self> static void fields(Io &io, Self &r)
     {
-        io(r.index, r.source, r.offset, r.message_id, r.changed, r.refs, r.external_bodies, r.labels, r.errors);
+        io(r.number, r.source, r.offset, r.message_id, r.changed, r.refs, r.external_bodies, r.labels, r.errors);
         io(r.extras_, r.kept_, r.unreferenced_, r.signatures_, r.data_);
     }
 
