@@ -35,16 +35,13 @@ OptionTable data_option_table(DataOptions &o)
     return t;
 }
 
+bool data_off(const DataOptions &o) { return o.mode == DataOptions::Mode::Off; }
+
 } // namespace
 
 PassRow data_row()
 {
-    return {"data", [](PassOptions &p) { return data_option_table(p.of<DataOptions>()); },
-            [](const PassOptions &p) -> std::unique_ptr<Pass> {
-                const auto &o = p.of<DataOptions>();
-                if (o.mode == DataOptions::Mode::Off) return nullptr;
-                return std::make_unique<DataPass>(o);
-            }};
+    return pass_row<DataPass, DataOptions, data_option_table, data_off>("data");
 }
 
 } // namespace mimeuri

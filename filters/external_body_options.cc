@@ -49,16 +49,13 @@ OptionTable external_body_option_table(ExternalBodyOptions &o)
     return t;
 }
 
+bool external_body_off(const ExternalBodyOptions &o) { return o.mode == ExternalBodyOptions::Mode::Off; }
+
 } // namespace
 
 PassRow external_body_row()
 {
-    return {"external-body", [](PassOptions &p) { return external_body_option_table(p.of<ExternalBodyOptions>()); },
-            [](const PassOptions &p) -> std::unique_ptr<Pass> {
-                const auto &o = p.of<ExternalBodyOptions>();
-                if (o.mode == ExternalBodyOptions::Mode::Off) return nullptr;
-                return std::make_unique<ExternalBodyPass>(o);
-            }};
+    return pass_row<ExternalBodyPass, ExternalBodyOptions, external_body_option_table, external_body_off>("external-body");
 }
 
 } // namespace mimeuri

@@ -33,16 +33,13 @@ OptionTable labels_option_table(LabelOptions &o)
     return t;
 }
 
+bool labels_off(const LabelOptions &o) { return o.mode == LabelOptions::Mode::Off; }
+
 } // namespace
 
 PassRow labels_row()
 {
-    return {"labels", [](PassOptions &p) { return labels_option_table(p.of<LabelOptions>()); },
-            [](const PassOptions &p) -> std::unique_ptr<Pass> {
-                const auto &o = p.of<LabelOptions>();
-                if (o.mode == LabelOptions::Mode::Off) return nullptr;
-                return std::make_unique<LabelsPass>(o);
-            }};
+    return pass_row<LabelsPass, LabelOptions, labels_option_table, labels_off>("labels");
 }
 
 } // namespace mimeuri

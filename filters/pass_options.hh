@@ -47,4 +47,18 @@ struct PassRow {
     Status (*check)(const PassOptions &) = nullptr;
 };
 
+// The row every pass has: its settings are O, read by Table; it is made as P from them
+// unless Off says they turn it off; check as above.
+template <class P, class O, OptionTable (*Table)(O &), bool (*Off)(const O &)>
+PassRow pass_row(std::string_view name, Status (*check)(const PassOptions &) = nullptr)
+{
+    return {name, [](PassOptions &p) { return Table(p.of<O>()); },
+            [](const PassOptions &p) -> std::unique_ptr<Pass> {
+                const O &o = p.of<O>();
+                if (Off(o)) return nullptr;
+                return std::make_unique<P>(o);
+            },
+            check};
+}
+
 } // namespace mimeuri

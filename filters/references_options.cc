@@ -83,39 +83,37 @@ OptionTable references_option_table(RefOptions &o)
     return t;
 }
 
+bool references_off(const RefOptions &o) { return o.cid == RefOptions::Cid::Off && o.mid == RefOptions::Mid::Off; }
+
+// An index that cannot be read now (missing while a nightly one is renamed into place, a copy
+// cut short, not SQLite, not mimeuri's) is a condition of the moment, not of the
+// configuration: the command line and the service (at its start and on SIGHUP) say so in one
+// line and go on. Each message whose mid: references need it then fails as --on-error says
+// (passed as it came, or 75 / 451), and the next such message opens it again: never a usage
+// error (64) or a missing input (66) that a pipe transport bounces. A notmuch this mimeuri
+// cannot load at all (built without it) stays an error.
+Status references_check(const PassOptions &p)
+{
+    const RefOptions &o = p.of<RefOptions>();
+    if (o.mid == RefOptions::Mid::Off) return ok();
+    const char *then = "; messages whose mid: references need it are handled as --on-error says until it can be read";
+    for (const std::string &path : o.mid_indexes)
+        if (Status s = refs::check_mid_index(path); !s)
+            g_warning("--mid-index: %s%s", s.error().message.c_str(), then);
+    if (!o.notmuch.empty())
+        if (Status s = refs::check_notmuch(o.notmuch); !s) {
+            if (!refs::notmuch_available() || s.error().code != Code::NoInput)
+                return Error{s.error().code, "--notmuch: " + s.error().message};
+            g_warning("--notmuch: %s%s", s.error().message.c_str(), then);
+        }
+    return ok();
+}
+
 } // namespace
 
 PassRow references_row()
 {
-    return {"references", [](PassOptions &p) { return references_option_table(p.of<RefOptions>()); },
-            [](const PassOptions &p) -> std::unique_ptr<Pass> {
-                const RefOptions &o = p.of<RefOptions>();
-                if (o.cid == RefOptions::Cid::Off && o.mid == RefOptions::Mid::Off) return nullptr;
-                return std::make_unique<ReferencesPass>(o);
-            },
-            // An index that cannot be read now (missing while a nightly one is renamed into
-            // place, a copy cut short, not SQLite, not mimeuri's) is a condition of the moment,
-            // not of the configuration: the command line and the service (at its start and on
-            // SIGHUP) say so in one line and go on. Each message whose mid: references need it
-            // then fails as --on-error says (passed as it came, or 75 / 451), and the next such
-            // message opens it again: never a usage error (64) or a missing input (66) that a
-            // pipe transport bounces. A notmuch this mimeuri cannot load at all (built without
-            // it) stays an error.
-            [](const PassOptions &p) -> Status {
-                const RefOptions &o = p.of<RefOptions>();
-                if (o.mid == RefOptions::Mid::Off) return ok();
-                const char *then = "; messages whose mid: references need it are handled as --on-error says until it can be read";
-                for (const std::string &path : o.mid_indexes)
-                    if (Status s = refs::check_mid_index(path); !s)
-                        g_warning("--mid-index: %s%s", s.error().message.c_str(), then);
-                if (!o.notmuch.empty())
-                    if (Status s = refs::check_notmuch(o.notmuch); !s) {
-                        if (!refs::notmuch_available() || s.error().code != Code::NoInput)
-                            return Error{s.error().code, "--notmuch: " + s.error().message};
-                        g_warning("--notmuch: %s%s", s.error().message.c_str(), then);
-                    }
-                return ok();
-            }};
+    return pass_row<ReferencesPass, RefOptions, references_option_table, references_off>("references", references_check);
 }
 
 } // namespace mimeuri

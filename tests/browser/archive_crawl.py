@@ -15,11 +15,11 @@ Chromium from its index.html (check_pages.mjs, network off). Checks:
 Screenshots of the index and two pages go to the test log.
 Usage: archive_crawl.py MIMEURI LOG_DIR   (exit 77 as browser_suite.py does)
 """
-import base64, email.utils, json, os, re, shutil, subprocess, sys, tempfile
+import base64, email.utils, os, re, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from browser_suite import node_modules, skip  # noqa: E402
+from browser_suite import browser_tools, run_pages  # noqa: E402
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
 
@@ -104,13 +104,7 @@ def expected_order():
 
 def main():
     mimeuri, logdir = sys.argv[1:3]
-    chromium = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    if not chromium:
-        skip("no chromium (Debian package chromium)")
-    for tool in ("node", "npm"):
-        if not shutil.which(tool):
-            skip(f"no {tool} (Debian package npm)")
-    mods = node_modules(logdir)
+    chromium, mods = browser_tools(logdir)
     os.makedirs(logdir, exist_ok=True)
     problems = []
     with tempfile.TemporaryDirectory() as work:
@@ -126,18 +120,10 @@ def main():
             return 1
         folder_of = {mid: str(i + 1) for i, (mid, _) in enumerate(MESSAGES)}
         mid_of = {v: k for k, v in folder_of.items()}
-        manifest, results = os.path.join(work, "manifest.json"), os.path.join(work, "results.json")
-        json.dump({"chromium": chromium, "pages": [], "archive": {"root": out}}, open(manifest, "w"))
-        env = dict(os.environ, MIMEURI_BROWSER_NODE_MODULES=mods)
-        r = subprocess.run(["node", os.path.join(HERE, "check_pages.mjs"), manifest, results], env=env,
-                           capture_output=True, text=True, timeout=600)
-        if r.returncode != 0:
-            print(r.stderr[-2000:])
-            if "Failed to launch" in r.stderr or "executablePath" in r.stderr:
-                skip(f"Chromium did not start: {r.stderr.strip()[-300:]}")
-            print("FAIL: check_pages.mjs failed")
+        res = run_pages("check_pages.mjs", {"chromium": chromium, "pages": [], "archive": {"root": out}}, mods, work, 600)
+        if res is None:
             return 1
-        crawled = json.load(open(results))["archive"]
+        crawled = res["archive"]
         pages = {p["url"]: p for p in crawled["pages"]}
         for p in crawled["pages"]:
             if p["error"]:
@@ -204,9 +190,7 @@ def main():
         shots = [(os.path.join(out, "index.html"), os.path.join(logdir, "archive-index.png")),
                  (os.path.join(out, folder_of["a1"], "index.html"), os.path.join(logdir, "archive-page-a1.png")),
                  (os.path.join(out, folder_of["a2"], "index.html"), os.path.join(logdir, "archive-page-a2.png"))]
-        json.dump({"chromium": chromium, "pages": [], "shots": shots}, open(manifest, "w"))
-        subprocess.run(["node", os.path.join(HERE, "hostile_pages.mjs"), manifest, results], env=env,
-                       capture_output=True, text=True, timeout=300)
+        run_pages("hostile_pages.mjs", {"chromium": chromium, "pages": [], "shots": shots}, mods, work, 300)
         for _, png in shots:
             if not os.path.exists(png):
                 problems.append(f"no screenshot {png}")

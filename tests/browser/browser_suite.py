@@ -46,6 +46,36 @@ def node_modules(logdir):
     return mods
 
 
+def browser_tools(logdir):
+    """The system's Chromium and puppeteer-core's node_modules; a skip (tests/skip.py) when
+    either cannot be had."""
+    chromium = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        skip("no chromium (Debian package chromium)")
+    for tool in ("node", "npm"):
+        if not shutil.which(tool):
+            skip(f"no {tool} (Debian package npm)")
+    return chromium, node_modules(logdir)
+
+
+def run_pages(script, manifest_data, mods, work, timeout):
+    """Runs a page checker of this folder (check_pages.mjs, hostile_pages.mjs) over a
+    manifest; returns its results, or None after saying why it failed. A Chromium that does
+    not start is a skip."""
+    manifest, results = os.path.join(work, "manifest.json"), os.path.join(work, "results.json")
+    json.dump(manifest_data, open(manifest, "w"))
+    env = dict(os.environ, MIMEURI_BROWSER_NODE_MODULES=mods)
+    r = subprocess.run(["node", os.path.join(HERE, script), manifest, results], env=env,
+                       capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0:
+        print(r.stderr[-2000:])
+        if "Failed to launch" in r.stderr or "executablePath" in r.stderr:
+            skip(f"Chromium did not start: {r.stderr.strip()[-300:]}")
+        print(f"FAIL: {script} failed")
+        return None
+    return json.load(open(results))
+
+
 def selected(corpus, cap):
     rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(corpus, "INDEX.tsv"), encoding="utf-8")]
     head, out = rows[0], []
@@ -128,13 +158,7 @@ def main():
     mimeuri, corpus, logdir = sys.argv[1:4]
     if not os.path.exists(os.path.join(corpus, "INDEX.tsv")):
         skip(f"no corpus at {corpus}")
-    chromium = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    if not chromium:
-        skip("no chromium (Debian package chromium)")
-    for tool in ("node", "npm"):
-        if not shutil.which(tool):
-            skip(f"no {tool} (Debian package npm)")
-    mods = node_modules(logdir)
+    chromium, mods = browser_tools(logdir)
     cap_env = os.environ.get("MIMEURI_BROWSER_MAX", "40")
     files = selected(corpus, None if cap_env == "all" else int(cap_env))
     os.makedirs(logdir, exist_ok=True)
@@ -186,19 +210,10 @@ def main():
                              THREAD], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if rc.returncode != 0:
             problems.append(f"{THREAD}: mimeuri --cid=extract exit {rc.returncode}: {rc.stderr.strip()[-300:]}")
-        manifest, results = os.path.join(work, "manifest.json"), os.path.join(work, "results.json")
-        json.dump({"chromium": chromium, "pages": pages, "shots": logdir, "archive": {"root": archive_dir}},
-                  open(manifest, "w"))
-        env = dict(os.environ, MIMEURI_BROWSER_NODE_MODULES=mods)
-        r = subprocess.run(["node", os.path.join(HERE, "check_pages.mjs"), manifest, results], env=env,
-                           capture_output=True, text=True, timeout=1500)
-        if r.returncode != 0:
-            print(r.stderr[-2000:])
-            if "Failed to launch" in r.stderr or "executablePath" in r.stderr:
-                skip(f"Chromium did not start: {r.stderr.strip()[-300:]}")
-            print("FAIL: check_pages.mjs failed")
+        both = run_pages("check_pages.mjs", {"chromium": chromium, "pages": pages, "shots": logdir,
+                                              "archive": {"root": archive_dir}}, mods, work, 1500)
+        if both is None:
             return 1
-        both = json.load(open(results))
         res, crawled = both["pages"], both["archive"]
         archive_refs = [json.loads(l) for l in open(archive_report)] if os.path.exists(archive_report) else []
         problems += check_archive(archive_dir, crawled, archive_refs)

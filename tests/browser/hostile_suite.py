@@ -16,11 +16,11 @@ request that is not file: or data: aborted and counted. Checks, for every page:
 and of the archive: no file a browser would run (.js, .svg, .xml...), the report's counts.
 Usage: hostile_suite.py MIMEURI LOG_DIR   (exit 77 as browser_suite.py does)
 """
-import base64, json, os, re, shutil, subprocess, sys, tempfile
+import base64, os, re, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from browser_suite import node_modules, skip  # noqa: E402
+from browser_suite import browser_tools, run_pages  # noqa: E402
 
 J = "__xss=1"
 JS_SPELLINGS = [
@@ -127,13 +127,7 @@ RUNNABLE = re.compile(r"\.(js|mjs|cjs|svg|svgz|xml|xsl|xslt|xhtml|xht|shtml|mht|
 
 def main():
     mimeuri, logdir = sys.argv[1:3]
-    chromium = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    if not chromium:
-        skip("no chromium (Debian package chromium)")
-    for tool in ("node", "npm"):
-        if not shutil.which(tool):
-            skip(f"no {tool} (Debian package npm)")
-    mods = node_modules(logdir)
+    chromium, mods = browser_tools(logdir)
     os.makedirs(logdir, exist_ok=True)
     problems = []
     with tempfile.TemporaryDirectory() as work:
@@ -173,18 +167,9 @@ def main():
             q = p[:-5] + "-nocsp.html"
             open(q, "w", encoding="utf-8").write(cut)
             bare.append(q)
-        manifest, results = os.path.join(work, "manifest.json"), os.path.join(work, "results.json")
-        json.dump({"chromium": chromium, "pages": pages + bare}, open(manifest, "w"))
-        env = dict(os.environ, MIMEURI_BROWSER_NODE_MODULES=mods)
-        r = subprocess.run(["node", os.path.join(HERE, "hostile_pages.mjs"), manifest, results], env=env,
-                           capture_output=True, text=True, timeout=1500)
-        if r.returncode != 0:
-            print(r.stderr[-2000:])
-            if "Failed to launch" in r.stderr or "executablePath" in r.stderr:
-                skip(f"Chromium did not start: {r.stderr.strip()[-300:]}")
-            print("FAIL: hostile_pages.mjs failed")
+        res = run_pages("hostile_pages.mjs", {"chromium": chromium, "pages": pages + bare}, mods, work, 1500)
+        if res is None:
             return 1
-        res = json.load(open(results))
         ran = ran_bare = requests = requests_bare = refused = 0
         for o in res:
             is_bare = o["path"].endswith("-nocsp.html")
