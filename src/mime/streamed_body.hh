@@ -34,9 +34,12 @@ Status decode_span(const SpanReader &read, std::int64_t begin, std::int64_t end,
 struct StreamedBody {
     enum class Cte : std::uint8_t { Base64, QuotedPrintable };
     // An inlined part: its decoded bytes held, or its content's span in the input and the
-    // transfer encoding (a GMimeContentEncoding) that decodes it; size: decoded.
+    // transfer encoding (a GMimeContentEncoding) that decodes it; size: decoded. copied: the
+    // span is canonical base64 (base64.hh), copied with its line breaks removed, not decoded
+    // and encoded again (checked again as it is read).
     struct Blob {
         bool held{true};
+        bool copied{false};
         std::string bytes;
         std::int64_t begin{0}, end{0};
         int encoding{0};
