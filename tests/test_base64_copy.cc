@@ -197,3 +197,23 @@ TEST_CASE("--cid=inline: a part's base64 copied where canonical, decoded and enc
         CHECK(inlined_url(png.substr(0, png.size() - 2), crlf) == oracle(png.substr(0, png.size() - 2))); // no padding
     }
 }
+
+TEST_CASE("--data=attach: a data: image's base64 copied into the new part where canonical, encoded again where not")
+{
+    const std::string png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    std::string odd = png;
+    odd[odd.size() - 3] = 'h'; // the same bytes, an unused bit set
+    for (const std::string &payload : {png, odd, png.substr(0, 50) + "\n " + png.substr(50)}) {
+        testing::TempDir d;
+        const std::string f = d / "m.eml";
+        testing::write_file(f, "From: a@example.org\nMIME-Version: 1.0\nContent-Type: text/html\n\n<img src=\"data:image/png;base64," +
+                                   payload + "\">\n");
+        auto run = testing::mimeuri("--data=attach " + testing::quote(f));
+        REQUIRE(run.status == 0);
+        const auto tree = testing::mime_tree(run.out);
+        REQUIRE(tree.leaves.size() == 2);
+        CHECK(tree.leaves[1] == gmime_decode(png));
+        // The part's base64 is the canonical text in 76 columns, whatever the payload was.
+        CHECK(run.out.find(png.substr(0, 76) + "\n" + png.substr(76) + "\n") != std::string::npos);
+    }
+}
