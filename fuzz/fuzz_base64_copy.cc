@@ -1,5 +1,5 @@
 // Canonical base64 copied (base64::Unbroken, src/util/base64.hh) against GMime's decoder then
-// GLib's encoder, the path it replaces: wherever the text is found canonical, the copy (its
+// GLib's encoder, the path it replaces (and base64::encode against GLib's on the raw input): wherever the text is found canonical, the copy (its
 // line breaks removed) is what they give, its decoded size theirs, and its 76-column lines
 // (base64::append_lines) theirs at 57 octets a line; the same for any cut into pieces.
 // Input: a mode byte (bit 0: the rest mapped onto the alphabet, '=', CR and LF, so that
@@ -60,6 +60,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     for (std::size_t at = 0; fed && at < text.size(); at += cut) fed = u.feed(std::string_view(text).substr(at, cut), &copy);
     const bool canonical = fed && u.canonical();
     if (canonical != mimeuri::base64::canonical(text)) broken("pieces and whole disagree", text);
+    // The encoder of our own against GLib's, on the input's bytes as they are.
+    const std::string_view raw(reinterpret_cast<const char *>(data + 1), size - 1);
+    std::string ours((raw.size() + 2) / 3 * 4, '\0');
+    ours.resize(mimeuri::base64::encode(data + 1, raw.size(), ours.data()));
+    if (ours != glib_encode(raw)) broken("base64::encode differs from GLib's", raw);
     if (!canonical) return 0;
     const std::string bytes = gmime_decode(text);
     if (copy != glib_encode(bytes)) broken("copy differs from decode+encode", text);

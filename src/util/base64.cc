@@ -36,7 +36,42 @@ inline bool alphabet16(const unsigned char *p)
     return (half[0] & half[1]) == ~std::uint64_t{0};
 }
 
+// The two characters of every 12 bits, in memory order.
+struct Pairs {
+    char c[4096][2];
+    constexpr Pairs() : c()
+    {
+        const char *alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        for (unsigned v = 0; v < 4096; ++v) {
+            c[v][0] = alphabet[v >> 6];
+            c[v][1] = alphabet[v & 63];
+        }
+    }
+};
+constexpr Pairs kPairs;
+
 } // namespace
+
+std::size_t encode(const unsigned char *in, std::size_t size, char *out)
+{
+    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char *o = out;
+    std::size_t i = 0;
+    for (; i + 3 <= size; i += 3, o += 4) {
+        const unsigned v = unsigned{in[i]} << 16 | unsigned{in[i + 1]} << 8 | in[i + 2];
+        std::memcpy(o, kPairs.c[v >> 12], 2);
+        std::memcpy(o + 2, kPairs.c[v & 4095], 2);
+    }
+    if (const std::size_t left = size - i; left > 0) {
+        const unsigned v = unsigned{in[i]} << 16 | (left == 2 ? unsigned{in[i + 1]} << 8 : 0u);
+        o[0] = alphabet[v >> 18];
+        o[1] = alphabet[(v >> 12) & 63];
+        o[2] = left == 2 ? alphabet[(v >> 6) & 63] : '=';
+        o[3] = '=';
+        o += 4;
+    }
+    return static_cast<std::size_t>(o - out);
+}
 
 bool Unbroken::feed(std::string_view in, std::string *out)
 {

@@ -41,6 +41,11 @@ private:
 // Whether text (line breaks allowed, as above) is canonical; its decoded size in *size.
 bool canonical(std::string_view text, std::size_t *size = nullptr);
 
+// The base64 of in[0, size), padded, written at out (which has room for (size + 2) / 3 * 4
+// octets); returns how many were written. Two octets of text a table lookup (12 bits); the
+// same text as GLib's g_base64_encode (tests/test_transfer.cc, fuzz/fuzz_base64_copy.cc).
+std::size_t encode(const unsigned char *in, std::size_t size, char *out);
+
 // Canonical text without line breaks (a data: URL's payload) in lines of 76 characters,
 // each ending in LF: what transfer::base64_lines gives for the bytes it decodes to.
 void append_lines(std::string_view unbroken, std::string &out);
