@@ -637,7 +637,8 @@ Status Attacher::classify(const Node &n, PartText &p)
             auto it = p.fresh.find(hash);
             if (it == p.fresh.end()) {
                 const bool copied = !d.text.empty();
-                it = p.fresh.emplace(hash, Image{part_type, copied ? std::string() : std::move(d.bytes), {}, std::move(d.text)}).first;
+                Image img{part_type, copied ? std::string() : std::move(d.bytes), {}, std::move(d.text)};
+                it = p.fresh.emplace(hash, std::move(img)).first;
                 if (copied) p.hashes.emplace(it->second.text, hash);
             }
             p.rep_image.push_back(&it->second);

@@ -41,7 +41,8 @@ std::optional<Result<StreamedBody::Blob>> copied_blob(const MessageContext &ctx,
     auto span = ctx.content_span(target);
     if (!span) return std::nullopt;
     const auto raw = static_cast<std::size_t>(span->second - span->first);
-    if (raw > (cap > (SIZE_MAX - 65536) / 2 ? SIZE_MAX : cap * 2 + 65536)) return Result<StreamedBody::Blob>(Error::limit("over --inline-max"));
+    const std::size_t raw_most = cap > (SIZE_MAX - 65536) / 2 ? SIZE_MAX : cap * 2 + 65536;
+    if (raw > raw_most) return Result<StreamedBody::Blob>(Error::limit("over --inline-max"));
     base64::Unbroken text;
     const SpanReader read = reader_of(ctx.source());
     std::string buf;

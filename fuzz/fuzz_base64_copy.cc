@@ -1,7 +1,8 @@
-// Canonical base64 copied (base64::Unbroken, src/util/base64.hh) against GMime's decoder then
-// GLib's encoder, the path it replaces (and base64::encode against GLib's on the raw input): wherever the text is found canonical, the copy (its
-// line breaks removed) is what they give, its decoded size theirs, and its 76-column lines
-// (base64::append_lines) theirs at 57 octets a line; the same for any cut into pieces.
+// Canonical base64 copied (base64::Unbroken, src/util/base64.hh) against GMime's decoder
+// then GLib's encoder, the path it replaces (and base64::encode against GLib's on the raw
+// input): wherever the text is found canonical, the copy (its line breaks removed) is what
+// they give, its decoded size theirs, and its 76-column lines (base64::append_lines) theirs
+// at 57 octets a line; the same for any cut into pieces.
 // Input: a mode byte (bit 0: the rest mapped onto the alphabet, '=', CR and LF, so that
 // canonical and nearly canonical texts are common; bits 1-7 seed the piece size), then text.
 #include "base64.hh"

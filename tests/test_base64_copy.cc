@@ -97,7 +97,8 @@ TEST_CASE("base64 copy: canonical text is the decoder-then-encoder's, whatever i
         std::string lf, crlf, ragged;
         for (std::size_t at = 0; at < one.size(); at += 76) lf += one.substr(at, 76) + "\n";
         for (std::size_t at = 0; at < one.size(); at += 76) crlf += one.substr(at, 76) + "\r\n";
-        for (std::size_t at = 0, w = 1; at < one.size(); at += w, w = w % 90 + 7) ragged += one.substr(at, w) + (w % 2 ? "\n" : "\r\n");
+        for (std::size_t at = 0, w = 1; at < one.size(); at += w, w = w % 90 + 7)
+            ragged += one.substr(at, w) + (w % 2 ? "\n" : "\r\n");
         check_canonical(lf);
         check_canonical(crlf);
         check_canonical(ragged);
