@@ -1,6 +1,6 @@
 // The transfer codecs in process, in MB/s of decoded bytes (bench/codecs.sh): base64 and
 // quoted-printable, decode and encode, the project's paths against GMime's and GLib's (and
-// libb64, nettle and OpenSSL where built with them), and the copy that replaces a decode then
+// libb64, stringencoders' modp_b64, nettle and OpenSSL where built with them), and the copy that replaces a decode then
 // an encode where base64 is canonical (src/util/base64.hh). Rounds interleaved, best of
 // ROUNDS; the same bytes for every row of a kind.
 // Usage: codecs ROUNDS BYTES_FILE TEXT_FILE  (bytes: what base64 carries; text: what QP carries)
@@ -16,6 +16,9 @@ extern "C" {
 #endif
 #ifdef WITH_NETTLE
 #include <nettle/base64.h>
+#endif
+#ifdef WITH_MODP
+#include <modp_b64.h>
 #endif
 #ifdef WITH_OPENSSL
 #include <openssl/evp.h>
@@ -179,6 +182,17 @@ int main(int argc, char **argv)
                         base64::append_lines(unbroken, out);
                         return out.size();
                     }, bytes.size()});
+#ifdef WITH_MODP
+    // stringencoders' modp_b64 reads no line breaks: it decodes the text without them.
+    rows.push_back({"base64 decode", "modp_b64 (stringencoders), of the text without line breaks", [&] {
+                        out.resize(modp_b64_decode_len(unbroken.size()));
+                        return modp_b64_decode(out.data(), unbroken.data(), unbroken.size());
+                    }, bytes.size()});
+    rows.push_back({"base64 encode", "modp_b64 (stringencoders), one line", [&] {
+                        out.resize(modp_b64_encode_len(bytes.size()));
+                        return modp_b64_encode(out.data(), bytes.data(), bytes.size());
+                    }, bytes.size()});
+#endif
     rows.push_back({"qp encode", "ours: transfer::QuotedPrintable", [&] {
                         out.clear();
                         transfer::QuotedPrintable q(false);
