@@ -3,10 +3,12 @@
 // inline part per distinct image to the part's multipart/related, made if need be.
 #include "data.hh"
 
+#include "base64.hh"
 #include "charsets.hh"
 #include "gobj.hh"
 #include "html_refs.hh"
 #include "html_tokenizer.hh"
+#include "sha256.hh"
 #include "text.hh"
 #include "transfer.hh"
 
@@ -118,6 +120,8 @@ void forgiving_base64(std::string body, std::size_t cap, DataUrl &d)
         d.over = true;
         return;
     }
+    // The text kept where it is canonical (the padding in place, the unused bits zero).
+    const bool canonical = base64::canonical(body);
     d.bytes.resize(size);
     char *out = d.bytes.data();
     unsigned acc = 0;
@@ -130,6 +134,7 @@ void forgiving_base64(std::string body, std::size_t cap, DataUrl &d)
             *out++ = static_cast<char>((acc >> bits) & 0xff);
         }
     }
+    if (canonical) d.text = std::move(body);
 }
 
 } // namespace
@@ -263,10 +268,23 @@ std::string canonical_type(std::string t)
     return t;
 }
 
+// Lower-case hex, as GLib's g_compute_checksum_for_data writes it: on the CPU's SHA
+// instructions where it has them (sha256.hh), else GLib's.
 std::string hex_sha256(std::string_view bytes)
 {
-    GCharPtr h(g_compute_checksum_for_data(G_CHECKSUM_SHA256, reinterpret_cast<const guchar *>(bytes.data()), bytes.size()));
-    return h.get();
+    if (!Sha256::available()) {
+        GCharPtr h(g_compute_checksum_for_data(G_CHECKSUM_SHA256, reinterpret_cast<const guchar *>(bytes.data()), bytes.size()));
+        return h.get();
+    }
+    Sha256 h;
+    h.update(bytes.data(), bytes.size());
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned char c : h.digest()) {
+        out += hex[c >> 4];
+        out += hex[c & 15];
+    }
+    return out;
 }
 
 // A domain fit for the right side of a Content-ID (RFC 5322 dot-atom, letters, digits, '-').
@@ -308,9 +326,10 @@ std::string to_eol(std::string_view lf, bool crlf)
 }
 
 struct Image {
-    std::string type; // of the new part
-    std::string bytes;
+    std::string type;  // of the new part
+    std::string bytes; // its bytes, where text is empty
     std::string cid;
+    std::string text;  // its canonical base64 in one line (DataUrl::text), copied into lines
 };
 
 // Where a part's new images go: a multipart/related to add them to, or (related < 0) the
@@ -321,12 +340,18 @@ struct Container {
     std::string reason;     // why there is none
 };
 
+struct PartText;
+
 class Attacher {
 public:
     Attacher(MessageContext &ctx, const DataOptions &opts) : ctx_(ctx), opts_(opts) {}
     Status part(int node);
 
 private:
+    bool read_text(const Node &n, PartText &p);
+    Result<bool> scan_text(const Node &n, PartText &p);
+    Status classify(const Node &n, PartText &p);
+    Status attach(int node, const Container &c, PartText &p);
     Container container_for(int node);
     std::string cid_for(const std::string &hash, int container);
     std::string part_text(const Image &img) const;
@@ -412,7 +437,8 @@ std::string Attacher::part_text(const Image &img) const
     std::string t = "Content-Type: " + img.type + "\nContent-Transfer-Encoding: base64\n";
     t += "Content-Disposition: inline; filename=\"image-" + img.cid.substr(0, 8) + "." + data::extension_for(img.type) + "\"\n";
     t += "Content-ID: <" + img.cid + ">\n\n";
-    t += transfer::base64_lines(img.bytes);
+    if (img.text.empty()) t += transfer::base64_lines(img.bytes);
+    else base64::append_lines(img.text, t); // the same lines, copied
     return t;
 }
 
@@ -495,73 +521,95 @@ Status Attacher::wrap(const Node &n, std::string_view html, const std::vector<co
     return ctx_.replace_body(n, std::move(out), false);
 }
 
-// One HTML or CSS part: its data: URIs reported, and with --data=attach its images attached.
-Status Attacher::part(int node)
+// One HTML or CSS part as the pass reads it: its text (converted to UTF-8 where its
+// charset is not ASCII-compatible), its references, and the data: images to attach.
+struct PartText {
+    Content content;
+    std::string converted; // the text, where it had to be converted
+    std::string_view view; // the text the references are offsets into
+    bool css{false};
+    bool rewritable{true}; // written back as it is read: its charset ASCII-compatible
+    html::Scan scan;
+    std::vector<html::Replacement> reps;
+    std::vector<std::size_t> rep_entry; // per replacement: its entry
+    std::vector<std::string> rep_hash;  // per replacement: its image's hash
+    std::vector<Image *> rep_image;     // per replacement: its image (in fresh: nodes stay put)
+    std::unordered_map<std::string, Image> fresh;             // images this part names, by hash
+    std::unordered_map<std::string_view, std::string> hashes; // an image's canonical text -> its hash
+};
+
+// The part's text, where it may hold a data: URI and can be read; false: nothing to do.
+bool Attacher::read_text(const Node &n, PartText &p)
 {
-    const Node &n = ctx_.nodes()[static_cast<std::size_t>(node)];
-    const bool css = is_type(n, "text", "css");
-    const bool attach = opts_.mode == DataOptions::Mode::Attach;
+    p.css = is_type(n, "text", "css");
     auto content = ctx_.decoded_content(n, html::kDefaultHtmlMax);
     if (!content) {
-        if (attach)
+        if (opts_.mode == DataOptions::Mode::Attach)
             ctx_.report().add_error(n.section, ErrorCode::HtmlLimit, content.error().message + "; data: URIs not looked at");
-        return ok();
+        return false;
     }
-    if (!data::may_hold_data_uri(content->view())) return ok();
+    p.content = std::move(*content);
+    if (!data::may_hold_data_uri(p.content.view())) return false;
     const char *cs = g_mime_object_get_content_type_parameter(n.object, "charset");
-    std::string text;
-    bool rewritable = true;
-    std::string_view view = content->view();
-    if (css) {
-        rewritable = ascii_compatibility(cs ? cs : "") != AsciiCompat::No;
-    } else {
-        const HtmlEncoding enc = sniff_html_encoding(cs ? cs : "", view.substr(0, 1024));
-        rewritable = enc.ascii_compatible;
-        if (!rewritable && !enc.convert_from.empty()) {
-            gsize written = 0;
-            GCharPtr conv(g_convert(view.data(), static_cast<gssize>(view.size()), "UTF-8", enc.convert_from.c_str(), nullptr,
-                                    &written, nullptr));
-            if (!conv) return ok();
-            text.assign(conv.get(), written);
-            view = text;
-        }
+    p.view = p.content.view();
+    if (p.css) {
+        p.rewritable = ascii_compatibility(cs ? cs : "") != AsciiCompat::No;
+        return true;
     }
-    html::Scan scan;
-    if (css) {
+    const HtmlEncoding enc = sniff_html_encoding(cs ? cs : "", p.view.substr(0, 1024));
+    p.rewritable = enc.ascii_compatible;
+    if (!p.rewritable && !enc.convert_from.empty()) {
+        gsize written = 0;
+        GCharPtr conv(g_convert(p.view.data(), static_cast<gssize>(p.view.size()), "UTF-8", enc.convert_from.c_str(),
+                                nullptr, &written, nullptr));
+        if (!conv) return false;
+        p.converted.assign(conv.get(), written);
+        p.view = p.converted;
+    }
+    return true;
+}
+
+// The part's references (a stylesheet's url()s, or the HTML's); an error ends the message
+// (a limit the report names, or a deadline), false: nothing to do.
+Result<bool> Attacher::scan_text(const Node &n, PartText &p)
+{
+    if (p.css) {
         html::ScanBuilder b(1000000);
-        b.style_text(0, view);
-        scan = b.finish();
-    } else {
-        html::ParseLimits limits;
-        limits.max_bytes = html::memory_cap(view.size(), html::kDefaultHtmlMax);
-        limits.out_of_time = [this] { return ctx_.out_of_time(); };
-        auto r = html::scan_refs(view, limits);
-        if (!r) {
-            if (r.error().code == Code::TempFail) return r.error();
-            return ok(); // the references pass reports what the parser could not read
-        }
-        if (r->stop != html::Stop::None) {
-            ctx_.report().add_error(n.section, html::stop_kind(r->stop), r->stop_message);
-            return Error::limit(r->stop_message);
-        }
-        scan = std::move(*r);
+        b.style_text(0, p.view);
+        p.scan = b.finish();
+        return true;
     }
-    // Each data: URI: an entry; the images to attach: a replacement each.
-    auto &entries = ctx_.report().data();
-    std::vector<html::Replacement> reps;
-    std::vector<std::size_t> rep_entry;  // per replacement: its entry
-    std::vector<std::string> rep_hash;   // per replacement: its image's hash
-    std::vector<Image *> rep_image;      // per replacement: its image (in fresh: nodes stay put)
-    std::unordered_map<std::string, Image> fresh; // images this part names, by hash
-    for (std::size_t ri = 0; ri < scan.refs.size(); ++ri) {
+    html::ParseLimits limits;
+    limits.max_bytes = html::memory_cap(p.view.size(), html::kDefaultHtmlMax);
+    limits.out_of_time = [this] { return ctx_.out_of_time(); };
+    auto r = html::scan_refs(p.view, limits);
+    if (!r) {
+        if (r.error().code == Code::TempFail) return r.error();
+        return false; // the references pass reports what the parser could not read
+    }
+    if (r->stop != html::Stop::None) {
+        ctx_.report().add_error(n.section, html::stop_kind(r->stop), r->stop_message);
+        return Error::limit(r->stop_message);
+    }
+    p.scan = std::move(*r);
+    return true;
+}
+
+// Each data: URI: an entry in the report; with --data=attach, each image fit to attach a
+// replacement, its image found by the hash of its bytes (the same bytes once). Canonical
+// base64 seen before (the same text, so the same bytes) is not hashed again.
+Status Attacher::classify(const Node &n, PartText &p)
+{
+    const bool attach = opts_.mode == DataOptions::Mode::Attach;
+    for (std::size_t ri = 0; ri < p.scan.refs.size(); ++ri) {
         if (ri % 1024 == 0)
             if (Status t = ctx_.check_time(); !t) return t;
-        const html::Ref &ref = scan.refs[ri];
+        const html::Ref &ref = p.scan.refs[ri];
         if (!data::is_data_url(ref.url)) continue;
-        const html::Holder &h = scan.holders[ref.holder];
+        const html::Holder &h = p.scan.holders[ref.holder];
         DataEntry e;
         e.part = n.section;
-        e.attr = css ? "css" : h.attribute ? h.element + "@" + h.attr : "style";
+        e.attr = p.css ? "css" : h.attribute ? h.element + "@" + h.attr : "style";
         DataUrl d = data::parse_data_url(ref.url, opts_.max);
         e.type = d.type;
         if (d.size) e.size = static_cast<std::int64_t>(*d.size);
@@ -582,19 +630,39 @@ Status Attacher::part(int node)
             }
         }
         if (attach && e.reason.empty()) {
-            std::string hash = hex_sha256(d.bytes);
-            reps.push_back({ri, {}});
-            rep_entry.push_back(entries.size());
-            auto it = fresh.find(hash);
-            if (it == fresh.end()) it = fresh.emplace(hash, Image{part_type, std::move(d.bytes), {}}).first;
-            rep_image.push_back(&it->second);
-            rep_hash.push_back(std::move(hash));
+            auto known = d.text.empty() ? p.hashes.end() : p.hashes.find(d.text);
+            std::string hash = known != p.hashes.end() ? known->second : hex_sha256(d.bytes);
+            p.reps.push_back({ri, {}});
+            p.rep_entry.push_back(ctx_.report().data().size());
+            auto it = p.fresh.find(hash);
+            if (it == p.fresh.end()) {
+                const bool copied = !d.text.empty();
+                Image img{part_type, copied ? std::string() : std::move(d.bytes), {}, std::move(d.text)};
+                it = p.fresh.emplace(hash, std::move(img)).first;
+                if (copied) p.hashes.emplace(it->second.text, hash);
+            }
+            p.rep_image.push_back(&it->second);
+            p.rep_hash.push_back(std::move(hash));
         }
         ctx_.report().add_data(std::move(e));
     }
-    if (reps.empty()) return ok();
+    return ok();
+}
+
+// One HTML or CSS part: its data: URIs reported, and with --data=attach its images attached.
+Status Attacher::part(int node)
+{
+    const Node &n = ctx_.nodes()[static_cast<std::size_t>(node)];
+    PartText p;
+    if (!read_text(n, p)) return ok();
+    auto scanned = scan_text(n, p);
+    if (!scanned) return scanned.error();
+    if (!*scanned) return ok();
+    if (Status s = classify(n, p); !s) return s;
+    if (p.reps.empty()) return ok();
+    auto &entries = ctx_.report().data();
     auto leave = [&](const std::string &reason) {
-        for (std::size_t k : rep_entry) entries[k].reason = reason;
+        for (std::size_t k : p.rep_entry) entries[k].reason = reason;
         return ok();
     };
     // Another pass rewrote the part already (edits are splices on the input: one per span).
@@ -604,39 +672,48 @@ Status Attacher::part(int node)
     } else {
         return leave("structure");
     }
-    if (!rewritable) return leave("charset");
+    if (!p.rewritable) return leave("charset");
     if (!transfer::can_write_back(g_mime_part_get_content_encoding(GMIME_PART(n.object)))) return leave("encoding");
     Container c = container_for(node);
     if (!c.reason.empty()) return leave(c.reason);
     std::optional<std::string> kept = ctx_.kept(n);
     if (!kept && c.related < 0) kept = ctx_.kept(n, "content-type");
     if (kept) {
-        for (std::size_t k : rep_entry) {
+        for (std::size_t k : p.rep_entry) {
             entries[k].action = DataEntry::Action::Kept;
             entries[k].kept = *kept;
         }
         return ok();
     }
+    return attach(node, c, p);
+}
+
+// The part's data: images made cid: references to new parts of its related set (or of the
+// multipart/related it becomes), each distinct image once per set.
+Status Attacher::attach(int node, const Container &c, PartText &p)
+{
+    const Node &n = ctx_.nodes()[static_cast<std::size_t>(node)];
+    auto &entries = ctx_.report().data();
     const int owner = c.related >= 0 ? c.related : node;
     const std::string dom = domain(n);
-    for (std::size_t k = 0; k < reps.size(); ++k) // in the order named: the same ids on every run
-        if (Image &img = *rep_image[k]; img.cid.empty()) img.cid = cid_for(rep_hash[k], owner) + "@" + dom;
-    for (std::size_t k = 0; k < reps.size(); ++k) reps[k].url = "cid:" + rep_image[k]->cid;
-    html::Rewritten rw = html::rewrite(view, scan, reps);
-    std::vector<bool> done(reps.size(), true);
+    for (std::size_t k = 0; k < p.reps.size(); ++k) // in the order named: the same ids on every run
+        if (Image &img = *p.rep_image[k]; img.cid.empty()) img.cid = cid_for(p.rep_hash[k], owner) + "@" + dom;
+    for (std::size_t k = 0; k < p.reps.size(); ++k) p.reps[k].url = "cid:" + p.rep_image[k]->cid;
+    html::Rewritten rw = html::rewrite(p.view, p.scan, p.reps);
+    std::vector<bool> done(p.reps.size(), true);
     for (std::size_t k : rw.skipped) {
         done[k] = false;
-        entries[rep_entry[k]].reason = "html-rewrite";
+        entries[p.rep_entry[k]].reason = "html-rewrite";
     }
     // The images still named, in the order first named; those the related set has already.
     std::vector<const Image *> images;
     std::vector<std::string> image_hashes;
     std::unordered_set<std::string> named;
-    for (std::size_t k = 0; k < reps.size(); ++k) {
-        if (!done[k] || !named.insert(rep_hash[k]).second) continue;
-        if (c.related >= 0 && added_[c.related].count(rep_hash[k])) continue;
-        images.push_back(rep_image[k]);
-        image_hashes.push_back(rep_hash[k]);
+    for (std::size_t k = 0; k < p.reps.size(); ++k) {
+        if (!done[k] || !named.insert(p.rep_hash[k]).second) continue;
+        if (c.related >= 0 && added_[c.related].count(p.rep_hash[k])) continue;
+        images.push_back(p.rep_image[k]);
+        image_hashes.push_back(p.rep_hash[k]);
     }
     if (named.empty()) return ok();
     const auto mark = ctx_.edit_mark();
@@ -645,15 +722,15 @@ Status Attacher::part(int node)
         ctx_.rollback(mark);
         if (s.error().code == Code::Software || s.error().code == Code::TempFail) return s;
         ctx_.report().add_error(n.section, ErrorCode::Rewrite, s.error().message + "; data: URIs not attached");
-        for (std::size_t k = 0; k < reps.size(); ++k)
-            if (done[k]) entries[rep_entry[k]].reason = "rewrite";
+        for (std::size_t k = 0; k < p.reps.size(); ++k)
+            if (done[k]) entries[p.rep_entry[k]].reason = "rewrite";
         return ok();
     }
     if (c.related >= 0) added_[c.related].insert(image_hashes.begin(), image_hashes.end());
-    for (std::size_t k = 0; k < reps.size(); ++k) {
+    for (std::size_t k = 0; k < p.reps.size(); ++k) {
         if (!done[k]) continue;
-        entries[rep_entry[k]].action = DataEntry::Action::Attached;
-        entries[rep_entry[k]].cid = rep_image[k]->cid;
+        entries[p.rep_entry[k]].action = DataEntry::Action::Attached;
+        entries[p.rep_entry[k]].cid = p.rep_image[k]->cid;
     }
     return ok();
 }

@@ -50,6 +50,10 @@ struct DataUrl {
     std::optional<std::size_t> size; // decoded bytes; none: the payload does not decode
     std::string bytes;        // the payload, when it decodes and is at most the cap
     bool over{false};         // decodes, but to more than the cap: bytes left empty
+    // With bytes: the payload's base64 without its white space, when that is canonical
+    // (src/util/base64.hh): the bytes' base64 as an encoder writes it, so it is copied (a
+    // new part's lines re-wrapped) rather than the bytes encoded again; else empty.
+    std::string text;
 };
 
 // Whether url starts with "data:" (any case).

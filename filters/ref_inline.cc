@@ -1,10 +1,11 @@
 // The reference pass, step 3, --cid=inline: a resolved target as a data: URI, or the reason
 // it stays a reference (type, size); the payloads held while small, else decoded again from
 // the input as the output is written (streamed_body.hh), so that memory is bounded by the
-// largest part inlined. Entry points: PartRewriter::inline_target and with_payloads, called
-// from ref_part.cc's decide and write.
+// largest part inlined; canonical base64 is copied, not decoded (base64.hh). Entry points:
+// PartRewriter::inline_target and with_payloads, called from ref_part.cc's decide and write.
 #include "ref_part_rewriter.hh"
 
+#include "base64.hh"
 #include "charsets.hh"
 
 #include <gmime/gmime.h>
@@ -25,6 +26,41 @@ bool inline_allowed(const std::string &type, const std::vector<std::string> &all
             return true;
     }
     return false;
+}
+
+// A base64 target whose text is canonical (base64.hh): its data: URL's payload is that text
+// with its line breaks removed, copied as the output is written, never decoded here nor
+// there (and never held: memory holds none of it). nullopt: not such a target, decoded as
+// before; an error: over cap, where decoding would have said so (the same limits as
+// MessageContext::decoded_content: the raw content within twice the cap, the bytes within it).
+std::optional<Result<StreamedBody::Blob>> copied_blob(const MessageContext &ctx, const Node &target, std::size_t cap)
+{
+    if (!GMIME_IS_PART(target.object) || !g_mime_part_get_content(GMIME_PART(target.object)) ||
+        g_mime_part_get_content_encoding(GMIME_PART(target.object)) != GMIME_CONTENT_ENCODING_BASE64)
+        return std::nullopt;
+    auto span = ctx.content_span(target);
+    if (!span) return std::nullopt;
+    const auto raw = static_cast<std::size_t>(span->second - span->first);
+    const std::size_t raw_most = cap > (SIZE_MAX - 65536) / 2 ? SIZE_MAX : cap * 2 + 65536;
+    if (raw > raw_most) return Result<StreamedBody::Blob>(Error::limit("over --inline-max"));
+    base64::Unbroken text;
+    const SpanReader read = reader_of(ctx.source());
+    std::string buf;
+    constexpr std::int64_t kBlock = std::int64_t{256} << 10;
+    for (std::int64_t at = span->first; at < span->second; at += kBlock) {
+        auto bytes = read(at, std::min(span->second, at + kBlock), buf);
+        if (!bytes || !text.feed(*bytes, nullptr)) return std::nullopt;
+    }
+    if (!text.canonical()) return std::nullopt;
+    if (text.decoded_size() > cap) return Result<StreamedBody::Blob>(Error::limit("over --inline-max"));
+    StreamedBody::Blob b;
+    b.held = false;
+    b.copied = true;
+    b.begin = span->first;
+    b.end = span->second;
+    b.encoding = GMIME_CONTENT_ENCODING_BASE64;
+    b.size = text.decoded_size();
+    return Result<StreamedBody::Blob>(std::move(b));
 }
 
 } // namespace
@@ -61,6 +97,13 @@ void PartRewriter::inline_target(const Node &target, Decision &d)
     }
     if (auto known = blob_of_.find(d.target.node); known != blob_of_.end()) {
         d.blob = known->second; // inlined before: the same bytes
+    } else if (auto copy = tally_.css_text.count(d.target.node) ? std::nullopt : copied_blob(ctx_, target, opts_.inline_max);
+               copy) {
+        if (*copy) {
+            blobs_.push_back(std::move(**copy));
+            d.blob = static_cast<int>(blobs_.size() - 1);
+            blob_of_.emplace(d.target.node, d.blob);
+        }
     } else if (auto large = large_blob(d.target.node); large) {
         d.blob = *large;
     } else {

@@ -1,7 +1,9 @@
 // The data: pass's pieces: data: URLs read as WHATWG Fetch's "data: URL processor" reads them
 // (its examples and the web-platform-tests' fetch/data-urls cases), images sniffed as WHATWG
 // MIME Sniffing 6.1 sniffs them, and the cheap test that lets a message skip the parse.
+#include "base64.hh"
 #include "data.hh"
+#include "transfer.hh"
 
 #include <doctest/doctest.h>
 
@@ -49,6 +51,37 @@ TEST_CASE("data: URLs decode as the Fetch standard's data: URL processor decodes
             CHECK(*d.size == c.bytes.size());
         }
     }
+}
+
+TEST_CASE("a data: URL's canonical base64 is kept as text, to be copied into a part's lines")
+{
+    struct Case {
+        const char *url;
+        const char *text; // "": not canonical, the bytes are encoded again
+    };
+    const Case cases[] = {
+        {"data:image/png;base64,SGVsbG8sIFdvcmxkIQ==", "SGVsbG8sIFdvcmxkIQ=="},
+        {"data:image/png;base64,AA AA\nAA==", "AAAAAA=="},    // white space dropped, as the decoder drops it
+        {"data:image/png;base64,AAA", ""},                     // no padding: encoded as AAA=
+        {"data:image/png;base64,AB==", ""},                    // unused bits set: encoded as AA==
+        {"data:image/png;base64,AAB=", ""},                    // the same with one '='
+        {"data:image/png;base64,%41%41%41%41", "AAAA"},        // %-decoded first
+        {"data:image/svg+xml,%3Csvg%2F%3E", ""},               // no base64 at all
+    };
+    for (const Case &c : cases) {
+        CAPTURE(c.url);
+        data::DataUrl d = data::parse_data_url(c.url, 1000);
+        REQUIRE(d.size);
+        CHECK(d.text == c.text);
+        if (d.text.empty() || !d.base64) continue;
+        // The copy's lines are the bytes' lines.
+        std::string lines;
+        base64::append_lines(d.text, lines);
+        CHECK(lines == transfer::base64_lines(d.bytes));
+    }
+    // Over the cap: neither bytes nor text.
+    data::DataUrl d = data::parse_data_url("data:image/png;base64,AAAAAAAA", 5);
+    CHECK(d.text.empty());
 }
 
 TEST_CASE("a data: URL over the cap is counted, not held")

@@ -61,3 +61,30 @@ TEST_CASE("base64: in lines of 76 and in one line, the same as g_base64_encode")
         bytes += static_cast<char>(n * 37 + 11);
     }
 }
+
+TEST_CASE("quoted-printable: any octet anywhere in a run (the run is found sixteen octets at a time)")
+{
+    // Each octet value at each place of a 48-octet line of 'b': written as it is when
+    // printable ASCII but '=' (space and tab too, but at the line's end), else =XX. A
+    // reference written octet by octet, for lines too short for a soft break.
+    static const char hex[] = "0123456789ABCDEF";
+    for (int v = 0; v < 256; ++v) {
+        for (std::size_t at = 0; at < 48; ++at) {
+            std::string text(48, 'b');
+            text[at] = static_cast<char>(v);
+            std::string want;
+            for (std::size_t i = 0; i < text.size(); ++i) {
+                const auto u = static_cast<unsigned char>(text[i]);
+                const bool last = i + 1 == text.size();
+                const bool literal = (u >= 33 && u <= 126 && u != '=') || ((u == ' ' || u == '\t') && !last);
+                const bool line_start = i == 0 && (u == '-' || u == '.');
+                if (literal && !line_start) want += text[i];
+                else want += std::string{'=', hex[u >> 4], hex[u & 15]};
+            }
+            if (v == '\n') want = text.substr(0, at) + "\n" + text.substr(at + 1); // the message's line break
+            CAPTURE(v);
+            CAPTURE(at);
+            CHECK(quoted_printable(text, false) == want);
+        }
+    }
+}

@@ -1,6 +1,7 @@
 // A leaf's new content made while the output is written (see streamed_body.hh).
 #include "streamed_body.hh"
 
+#include "base64.hh"
 #include "record.hh"
 #include "transfer.hh"
 
@@ -30,6 +31,28 @@ Status blob_bytes(const StreamedBody::Blob &b, const SpanReader &read, const Byt
     if (!s) return s;
     // Planned from these bytes: others now mean the input changed under the run.
     if (total != b.size) return Error{Code::TempFail, "the input changed while being read (an inlined part)"};
+    return ok();
+}
+
+// A copied blob's base64 text (its line breaks removed), a piece at a time: planned from
+// canonical text of this size; anything else now means the input changed under the run.
+Status blob_text(const StreamedBody::Blob &b, const SpanReader &read, const ByteSink &sink)
+{
+    base64::Unbroken text;
+    std::string buf, piece;
+    piece.reserve(kPiece);
+    for (std::int64_t at = b.begin; at < b.end;) {
+        const std::int64_t stop = std::min<std::int64_t>(b.end, at + static_cast<std::int64_t>(kPiece));
+        auto raw = read(at, stop, buf);
+        if (!raw) return raw.error();
+        at = stop;
+        piece.clear();
+        if (!text.feed(*raw, &piece)) break;
+        if (!piece.empty())
+            if (Status s = sink(piece); !s) return s;
+    }
+    if (!text.canonical() || text.decoded_size() != b.size)
+        return Error{Code::TempFail, "the input changed while being read (an inlined part)"};
     return ok();
 }
 
@@ -170,9 +193,14 @@ Status StreamedBody::content(const SpanReader &read, const ByteSink &sink) const
             if (Status s = text_span(*this, read, at, p.text_end, sink); !s) return s;
         at = p.text_end;
         if (p.blob < 0) continue;
+        const Blob &blob = blobs.at(static_cast<std::size_t>(p.blob));
+        if (blob.copied) {
+            if (Status s = blob_text(blob, read, sink); !s) return s;
+            continue;
+        }
         // base64 in one line, as transfer::append_base64 writes it whole.
         gint state = 0, save = 0;
-        Status s = blob_bytes(blobs.at(static_cast<std::size_t>(p.blob)), read, [&](std::string_view d) -> Status {
+        Status s = blob_bytes(blob, read, [&](std::string_view d) -> Status {
             for (std::size_t k = 0; k < d.size(); k += kPiece) {
                 const std::size_t n = std::min(kPiece, d.size() - k);
                 b64.resize((n / 3 + 1) * 4 + 4); // g_base64_encode_step's bound
@@ -263,7 +291,7 @@ std::string StreamedBody::serialize() const
     }
     r.put(blobs.size());
     for (const Blob &b : blobs) {
-        r.put(static_cast<std::size_t>(b.held));
+        r.put(static_cast<std::size_t>(b.held) | static_cast<std::size_t>(b.copied) << 1);
         r.put(b.bytes);
         r.put(static_cast<std::size_t>(b.begin));
         r.put(static_cast<std::size_t>(b.end));
@@ -292,7 +320,9 @@ StreamedBody StreamedBody::deserialize(std::string bytes)
     n = r.get_size();
     for (std::size_t i = 0; i < n; ++i) {
         Blob x;
-        x.held = r.get_size() != 0;
+        const std::size_t how = r.get_size();
+        x.held = how & 1;
+        x.copied = how & 2;
         x.bytes = r.get();
         x.begin = static_cast<std::int64_t>(r.get_size());
         x.end = static_cast<std::int64_t>(r.get_size());

@@ -34,13 +34,17 @@ Status decode_span(const SpanReader &read, std::int64_t begin, std::int64_t end,
 struct StreamedBody {
     enum class Cte : std::uint8_t { Base64, QuotedPrintable };
     // An inlined part: its decoded bytes held, or its content's span in the input and the
-    // transfer encoding (a GMimeContentEncoding) that decodes it; size: decoded.
+    // transfer encoding (a GMimeContentEncoding) that decodes it; size: decoded. copied: the
+    // span is canonical base64 (base64.hh), copied with its line breaks removed, not decoded
+    // and encoded again (checked again as it is read). Last, so that a Blob made field by
+    // field in order ({held, bytes, begin, end, encoding, size}) is not copied.
     struct Blob {
         bool held{true};
         std::string bytes;
         std::int64_t begin{0}, end{0};
         int encoding{0};
         std::size_t size{0};
+        bool copied{false};
     };
     // The text up to text_end, then (blob >= 0) the base64 of that blob's bytes.
     struct Piece {

@@ -1,0 +1,78 @@
+// Canonical base64 copied (base64::Unbroken, src/util/base64.hh) against GMime's decoder
+// then GLib's encoder, the path it replaces (and base64::encode against GLib's on the raw
+// input): wherever the text is found canonical, the copy (its line breaks removed) is what
+// they give, its decoded size theirs, and its 76-column lines (base64::append_lines) theirs
+// at 57 octets a line; the same for any cut into pieces.
+// Input: a mode byte (bit 0: the rest mapped onto the alphabet, '=', CR and LF, so that
+// canonical and nearly canonical texts are common; bits 1-7 seed the piece size), then text.
+#include "base64.hh"
+
+#include <gmime/gmime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+namespace {
+
+std::string gmime_decode(std::string_view text)
+{
+    GMimeEncoding st;
+    g_mime_encoding_init_decode(&st, GMIME_CONTENT_ENCODING_BASE64);
+    std::string out(g_mime_encoding_outlen(&st, text.size()) + 16, '\0');
+    out.resize(g_mime_encoding_flush(&st, text.data(), text.size(), out.data()));
+    return out;
+}
+
+std::string glib_encode(std::string_view bytes)
+{
+    gchar *b = g_base64_encode(reinterpret_cast<const guchar *>(bytes.data()), bytes.size());
+    std::string r = b;
+    g_free(b);
+    return r;
+}
+
+[[noreturn]] void broken(const char *what, std::string_view text)
+{
+    std::fprintf(stderr, "invariant broken: %s (text of %zu octets)\n", what, text.size());
+    std::abort();
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
+{
+    if (size < 1) return 0;
+    const unsigned mode = data[0];
+    std::string text(reinterpret_cast<const char *>(data + 1), size - 1);
+    if (mode & 1) {
+        static const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        for (char &c : text) {
+            const auto u = static_cast<unsigned char>(c);
+            c = u < 232 ? kAlphabet[u % 64] : u < 244 ? '\n' : u < 248 ? '\r' : u < 254 ? '=' : ' ';
+        }
+    }
+    const std::size_t cut = (mode >> 1) + 1;
+    mimeuri::base64::Unbroken u;
+    std::string copy;
+    bool fed = true;
+    for (std::size_t at = 0; fed && at < text.size(); at += cut) fed = u.feed(std::string_view(text).substr(at, cut), &copy);
+    const bool canonical = fed && u.canonical();
+    if (canonical != mimeuri::base64::canonical(text)) broken("pieces and whole disagree", text);
+    // The encoder of our own against GLib's, on the input's bytes as they are.
+    const std::string_view raw(reinterpret_cast<const char *>(data + 1), size - 1);
+    std::string ours((raw.size() + 2) / 3 * 4, '\0');
+    ours.resize(mimeuri::base64::encode(data + 1, raw.size(), ours.data()));
+    if (ours != glib_encode(raw)) broken("base64::encode differs from GLib's", raw);
+    if (!canonical) return 0;
+    const std::string bytes = gmime_decode(text);
+    if (copy != glib_encode(bytes)) broken("copy differs from decode+encode", text);
+    if (u.decoded_size() != bytes.size()) broken("decoded size", text);
+    std::string lines, expected;
+    mimeuri::base64::append_lines(copy, lines);
+    for (std::size_t at = 0; at < bytes.size(); at += 57) expected += glib_encode(std::string_view(bytes).substr(at, 57)) + "\n";
+    if (lines != expected) broken("76-column lines differ", text);
+    return 0;
+}
