@@ -253,6 +253,10 @@ OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
                  "oldest connection that has sent nothing yet is closed, or the new one when all are in use (0: "
                  "no bound)",
          .arg_name = "N", .access = bind_int(o.milter_client_connections, 0, 65535)},
+        {.long_name = "stats", .group = "mimeuri", .key = "stats", .kind = K::Path, .default_text = "none",
+         .help = "With --milter, write the service's counters to FILE in Prometheus text format (for "
+                 "node_exporter's textfile collector) every 10 seconds and at exit; SIGUSR1 logs them",
+         .arg_name = "FILE", .access = bind_text(o.stats_path)},
         {.long_name = "verbose", .short_name = 'v', .group = "mimeuri", .key = "verbose", .kind = K::Flag,
          .default_text = "off",
          .help = "Log what each message went through", .access = bind_flag(o.verbose)},
