@@ -259,7 +259,9 @@ OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
          .arg_name = "FILE", .access = bind_text(o.stats_path)},
         {.long_name = "verbose", .short_name = 'v', .group = "mimeuri", .key = "verbose", .kind = K::Flag,
          .default_text = "off",
-         .help = "Log what each message went through", .access = bind_flag(o.verbose)},
+         .help = "Also log the messages left partly unprocessed, each reference left as it is (with its "
+                 "reason) and the summary; with --milter, each worker's end and peak memory",
+         .access = bind_flag(o.verbose)},
         // Read before the command line (parse_options), so that the command line wins;
         // here only for --help and so that GOption accepts it.
         {.long_name = "config", .kind = K::Path,
