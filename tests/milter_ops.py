@@ -266,10 +266,13 @@ def counters(folder):
     c = Client(svc.sock)
     c.message(*plain_message("last@example.test"))
     c.close()
+    stopped = time.time()
     svc.stop()
     sent["unchanged"] += 1
     if not os.path.exists(stats):
         fail("no --stats file written at exit")
+    if os.stat(stats).st_mtime < stopped - 0.05:
+        fail("the --stats file was last written before SIGTERM, not at exit")
     with open(stats) as f:
         check_counts(f.read(), sent, report(rep))
     if [n for n in os.listdir(folder) if ".tmp." in n]:
