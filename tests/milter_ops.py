@@ -11,6 +11,8 @@
                     systemd, no signal): the service notices and writes a new file.
   logrotate-signal  the packaged snippet's postrotate (debian/mimeuri.logrotate), its pidfile
                     branch (no systemd here), against a service started with --pidfile.
+  pidfile           (root) --pidfile with --user=nobody in a folder it may not write: emptied
+                    at the end, never left naming a pid that is gone.
 
 Either logrotate mode: every message sent before, during and after the rotation has its one
 report line in report.jsonl.1 or report.jsonl, and those sent after the reopen in the new file."""
@@ -364,11 +366,36 @@ def logrotate(folder, signalled):
           f"the reopen, {len(new)} after; reopened {reopened - rotated:.2f} s after logrotate returned")
 
 
+def pidfile(folder):
+    """--pidfile in a folder --user may not write (as /run): emptied at the end, not left
+    naming a pid that is gone."""
+    if os.geteuid() != 0:
+        skip("not root: the service cannot switch to --user=nobody")
+    os.chmod(folder, 0o755)
+    pid = os.path.join(folder, "mimeuri.pid")
+    svc = Service(folder, ["--user=nobody", "--pidfile=" + pid])
+    with open(pid) as f:
+        if f.read() != f"{svc.p.pid}\n":
+            fail("the pidfile does not hold the service's pid")
+    svc.stop()
+    if os.path.exists(pid) and os.path.getsize(pid) != 0:
+        fail("the pidfile is left behind with a pid in it")
+    # Where --user may remove it, it is removed.
+    os.chmod(folder, 0o777)
+    svc = Service(folder, ["--user=nobody", "--pidfile=" + pid])
+    svc.stop()
+    if os.path.exists(pid):
+        fail("the pidfile is left behind in a folder --user may write")
+    print("pidfile: emptied, or removed where it may be")
+
+
 def main():
     folder = tempfile.mkdtemp(prefix="mimeuri-ops-")
     try:
         if MODE == "counters":
             counters(folder)
+        elif MODE == "pidfile":
+            pidfile(folder)
         elif MODE in ("logrotate-watch", "logrotate-signal"):
             logrotate(folder, MODE == "logrotate-signal")
         else:

@@ -143,10 +143,15 @@ Status open_socket(const Options &opts)
             if (passwd *pw = ::getpwnam(opts.user.c_str())) (void)::chown(path.c_str(), pw->pw_uid, pw->pw_gid);
         (void)::chmod(path.c_str(), 0660);
     }
-    // Removed at the end where the user may (a stale one names a pid that is gone).
+    // Removed at the end, or emptied where the folder (/run) does not let --user remove it: a
+    // stale one would name a pid that is gone, or another process's.
     if (!opts.pidfile.empty()) {
         std::string pid = std::to_string(::getpid()) + "\n";
         int fd = ::open(opts.pidfile.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+        // Owned by --user, so that the service can at least empty it at its end when the
+        // folder (/run) lets it not remove it: a stale pid is never left behind.
+        if (fd >= 0 && !opts.user.empty())
+            if (passwd *pw = ::getpwnam(opts.user.c_str())) (void)::fchown(fd, pw->pw_uid, pw->pw_gid);
         if (fd < 0 || !write_all(fd, pid.data(), pid.size()) || ::close(fd) != 0)
             return Error{Code::CantCreate, "--pidfile=" + opts.pidfile + ": cannot write it: " + g_strerror(errno)};
     }
@@ -486,7 +491,7 @@ int run_milter(const SettingsLoader &loader, std::unique_ptr<Settings> first)
     Supervisor supervisor(loader, std::move(first));
     int status = supervisor.run(std::move(listeners), sigfd);
     if (std::string path = unix_path(opts.milter); !path.empty()) ::unlink(path.c_str());
-    if (!opts.pidfile.empty()) (void)::unlink(opts.pidfile.c_str());
+    if (!opts.pidfile.empty() && ::unlink(opts.pidfile.c_str()) != 0) (void)::truncate(opts.pidfile.c_str(), 0);
     g_message("stopped");
     ::sigprocmask(SIG_SETMASK, &old, nullptr);
     return status;
