@@ -102,6 +102,19 @@ std::string cannot_write_file(const std::string &path, const Who &who)
     return {};
 }
 
+// Why `who` could not replace the file `path` by renaming a new one over it ("" if it could):
+// --stats, written as a temporary file in the same folder; the folder must exist.
+std::string cannot_replace_file(const std::string &path, const Who &who)
+{
+    struct stat st{};
+    if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return "it is a folder";
+    const std::string folder = folder_of(path);
+    if (::stat(folder.c_str(), &st) != 0) return "its folder " + folder + ": " + g_strerror(errno);
+    if (!S_ISDIR(st.st_mode)) return folder + " is not a folder";
+    if (!may(st, S_IWUSR | S_IXUSR, who)) return who.name + " may not create files in " + folder;
+    return {};
+}
+
 // Why `who` could not write files into the folder `path` ("" if it could; a missing one
 // the run creates, in a folder it may write).
 std::string cannot_write_folder(const std::string &path, const Who &who)
@@ -188,6 +201,9 @@ std::vector<std::string> config_problems(const Settings &s)
     if (!o.report_path.empty())
         if (std::string why = cannot_write_file(o.report_path, writer); !why.empty())
             problems.push_back("--report=" + o.report_path + ": " + why);
+    if (!o.milter.empty() && !o.stats_path.empty())
+        if (std::string why = cannot_replace_file(o.stats_path, writer); !why.empty())
+            problems.push_back("--stats=" + o.stats_path + ": " + why);
     if (!o.changed_list.empty())
         if (std::string why = cannot_write_file(o.changed_list, writer); !why.empty())
             problems.push_back("--changed-list=" + o.changed_list + ": " + why);

@@ -26,6 +26,7 @@
 #include <deque>
 #include <fcntl.h>
 #include <grp.h>
+#include <optional>
 #include <poll.h>
 #include <pwd.h>
 #include <set>
@@ -142,27 +143,51 @@ Status open_socket(const Options &opts)
             if (passwd *pw = ::getpwnam(opts.user.c_str())) (void)::chown(path.c_str(), pw->pw_uid, pw->pw_gid);
         (void)::chmod(path.c_str(), 0660);
     }
-    // Removed at the end where the user may (a stale one names a pid that is gone).
+    // Removed at the end, or emptied where the folder (/run) does not let --user remove it: a
+    // stale one would name a pid that is gone, or another process's.
     if (!opts.pidfile.empty()) {
         std::string pid = std::to_string(::getpid()) + "\n";
         int fd = ::open(opts.pidfile.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+        // Owned by --user, so that the service can at least empty it at its end when the
+        // folder (/run) lets it not remove it: a stale pid is never left behind.
+        if (fd >= 0 && !opts.user.empty())
+            if (passwd *pw = ::getpwnam(opts.user.c_str())) (void)::fchown(fd, pw->pw_uid, pw->pw_gid);
         if (fd < 0 || !write_all(fd, pid.data(), pid.size()) || ::close(fd) != 0)
             return Error{Code::CantCreate, "--pidfile=" + opts.pidfile + ": cannot write it: " + g_strerror(errno)};
     }
     return ok();
 }
 
+// Which file a path named when it was opened: a path that names another one now was renamed
+// (log rotation) or removed.
+struct FileId {
+    dev_t dev{0};
+    ino_t ino{0};
+    bool operator==(const FileId &) const = default;
+};
+
+// The --report file, opened for appending; `id` set to which file it is.
+Result<int> open_report(const std::string &path, std::optional<FileId> &id)
+{
+    int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0640);
+    if (fd < 0) return Error{Code::CantCreate, "--report=" + path + ": cannot open it: " + g_strerror(errno)};
+    struct stat st{};
+    if (::fstat(fd, &st) == 0) id = FileId{st.st_dev, st.st_ino};
+    return fd;
+}
+
 // Sends the front what it needs of the settings in effect (at the start, after a reload, to a
 // front started again): the --on-error policy and the --report file, opened here, so that a
 // reload reopens it (log rotation). Fails when the report file cannot be opened.
-Status send_front_config(int chan, const Options &opts)
+Status send_front_config(int chan, const Options &opts, std::optional<FileId> &report_id)
 {
     char tag = kConfigTag | (opts.on_error == OnError::TempFail ? kTempFail : 0);
     int fd = -1;
+    report_id.reset();
     if (!opts.report_path.empty()) {
-        fd = ::open(opts.report_path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0640);
-        if (fd < 0)
-            return Error{Code::CantCreate, "--report=" + opts.report_path + ": cannot open it: " + g_strerror(errno)};
+        auto opened = open_report(opts.report_path, report_id);
+        if (!opened) return opened.error();
+        fd = *opened;
         tag |= kReportFd;
     } else {
         fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -189,6 +214,7 @@ private:
     void on_stop(int signo);
     Status on_children();
     void end_children();
+    void watch_report();
 
     const SettingsLoader &loader_;
     std::unique_ptr<Settings> config_; // the configuration in effect (replaced on SIGHUP)
@@ -203,6 +229,9 @@ private:
     bool stopping_{false};
     Clock::time_point last_front_start_{};
     std::deque<Clock::time_point> restarts_; // workers started again in the last second
+    std::optional<FileId> report_id_;        // the --report file the front writes
+    bool report_warned_{false};              // that it cannot be opened again: said once
+    Clock::time_point next_watch_{};
 };
 
 // Forks the front and sends it the configuration in effect.
@@ -221,7 +250,7 @@ Status Supervisor::start_front()
     front_pid_ = pid;
     front_chan_ = sv[0];
     last_front_start_ = Clock::now();
-    return send_front_config(front_chan_, config_->opts);
+    return send_front_config(front_chan_, config_->opts, report_id_);
 }
 
 // Forks a worker and hands its channel to the front (which then talks to it directly:
@@ -272,11 +301,11 @@ void Supervisor::on_reload()
     const Options &now = config_->opts, &next = loaded->settings->opts;
     if (next.milter != now.milter || next.user != now.user || next.jobs != now.jobs ||
         next.spool_threshold != now.spool_threshold || next.milter_timeout != now.milter_timeout ||
-        next.milter_client_connections != now.milter_client_connections)
-        g_warning("SIGHUP: --milter, --user, --jobs, --spool-threshold, --milter-timeout and "
-                  "--milter-client-connections take effect at a restart");
+        next.milter_client_connections != now.milter_client_connections || next.stats_path != now.stats_path)
+        g_warning("SIGHUP: --milter, --user, --jobs, --spool-threshold, --milter-timeout, "
+                  "--milter-client-connections and --stats take effect at a restart");
     config_ = std::move(loaded->settings);
-    if (Status s = send_front_config(front_chan_, config_->opts); !s)
+    if (Status s = send_front_config(front_chan_, config_->opts, report_id_); !s)
         g_warning("SIGHUP: %s; no report lines until it can be opened (SIGHUP again)", s.error().message.c_str());
     warm_up(*config_);
     // Each worker ends once its message in hand is done; their successors read the new
@@ -284,6 +313,34 @@ void Supervisor::on_reload()
     for (pid_t w : workers_)
         if (!replaced_.count(w) && retiring_.insert(w).second) ::kill(w, SIGUSR1);
     g_message("configuration reloaded");
+}
+
+// Every 2 seconds: when the --report path names another file than the front writes (renamed
+// or removed by logrotate, with or without a signal after it), the front gets the file the
+// path names now, created if need be; lines written meanwhile are in the renamed file, none
+// lost.
+void Supervisor::watch_report()
+{
+    const auto now = Clock::now();
+    if (now < next_watch_) return;
+    next_watch_ = now + std::chrono::seconds(2);
+    const std::string &path = config_->opts.report_path;
+    if (path.empty() || front_chan_ < 0) return;
+    struct stat st{};
+    if (report_id_ && ::stat(path.c_str(), &st) == 0 && FileId{st.st_dev, st.st_ino} == *report_id_) return;
+    std::optional<FileId> id;
+    auto fd = open_report(path, id);
+    if (!fd) {
+        if (!report_warned_) g_warning("%s; trying again every 2 seconds", fd.error().message.c_str());
+        report_warned_ = true;
+        return;
+    }
+    const bool sent = send_fd(front_chan_, kReportTag, *fd);
+    ::close(*fd);
+    if (!sent) return;
+    report_id_ = id;
+    report_warned_ = false;
+    g_message("--report=%s: the file was renamed or removed; writing to a new one", path.c_str());
 }
 
 void Supervisor::on_stop(int signo)
@@ -375,7 +432,7 @@ int Supervisor::run(std::vector<int> listeners, int sigfd)
     int status = 0;
     while (!(stopping_ && front_pid_ < 0)) {
         pollfd p[2] = {{sigfd_, POLLIN, 0}, {front_chan_, POLLIN, 0}};
-        if (::poll(p, front_chan_ >= 0 ? 2 : 1, -1) < 0 && errno != EINTR) {
+        if (::poll(p, front_chan_ >= 0 ? 2 : 1, 2000) < 0 && errno != EINTR) {
             g_warning("--milter: poll: %s", g_strerror(errno));
             status = exit_status(Code::Software);
             break;
@@ -385,10 +442,14 @@ int Supervisor::run(std::vector<int> listeners, int sigfd)
             if (::recv(front_chan_, &c, 1, MSG_DONTWAIT) <= 0 && errno != EAGAIN)
                 ::close(front_chan_), front_chan_ = -1; // the front is gone; SIGCHLD says how
         }
+        if (!stopping_) watch_report();
         signalfd_siginfo si{};
         if (!(p[0].revents & POLLIN) || ::read(sigfd_, &si, sizeof si) != sizeof si) continue;
         if (si.ssi_signo == SIGHUP) on_reload();
         else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) on_stop(static_cast<int>(si.ssi_signo));
+        else if (si.ssi_signo == SIGUSR1) { // the counters: the front logs them (and writes --stats)
+            if (front_pid_ > 0) ::kill(front_pid_, SIGUSR1);
+        }
         else if (si.ssi_signo == SIGCHLD)
             if (Status s = on_children(); !s) {
                 g_warning("--milter: %s", s.error().message.c_str());
@@ -422,13 +483,15 @@ int run_milter(const SettingsLoader &loader, std::unique_ptr<Settings> first)
     warm_up(*first);
     sigset_t sigs, old;
     sigemptyset(&sigs);
-    for (int s : {SIGHUP, SIGTERM, SIGINT, SIGCHLD}) sigaddset(&sigs, s);
+    // SIGUSR1 too: passed to the front (the counters); the front and the workers are forked
+    // with it blocked, and take it when they are ready.
+    for (int s : {SIGHUP, SIGTERM, SIGINT, SIGCHLD, SIGUSR1}) sigaddset(&sigs, s);
     ::sigprocmask(SIG_BLOCK, &sigs, &old);
     int sigfd = ::signalfd(-1, &sigs, SFD_CLOEXEC);
     Supervisor supervisor(loader, std::move(first));
     int status = supervisor.run(std::move(listeners), sigfd);
     if (std::string path = unix_path(opts.milter); !path.empty()) ::unlink(path.c_str());
-    if (!opts.pidfile.empty()) (void)::unlink(opts.pidfile.c_str());
+    if (!opts.pidfile.empty() && ::unlink(opts.pidfile.c_str()) != 0) (void)::truncate(opts.pidfile.c_str(), 0);
     g_message("stopped");
     ::sigprocmask(SIG_SETMASK, &old, nullptr);
     return status;

@@ -1,6 +1,7 @@
 // The service's channels: unix sockets between its processes, each message one tag byte
 // and one descriptor (SCM_RIGHTS).
-//   supervisor -> front: 'N' + a new worker's channel; kConfigTag|bits + the --report file
+//   supervisor -> front: 'N' + a new worker's channel; kConfigTag|bits + the --report file;
+//                        kReportTag + the --report file opened again (rotated)
 //   front -> worker:     'M' + the message (a memfd or an unlinked file)
 //   worker -> front:     a WorkerHello, then the length and bytes of the plan (plain writes)
 #pragma once
@@ -21,6 +22,9 @@ struct WorkerHello {
 // The tag of a config message (supervisor to front): these bits; its descriptor is the
 // report file when kReportFd is set (else a placeholder).
 constexpr char kConfigTag = 0x10, kTempFail = 0x01, kReportFd = 0x02;
+// The report file alone, opened again after it was renamed (log rotation): no other setting
+// changes, the workers stay.
+constexpr char kReportTag = 0x20;
 
 // Sends a tag byte and one descriptor over a unix socket.
 bool send_fd(int sock, char tag, int fd);

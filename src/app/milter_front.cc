@@ -7,6 +7,7 @@
 #include "milter_edit.hh"
 #include "milter_message.hh"
 #include "milter_quickack.h"
+#include "milter_stats.hh"
 
 #include <glib.h>
 
@@ -34,6 +35,7 @@ struct FrontSettings {
 FrontSettings g_front;
 FreeWorkers g_free;
 Syslog *g_syslog = nullptr;
+Stats g_stats; // --stats, SIGUSR1
 
 // The channels of new workers, as the supervisor forks them, and its config messages. The
 // end of the supervisor's channel ends the front.
@@ -45,6 +47,12 @@ void receive_workers(int chan)
         int got = recv_fd(chan, tag, fd);
         if (got < 0 && errno == EINTR) continue;
         if (got != 1) break;
+        if ((tag & 0xf0) == kReportTag) { // the report file was renamed (rotated): nothing else changes
+            std::lock_guard l(g_front.report_mutex);
+            if (g_front.report_fd >= 0) ::close(g_front.report_fd);
+            g_front.report_fd = fd;
+            continue;
+        }
         if ((tag & 0xf0) == kConfigTag) {
             g_front.tempfail = (tag & kTempFail) != 0;
             g_free.new_generation(); // the workers of the settings before it take no more
@@ -64,6 +72,7 @@ struct Connection {
     bool no_reply_hdr{false};
     std::unique_ptr<Message> msg;
     std::string error; // the message could not be held: answered per policy at its end
+    MessageTally tally; // how the message in hand left, for the counters
 };
 
 // The connection's state, made at negotiation (or here, for an MTA that does not negotiate).
@@ -170,6 +179,7 @@ sfsistat fail_message(SMFICTX *ctx, const std::string &where, const std::string 
     MessageReport r = report ? std::move(*report) : MessageReport{};
     r.changed = false;
     r.add_error("", ErrorCode::Failed, outcome);
+    conn(ctx)->tally = tally_report(tempfail ? Outcome::TempFailed : Outcome::PassedOnError, &r);
     write_report(queue_id, std::move(r));
     return tempfail ? SMFIS_TEMPFAIL : SMFIS_ACCEPT;
 }
@@ -246,6 +256,8 @@ sfsistat end_of_message(SMFICTX *ctx, Connection *c, Message &m, std::string &wh
         return fail_message(ctx, where, qid, s.error().message, "the message could not be changed now",
                             requested || w.tempfail, std::move(w.plan->report));
     g_syslog->info(where + w.plan->log_line);
+    c->tally = tally_report(requested ? Outcome::Changed : Outcome::Unchanged,
+                            w.plan->report ? &*w.plan->report : nullptr);
     if (w.plan->report) write_report(qid, std::move(*w.plan->report));
     return SMFIS_ACCEPT;
 }
@@ -257,6 +269,7 @@ sfsistat on_eom(SMFICTX *ctx)
     const std::string qid = qid_c && *qid_c ? qid_c : "NOQUEUE";
     std::string where = qid + ": ";
     bool requested = false;
+    conn(ctx)->tally = {};
     sfsistat result;
     try {
         result = end_of_message(ctx, conn(ctx), message(ctx), where, qid, requested);
@@ -264,9 +277,10 @@ sfsistat on_eom(SMFICTX *ctx)
         result = fail_message(ctx, where, qid, std::string("internal error: ") + e.what(), "internal error",
                               requested || g_front.tempfail);
     }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    g_stats.message(conn(ctx)->tally, seconds);
     drop_message(ctx);
-    g_debug("end of message handled in %.3f ms",
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+    g_debug("end of message handled in %.3f ms", seconds * 1000);
     return result;
 }
 
@@ -281,6 +295,32 @@ sfsistat on_close(SMFICTX *ctx)
     delete static_cast<Connection *>(smfi_getpriv(ctx));
     smfi_setpriv(ctx, nullptr);
     return SMFIS_CONTINUE;
+}
+
+// Written by stats_loop and at the front's end: one at a time (one temporary name).
+void write_stats(const std::string &path)
+{
+    static std::mutex writing;
+    if (path.empty()) return;
+    std::lock_guard l(writing);
+    if (Status s = write_stats_file(path, g_stats.exposition()); !s) g_warning("%s", s.error().message.c_str());
+}
+
+// The counters: written to --stats every 10 seconds, logged (and written) on SIGUSR1, which
+// every other thread of the front keeps blocked (the supervisor forked it so), so that it
+// comes here.
+void stats_loop(std::string path)
+{
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    for (;;) {
+        timespec every{kStatsSeconds, 0};
+        const int sig = ::sigtimedwait(&usr1, nullptr, &every);
+        if (sig < 0 && errno == EINTR) continue;
+        if (sig == SIGUSR1) g_message("%s", g_stats.log_line().c_str());
+        write_stats(path);
+    }
 }
 
 } // namespace
@@ -307,11 +347,14 @@ smfiDesc front_description()
     g_syslog = &syslog;
     g_front.spool_threshold = opts.spool_threshold;
     std::thread(receive_workers, chan).detach();
+    std::thread(stats_loop, opts.stats_path).detach();
     milter_idle_timeout(static_cast<int>(opts.milter_timeout + 0.5));
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    sigset_t usr1; // SIGUSR1 stays blocked: stats_loop takes it
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    ::sigprocmask(SIG_SETMASK, &usr1, nullptr);
     int rc = smfi_main();
+    write_stats(opts.stats_path); // at exit: the last counts
     _exit(rc == MI_SUCCESS ? 0 : 1);
 }
 

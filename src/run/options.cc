@@ -253,9 +253,15 @@ OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
                  "oldest connection that has sent nothing yet is closed, or the new one when all are in use (0: "
                  "no bound)",
          .arg_name = "N", .access = bind_int(o.milter_client_connections, 0, 65535)},
+        {.long_name = "stats", .group = "mimeuri", .key = "stats", .kind = K::Path, .default_text = "none",
+         .help = "With --milter, write the service's counters to FILE in Prometheus text format (for "
+                 "node_exporter's textfile collector) every 10 seconds and at exit; SIGUSR1 logs them",
+         .arg_name = "FILE", .access = bind_text(o.stats_path)},
         {.long_name = "verbose", .short_name = 'v', .group = "mimeuri", .key = "verbose", .kind = K::Flag,
          .default_text = "off",
-         .help = "Log what each message went through", .access = bind_flag(o.verbose)},
+         .help = "Also log the messages left partly unprocessed, each reference left as it is (with its "
+                 "reason) and the summary; with --milter, each worker's end and peak memory",
+         .access = bind_flag(o.verbose)},
         // Read before the command line (parse_options), so that the command line wins;
         // here only for --help and so that GOption accepts it.
         {.long_name = "config", .kind = K::Path,

@@ -45,6 +45,7 @@ struct Options {
     std::string pidfile;  // --pidfile: with --milter, where to write the service's pid
     double milter_timeout{360};   // --milter-timeout: seconds an MTA connection may stay silent
     int milter_client_connections{256}; // --milter-client-connections: per client address (TCP); 0: no bound
+    std::string stats_path; // --stats: with --milter, where the service writes its counters (Prometheus text)
 };
 
 // What the command line takes from outside the core.

@@ -76,7 +76,7 @@ EngineConfig engine_config(const Options &opts, Runner who)
     cfg.signed_mode = opts.signed_mode;
     if (who == Runner::Service) {
         cfg.summary = true;
-        cfg.report = !opts.report_path.empty();
+        cfg.report = !opts.report_path.empty() || !opts.stats_path.empty(); // the counters count its entries
     } else {
         // A report is made also for the summary on a terminal (its errors counted by kind).
         cfg.report = !opts.report_path.empty() || opts.check || opts.progress || opts.verbose;

@@ -1,0 +1,159 @@
+// The service's counters (milter_stats.hh).
+#include "milter_stats.hh"
+
+#include "fdio.hh"
+
+#include <glib.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace mimeuri::milter {
+namespace {
+
+// The label values, in the enums' order.
+constexpr std::array<const char *, kOutcomes> kOutcomeNames{"unchanged", "changed", "passed-on-error", "tempfailed"};
+constexpr std::array<const char *, kCountedPasses> kPassNames{"references", "external-body", "labels", "data"};
+
+std::string number(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    return buf;
+}
+
+void family(std::string &out, const char *name, const char *type, const char *help)
+{
+    out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+}
+
+} // namespace
+
+MessageTally tally_report(Outcome outcome, const MessageReport *report)
+{
+    MessageTally t;
+    t.outcome = outcome;
+    if (!report) return t;
+    for (const ErrorEntry &e : report->errors)
+        if (wire_valid(e.code)) ++t.errors[static_cast<std::size_t>(e.code)];
+    // A message that went on as it came had no edit done, whatever its entries say.
+    if (outcome != Outcome::Changed) return t;
+    for (const RefEntry &r : report->refs)
+        if (r.action == RefEntry::Action::Repaired || r.action == RefEntry::Action::Inlined ||
+            r.action == RefEntry::Action::Extracted || r.action == RefEntry::Action::Rewritten)
+            ++t.edits[0];
+    for (const ExternalBodyEntry &b : report->external_bodies)
+        if (b.status == ExternalBodyEntry::Status::Normalized || b.status == ExternalBodyEntry::Status::Mapped ||
+            b.status == ExternalBodyEntry::Status::Converted)
+            ++t.edits[1];
+    for (const LabelEntry &l : report->labels)
+        if (!l.kept) ++t.edits[2];
+    for (const DataEntry &d : report->data())
+        if (d.action == DataEntry::Action::Attached) ++t.edits[3];
+    return t;
+}
+
+Stats::Stats()
+    : started_(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count())
+{
+}
+
+void Stats::message(const MessageTally &t, double seconds)
+{
+    constexpr auto relaxed = std::memory_order_relaxed;
+    outcomes_[static_cast<std::size_t>(t.outcome)].fetch_add(1, relaxed);
+    for (std::size_t i = 0; i < edits_.size(); ++i)
+        if (t.edits[i]) edits_[i].fetch_add(t.edits[i], relaxed);
+    for (std::size_t i = 0; i < errors_.size(); ++i)
+        if (t.errors[i]) errors_[i].fetch_add(t.errors[i], relaxed);
+    std::size_t b = 0;
+    while (b < kLatencyBuckets.size() && seconds > kLatencyBuckets[b]) ++b;
+    buckets_[b].fetch_add(1, relaxed);
+    latency_ns_.fetch_add(static_cast<std::uint64_t>(seconds > 0 ? seconds * 1e9 : 0), relaxed);
+}
+
+std::string Stats::exposition() const
+{
+    std::string out;
+    family(out, "mimeuri_messages_total", "counter", "Messages the milter service answered, by outcome.");
+    for (std::size_t i = 0; i < outcomes_.size(); ++i)
+        out += std::string("mimeuri_messages_total{outcome=\"") + kOutcomeNames[i] + "\"} " +
+               std::to_string(outcomes_[i].load()) + "\n";
+    family(out, "mimeuri_edits_total", "counter", "Changes made to messages that went on changed, by pass.");
+    for (std::size_t i = 0; i < edits_.size(); ++i)
+        out += std::string("mimeuri_edits_total{pass=\"") + kPassNames[i] + "\"} " + std::to_string(edits_[i].load()) +
+               "\n";
+    family(out, "mimeuri_report_errors_total", "counter", "Entries in the errors of the messages' reports, by code.");
+    for (std::size_t i = 0; i < errors_.size(); ++i)
+        out += std::string("mimeuri_report_errors_total{code=\"") + json_name(static_cast<ErrorCode>(i)) + "\"} " +
+               std::to_string(errors_[i].load()) + "\n";
+    family(out, "mimeuri_message_seconds", "histogram",
+           "Seconds from a message's end to the service's answer (planning and changes).");
+    std::uint64_t cumulative = 0;
+    for (std::size_t b = 0; b < buckets_.size(); ++b) {
+        cumulative += buckets_[b].load();
+        const std::string le = b < kLatencyBuckets.size() ? number(kLatencyBuckets[b]) : "+Inf";
+        out += "mimeuri_message_seconds_bucket{le=\"" + le + "\"} " + std::to_string(cumulative) + "\n";
+    }
+    out += "mimeuri_message_seconds_sum " + number(static_cast<double>(latency_ns_.load()) / 1e9) + "\n";
+    out += "mimeuri_message_seconds_count " + std::to_string(cumulative) + "\n";
+    family(out, "mimeuri_front_start_time_seconds", "gauge",
+           "When the counters started (the service's front process), seconds since the epoch.");
+    char start[32];
+    std::snprintf(start, sizeof start, "%.3f", started_);
+    out += std::string("mimeuri_front_start_time_seconds ") + start + "\n";
+    return out;
+}
+
+std::string Stats::log_line() const
+{
+    std::uint64_t total = 0;
+    std::string line;
+    for (std::size_t i = 0; i < outcomes_.size(); ++i) {
+        total += outcomes_[i].load();
+        line += std::string(i ? ", " : "") + kOutcomeNames[i] + " " + std::to_string(outcomes_[i].load());
+    }
+    line = "counters: messages " + std::to_string(total) + " (" + line + "); edits";
+    for (std::size_t i = 0; i < edits_.size(); ++i)
+        line += std::string(" ") + kPassNames[i] + "=" + std::to_string(edits_[i].load());
+    line += "; errors";
+    bool any = false;
+    for (std::size_t i = 0; i < errors_.size(); ++i)
+        if (std::uint64_t n = errors_[i].load()) {
+            line += std::string(" ") + json_name(static_cast<ErrorCode>(i)) + "=" + std::to_string(n);
+            any = true;
+        }
+    if (!any) line += " none";
+    const double mean_ms = total ? static_cast<double>(latency_ns_.load()) / 1e6 / static_cast<double>(total) : 0;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "; mean %.1f ms a message", mean_ms);
+    return line + buf;
+}
+
+Status write_stats_file(const std::string &path, const std::string &text)
+{
+    // node_exporter's textfile collector reads only *.prom: the temporary name is never read.
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) return Error{Code::CantCreate, "--stats=" + path + ": cannot write " + tmp + ": " + g_strerror(errno)};
+    bool good = write_all(fd, text.data(), text.size()) && ::fsync(fd) == 0;
+    const int err = errno;
+    good = ::close(fd) == 0 && good;
+    if (!good || ::rename(tmp.c_str(), path.c_str()) != 0) {
+        const int why = good ? errno : err;
+        (void)::unlink(tmp.c_str());
+        return Error{Code::IoErr, "--stats=" + path + ": cannot write it: " + g_strerror(why)};
+    }
+    std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
+    if (dir.empty()) dir = "/";
+    if (int d = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); d >= 0) {
+        (void)::fsync(d);
+        ::close(d);
+    }
+    return ok();
+}
+
+} // namespace mimeuri::milter

@@ -1,0 +1,65 @@
+// The service's counters (--stats, SIGUSR1): messages by outcome, edits by pass, report
+// errors by code, and a latency histogram, kept by the front (it sees every outcome) in
+// atomics, since libmilter calls its callbacks on a thread per MTA connection.
+//   Stats::message()      counts one message at its end
+//   Stats::exposition()   the counters in Prometheus text format (node_exporter's textfile collector)
+//   Stats::log_line()     the same in one line (SIGUSR1)
+//   write_stats_file()    a temporary file in the same folder, fsync, rename, fsync the folder
+#pragma once
+
+#include "error_code.hh"
+#include "report.hh"
+#include "result.hh"
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace mimeuri::milter {
+
+// How a message left the service. No message is rejected (only connections from an MTA that
+// cannot take changes, at negotiation).
+enum class Outcome { Unchanged, Changed, PassedOnError, TempFailed };
+constexpr int kOutcomes = static_cast<int>(Outcome::TempFailed) + 1;
+
+// Seconds between two writes of --stats.
+constexpr long kStatsSeconds = 10;
+
+// The passes whose edits are counted, as --passes names them.
+constexpr int kCountedPasses = 4;
+
+// What one message's report holds for the counters, taken before the report is written.
+struct MessageTally {
+    Outcome outcome{Outcome::Unchanged};
+    std::array<std::uint32_t, kCountedPasses> edits{};
+    std::array<std::uint32_t, kErrorCodes> errors{};
+};
+
+// The edits each pass made (its report entries that say a change) and the errors by code.
+MessageTally tally_report(Outcome outcome, const MessageReport *report);
+
+// Upper bounds of the latency histogram's buckets, in seconds (+Inf besides).
+constexpr std::array<double, 11> kLatencyBuckets{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+
+class Stats {
+public:
+    Stats();
+    // One message: its tally and the seconds from its end of message to the answer.
+    void message(const MessageTally &t, double seconds);
+    std::string exposition() const;
+    std::string log_line() const;
+
+private:
+    double started_; // the front's start, seconds since the epoch
+    std::array<std::atomic<std::uint64_t>, kOutcomes> outcomes_{};
+    std::array<std::atomic<std::uint64_t>, kCountedPasses> edits_{};
+    std::array<std::atomic<std::uint64_t>, kErrorCodes> errors_{};
+    std::array<std::atomic<std::uint64_t>, kLatencyBuckets.size() + 1> buckets_{}; // not cumulative
+    std::atomic<std::uint64_t> latency_ns_{0};
+};
+
+// Replaces `path` with `text` atomically: a reader sees the old file or the new one, whole.
+Status write_stats_file(const std::string &path, const std::string &text);
+
+} // namespace mimeuri::milter
