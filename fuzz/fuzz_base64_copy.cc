@@ -7,6 +7,8 @@
 // canonical and nearly canonical texts are common; bits 1-7 seed the piece size), then text.
 #include "base64.hh"
 
+#include "base64_oracle.hh"
+
 #include <gmime/gmime.h>
 
 #include <cstdint>
@@ -17,22 +19,8 @@
 
 namespace {
 
-std::string gmime_decode(std::string_view text)
-{
-    GMimeEncoding st;
-    g_mime_encoding_init_decode(&st, GMIME_CONTENT_ENCODING_BASE64);
-    std::string out(g_mime_encoding_outlen(&st, text.size()) + 16, '\0');
-    out.resize(g_mime_encoding_flush(&st, text.data(), text.size(), out.data()));
-    return out;
-}
-
-std::string glib_encode(std::string_view bytes)
-{
-    gchar *b = g_base64_encode(reinterpret_cast<const guchar *>(bytes.data()), bytes.size());
-    std::string r = b;
-    g_free(b);
-    return r;
-}
+using base64_oracle::gmime_decode;
+using base64_oracle::glib_encode;
 
 [[noreturn]] void broken(const char *what, std::string_view text)
 {
