@@ -147,12 +147,7 @@ Status write_stats_file(const std::string &path, const std::string &text)
         (void)::unlink(tmp.c_str());
         return Error{Code::IoErr, "--stats=" + path + ": cannot write it: " + g_strerror(why)};
     }
-    std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
-    if (dir.empty()) dir = "/";
-    if (int d = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); d >= 0) {
-        (void)::fsync(d);
-        ::close(d);
-    }
+    fsync_dir_of(path);
     return ok();
 }
 

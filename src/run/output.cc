@@ -375,16 +375,6 @@ bool same_file(const struct stat &a, const struct stat &b)
            a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
 }
 
-void fsync_dir_of(const std::string &path)
-{
-    GCharPtr dir(g_path_get_dirname(path.c_str()));
-    int dfd = ::open(dir.get(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        (void)::fsync(dfd);
-        ::close(dfd);
-    }
-}
-
 } // namespace
 
 Status Sink::commit_replacing(const struct stat &read, const std::string &current, const std::string &final_name)

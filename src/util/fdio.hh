@@ -1,8 +1,12 @@
 // Whole reads and writes on a file descriptor, retrying on EINTR and short transfers.
 #pragma once
 
+#include <glib.h>
+
 #include <cerrno>
 #include <cstddef>
+#include <fcntl.h>
+#include <string>
 #include <unistd.h>
 
 namespace mimeuri {
@@ -56,6 +60,19 @@ inline bool read_all(int fd, void *data, std::size_t len)
         len -= static_cast<std::size_t>(n);
     }
     return true;
+}
+
+// Makes a rename into path's folder durable: fsyncs the folder (errors ignored: the data
+// itself was synced, and some file systems refuse a directory fsync).
+inline void fsync_dir_of(const std::string &path)
+{
+    gchar *dir = g_path_get_dirname(path.c_str());
+    int dfd = ::open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    g_free(dir);
+    if (dfd >= 0) {
+        (void)::fsync(dfd);
+        ::close(dfd);
+    }
 }
 
 } // namespace mimeuri
