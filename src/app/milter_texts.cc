@@ -2,7 +2,7 @@
 #include "milter_texts.hh"
 
 #include "fdio.hh"
-#include "record.hh"
+#include "wire.hh"
 #include "streamed_body.hh"
 
 #include <glib.h>
@@ -76,31 +76,12 @@ Result<std::vector<SpooledText>> spool_texts(Plan &plan, int fd, std::int64_t si
     return texts;
 }
 
-std::string serialize_texts(const std::vector<SpooledText> &texts)
-{
-    Record r;
-    r.put(texts.size());
-    for (const SpooledText &t : texts) {
-        r.put(static_cast<std::size_t>(t.edit));
-        r.put(static_cast<std::size_t>(t.at));
-        r.put(static_cast<std::size_t>(t.size));
-    }
-    return r.take();
-}
+std::string serialize_texts(const std::vector<SpooledText> &texts) { return wire::encode(texts); }
 
+// Read one at a time (wire.hh): a count the bytes do not hold ends at their end (it throws).
 std::vector<SpooledText> deserialize_texts(const std::string &bytes)
 {
-    Record r(bytes);
-    std::vector<SpooledText> texts;
-    // One at a time: a count the bytes do not hold ends at their end (Record::get throws).
-    for (std::size_t n = r.get_size(); n > 0; --n) {
-        SpooledText t;
-        t.edit = r.get_size();
-        t.at = r.get_size();
-        t.size = r.get_size();
-        texts.push_back(t);
-    }
-    return texts;
+    return wire::decode<std::vector<SpooledText>>(bytes);
 }
 
 Result<std::vector<TextAt>> text_places(const Plan &plan, const std::vector<SpooledText> &texts, std::int64_t size)

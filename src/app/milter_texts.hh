@@ -26,6 +26,7 @@ struct SpooledText {
     std::uint64_t edit{0};
     std::uint64_t at{0};
     std::uint64_t size{0};
+    template <class Io, class Self> static void fields(Io &io, Self &t) { io(t.edit, t.at, t.size); } // wire.hh
 };
 
 // The worker's side: when the plan's edit texts (and its streamed bodies' texts and held
