@@ -179,7 +179,13 @@ std::pair<SignatureEntry::State, std::string> check_body_hash(const MessageConte
     if (sig.a == "rsa-sha256" || sig.a == "ed25519-sha256") type = G_CHECKSUM_SHA256;
     else if (sig.a == "rsa-sha1") type = G_CHECKSUM_SHA1;
     else return {State::Unverifiable, "algorithm " + sig.a + " not known"};
-    std::string body_canon = sig.c.substr(sig.c.find('/') == std::string::npos ? sig.c.size() : sig.c.find('/') + 1);
+    // RFC 6376 3.5: c= is header/body; a header algorithm alone leaves the body "simple". A
+    // signature whose header algorithm is unknown cannot verify whatever its body hash says.
+    std::size_t slash = sig.c.find('/');
+    std::string header_canon = sig.c.substr(0, slash);
+    std::string body_canon = slash == std::string::npos ? "" : sig.c.substr(slash + 1);
+    if (!header_canon.empty() && header_canon != "simple" && header_canon != "relaxed")
+        return {State::Unverifiable, "canonicalization " + sig.c + " not known"};
     dkim::Canon canon;
     if (body_canon.empty() || body_canon == "simple") canon = dkim::Canon::Simple;
     else if (body_canon == "relaxed") canon = dkim::Canon::Relaxed;
