@@ -11,13 +11,17 @@
 #  (c) signed-list: real signed mail, list mail and newsletters (bench/pick_signed.py: the
 #      corpus's single messages with a DKIM-Signature or ARC field, or List-Id or
 #      List-Unsubscribe), SIGNED_REPEAT (3) times over; (d) signed-html: those of them with an
-#      HTML part, as often.
+#      HTML part, as often; (e) gathered-list and (f) gathered-html: the same picks from signed
+#      mail gathered outside the corpus (GATHERED, default ../shared/gathered/signed: 152
+#      messages of 10 public repositories' test data, none of them in the corpus; bench/README.md
+#      lists where each came from), GATHERED_REPEAT (8) times over. Left out when that folder is
+#      not there.
 # Interleaved rounds (bench/lib.sh rounds_median): median, best and worst wall time, median
 # CPU, peak RSS, input MB/s, and mimeuri's throughput as a multiple of mailparser's (its
 # median wall time over mimeuri's; and the same of the median CPU times, steadier on a
 # loaded machine). BEFORE=/path/to/mimeuri adds that binary in the same rounds, and then
 # the default job (no options) on the signed sets, this binary against BEFORE, in rounds of
-# their own. SETS chooses the sets (default all four).
+# their own. SETS chooses the sets (default all six).
 # mailparser is installed by this script into bench/.node (ignored by git), never into the
 # repository's files.
 # Usage: bash bench/inline.sh [BUILD_DIR]   (RUNS=5, MHTML_COUNT=40, MAILPARSER_VERSION)
@@ -38,11 +42,18 @@ inline_sets "$corpus" # bench/lib.sh: the first two sets
 repeat=${SIGNED_REPEAT:-3}
 python3 bench/pick_signed.py "$corpus" "$out/signed-list.list" "$repeat"
 python3 bench/pick_signed.py "$corpus" "$out/signed-html.list" "$repeat" html
-for set in signed-list signed-html; do python3 bench/files_to_mbox.py "$out/$set.list" "$out/$set.mbox"; done
+signed_sets="signed-list signed-html"
+gathered=${GATHERED:-../shared/gathered/signed}
+if [ -d "$gathered" ]; then
+  python3 bench/pick_signed.py "$gathered" "$out/gathered-list.list" "${GATHERED_REPEAT:-8}"
+  python3 bench/pick_signed.py "$gathered" "$out/gathered-html.list" "${GATHERED_REPEAT:-8}" html
+  signed_sets+=" gathered-list gathered-html"
+fi
+for set in $signed_sets; do python3 bench/files_to_mbox.py "$out/$set.list" "$out/$set.mbox"; done
 echo "load: $(uptime)"
 
-printf '%-10s %-15s %7s %7s %7s %7s %10s %7s %12s %11s\n' set run median best worst cpu peak_RSS MB/s "x mp (wall)" "x mp (cpu)"
-for set in ${SETS:-mhtml mixed-html signed-list signed-html}; do
+printf '%-13s %-15s %7s %7s %7s %7s %10s %7s %12s %11s\n' set run median best worst cpu peak_RSS MB/s "x mp (wall)" "x mp (cpu)"
+for set in ${SETS:-mhtml mixed-html $signed_sets}; do
   list=$out/$set.list
   mbox=$out/$set.mbox
   bytes=$(xargs cat < "$list" | wc -c)
@@ -54,7 +65,7 @@ for set in ${SETS:-mhtml mixed-html signed-list signed-html}; do
   read -r _ mp _ _ mpcpu _ <<< "${rows[1]}"
   for row in "${rows[@]}"; do
     read -r label med best worst cpu rss <<< "$row"
-    printf '%-10s %-15s %7.3f %7.3f %7.3f %7.3f %6.1f MiB %7.1f %11.2fx %10.2fx\n' "$set" "$label" "$med" "$best" "$worst" "$cpu" \
+    printf '%-13s %-15s %7.3f %7.3f %7.3f %7.3f %6.1f MiB %7.1f %11.2fx %10.2fx\n' "$set" "$label" "$med" "$best" "$worst" "$cpu" \
       "$(echo "$rss / 1024" | bc -l)" "$(echo "$bytes / 1000000 / $med" | bc -l)" "$(echo "$mp / $med" | bc -l)" "$(echo "$mpcpu / $cpu" | bc -l)"
   done
   echo "$set: $(wc -l < "$list") messages, $bytes bytes"
@@ -62,13 +73,13 @@ done
 echo "load: $(uptime)"
 [ -n "${BEFORE:-}" ] || exit 0
 # The default job on the signed sets: unchanged or faster than BEFORE.
-printf '%-12s %-15s %7s %7s %7s %7s %10s %14s\n' set run median best worst cpu peak_RSS "x before (cpu)"
-for set in signed-list signed-html; do
+printf '%-13s %-15s %7s %7s %7s %7s %10s %14s\n' set run median best worst cpu peak_RSS "x before (cpu)"
+for set in $signed_sets; do
   mapfile -t rows < <(rounds_median "$runs" mimeuri "$bin $out/$set.mbox" mimeuri-before "$BEFORE $out/$set.mbox")
   read -r _ _ _ _ bcpu _ <<< "${rows[1]}"
   for row in "${rows[@]}"; do
     read -r label med best worst cpu rss <<< "$row"
-    printf '%-12s %-15s %7.3f %7.3f %7.3f %7.3f %6.1f MiB %13.2fx\n' "$set" "$label" "$med" "$best" "$worst" "$cpu" \
+    printf '%-13s %-15s %7.3f %7.3f %7.3f %7.3f %6.1f MiB %13.2fx\n' "$set" "$label" "$med" "$best" "$worst" "$cpu" \
       "$(echo "$rss / 1024" | bc -l)" "$(echo "$bcpu / $cpu" | bc -l)"
   done
 done

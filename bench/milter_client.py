@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
 """A milter client for bench/milter_index.sh: milter_client.py SOCKET FILE COUNT.
+FILE may be @LIST, a file of paths one a line: each message in turn, COUNT times over the list
+(bench/milter_signed.sh); a file with no header block is left out.
 
 Speaks the milter protocol (version 6) to SOCKET (unix:PATH or inet:PORT@HOST) as an MTA
 does, on one connection: negotiation, then COUNT times the message in FILE (header fields,
@@ -8,7 +10,7 @@ to skip and the headers it asked not to answer. Each command is written as Postf
 (length and command, then the data). Prints the median and the mean time of a message, in
 microseconds, from its first header to the filter's final answer.
 """
-import socket, statistics, struct, sys, time
+import re, socket, statistics, struct, sys, time
 
 SMFIP_NOHDRS, SMFIP_NOEOH, SMFIP_NOBODY, SMFIP_NR_HDR = 0x20, 0x40, 0x10, 0x80
 
@@ -81,21 +83,35 @@ def send_message(s, steps, fields, body):
             reply(s)
 
 
-def main():
-    spec, path, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def message(path):
+    """(header fields, body) of the message in path, as an MTA hands them on; None without a
+    header block."""
     text = open(path, "rb").read().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+    if b"\r\n\r\n" not in text:
+        return None
     head, body = text.split(b"\r\n\r\n", 1)
     fields = []
-    for line in head.split(b"\r\n"):
+    lines = head.split(b"\r\n")
+    for i, line in enumerate(lines):
+        name, colon, value = line.partition(b":")
         if line[:1] in (b" ", b"\t") and fields:
             fields[-1][1] += b"\r\n" + line
-        else:
-            name, _, value = line.partition(b":")
+        elif colon and name and not re.search(rb"[\x00-\x20\x7f-\xff]", name):
             fields.append([name, value.lstrip(b" ")])
+        else: # not a header field: Postfix's cleanup ends the header here, the rest is body
+            body = b"\r\n".join(lines[i:]) + b"\r\n\r\n" + body
+            break
+    return fields, body
+
+
+def main():
+    spec, path, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    paths = open(path[1:]).read().splitlines() if path.startswith("@") else [path]
+    messages = [m for m in map(message, paths) if m is not None]
     s = connect(spec)
     steps = negotiate(s)
     times = []
-    for _ in range(count):
+    for _, (fields, body) in ((i, m) for i in range(count) for m in messages):
         t0 = time.perf_counter()
         send_message(s, steps, fields, body)
         send(s, b"E")
