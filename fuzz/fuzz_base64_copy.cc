@@ -3,9 +3,13 @@
 // input): wherever the text is found canonical, the copy (its line breaks removed) is what
 // they give, its decoded size theirs, and its 76-column lines (base64::append_lines) theirs
 // at 57 octets a line; the same for any cut into pieces.
+// The decoders of our own (src/util/decode.hh) against GMime's steps, base64 and
+// quoted-printable, on the same text in the same pieces: the same octets out of every step,
+// the same state and save after it.
 // Input: a mode byte (bit 0: the rest mapped onto the alphabet, '=', CR and LF, so that
 // canonical and nearly canonical texts are common; bits 1-7 seed the piece size), then text.
 #include "base64.hh"
+#include "decode.hh"
 
 #include "base64_oracle.hh"
 
@@ -28,6 +32,24 @@ using base64_oracle::glib_encode;
     std::abort();
 }
 
+// Our decoder and GMime's over text in pieces of cut octets, step by step.
+void same_decoding(GMimeContentEncoding enc, std::string_view text, std::size_t cut)
+{
+    GMimeEncoding ours, theirs;
+    g_mime_encoding_init_decode(&ours, enc);
+    g_mime_encoding_init_decode(&theirs, enc);
+    std::string a, b;
+    for (std::size_t at = 0; at <= text.size(); at += cut) {
+        const std::string_view piece = text.substr(std::min(at, text.size()), cut);
+        a.assign(piece.size() + 16, '\0');
+        b.assign(piece.size() + 16, '\0');
+        a.resize(mimeuri::decode::step(&ours, piece.data(), piece.size(), a.data()));
+        b.resize(g_mime_encoding_step(&theirs, piece.data(), piece.size(), b.data()));
+        if (a != b) broken(enc == GMIME_CONTENT_ENCODING_BASE64 ? "base64 decoding differs from GMime's" : "quoted-printable decoding differs from GMime's", text);
+        if (ours.state != theirs.state || ours.save != theirs.save) broken("decoder state differs from GMime's", text);
+    }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
@@ -43,6 +65,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         }
     }
     const std::size_t cut = (mode >> 1) + 1;
+    same_decoding(GMIME_CONTENT_ENCODING_BASE64, text, cut);
+    same_decoding(GMIME_CONTENT_ENCODING_BASE64, text, text.size() + 1);
+    {
+        std::string qp(reinterpret_cast<const char *>(data + 1), size - 1);
+        if (mode & 1) {
+            static const char kQp[] = "=0123456789ABCDEFabcdefgz\r\n \t=";
+            for (char &c : qp) c = kQp[static_cast<unsigned char>(c) % (sizeof kQp - 1)];
+        }
+        same_decoding(GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE, qp, cut);
+        same_decoding(GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE, qp, qp.size() + 1);
+    }
     mimeuri::base64::Unbroken u;
     std::string copy;
     bool fed = true;

@@ -7,6 +7,7 @@
 // "The inert copy").
 #include "inert.hh"
 
+#include "decode.hh"
 #include "header_lines.hh"
 #include "text.hh"
 
@@ -42,7 +43,7 @@ bool nothing_to_reference(std::string_view m, bool quoted_printable, const Inert
     GMimeEncoding st;
     g_mime_encoding_init_decode(&st, GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE);
     std::string out(g_mime_encoding_outlen(&st, m.size()) + 16, '\0');
-    out.resize(g_mime_encoding_flush(&st, m.data(), m.size(), out.data()));
+    out.resize(decode::flush(&st, m.data(), m.size(), out.data()));
     return !check.may_hold_reference(out);
 }
 

@@ -8,6 +8,7 @@
 #include "message.hh"
 
 #include "charsets.hh"
+#include "decode.hh"
 #include "header_lines.hh"
 #include "inert.hh"
 #include "streamed_body.hh"
@@ -438,7 +439,7 @@ Result<Content> MessageContext::decoded_content(const Node &n, std::size_t cap) 
     GMimeEncoding st;
     g_mime_encoding_init_decode(&st, enc);
     std::string out(g_mime_encoding_outlen(&st, raw.size()) + 16, '\0');
-    std::size_t len = g_mime_encoding_flush(&st, raw.data(), raw.size(), out.data());
+    std::size_t len = decode::flush(&st, raw.data(), raw.size(), out.data());
     out.resize(len);
     if (out.size() > cap) return Error::limit("part larger than the limit");
     return Content::owned(std::move(out));

@@ -2,6 +2,7 @@
 #include "streamed_body.hh"
 
 #include "base64.hh"
+#include "decode.hh"
 #include "record.hh"
 #include "transfer.hh"
 
@@ -152,8 +153,8 @@ Status decode_span(const SpanReader &read, std::int64_t begin, std::int64_t end,
         std::string_view decoded = *raw;
         if (encoded) {
             out.resize(g_mime_encoding_outlen(&st, raw->size()) + 16);
-            const std::size_t len = at == end ? g_mime_encoding_flush(&st, raw->data(), raw->size(), out.data())
-                                              : g_mime_encoding_step(&st, raw->data(), raw->size(), out.data());
+            const std::size_t len = at == end ? decode::flush(&st, raw->data(), raw->size(), out.data())
+                                              : decode::step(&st, raw->data(), raw->size(), out.data());
             decoded = std::string_view(out.data(), len);
         }
         if (decoded.empty()) continue;
@@ -198,20 +199,25 @@ Status StreamedBody::content(const SpanReader &read, const ByteSink &sink) const
             if (Status s = blob_text(blob, read, sink); !s) return s;
             continue;
         }
-        // base64 in one line, as transfer::append_base64 writes it whole.
-        gint state = 0, save = 0;
+        // base64 in one line, as transfer::append_base64 writes it whole: whole triplets
+        // encoded as they come (base64::encode), the one or two octets after them carried.
+        std::string carry;
         Status s = blob_bytes(blob, read, [&](std::string_view d) -> Status {
-            for (std::size_t k = 0; k < d.size(); k += kPiece) {
-                const std::size_t n = std::min(kPiece, d.size() - k);
-                b64.resize((n / 3 + 1) * 4 + 4); // g_base64_encode_step's bound
-                b64.resize(g_base64_encode_step(reinterpret_cast<const guchar *>(d.data() + k), n, FALSE, b64.data(), &state, &save));
+            for (std::size_t k = 0; k < d.size();) {
+                const std::size_t n = std::min(kPiece - carry.size(), d.size() - k);
+                carry.append(d.data() + k, n);
+                k += n;
+                const std::size_t whole = carry.size() / 3 * 3;
+                b64.resize(whole / 3 * 4);
+                base64::encode(reinterpret_cast<const unsigned char *>(carry.data()), whole, b64.data());
+                carry.erase(0, whole);
                 if (Status t = sink(b64); !t) return t;
             }
             return ok();
         });
         if (!s) return s;
-        b64.resize(8);
-        b64.resize(g_base64_encode_close(FALSE, b64.data(), &state, &save));
+        b64.resize(4);
+        b64.resize(base64::encode(reinterpret_cast<const unsigned char *>(carry.data()), carry.size(), b64.data()));
         if (Status t = sink(b64); !t) return t;
     }
     return at < text_end ? text_span(*this, read, at, text_end, sink) : ok();
