@@ -436,6 +436,15 @@ Status Related::wrap(int root, const std::vector<int> &movers)
 Status Related::repair_set(int set, std::vector<Finding *> &found)
 {
     const int rel = related_of(found.front()->html);
+    // An HTML entity another pass made something else (--data=attach's new related set):
+    // the structure read is no longer the output's.
+    for (Finding *f : found) {
+        GMimeHeader *ct = g_mime_header_list_get_header(MessageContext::headers_of(node(f->html)), "Content-Type");
+        if (ct && !clear(g_mime_header_get_offset(ct), g_mime_header_get_offset(ct) + 1)) {
+            for (Finding *g : found) entry(*g).reason = "edited";
+            return ok();
+        }
+    }
     std::vector<Finding *> todo;
     for (Finding *f : found) {
         const Node &t = node(f->target);

@@ -239,3 +239,26 @@ TEST_CASE("--related's report is the same with --jobs")
     CHECK(read_file(d / "r1") == read_file(d / "r2"));
     CHECK(count(read_file(d / "r1"), "\"action\":\"moved\"") == 4);
 }
+
+TEST_CASE("--related=repair after --data=attach in one run: a part the data pass made a related set is left, said edited")
+{
+    TempDir d;
+    const std::string png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    const std::string msg = "From: a@example.org\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"m\"\n\n"
+                            "--m\nContent-Type: text/html\n\n<img src=\"data:image/png;base64," + png +
+                            "\"><img src=\"cid:x@example.org\">\n--m\nContent-Type: image/gif\n"
+                            "Content-Disposition: attachment\nContent-ID: <x@example.org>\n\nGIF\n--m--\n";
+    const std::string f = d.file("both.eml", msg);
+    auto both = testing::mimeuri("--data=attach --related=repair --report=" + quote(d / "r") + " " + quote(f));
+    REQUIRE(both.status == 0);
+    const std::string rep = read_file(d / "r");
+    CHECK(rep.find("\"action\":\"attached\"") != std::string::npos);
+    CHECK(rep.find("\"target\":\"2\",\"related\":null,\"outside\":true,\"disposition\":\"attachment\",\"action\":\"none\","
+                   "\"reason\":\"edited\"") != std::string::npos);
+    // The mixed is still the mixed, the image still where it was; a second run moves it.
+    CHECK(both.out.find("Content-Type: multipart/mixed; boundary=\"m\"") != std::string::npos);
+    const std::string again = d.file("again.eml", both.out);
+    auto second = testing::mimeuri("--related=repair --report=" + quote(d / "r2") + " " + quote(again));
+    CHECK(read_file(d / "r2").find("\"action\":\"moved\"") != std::string::npos);
+    CHECK(second.out.find("Content-Disposition: inline\nContent-ID: <x@example.org>") != std::string::npos);
+}
