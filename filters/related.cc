@@ -120,6 +120,7 @@ private:
     Result<std::string> moved_text(int n) const;
     bool clear(std::int64_t lo, std::int64_t hi) const;
     Status mark_inline(int t);
+    bool markable(int t) const;
     Status repair_set(int set, std::vector<Finding *> &found);
     Status move_into(int rel, const std::vector<int> &movers);
     Status wrap(int root, const std::vector<int> &movers);
@@ -332,12 +333,30 @@ bool Related::clear(std::int64_t lo, std::int64_t hi) const
     return true;
 }
 
+// A part marked inline where it is: its Content-Disposition edited, or one put first in its
+// header block (as a moved part gets it), not at the end, where another pass adds its fields
+// (a Content-ID the references pass gives a target).
 Status Related::mark_inline(int t)
 {
     const Node &n = node(t);
     GMimeHeader *cd = g_mime_header_list_get_header(MessageContext::headers_of(n), "Content-Disposition");
-    if (!cd) return ctx_.add_header(n, "Content-Disposition", " inline\n");
-    return ctx_.replace_header(cd, related::inline_disposition(ctx_.header_value(cd)));
+    if (cd) return ctx_.replace_header(cd, related::inline_disposition(ctx_.header_value(cd)));
+    auto start = part_start(t);
+    if (!start) return start.error();
+    return ctx_.insert_lines(*start, "Content-Disposition: inline\n");
+}
+
+// Whether what mark_inline edits is untouched so far.
+bool Related::markable(int t) const
+{
+    GMimeHeader *cd = g_mime_header_list_get_header(MessageContext::headers_of(node(t)), "Content-Disposition");
+    if (cd) {
+        auto field = ctx_.raw_header(cd);
+        const std::int64_t off = g_mime_header_get_offset(cd);
+        return field && clear(off, off + static_cast<std::int64_t>(field->size()));
+    }
+    auto start = part_start(t);
+    return start && clear(*start, *start);
 }
 
 // An HTML part in a related set: the parts it names from outside go before its closing delimiter.
@@ -468,7 +487,7 @@ Status Related::repair_set(int set, std::vector<Finding *> &found)
             e.reason = "structure";
             continue;
         }
-        if (!(e.outside ? clear(*start - 1, span->second) : clear(*start, span->first))) {
+        if (!(e.outside ? clear(*start - 1, span->second) : markable(f->target))) {
             e.reason = "edited";
             continue;
         }
