@@ -392,6 +392,7 @@ Status Related::wrap(int root, const std::vector<int> &movers)
     const std::set<int> moving(movers.begin(), movers.end());
     bool alone = is_type(node(m), "multipart", "mixed") && kids.front() == root;
     for (int k : kids) alone = alone && (k == root || moving.count(k));
+    for (int t : movers) alone = alone && node(t).parent == m; // none to bring in from elsewhere
     if (alone) {
         GMimeHeader *ct = g_mime_header_list_get_header(MessageContext::headers_of(node(m)), "Content-Type");
         std::string v = ct ? related::related_content_type(ctx_.header_value(ct), root_type) : "";

@@ -262,3 +262,27 @@ TEST_CASE("--related=repair after --data=attach in one run: a part the data pass
     CHECK(read_file(d / "r2").find("\"action\":\"moved\"") != std::string::npos);
     CHECK(second.out.find("Content-Disposition: inline\nContent-ID: <x@example.org>") != std::string::npos);
 }
+
+TEST_CASE("--related=repair: a mixed of the HTML and one image is not retyped when another image it names sits elsewhere")
+{
+    TempDir d;
+    const std::string msg = "From: a@example.org\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"out\"\n\n"
+                            "--out\nContent-Type: multipart/mixed; boundary=\"in\"\n\n"
+                            "--in\nContent-Type: text/html\n\n<img src=\"cid:one@x\"><img src=\"cid:two@x\">\n"
+                            "--in\nContent-Type: image/gif\nContent-ID: <one@x>\n\nGIF1\n--in--\n"
+                            "--out\nContent-Type: image/gif\nContent-ID: <two@x>\n\nGIF2\n--out--\n";
+    const std::string f = d.file("split.eml", msg);
+    auto run = testing::mimeuri("--related=repair --report=" + quote(d / "r") + " " + quote(f));
+    REQUIRE(run.status == 0);
+    CHECK(count(read_file(d / "r"), "\"action\":\"moved\"") == 2);
+    const std::string &out = run.out;
+    // Both mixed types stay; a new related set in the inner one holds the HTML and both images.
+    CHECK(out.find("Content-Type: multipart/mixed; boundary=\"in\"\n") != std::string::npos);
+    const auto rel = out.find("Content-Type: multipart/related; boundary=\"=_mimeuri_rel_");
+    REQUIRE(rel != std::string::npos);
+    const auto in_close = out.find("--in--");
+    CHECK(rel < out.find("Content-ID: <one@x>"));
+    CHECK(out.find("Content-ID: <two@x>") < in_close);
+    CHECK(out.find("--out\n", rel) == std::string::npos); // the outer mixed holds one part now
+    CHECK(count(out, "Content-Disposition: inline\n") == 2);
+}
