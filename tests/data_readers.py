@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""--data=attach as the readers people use see it (issue 40).
+"""--data=attach and --related=repair as the readers people use see it.
 
 For each test message (testdata/data/*.eml with data: images, each also with CRLF line ends,
 and the HTML quoted-printable), runs mimeuri --data=attach and checks:
@@ -13,6 +13,10 @@ and the HTML quoted-printable), runs mimeuri --data=attach and checks:
     with the original bytes);
   - nodemailer's mailparser and postal-mime (npm, installed into BUILD/readers-npm as test
     tools only): each attached image is an inline, related attachment with its Content-ID.
+For testdata/related/*.eml (also with CRLF line ends), runs mimeuri --related=repair and checks
+with the same three readers that every part the report says was moved or marked is an inline
+part of the multipart/related that holds the HTML naming it, with its Content-ID and bytes,
+and that every real attachment is still one (check_related_python, check_node_related).
 Usage: data_readers.py MIMEURI TESTDATA_DIR BUILD_DIR
 Exit 77 (skipped) without node or npm, or when the npm packages cannot be installed, unless
 MIMEURI_STRICT_TESTS=1 (then 1).
@@ -196,9 +200,10 @@ def check_round_trip(mimeuri, path, before, after, tmp):
             fail(f"{path}: round trip: {where} does not show the original image")
 
 
-def node_readers(build, files, reports):
+def node_readers(build, files):
+    """What mailparser and postal-mime see of each file: (why skipped, the JSON lines)."""
     if not shutil.which("node") or not shutil.which("npm"):
-        return "no node or npm (Debian packages nodejs, npm)"
+        return "no node or npm (Debian packages nodejs, npm)", []
     prefix = os.path.join(build, "readers-npm")
     mods = os.path.abspath(os.path.join(prefix, "node_modules"))
     if not all(os.path.isdir(os.path.join(mods, r.split("@")[0])) for r in READERS):
@@ -206,15 +211,20 @@ def node_readers(build, files, reports):
         r = subprocess.run(["npm", "install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", *READERS],
                            capture_output=True, text=True)
         if r.returncode != 0:
-            return f"npm install failed: {r.stderr.strip()[-300:]}"
+            return f"npm install failed: {r.stderr.strip()[-300:]}", []
     here = os.path.dirname(os.path.abspath(__file__))
     r = subprocess.run(["node", os.path.join(here, "data_readers.mjs"), *files], capture_output=True, text=True,
                        env=dict(os.environ, NODE_PATH=mods))
     if r.returncode != 0:
         fail(f"node readers: {r.stderr.strip()[-500:]}")
-        return None
-    for line in r.stdout.splitlines():
-        seen = json.loads(line)
+        return None, []
+    return None, [json.loads(line) for line in r.stdout.splitlines()]
+
+
+def check_node_data(seen_lines, reports):
+    for seen in seen_lines:
+        if seen["file"] not in reports:
+            continue
         attached = [d for d in reports[seen["file"]].get("data", []) if d["action"] == "attached"]
         by_cid = {a["cid"].strip("<>"): a for a in seen["attachments"]}
         for d in attached:
@@ -227,7 +237,82 @@ def node_readers(build, files, reports):
                 fail(f"{seen['reader']}: {seen['file']}: <{d['cid']}> has other bytes")
         if re.search(r"(src|background|href)=[\"']?data:image", seen["html"], re.I):
             fail(f"{seen['reader']}: {seen['file']}: a data: image in the HTML")
-    return None
+
+
+# --- --related=repair (testdata/related/): every part the report says was moved or marked is,
+# for each reader, an inline part of the multipart/related that holds the HTML naming it,
+# with its Content-ID and its bytes as they were; every real attachment (a part no HTML
+# names) is still an attachment, with its bytes.
+
+RELATED = ("mixed.eml", "in_related.eml", "alternative.eml", "outside.eml", "nested.eml")
+
+
+def related_variants(testdata, tmp):
+    out = []
+    for name in RELATED:
+        src = os.path.join(testdata, "related", name)
+        out.append(src)
+        crlf = os.path.join(tmp, "related-" + name.replace(".eml", "-crlf.eml"))
+        open(crlf, "wb").write(open(src, "rb").read().replace(b"\n", b"\r\n"))
+        out.append(crlf)
+    return out
+
+
+def fixed_cids(report):
+    return [urllib.parse.unquote(e["url"][4:]) for e in report.get("related", [])
+            if e["action"] in ("moved", "marked") and e["url"].lower().startswith("cid:")]
+
+
+def check_related_python(path, before, after, report):
+    orig = email.message_from_bytes(before, policy=email.policy.default)
+    new = email.message_from_bytes(after, policy=email.policy.default)
+    cids = fixed_cids(report)
+    if not cids:
+        fail(f"{path}: --related=repair moved or marked nothing")
+    parts = {p["Content-ID"].strip("<>"): p for p in new.walk() if p["Content-ID"] and not p.is_multipart()}
+    old = {p["Content-ID"].strip("<>"): p for p in orig.walk() if p["Content-ID"] and not p.is_multipart()}
+    for cid in cids:
+        part = parts.get(cid)
+        if part is None:
+            fail(f"{path}: no part with Content-ID <{cid}>")
+            continue
+        if part.get_content_disposition() != "inline" or part.is_attachment():
+            fail(f"{path}: <{cid}> is {part.get_content_disposition()}, not inline")
+        if part.get_content() != old[cid].get_content():
+            fail(f"{path}: <{cid}> has other bytes")
+        holders = [r for r in new.walk() if r.get_content_type() == "multipart/related" and
+                   any(h.get_content_type() == "text/html" and "cid:" + cid in h.get_content() for h in r.walk())
+                   and any(p is part for p in r.walk())]
+        if not holders:
+            fail(f"{path}: <{cid}> is in no multipart/related with the HTML that names it")
+        for r in holders:
+            first = next(r.iter_parts()).get_content_type()
+            if r.get_param("type") not in (None, first) or first not in ("text/html", "multipart/alternative"):
+                fail(f"{path}: the related set's root is {first}, type={r.get_param('type')}")
+    named = set(re.findall(r"cid:([^\"'> ]+)", "".join(p.get_content() for p in orig.walk()
+                                                      if p.get_content_type() == "text/html")))
+    for p in orig.walk():
+        if p.is_attachment() and (p["Content-ID"] or "").strip("<>") not in named:
+            same = [q for q in new.walk() if q.is_attachment() and q.get_filename() == p.get_filename()]
+            if not same or same[0].get_content() != p.get_content():
+                fail(f"{path}: the real attachment {p.get_filename()} did not stay an attachment with its bytes")
+
+
+def check_node_related(seen_lines, reports):
+    for seen in seen_lines:
+        if seen["file"] not in reports or "nested" in seen["file"]:  # neither reader opens an embedded message
+            continue
+        by_cid = {a["cid"].strip("<>"): a for a in seen["attachments"]}
+        for cid in fixed_cids(reports[seen["file"]]):
+            a = by_cid.get(cid)
+            if a is None:
+                fail(f"{seen['reader']}: {seen['file']}: no part with Content-ID <{cid}>")
+            elif a.get("disposition") != "inline" or not a.get("related"):
+                fail(f"{seen['reader']}: {seen['file']}: <{cid}> is {a.get('disposition')}, related={a.get('related')}")
+        real = [a for a in seen["attachments"] if a["cid"].strip("<>") not in fixed_cids(reports[seen["file"]])]
+        for a in real:
+            if a["type"] in ("application/pdf", "text/plain") and a.get("disposition") != "attachment":
+                fail(f"{seen['reader']}: {seen['file']}: the real attachment {a['type']} is {a.get('disposition')}")
 
 
 def main():
@@ -246,7 +331,19 @@ def main():
             reports[out] = report
             check_python(path, before, after, report)
             check_round_trip(mimeuri, path, before, after, tmp)
-        why = node_readers(build, outs, reports)
+        related_reports = {}
+        for path in related_variants(testdata, tmp):
+            before = open(path, "rb").read()
+            rep = os.path.join(tmp, "report")
+            after = run(mimeuri, ["--related=repair", "--report=" + rep], path)
+            report = json.loads(open(rep).read().splitlines()[0])
+            out = os.path.join(tmp, "related-out-" + os.path.basename(path))
+            open(out, "wb").write(after)
+            related_reports[out] = report
+            check_related_python(path, before, after, report)
+        why, seen = node_readers(build, outs + list(related_reports))
+        check_node_data(seen, reports)
+        check_node_related(seen, related_reports)
         for p in problems:
             print("FAIL", p)
         if problems:
@@ -256,7 +353,8 @@ def main():
             if os.environ.get("MIMEURI_STRICT_TESTS") == "1":
                 return 1
             return 77
-        print(f"ok: {len(outs)} messages, Python's email, the round trip, mailparser and postal-mime")
+        print(f"ok: {len(outs)} messages (--data=attach), {len(related_reports)} (--related=repair); Python's email, "
+              "the round trip, mailparser and postal-mime")
         return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

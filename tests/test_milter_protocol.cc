@@ -282,6 +282,71 @@ TEST_CASE("the milter service over its socket: a repair goes back as the new bod
     CHECK(got[0].first == 'a');
 }
 
+// SMFIR_CHGHEADER's data: the field's index (network order, from 1), its name and its new value.
+std::pair<std::string, std::string> changed_header(const std::string &data)
+{
+    REQUIRE(data.size() > 4);
+    std::uint32_t index;
+    std::memcpy(&index, data.data(), 4);
+    CHECK(ntohl(index) == 1);
+    const std::string rest = data.substr(4);
+    const auto nul = rest.find('\0');
+    REQUIRE(nul != std::string::npos);
+    return {rest.substr(0, nul), rest.substr(nul + 1, rest.find('\0', nul + 1) - nul - 1)};
+}
+
+TEST_CASE("the milter service: --related=repair and --data=attach change the top-level Content-Type (chgheader) and the body")
+{
+    const std::string png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    {
+        // A multipart/mixed of an HTML part and the image it names, marked attachment: the
+        // mixed becomes the related set (RFC 2387), the image inline; nothing else changes.
+        Service service({"--jobs=1", "--related=repair"});
+        MilterClient c(service.socket());
+        const auto [actions, steps] = negotiate(c, 0x1fffff);
+        CHECK((actions & 0x13) == 0x13);
+        const std::string body = "--m\r\nContent-Type: text/html\r\n\r\n<img src=\"cid:x@example.test\">\r\n"
+                                 "--m\r\nContent-Type: image/png\r\nContent-Disposition: attachment; filename=\"x.png\"\r\n"
+                                 "Content-ID: <x@example.test>\r\nContent-Transfer-Encoding: base64\r\n\r\n" + png +
+                                 "\r\n--m--\r\n";
+        auto got = send_message(c, steps,
+                                {{"From", "a@example.test"}, {"MIME-Version", "1.0"},
+                                 {"Content-Type", "multipart/mixed; boundary=\"m\""}},
+                                body);
+        REQUIRE(got.size() == 3);
+        CHECK(got[0].first == 'm');
+        const auto [name, value] = changed_header(got[0].second);
+        CHECK(name == "Content-Type");
+        CHECK(value == "multipart/related; boundary=\"m\"; type=\"text/html\"");
+        CHECK(got[1].first == 'b');
+        std::string want = body;
+        want.replace(want.find("attachment;"), 11, "inline;");
+        CHECK(got[1].second == want);
+        CHECK(got[2].first == 'a');
+    }
+    {
+        // A lone text/html body with a data: image: it becomes a multipart/related.
+        Service service({"--jobs=1", "--data=attach"});
+        MilterClient c(service.socket());
+        const auto [actions, steps] = negotiate(c, 0x1fffff);
+        (void)actions;
+        auto got = send_message(c, steps,
+                                {{"From", "a@example.test"}, {"MIME-Version", "1.0"},
+                                 {"Content-Type", "text/html; charset=utf-8"}},
+                                "<p><img src=\"data:image/png;base64," + png + "\"></p>\r\n");
+        REQUIRE(got.size() == 3);
+        CHECK(got[0].first == 'm');
+        const auto [name, value] = changed_header(got[0].second);
+        CHECK(name == "Content-Type");
+        CHECK(value.rfind(" multipart/related; boundary=\"=_mimeuri_", 0) == 0);
+        CHECK(got[1].first == 'b');
+        // The HTML's own Content-Type moved into its part, as the MTA gave it (no space).
+        CHECK(got[1].second.find("\r\nContent-Type:text/html; charset=utf-8\r\n\r\n<p><img src=\"cid:") != std::string::npos);
+        CHECK(got[1].second.find("Content-Disposition: inline") != std::string::npos);
+        CHECK(got[2].first == 'a');
+    }
+}
+
 TEST_CASE("the milter service takes a header field over 64 KiB from an MTA that offers 1 MiB commands")
 {
     // libmilter's default limit is 64 KiB a command and it drops the connection past it;

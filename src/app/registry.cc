@@ -4,6 +4,7 @@
 #include "external_body.hh"
 #include "labels.hh"
 #include "references.hh"
+#include "related.hh"
 
 #include <algorithm>
 
@@ -14,8 +15,8 @@ namespace {
 // Every pass, in running order: a pass is its files in filters/ and its row here.
 const std::vector<PassRow> &rows()
 {
-    // Last: data leaves a part another pass rewrote (edits are splices on the input).
-    static const std::vector<PassRow> r{references_row(), external_body_row(), labels_row(), data_row()};
+    // Last: data and related leave a part another pass rewrote (edits are splices on the input).
+    static const std::vector<PassRow> r{references_row(), external_body_row(), labels_row(), data_row(), related_row()};
     return r;
 }
 

@@ -52,6 +52,17 @@ const char *json_name(DataEntry::Action a)
     return "";
 }
 
+const char *json_name(RelatedEntry::Action a)
+{
+    switch (a) {
+    case RelatedEntry::Action::None: return "none";
+    case RelatedEntry::Action::Moved: return "moved";
+    case RelatedEntry::Action::Marked: return "marked";
+    case RelatedEntry::Action::Kept: return "kept";
+    }
+    return "";
+}
+
 const char *json_name(SignatureEntry::State s)
 {
     using S = SignatureEntry::State;
@@ -114,6 +125,12 @@ void MessageReport::set_signatures(std::vector<SignatureEntry> entries)
     signatures_ = std::move(entries);
 }
 
+void MessageReport::add_related(RelatedEntry entry)
+{
+    mark(Extra::Related);
+    related_.push_back(std::move(entry));
+}
+
 void MessageReport::add_data(DataEntry entry)
 {
     mark(Extra::Data);
@@ -151,6 +168,11 @@ void MessageReport::edits_dropped()
         if (r.action != RefEntry::Action::Kept && r.action != RefEntry::Action::None) {
             r.action = RefEntry::Action::None;
             r.reason = "dropped"; // the message passes as it came; the error says why
+        }
+    for (RelatedEntry &r : related_)
+        if (r.action == RelatedEntry::Action::Moved || r.action == RelatedEntry::Action::Marked) {
+            r.action = RelatedEntry::Action::None;
+            r.reason = "dropped";
         }
     for (ExternalBodyEntry &e : external_bodies) {
         using S = ExternalBodyEntry::Status;
@@ -363,6 +385,23 @@ void write(JsonWriter &w, const DataEntry &d)
     w.end_object();
 }
 
+void write(JsonWriter &w, const RelatedEntry &r)
+{
+    w.begin_object();
+    w.key("part").string(r.part);
+    w.key("url").string(r.url);
+    w.key("target").string(r.target);
+    if (r.related) w.key("related").string(*r.related);
+    else w.key("related").null();
+    w.key("outside").boolean(r.outside);
+    if (r.disposition) w.key("disposition").string(*r.disposition);
+    else w.key("disposition").null();
+    w.key("action").string(json_name(r.action));
+    if (!r.reason.empty()) w.key("reason").string(r.reason);
+    if (r.kept) w.key("kept").string(*r.kept);
+    w.end_object();
+}
+
 void write(JsonWriter &w, const LabelEntry &l)
 {
     w.begin_object();
@@ -452,6 +491,7 @@ Status MessageReport::write_json(std::string &out, const std::function<Status(st
         case Extra::Unreferenced: write_array(w, "unreferenced", unreferenced_); break;
         case Extra::Signatures: write_array(w, "signatures", signatures_); break;
         case Extra::Data: write_array(w, "data", data_); break;
+        case Extra::Related: write_array(w, "related", related_); break;
         }
     }
     w.end_object();

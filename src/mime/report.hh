@@ -140,7 +140,28 @@ struct DataEntry {
     }
 };
 
+// A "related" entry: a part an HTML part references that sits outside the HTML part's
+// multipart/related, or whose disposition is not inline (--related, filters/related.hh).
+struct RelatedEntry {
+    enum class Action { None, Moved, Marked, Kept };
+    std::string part;                   // the HTML part's section
+    std::string url;                    // the reference, as the HTML has it
+    std::string target;                 // the referenced part's section
+    std::optional<std::string> related; // the HTML part's multipart/related; null when none
+    bool outside{false};                // the target is outside it
+    std::optional<std::string> disposition; // the target's disposition as read, lower case; null when none
+    Action action{Action::None};
+    std::string reason;                 // why it was left ("shared", "message", ...); absent when empty
+    std::optional<std::string> kept;    // signed content: the signature kind, with Action::Kept
+
+    template <class Io, class Self> static void fields(Io &io, Self &e)
+    {
+        io(e.part, e.url, e.target, e.related, e.outside, e.disposition, e.action, e.reason, e.kept);
+    }
+};
+
 const char *json_name(DataEntry::Action a);
+const char *json_name(RelatedEntry::Action a);
 const char *json_name(RefEntry::Kind k);
 const char *json_name(RefEntry::Status s);
 const char *json_name(RefEntry::Action a);
@@ -155,6 +176,7 @@ constexpr bool wire_valid(RefEntry::Action v) { return v <= RefEntry::Action::Ke
 constexpr bool wire_valid(ExternalBodyEntry::Status v) { return v <= ExternalBodyEntry::Status::Kept; }
 constexpr bool wire_valid(SignatureEntry::State v) { return v <= SignatureEntry::State::Unverifiable; }
 constexpr bool wire_valid(DataEntry::Action v) { return v <= DataEntry::Action::Kept; }
+constexpr bool wire_valid(RelatedEntry::Action v) { return v <= RelatedEntry::Action::Kept; }
 
 struct MessageReport {
     // Where the message is, as reported: a copy of its coordinates (MessageContext::at()).
@@ -175,14 +197,18 @@ struct MessageReport {
     // The members after the four arrays above, each present once set and written in the
     // order first set: "kept" (from its first entry), "unreferenced" (once the references
     // pass ran), "signatures" (once the signatures are reported), "data" (from its first
-    // entry: the --data pass's, so that a message with no data: URI reports as before).
-    enum class Extra { Kept, Unreferenced, Signatures, Data };
+    // entry: the --data pass's, so that a message with no data: URI reports as before),
+    // "related" (from its first entry: the --related pass's).
+    enum class Extra { Kept, Unreferenced, Signatures, Data, Related };
     void add_kept(const std::string &part, const std::string &edit, const std::string &reason);
     void set_unreferenced(std::vector<UnreferencedEntry> entries);
     void set_signatures(std::vector<SignatureEntry> entries);
     void add_data(DataEntry entry);
     std::vector<DataEntry> &data() { return data_; }
     const std::vector<DataEntry> &data() const { return data_; }
+    void add_related(RelatedEntry entry);
+    std::vector<RelatedEntry> &related() { return related_; }
+    const std::vector<RelatedEntry> &related() const { return related_; }
     const std::vector<KeptEntry> &kept() const { return kept_; }
     const std::vector<UnreferencedEntry> &unreferenced() const { return unreferenced_; }
     const std::vector<SignatureEntry> &signatures() const { return signatures_; }
@@ -214,7 +240,7 @@ struct MessageReport {
     template <class Io, class Self> static void fields(Io &io, Self &r)
     {
         io(r.number, r.source, r.offset, r.message_id, r.changed, r.refs, r.external_bodies, r.labels, r.errors);
-        io(r.extras_, r.kept_, r.unreferenced_, r.signatures_, r.data_);
+        io(r.extras_, r.kept_, r.unreferenced_, r.signatures_, r.data_, r.related_);
     }
 
 private:
@@ -223,9 +249,10 @@ private:
     std::vector<UnreferencedEntry> unreferenced_;
     std::vector<SignatureEntry> signatures_;
     std::vector<DataEntry> data_;
+    std::vector<RelatedEntry> related_;
     std::vector<Extra> extras_;
 };
 
-constexpr bool wire_valid(MessageReport::Extra v) { return v <= MessageReport::Extra::Data; }
+constexpr bool wire_valid(MessageReport::Extra v) { return v <= MessageReport::Extra::Related; }
 
 } // namespace mimeuri
