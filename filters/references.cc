@@ -258,10 +258,21 @@ void report_unreferenced(MessageContext &ctx, const refs::MessageIndex &ix, cons
 }
 
 // --summary-header: the only Mimeuri-Refs of the message (a copy a sender planted is removed).
-Status set_summary(MessageContext &ctx, const Tally &tally)
+// Written after every pass has run (MessageContext::after_passes): what --data and --related
+// did is counted too, where they did anything.
+struct SummaryCounts {
+    std::size_t resolved, dangling, ambiguous;
+};
+
+Status set_summary(MessageContext &ctx, const SummaryCounts &tally)
 {
     std::string value = " resolved=" + std::to_string(tally.resolved) + " dangling=" + std::to_string(tally.dangling) +
-                        " ambiguous=" + std::to_string(tally.ambiguous) + "\n";
+                        " ambiguous=" + std::to_string(tally.ambiguous);
+    const MessageReport &rep = ctx.report();
+    if (auto n = rep.data_attached()) value += " attached=" + std::to_string(n);
+    if (auto n = rep.related_moved()) value += " moved=" + std::to_string(n);
+    if (auto n = rep.related_marked()) value += " marked=" + std::to_string(n);
+    value += "\n";
     if (auto why = ctx.kept(ctx.nodes().front(), "Mimeuri-Refs")) {
         ctx.report().add_kept("", "summary-header", *why);
         return ok();
@@ -353,7 +364,9 @@ Status ReferencesPass::apply(MessageContext &ctx)
         if (Status s = drop_inlined(ctx, ix, tally, opts_); !s) return s;
     report_unreferenced(ctx, ix, tally);
     if (opts_.summary_header)
-        if (Status s = set_summary(ctx, tally); !s) return s;
+        ctx.after_passes([&ctx, counts = SummaryCounts{tally.resolved, tally.dangling, tally.ambiguous}] {
+            return set_summary(ctx, counts);
+        });
     // --- extract: the receiving agent of RFC 2387 section 6. The files are written when
     // the run takes the message (src/run/extract.hh), never while it is planned.
     // Every message gets its folder and its page (index.html), listed in the archive's index.

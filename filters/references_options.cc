@@ -65,7 +65,7 @@ OptionTable references_option_table(RefOptions &o)
          .help = "With --cid=extract: let the pages load remote images (http: and https:)",
          .access = bind_flag(o.extract_remote_images)},
         {.long_name = "summary-header", .group = g, .key = "summary-header", .kind = K::Flag, .default_text = "off",
-         .help = "Add a Mimeuri-Refs: resolved=N dangling=N ambiguous=N header to each message",
+         .help = "Add a Mimeuri-Refs: resolved=N dangling=N ambiguous=N header to each message (and attached=N, moved=N, marked=N where --data, --related changed parts)",
          .access = bind_flag(o.summary_header)},
         {.long_name = "html-max", .group = g, .key = "html-max", .kind = K::Size, .default_text = "33554432",
          .help = "Largest HTML part (decoded bytes) searched for references; larger ones are reported",

@@ -286,3 +286,29 @@ TEST_CASE("--related=repair: a mixed of the HTML and one image is not retyped wh
     CHECK(out.find("--out\n", rel) == std::string::npos); // the outer mixed holds one part now
     CHECK(count(out, "Content-Disposition: inline\n") == 2);
 }
+
+// The summary field (--summary-header) is written after every pass: what --related moved or
+// marked and what --data attached are counted there, as the report lists them; with neither,
+// the field is as it always was (the golden cases hold that).
+TEST_CASE("--summary-header counts the parts --related moved and the data: images --data attached")
+{
+    TempDir d;
+    auto run = testing::mimeuri("--related=repair --summary-header --report=" + quote(d / "r") + " " + quote(testdata("alternative.eml")));
+    REQUIRE(run.status == 0);
+    const std::string report = read_file(d / "r");
+    const auto moved = count(report, "\"action\":\"moved\""), marked = count(report, "\"action\":\"marked\"");
+    REQUIRE(moved == 2);
+    std::string want = "Mimeuri-Refs: resolved=2 dangling=0 ambiguous=0 moved=2";
+    if (marked) want += " marked=" + std::to_string(marked);
+    CHECK(run.out.find(want + "\n") != std::string::npos);
+    const std::string png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    const std::string in = d.file("data.eml", "From: a@example.org\nSubject: d\nMIME-Version: 1.0\nContent-Type: text/html\n\n"
+                                              "<p><img src=\"data:image/png;base64," + png + "\"><img src=\"data:image/png;base64," + png +
+                                              "\"></p>\n");
+    run = testing::mimeuri("--data=attach --summary-header --report=" + quote(d / "r2") + " " + quote(in));
+    REQUIRE(run.status == 0);
+    REQUIRE(count(read_file(d / "r2"), "\"action\":\"attached\"") == 2); // two references, one part
+    CHECK(run.out.find("Mimeuri-Refs: resolved=0 dangling=0 ambiguous=0 attached=2\n") != std::string::npos);
+    run = testing::mimeuri("--summary-header " + quote(in));
+    CHECK(run.out.find("Mimeuri-Refs: resolved=0 dangling=0 ambiguous=0\n") != std::string::npos);
+}

@@ -35,6 +35,9 @@ std::string describe(const MessageReport &rep)
     if (dangling) out += ", dangling=" + std::to_string(dangling);
     if (ext) out += ", external bodies rewritten=" + std::to_string(ext);
     if (!rep.labels.empty()) out += ", labels=" + std::to_string(rep.labels.size());
+    if (auto n = rep.data_attached()) out += ", data: images attached=" + std::to_string(n);
+    if (auto n = rep.related_moved()) out += ", parts moved=" + std::to_string(n);
+    if (auto n = rep.related_marked()) out += ", parts marked inline=" + std::to_string(n);
     if (rep.error_count()) out += ", problems=" + std::to_string(rep.error_count());
     // The causes, in the command line's words: which limit, what could not be read, which
     // signature kept which edit out.
@@ -192,6 +195,9 @@ Plan Engine::plan_parsed(MessageContext &ctx)
         bool stop = false;
         for (std::size_t i = 0; i < passes_.size() && !stop && !plan.failed(); ++i)
             if (!skipped_[i]) plan.cause = apply_pass(*passes_[i], ctx, cfg_.inject_fault, stop);
+        for (auto &step : ctx.take_after_passes())
+            if (!stop && !plan.failed())
+                if (Status s = step(); !s) plan.cause = s.error().message;
         if (!plan.failed())
             if (Status f = ctx.finish(); !f) {
                 ctx.drop_edits();

@@ -279,6 +279,11 @@ public:
     // edits never pays for it (a DKIM body hash reads the whole body). The answers are the
     // same as if it had run first: it runs before the first question or edit is answered.
     void defer_protections(std::function<void()> make) { deferred_ = std::move(make); }
+    // A step a pass leaves until every pass has run (the references pass's summary field,
+    // which counts what the passes after it did). The engine runs them in order unless a
+    // pass failed or stopped.
+    void after_passes(std::function<Status()> step) { after_passes_.push_back(std::move(step)); }
+    std::vector<std::function<Status()>> take_after_passes() { return std::exchange(after_passes_, {}); }
     // Whether the edits made so far touch protection i.
     bool touched(std::size_t i) const;
     // What passes ask before they edit: the reason a leaf's content, or with a name the
@@ -334,6 +339,7 @@ private:
     std::vector<Protection> protections_;
     bool headers_only_{false};
     mutable std::function<void()> deferred_; // see defer_protections
+    std::vector<std::function<Status()>> after_passes_;
     void protections_ready() const
     {
         if (!deferred_) return;

@@ -150,6 +150,24 @@ std::size_t MessageReport::dangling_mid() const
     }));
 }
 
+std::size_t MessageReport::data_attached() const
+{
+    return static_cast<std::size_t>(
+        std::count_if(data_.begin(), data_.end(), [](const DataEntry &e) { return e.action == DataEntry::Action::Attached; }));
+}
+
+std::size_t MessageReport::related_moved() const
+{
+    return static_cast<std::size_t>(
+        std::count_if(related_.begin(), related_.end(), [](const RelatedEntry &e) { return e.action == RelatedEntry::Action::Moved; }));
+}
+
+std::size_t MessageReport::related_marked() const
+{
+    return static_cast<std::size_t>(
+        std::count_if(related_.begin(), related_.end(), [](const RelatedEntry &e) { return e.action == RelatedEntry::Action::Marked; }));
+}
+
 void MessageReport::extraction_failed(const std::string &cause)
 {
     changed = false;

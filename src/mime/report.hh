@@ -217,6 +217,11 @@ struct MessageReport {
     // References to no part: all, and those with a mid: URL (a later message may resolve them).
     std::size_t dangling() const;
     std::size_t dangling_mid() const;
+    // data: URIs made cid: references (--data=attach); parts moved into their HTML's related
+    // set, and parts in it only marked inline (--related=repair).
+    std::size_t data_attached() const;
+    std::size_t related_moved() const;
+    std::size_t related_marked() const;
 
     // --cid=extract failed when the files were written: the references it claimed are not
     // extracted after all, the message is not changed, and the error says why.
