@@ -2,7 +2,8 @@
 // and one descriptor (SCM_RIGHTS).
 //   supervisor -> front: 'N' + a new worker's channel; kConfigTag|bits + the --report file;
 //                        kReportTag + the --report file opened again (rotated)
-//   front -> worker:     'M' + the message (a memfd or an unlinked file)
+//   front -> worker:     'M' + the message (a memfd or an unlinked file), then the length
+//                        (uint32) and bytes of its envelope (Envelope::serialize)
 //   worker -> front:     a WorkerHello, then the length and bytes of the plan (plain writes)
 #pragma once
 
@@ -12,11 +13,14 @@
 namespace mimeuri::milter {
 
 // What a worker tells the front first (before planning): who it is, and the policy and
-// time limit of the configuration it runs with (a reload changes them for later messages).
+// time limit of the configuration it runs with (a reload changes them for later messages),
+// and the [policy:NAME] that chose them for this message ("" for none; names are at most 63
+// bytes).
 struct WorkerHello {
     pid_t pid;
     std::uint8_t tempfail;
     double max_seconds;
+    char policy[64];
 };
 
 // The tag of a config message (supervisor to front): these bits; its descriptor is the

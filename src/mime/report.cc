@@ -438,6 +438,7 @@ Status MessageReport::write_json(std::string &out, const std::function<Status(st
     w.key("index").integer(static_cast<std::int64_t>(number));
     w.key("source").string(source);
     if (!queue_id.empty()) w.key("queue_id").string(queue_id);
+    if (!policy.empty()) w.key("policy").string(policy);
     w.key("offset").integer(offset);
     if (message_id.empty()) w.key("message_id").null();
     else w.key("message_id").string(message_id);

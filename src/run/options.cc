@@ -345,6 +345,7 @@ Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra, co
     std::optional<Error> config_error;
     ConfigRead read;
     read.service = service_requested(argc, argv);
+    read.policy = setup.policy;
     for (const auto &path : configs)
         if (auto s = load_config_file(t, path, &read); !s) {
             config_error = s.error();
@@ -368,6 +369,8 @@ Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra, co
     for (const auto &check : t.checks)
         if (auto s = check(); !s) return s.error();
     if (print_config) r.print_and_exit = settings_in_effect(t, configs, setup, no_config, read);
+    r.config_files = configs;
+    r.policies = std::move(read.policies);
     return r;
 }
 
