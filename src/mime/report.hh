@@ -203,6 +203,12 @@ struct MessageReport {
     // is not changed. What was kept for a signature stays said.
     void edits_dropped();
 
+    // The most entries of one list (refs, errors, data, ...) a line holds: a message with
+    // more (a 9 MB one had 28.6 MB of them) has its first ones written and, in an "omitted"
+    // object after the lists, how many more each such list has; the counts in memory (the
+    // summary, the service's counters) keep them all.
+    static constexpr std::size_t kListMax = 500;
+
     // One line of JSON, without the trailing newline.
     std::string to_json() const;
     // The same appended to out; with flush, out is handed to it (which empties it) whenever
