@@ -50,9 +50,24 @@ TEST_CASE("policy: the envelope goes from the front to a worker whole")
     CHECK(back.sender == e.sender);
     CHECK(back.recipients == e.recipients);
     CHECK(back.auth_authen == "alice");
+    CHECK(back.known);
     const Envelope none = Envelope::deserialize(Envelope{}.serialize());
     CHECK(none.client.empty());
     CHECK(none.recipients.empty());
+    Envelope unasked; // a connection negotiated before the first policy was loaded
+    unasked.known = false;
+    CHECK_FALSE(Envelope::deserialize(unasked.serialize()).known);
+}
+
+TEST_CASE("policy: an envelope the front did not ask for matches no policy, not even authenticated = no")
+{
+    testing::TempDir d;
+    std::vector<std::string> problems;
+    PolicyMatch m = match_of(d, "authenticated = no\n", problems);
+    Envelope e;
+    CHECK(m.matches(e));
+    e.known = false;
+    CHECK_FALSE(m.matches(e));
 }
 
 TEST_CASE("policy: client ranges, IPv4 and IPv6, and IPv4-mapped addresses")

@@ -25,7 +25,9 @@ struct WorkerHello {
 
 // The tag of a config message (supervisor to front): these bits; its descriptor is the
 // report file when kReportFd is set (else a placeholder).
-constexpr char kConfigTag = 0x10, kTempFail = 0x01, kReportFd = 0x02;
+// kPolicies: the settings have policies ([policy:NAME]): connections negotiated from then on
+// ask the MTA for the envelope.
+constexpr char kConfigTag = 0x10, kTempFail = 0x01, kReportFd = 0x02, kPolicies = 0x04;
 // The report file alone, opened again after it was renamed (log rotation): no other setting
 // changes, the workers stay.
 constexpr char kReportTag = 0x20;

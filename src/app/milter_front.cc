@@ -32,6 +32,7 @@ struct FrontSettings {
     // the channel): the --on-error policy for failures no worker saw (the message could
     // not be held), and the --report file, opened by the supervisor (reopened on SIGHUP).
     std::atomic<bool> tempfail{false};
+    std::atomic<bool> policies{false}; // the settings have policies: ask for the envelope
     std::mutex report_mutex;
     int report_fd{-1};
 };
@@ -58,6 +59,7 @@ void receive_workers(int chan)
         }
         if ((tag & 0xf0) == kConfigTag) {
             g_front.tempfail = (tag & kTempFail) != 0;
+            g_front.policies = (tag & kPolicies) != 0;
             g_free.new_generation(); // the workers of the settings before it take no more
             std::lock_guard l(g_front.report_mutex);
             if (g_front.report_fd >= 0) ::close(g_front.report_fd);
@@ -199,11 +201,13 @@ sfsistat on_negotiate(SMFICTX *ctx, unsigned long f0, unsigned long f1, unsigned
     *pf0 = wanted_actions | (f0 & SMFIF_SETSYMLIST);
     // Only the steps a message needs: the envelope (the policies: the client's address, MAIL
     // FROM, each RCPT TO, answered with no reply where the MTA allows), its header lines,
-    // its body and its end.
-    unsigned long steps = SMFIP_NOHELO | SMFIP_NOEOH | SMFIP_NOUNKNOWN | SMFIP_NODATA;
-    steps &= f1;
+    // its body and its end. Without policies the envelope is not asked for.
     Connection *c = conn(ctx);
-    c->no_reply = f1 & (SMFIP_NR_CONN | SMFIP_NR_MAIL | SMFIP_NR_RCPT);
+    c->envelope.known = g_front.policies;
+    unsigned long steps = SMFIP_NOHELO | SMFIP_NOEOH | SMFIP_NOUNKNOWN | SMFIP_NODATA;
+    if (!c->envelope.known) steps |= SMFIP_NOCONNECT | SMFIP_NOMAIL | SMFIP_NORCPT;
+    steps &= f1;
+    if (c->envelope.known) c->no_reply = f1 & (SMFIP_NR_CONN | SMFIP_NR_MAIL | SMFIP_NR_RCPT);
     steps |= c->no_reply;
     if (f1 & SMFIP_HDR_LEADSPC) steps |= SMFIP_HDR_LEADSPC, c->leadspc = true;
     if (f1 & SMFIP_NR_HDR) steps |= SMFIP_NR_HDR, c->no_reply_hdr = true;

@@ -59,7 +59,7 @@ bool valid_domain(const std::string &d)
 
 std::string Envelope::serialize() const
 {
-    std::string out = client + '\0' + sender + '\0' + auth_authen;
+    std::string out = std::string(known ? "1" : "0") + client + '\0' + sender + '\0' + auth_authen;
     for (const auto &r : recipients) out += '\0' + r;
     return out;
 }
@@ -67,8 +67,9 @@ std::string Envelope::serialize() const
 Envelope Envelope::deserialize(const std::string &bytes)
 {
     Envelope env;
+    env.known = !bytes.empty() && bytes[0] == '1';
     std::vector<std::string> fields{""};
-    for (char c : bytes) {
+    for (char c : bytes.substr(bytes.empty() ? 0 : 1)) {
         if (c == '\0') fields.emplace_back();
         else fields.back() += c;
     }
@@ -94,6 +95,7 @@ std::string envelope_domain(const std::string &address)
 
 bool PolicyMatch::matches(const Envelope &env) const
 {
+    if (!env.known) return false;
     if (!clients.empty()) {
         std::string addr = env.client;
         if (addr.rfind("::ffff:", 0) == 0 && addr.find('.') != std::string::npos) addr.erase(0, 7); // v4-mapped

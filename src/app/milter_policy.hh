@@ -32,6 +32,9 @@ struct Envelope {
     std::string sender;                  // MAIL FROM's address, angle brackets and all
     std::vector<std::string> recipients; // RCPT TO's, each
     std::string auth_authen;             // the {auth_authen} macro: the SMTP AUTH login, "" when none
+    // Whether the front asked for it: a connection negotiated while no policy was loaded
+    // (before the reload that brought the first one) has none, and matches no policy.
+    bool known{true};
 
     // On the channel from the front to a worker: fields separated by NUL bytes.
     std::string serialize() const;
