@@ -170,6 +170,14 @@ TEST_CASE("policy: each policy's settings are the service's with its keys over [
     CHECK(s.policy_for(envelope("10.1.2.3", "", {}, "alice"))->name == "internal"); // the first of three
     CHECK(s.policy_for(envelope("192.0.2.1", "", {}, "alice"))->name == "submission");
     CHECK(s.policy_for(envelope("192.0.2.1", "", {})) == nullptr);
+    // --print-config names them, in order, for the service and for a run.
+    SettingsLoader printing({"mimeuri", "--config=" + d / "mimeuri.conf", "--print-config"});
+    auto printed = printing.load();
+    REQUIRE(printed);
+    REQUIRE(printed->print_and_exit);
+    CHECK(printed->print_and_exit->find("\n# The service's policies, first match wins (a command-line run does not "
+                                        "read them): [policy:internal], [policy:submission], [policy:also-internal]\n") !=
+          std::string::npos);
     // A run never reads them.
     SettingsLoader run({"mimeuri", "--config=" + d / "mimeuri.conf"});
     auto as_run = run.load();

@@ -294,6 +294,11 @@ std::string settings_in_effect(const OptionTable &t, const std::vector<std::stri
                (service ? std::string("applied above") : std::string("a command-line run does not read them")) + ")" +
                (read.service_lines.empty() ? std::string(": none set") : std::string()) + "\n";
     for (const auto &line : read.service_lines) printed += line + "\n";
+    if (!read.policies.empty()) // as written in the files; mimeuri.conf(5)
+        printed += "\n# The service's policies, first match wins (" +
+                   (service ? std::string("each message's settings by its envelope")
+                            : std::string("a command-line run does not read them")) +
+                   "): [" + join(read.policies, "], [") + "]\n";
     return printed;
 }
 
