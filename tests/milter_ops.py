@@ -13,6 +13,10 @@
                     branch (no systemd here), against a service started with --pidfile.
   pidfile           (root) --pidfile with --user=nobody in a folder it may not write: emptied
                     at the end, never left naming a pid that is gone.
+  policy            [policy:NAME] groups chosen by envelope (client address IPv4 and IPv6,
+                    {auth_authen}, recipient domains, mixed recipients): each message's report
+                    line names the policy that matched (none when none did) and shows its
+                    setting in effect; a SIGHUP re-reads them, a bad file keeps the old ones.
 
 Either logrotate mode: every message sent before, during and after the rotation has its one
 report line in report.jsonl.1 or report.jsonl, and those sent after the reopen in the new file."""
@@ -35,6 +39,8 @@ from skip import skip  # noqa: E402
 MIMEURI, MODE = sys.argv[1], sys.argv[2]
 SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SMFIP_NOHDRS, SMFIP_NOEOH, SMFIP_NOBODY, SMFIP_NR_HDR = 0x20, 0x40, 0x10, 0x80
+SMFIP_NOCONNECT, SMFIP_NOMAIL, SMFIP_NORCPT = 0x1, 0x4, 0x8
+SMFIP_NR_CONN, SMFIP_NR_MAIL, SMFIP_NR_RCPT = 0x1000, 0x4000, 0x8000
 
 
 def fail(why):
@@ -76,6 +82,26 @@ class Client:
         n = struct.unpack(">I", self.exact(4))[0]
         data = self.exact(n)
         return data[:1], data[1:]
+
+    def envelope(self, client, sender, rcpts, auth=None):
+        """The connection's client address (this connection's first call only), MAIL FROM with
+        the {auth_authen} macro when auth is given, each RCPT TO, as Postfix sends them."""
+        if client is not None and not self.steps & SMFIP_NOCONNECT:
+            family = b"6" if ":" in client else b"4"
+            self.send(b"C", b"client.example\0" + family + struct.pack(">H", 25) + client.encode() + b"\0")
+            if not self.steps & SMFIP_NR_CONN:
+                self.reply()
+        if auth is not None:
+            self.send(b"D", b"M" + b"{auth_authen}\0" + auth.encode() + b"\0")
+        if not self.steps & SMFIP_NOMAIL:
+            self.send(b"M", f"<{sender}>".encode() + b"\0")
+            if not self.steps & SMFIP_NR_MAIL:
+                self.reply()
+        for r in rcpts:
+            if not self.steps & SMFIP_NORCPT:
+                self.send(b"R", f"<{r}>".encode() + b"\0")
+                if not self.steps & SMFIP_NR_RCPT:
+                    self.reply()
 
     def message(self, fields, body):
         """Sends one message; the final answer's command byte (a accept, t tempfail, ...)."""
@@ -389,6 +415,111 @@ def pidfile(folder):
     print("pidfile: emptied, or removed where it may be")
 
 
+def data_message(mid):
+    """A message with one data: image, which --data=attach attaches and --data=check reports."""
+    return [(b"From", b"a@example.org"), (b"Message-ID", f"<{mid}>".encode()), (b"MIME-Version", b"1.0"),
+            (b"Content-Type", b"text/html")], b'<p><img src="data:image/png;base64,iVBORw0KGgo="></p>\r\n'
+
+
+POLICIES = """[milter]
+report = {report}
+[policy:internal]
+client = 10.0.0.0/8, 2001:db8::/32
+passes = none
+[policy:submission]
+authenticated = yes
+data = attach
+[policy:lists]
+recipient-domain = .example.net
+data = off
+"""
+
+
+def policy(folder):
+    """Envelopes that hit each policy and none; the report's policy member and the setting in
+    effect (passes=none: nothing repaired; data=attach: the data: image attached; data=off: no
+    data member) checked per message; then reloads."""
+    rep = os.path.join(folder, "report.jsonl")
+    conf = os.path.join(folder, "mimeuri.conf")
+    with open(conf, "w") as f:
+        f.write(POLICIES.format(report=rep))
+    logsock = os.path.join(folder, "log.sock")  # the per-message syslog lines (src/run/syslog.hh)
+    log = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    log.bind(logsock)
+    log.settimeout(0.5)
+    svc = Service(folder, ["--config=" + conf], env={"MIMEURI_SYSLOG_SOCKET": logsock})
+    cases = [  # (client, auth, recipients, message, expected policy, check of the report line)
+        ("10.1.2.3", None, ["b@example.com"], repair_message, "internal", lambda r: not r["changed"]),
+        ("2001:db8::25", None, ["b@example.com"], repair_message, "internal", lambda r: not r["changed"]),
+        ("192.0.2.1", None, ["b@example.com"], repair_message, None, lambda r: r["changed"]),
+        ("192.0.2.1", "alice", ["b@example.com"], data_message, "submission",
+         lambda r: r["changed"] and [d["action"] for d in r["data"]] == ["attached"]),
+        ("192.0.2.1", None, ["x@lists.example.net", "y@example.net"], data_message, "lists",
+         lambda r: "data" not in r and not r["changed"]),
+        # Mixed recipients: the lists policy needs every one of them; the service's own settings.
+        ("192.0.2.1", None, ["x@lists.example.net", "y@example.com"], data_message, None,
+         lambda r: [d["action"] for d in r["data"]] == ["none"] and not r["changed"]),
+        # The first match wins: internal before submission.
+        ("10.9.9.9", "bob", ["b@example.com"], data_message, "internal", lambda r: "data" not in r),
+    ]
+
+    def send_all(cases, tag):
+        for k, (client, auth, rcpts, make, _, _) in enumerate(cases):
+            c = Client(svc.sock)
+            c.envelope(client, "a@example.org", rcpts, auth)
+            if c.message(*make(f"{tag}{k}@example.test")) != b"a":
+                fail(f"message {tag}{k} was not accepted")
+            c.close()
+
+    def check(cases, tag):
+        until = time.time() + 10
+        ids = {f"{tag}{k}@example.test" for k in range(len(cases))}
+        while time.time() < until and not ids <= {r["message_id"] for r in report(rep)}:
+            time.sleep(0.05)
+        lines = {r["message_id"]: r for r in report(rep)}
+        for k, (client, auth, rcpts, _, want, ok) in enumerate(cases):
+            r = lines.get(f"{tag}{k}@example.test")
+            if r is None:
+                fail(f"no report line for {tag}{k}")
+            if r.get("policy") != want:
+                fail(f"{tag}{k} ({client}, auth {auth}, {rcpts}): policy {r.get('policy')!r}, expected {want!r}")
+            if not ok(r):
+                fail(f"{tag}{k}: the policy {want!r}'s setting is not in effect: {json.dumps(r)}")
+
+    send_all(cases, "a")
+    check(cases, "a")
+    said = []
+    try:
+        while True:
+            said.append(log.recv(65536).decode(errors="replace"))
+    except socket.timeout:
+        pass
+    for mid, line in (("a0", "policy=internal: unchanged"), ("a3", "policy=submission: changed, data: images attached=1")):
+        if not any(f"message-id=<{mid}@example.test>: {line}" in x for x in said):
+            fail(f"no syslog line with 'message-id=<{mid}@example.test>: {line}':\n" + "\n".join(said))
+    if any("a2@example.test>: policy=" in x for x in said):
+        fail("a message no policy matched is logged with one")
+    # A reload: internal now covers 172.16.0.0/12 only; 10.x goes by the service's settings.
+    with open(conf, "w") as f:
+        f.write(POLICIES.format(report=rep).replace("10.0.0.0/8, 2001:db8::/32", "172.16.0.0/12"))
+    svc.p.send_signal(signal.SIGHUP)
+    svc.wait_log("configuration reloaded")
+    after = [("10.1.2.3", None, ["b@example.com"], repair_message, None, lambda r: r["changed"]),
+             ("172.16.5.5", None, ["b@example.com"], repair_message, "internal", lambda r: not r["changed"])]
+    send_all(after, "b")
+    check(after, "b")
+    # A bad range: the reload is refused with the line that says why; the policies stay.
+    with open(conf, "w") as f:
+        f.write(POLICIES.format(report=rep).replace("10.0.0.0/8, 2001:db8::/32", "10.0.0.0/33"))
+    svc.p.send_signal(signal.SIGHUP)
+    svc.wait_log(r"SIGHUP: the configuration was not reloaded, the old one stays: .*\[policy:internal\] client: "
+                 r"'10.0.0.0/33' is not an address or a CIDR range")
+    send_all(after, "c")
+    check(after, "c")
+    svc.stop()
+    print(f"policy: {len(cases) + 2 * len(after)} envelopes, each report line names its policy; reloads checked")
+
+
 def main():
     folder = tempfile.mkdtemp(prefix="mimeuri-ops-")
     try:
@@ -396,6 +527,8 @@ def main():
             counters(folder)
         elif MODE == "pidfile":
             pidfile(folder)
+        elif MODE == "policy":
+            policy(folder)
         elif MODE in ("logrotate-watch", "logrotate-signal"):
             logrotate(folder, MODE == "logrotate-signal")
         else:

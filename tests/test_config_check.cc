@@ -156,3 +156,34 @@ TEST_CASE("--check-config: the report is checked as the --user the service write
     CHECK(got.back() == "mimeuri: --report=" + report + ": nobody may not write it");
     if (!root) CHECK(got.front() == "mimeuri: --user=nobody: the service must be started as root to switch to it");
 }
+
+TEST_CASE("--check-config: each bad policy is a line of its own; good ones are counted")
+{
+    testing::TempDir d;
+    const std::string conf = d.file("p.conf", "[policy:range]\nclient = 10.0.0.0/33\n"
+                                              "[policy:key]\nsender-domain = example.org\nbogus = 1\n"
+                                              "[policy:empty]\npasses = none\n"
+                                              "[policy:good]\nauthenticated = yes\ndata = attach\n");
+    const std::string sock = " --milter=unix:" + quote(d / "m.sock");
+    auto r = mimeuri("--config=" + quote(conf) + sock + " --check-config");
+    CHECK(r.status == 78);
+    CHECK(r.out.empty());
+    const auto got = lines(r.err);
+    REQUIRE(got.size() == 3);
+    CHECK(got[0] == "mimeuri: " + conf + ": [policy:range] client: '10.0.0.0/33' is not an address or a CIDR range "
+                                         "(10.0.0.0/8, 2001:db8::/32)");
+    CHECK(got[1].rfind("mimeuri: " + conf + ":5: unknown key 'bogus' in [policy:key]", 0) == 0);
+    CHECK(got[2] == "mimeuri: " + conf + ": [policy:empty] has no match key (client, sender-domain, recipient-domain, "
+                                         "authenticated): it would match every message; the service's own settings go "
+                                         "in [milter]");
+    // The service would not start with them either (78, the first problem and how many more).
+    // Without them it would, and says how many policies it has.
+    const std::string good = d.file("g.conf", "[policy:good]\nauthenticated = yes\ndata = attach\n"
+                                              "[policy:lan]\nclient = 192.168.0.0/16\npasses = none\n");
+    auto ok = mimeuri("--config=" + quote(good) + sock + " --check-config");
+    CHECK(ok.status == 0);
+    CHECK(ok.out == "mimeuri: the configuration is good: the service would start on unix:" + d / "m.sock" +
+                        " with 2 policies\n");
+    // A command-line run reads no policy: the same bad file is no problem of its own.
+    CHECK(mimeuri("--config=" + quote(conf) + " --check-config").status == 0);
+}

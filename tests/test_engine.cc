@@ -81,6 +81,24 @@ TEST_CASE("engine: a broken cid: reference is repaired, and only its bytes chang
     CHECK(plan.dangling == 0);
 }
 
+TEST_CASE("engine: a change made by --summary-header alone is logged as what it is")
+{
+    RefOptions o;
+    o.summary_header = true;
+    auto passes = references(o);
+    EngineConfig cfg;
+    cfg.summary = true;
+    Engine engine(passes, cfg);
+    std::string m = "Message-ID: <plain@x>\nContent-Type: text/plain\n\nhello\n";
+    Plan plan = plan_message(engine, m);
+    REQUIRE(plan.edits.size() == 1);
+    CHECK(apply_edits(m, plan.edits).find("\nMimeuri-Refs: resolved=0 dangling=0 ambiguous=0\n") != std::string::npos);
+    CHECK(plan.log_line == "changed, Mimeuri-Refs field set (--summary-header)");
+    // With a repair beside it, both are said.
+    Plan both = plan_message(engine, broken_cid);
+    CHECK(both.log_line == "changed, references rewritten=1, Mimeuri-Refs field set (--summary-header)");
+}
+
 TEST_CASE("engine: a message with nothing to change has no edit; reports only when asked")
 {
     auto passes = references();

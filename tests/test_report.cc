@@ -296,11 +296,12 @@ TEST_CASE("report: a line with many entries is handed on in pieces as it is made
     MessageReport rep;
     rep.number = 1;
     rep.source = "in.eml";
-    for (int i = 0; i < 5000; ++i) {
+    // Long URLs: a line holds at most MessageReport::kListMax entries of a list.
+    for (std::size_t i = 0; i < MessageReport::kListMax; ++i) {
         RefEntry r;
         r.part = "1";
         r.attr = "img@src";
-        r.url = "cid:image" + std::to_string(i) + "@example.org";
+        r.url = "cid:image" + std::to_string(i) + "-" + std::string(400, 'x') + "@example.org";
         rep.refs.push_back(r);
     }
     const std::string whole = rep.to_json();
@@ -331,6 +332,45 @@ TEST_CASE("report: a line with many entries is handed on in pieces as it is made
     REQUIRE_FALSE(s.ok());
     CHECK(s.error().code == Code::TempFail);
     CHECK(calls == 1);
+}
+
+TEST_CASE("report: a long list is cut at kListMax entries, the count of the rest in \"omitted\"")
+{
+    MessageReport rep;
+    rep.number = 1;
+    rep.source = "in.eml";
+    for (int i = 0; i < 1234; ++i) {
+        RefEntry r;
+        r.part = "1";
+        r.attr = "img@src";
+        r.url = "cid:image" + std::to_string(i) + "@example.org";
+        rep.refs.push_back(r);
+    }
+    for (std::size_t i = 0; i < MessageReport::kListMax; ++i) rep.add_error("", ErrorCode::Limit, "e" + std::to_string(i));
+    for (int i = 0; i < 501; ++i) rep.add_data(DataEntry{.part = "1", .attr = "img@src", .type = "image/png"});
+    const std::string line = rep.to_json();
+    // Read back by a second reader (json-glib): the lists and the counts.
+    std::unique_ptr<JsonParser, decltype(&g_object_unref)> parser(json_parser_new(), g_object_unref);
+    REQUIRE(json_parser_load_from_data(parser.get(), line.data(), static_cast<gssize>(line.size()), nullptr));
+    JsonObject *o = json_node_get_object(json_parser_get_root(parser.get()));
+    CHECK(json_array_get_length(json_object_get_array_member(o, "refs")) == MessageReport::kListMax);
+    CHECK(json_array_get_length(json_object_get_array_member(o, "errors")) == MessageReport::kListMax);
+    CHECK(json_array_get_length(json_object_get_array_member(o, "data")) == MessageReport::kListMax);
+    JsonObject *refs0 = json_array_get_object_element(json_object_get_array_member(o, "refs"), 0);
+    CHECK(std::string(json_object_get_string_member(refs0, "url")) == "cid:image0@example.org"); // the first kept
+    REQUIRE(json_object_has_member(o, "omitted"));
+    JsonObject *omitted = json_object_get_object_member(o, "omitted");
+    CHECK(json_object_get_int_member(omitted, "refs") == 1234 - 500);
+    CHECK(json_object_get_int_member(omitted, "data") == 1);
+    CHECK_FALSE(json_object_has_member(omitted, "errors")); // exactly kListMax: nothing left out
+    CHECK(json_object_get_size(omitted) == 2);
+    // The counts in memory keep every entry (the summary, the service's counters).
+    CHECK(rep.refs.size() == 1234);
+    CHECK(rep.error_count() == MessageReport::kListMax);
+    // A line under the bound has no "omitted".
+    MessageReport small;
+    small.refs.resize(3);
+    CHECK(small.to_json().find("omitted") == std::string::npos);
 }
 
 TEST_CASE("every error code has a word of its own, the one the report writes")

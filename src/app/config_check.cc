@@ -236,19 +236,21 @@ int check_config(const SettingsLoader &loader)
     // What the load only warns of (an index that cannot be read now: a run goes on without
     // it) config_problems reports as a problem: one line each, not two.
     const guint quiet = g_log_set_handler(G_LOG_DOMAIN, G_LOG_LEVEL_WARNING, [](const gchar *, GLogLevelFlags, const gchar *, gpointer) {}, nullptr);
-    auto loaded = loader.load();
+    std::vector<std::string> problems; // a policy's, one line each ([policy:NAME], milter_policy.hh)
+    auto loaded = loader.load(&problems);
     g_log_remove_handler(G_LOG_DOMAIN, quiet);
-    std::vector<std::string> problems;
     if (!loaded) problems.push_back(loaded.error().message);
     else if (loaded->print_and_exit) problems.push_back("--check-config prints nothing else: drop --help, --version, --print-config");
-    else problems = config_problems(*loaded->settings);
+    else for (auto &p : config_problems(*loaded->settings)) problems.push_back(std::move(p));
     if (!problems.empty()) {
         for (const auto &p : problems) std::fprintf(stderr, "mimeuri: %s\n", p.c_str());
         return 78; // EX_CONFIG, whatever the problem: nothing would start
     }
     const Options &o = loaded->settings->opts;
-    std::printf("mimeuri: the configuration is good: %s\n",
-                o.milter.empty() ? "a run would start" : ("the service would start on " + o.milter).c_str());
+    const std::size_t policies = loaded->settings->policies.size();
+    std::printf("mimeuri: the configuration is good: %s%s\n",
+                o.milter.empty() ? "a run would start" : ("the service would start on " + o.milter).c_str(),
+                policies ? (" with " + std::to_string(policies) + (policies == 1 ? " policy" : " policies")).c_str() : "");
     return std::fflush(stdout) == 0 ? 0 : 74;
 }
 

@@ -179,9 +179,10 @@ Result<int> open_report(const std::string &path, std::optional<FileId> &id)
 // Sends the front what it needs of the settings in effect (at the start, after a reload, to a
 // front started again): the --on-error policy and the --report file, opened here, so that a
 // reload reopens it (log rotation). Fails when the report file cannot be opened.
-Status send_front_config(int chan, const Options &opts, std::optional<FileId> &report_id)
+Status send_front_config(int chan, const Settings &cfg, std::optional<FileId> &report_id)
 {
-    char tag = kConfigTag | (opts.on_error == OnError::TempFail ? kTempFail : 0);
+    const Options &opts = cfg.opts;
+    char tag = kConfigTag | (opts.on_error == OnError::TempFail ? kTempFail : 0) | (cfg.policies.empty() ? 0 : kPolicies);
     int fd = -1;
     report_id.reset();
     if (!opts.report_path.empty()) {
@@ -250,7 +251,7 @@ Status Supervisor::start_front()
     front_pid_ = pid;
     front_chan_ = sv[0];
     last_front_start_ = Clock::now();
-    return send_front_config(front_chan_, config_->opts, report_id_);
+    return send_front_config(front_chan_, *config_, report_id_);
 }
 
 // Forks a worker and hands its channel to the front (which then talks to it directly:
@@ -305,7 +306,7 @@ void Supervisor::on_reload()
         g_warning("SIGHUP: --milter, --user, --jobs, --spool-threshold, --milter-timeout, "
                   "--milter-client-connections and --stats take effect at a restart");
     config_ = std::move(loaded->settings);
-    if (Status s = send_front_config(front_chan_, config_->opts, report_id_); !s)
+    if (Status s = send_front_config(front_chan_, *config_, report_id_); !s)
         g_warning("SIGHUP: %s; no report lines until it can be opened (SIGHUP again)", s.error().message.c_str());
     warm_up(*config_);
     // Each worker ends once its message in hand is done; their successors read the new

@@ -2,7 +2,8 @@
 // and one descriptor (SCM_RIGHTS).
 //   supervisor -> front: 'N' + a new worker's channel; kConfigTag|bits + the --report file;
 //                        kReportTag + the --report file opened again (rotated)
-//   front -> worker:     'M' + the message (a memfd or an unlinked file)
+//   front -> worker:     'M' + the message (a memfd or an unlinked file), then the length
+//                        (uint32) and bytes of its envelope (Envelope::serialize)
 //   worker -> front:     a WorkerHello, then the length and bytes of the plan (plain writes)
 #pragma once
 
@@ -12,16 +13,21 @@
 namespace mimeuri::milter {
 
 // What a worker tells the front first (before planning): who it is, and the policy and
-// time limit of the configuration it runs with (a reload changes them for later messages).
+// time limit of the configuration it runs with (a reload changes them for later messages),
+// and the [policy:NAME] that chose them for this message ("" for none; names are at most 63
+// bytes).
 struct WorkerHello {
     pid_t pid;
     std::uint8_t tempfail;
     double max_seconds;
+    char policy[64];
 };
 
 // The tag of a config message (supervisor to front): these bits; its descriptor is the
 // report file when kReportFd is set (else a placeholder).
-constexpr char kConfigTag = 0x10, kTempFail = 0x01, kReportFd = 0x02;
+// kPolicies: the settings have policies ([policy:NAME]): connections negotiated from then on
+// ask the MTA for the envelope.
+constexpr char kConfigTag = 0x10, kTempFail = 0x01, kReportFd = 0x02, kPolicies = 0x04;
 // The report file alone, opened again after it was renamed (log rotation): no other setting
 // changes, the workers stay.
 constexpr char kReportTag = 0x20;

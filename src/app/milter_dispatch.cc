@@ -101,7 +101,8 @@ std::string read_frame(int w, pid_t pid, Clock::time_point deadline, const std::
 
 } // namespace
 
-WorkerResult run_worker(FreeWorkers &workers, int msg_fd, const std::function<void()> &progress)
+WorkerResult run_worker(FreeWorkers &workers, int msg_fd, const std::string &envelope,
+                        const std::function<void()> &progress)
 {
     WorkerResult r;
     r.tempfail = true;
@@ -121,13 +122,17 @@ WorkerResult run_worker(FreeWorkers &workers, int msg_fd, const std::function<vo
             return r;
         }
         WorkerHello hello{};
-        if (!send_fd(w, 'M', msg_fd) || !read_all(w, &hello, sizeof hello)) {
+        const auto len = static_cast<std::uint32_t>(envelope.size());
+        if (!send_fd(w, 'M', msg_fd) || !write_all(w, &len, sizeof len) || !write_all(w, envelope.data(), len) ||
+            !read_all(w, &hello, sizeof hello)) {
             ::close(w);
             continue;
         }
         auto t1 = Clock::now();
         g_debug("worker started in %.3f ms", std::chrono::duration<double, std::milli>(t1 - t0).count());
         r.tempfail = hello.tempfail;
+        hello.policy[sizeof hello.policy - 1] = '\0';
+        r.policy = hello.policy;
         // The engine keeps --max-time itself; past it and 5 seconds more the worker is stopped.
         const auto deadline = deadline_after(hello.max_seconds + 5, t1);
         std::string bytes, texts;

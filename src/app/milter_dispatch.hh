@@ -53,12 +53,15 @@ struct WorkerResult {
     std::vector<SpooledText> texts;
     std::string failure;
     bool tempfail{false};
+    std::string policy; // the [policy:NAME] the worker chose the settings by; "" none
 };
 
-// Hands the message in msg_fd to a free worker and reads its plan back (the worker may
-// write its edits' texts into msg_fd, past the message). `progress` is
+// Hands the message in msg_fd and its envelope (Envelope::serialize) to a free worker and
+// reads its plan back (the worker may write its edits' texts into msg_fd, past the message).
+// `progress` is
 // called every 5 s while the worker plans (the MTA's own timeout counts from the last word
 // it heard).
-WorkerResult run_worker(FreeWorkers &workers, int msg_fd, const std::function<void()> &progress);
+WorkerResult run_worker(FreeWorkers &workers, int msg_fd, const std::string &envelope,
+                        const std::function<void()> &progress);
 
 } // namespace mimeuri::milter

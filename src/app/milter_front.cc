@@ -6,6 +6,7 @@
 #include "milter_dispatch.hh"
 #include "milter_edit.hh"
 #include "milter_message.hh"
+#include "milter_policy.hh"
 #include "milter_quickack.h"
 #include "milter_stats.hh"
 
@@ -16,6 +17,8 @@
 #include <csignal>
 #include <memory>
 #include <mutex>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <sys/prctl.h>
 #include <thread>
 #include <unistd.h>
@@ -29,6 +32,7 @@ struct FrontSettings {
     // the channel): the --on-error policy for failures no worker saw (the message could
     // not be held), and the --report file, opened by the supervisor (reopened on SIGHUP).
     std::atomic<bool> tempfail{false};
+    std::atomic<bool> policies{false}; // the settings have policies: ask for the envelope
     std::mutex report_mutex;
     int report_fd{-1};
 };
@@ -55,6 +59,7 @@ void receive_workers(int chan)
         }
         if ((tag & 0xf0) == kConfigTag) {
             g_front.tempfail = (tag & kTempFail) != 0;
+            g_front.policies = (tag & kPolicies) != 0;
             g_free.new_generation(); // the workers of the settings before it take no more
             std::lock_guard l(g_front.report_mutex);
             if (g_front.report_fd >= 0) ::close(g_front.report_fd);
@@ -70,6 +75,8 @@ void receive_workers(int chan)
 struct Connection {
     bool leadspc{false};
     bool no_reply_hdr{false};
+    unsigned long no_reply{0}; // the SMFIP_NR_CONN, _MAIL, _RCPT the MTA agreed to
+    Envelope envelope;         // the client's address, then each transaction's (policies)
     std::unique_ptr<Message> msg;
     std::string error; // the message could not be held: answered per policy at its end
     MessageTally tally; // how the message in hand left, for the counters
@@ -149,11 +156,12 @@ Status apply_plan(SMFICTX *ctx, const Message &m, const Plan &plan, const std::v
 
 // One report line (--report), written whole by one write(2) on a file opened O_APPEND:
 // the front's threads, and other writers of the file, never interleave within a line.
-void write_report(const std::string &queue_id, MessageReport report)
+void write_report(const std::string &queue_id, MessageReport report, const std::string &policy = {})
 {
     std::lock_guard l(g_front.report_mutex);
     if (g_front.report_fd < 0) return;
     report.queue_id = queue_id;
+    report.policy = policy;
     report.source = "milter";
     std::string line = report.to_json() + "\n";
     if (!write_all(g_front.report_fd, line.data(), line.size()))
@@ -165,7 +173,8 @@ void write_report(const std::string &queue_id, MessageReport report)
 // (tempfail); `tempfail` is true too when requests already went to the MTA (only a 4xx
 // then leaves nothing half-done).
 sfsistat fail_message(SMFICTX *ctx, const std::string &where, const std::string &queue_id, const std::string &cause,
-                      const std::string &reply, bool tempfail, std::optional<MessageReport> report = {})
+                      const std::string &reply, bool tempfail, std::optional<MessageReport> report = {},
+                      const std::string &policy = {})
 {
     if (tempfail) {
         std::string text = "mimeuri: " + reply;
@@ -180,7 +189,7 @@ sfsistat fail_message(SMFICTX *ctx, const std::string &where, const std::string 
     r.changed = false;
     r.add_error("", ErrorCode::Failed, outcome);
     conn(ctx)->tally = tally_report(tempfail ? Outcome::TempFailed : Outcome::PassedOnError, &r);
-    write_report(queue_id, std::move(r));
+    write_report(queue_id, std::move(r), policy);
     return tempfail ? SMFIS_TEMPFAIL : SMFIS_ACCEPT;
 }
 
@@ -190,11 +199,16 @@ sfsistat on_negotiate(SMFICTX *ctx, unsigned long f0, unsigned long f1, unsigned
     const unsigned long wanted_actions = SMFIF_ADDHDRS | SMFIF_CHGHDRS | SMFIF_CHGBODY;
     if ((f0 & wanted_actions) != wanted_actions) return SMFIS_REJECT; // this MTA cannot take our changes
     *pf0 = wanted_actions | (f0 & SMFIF_SETSYMLIST);
-    // Only the steps a message needs: its header lines, its body and its end.
-    unsigned long steps = SMFIP_NOCONNECT | SMFIP_NOHELO | SMFIP_NOMAIL | SMFIP_NORCPT | SMFIP_NOEOH |
-                          SMFIP_NOUNKNOWN | SMFIP_NODATA;
-    steps &= f1;
+    // Only the steps a message needs: the envelope (the policies: the client's address, MAIL
+    // FROM, each RCPT TO, answered with no reply where the MTA allows), its header lines,
+    // its body and its end. Without policies the envelope is not asked for.
     Connection *c = conn(ctx);
+    c->envelope.known = g_front.policies;
+    unsigned long steps = SMFIP_NOHELO | SMFIP_NOEOH | SMFIP_NOUNKNOWN | SMFIP_NODATA;
+    if (!c->envelope.known) steps |= SMFIP_NOCONNECT | SMFIP_NOMAIL | SMFIP_NORCPT;
+    steps &= f1;
+    if (c->envelope.known) c->no_reply = f1 & (SMFIP_NR_CONN | SMFIP_NR_MAIL | SMFIP_NR_RCPT);
+    steps |= c->no_reply;
     if (f1 & SMFIP_HDR_LEADSPC) steps |= SMFIP_HDR_LEADSPC, c->leadspc = true;
     if (f1 & SMFIP_NR_HDR) steps |= SMFIP_NR_HDR, c->no_reply_hdr = true;
     if (f1 & SMFIP_MDS_1M) steps |= SMFIP_MDS_1M;
@@ -205,7 +219,12 @@ sfsistat on_negotiate(SMFICTX *ctx, unsigned long f0, unsigned long f1, unsigned
     g_debug("negotiated: the MTA offers actions %#lx, steps %#lx; asked for %#lx, %#lx", f0, f1, *pf0, steps);
     *pf2 = 0;
     *pf3 = 0;
-    if (f0 & SMFIF_SETSYMLIST) smfi_setsymlist(ctx, SMFIM_EOM, c_str(std::string("i")));
+    // The macros it reads: the queue id at the end, the SMTP AUTH login with MAIL FROM
+    // (authenticated = yes/no; Postfix's milter_mail_macros and sendmail's default send it too).
+    if (f0 & SMFIF_SETSYMLIST) {
+        smfi_setsymlist(ctx, SMFIM_EOM, c_str(std::string("i")));
+        smfi_setsymlist(ctx, SMFIM_ENVFROM, c_str(std::string("{auth_authen}")));
+    }
     return SMFIS_CONTINUE;
 }
 
@@ -215,6 +234,45 @@ void drop_message(SMFICTX *ctx)
         c->msg.reset();
         c->error.clear();
     }
+}
+
+sfsistat reply_to(const Connection *c, unsigned long no_reply_flag)
+{
+    return (c->no_reply & no_reply_flag) ? SMFIS_NOREPLY : SMFIS_CONTINUE;
+}
+
+// The client's address as text (IPv4-mapped IPv6 as IPv4); "" when not an IP connection.
+sfsistat on_connect(SMFICTX *ctx, char *, _SOCK_ADDR *addr)
+{
+    Connection *c = conn(ctx);
+    char text[INET6_ADDRSTRLEN] = "";
+    if (addr && addr->sa_family == AF_INET)
+        ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in *>(addr)->sin_addr, text, sizeof text);
+    else if (addr && addr->sa_family == AF_INET6) {
+        const in6_addr &a6 = reinterpret_cast<sockaddr_in6 *>(addr)->sin6_addr;
+        if (IN6_IS_ADDR_V4MAPPED(&a6)) ::inet_ntop(AF_INET, &a6.s6_addr[12], text, sizeof text);
+        else ::inet_ntop(AF_INET6, &a6, text, sizeof text);
+    }
+    c->envelope.client = text;
+    return reply_to(c, SMFIP_NR_CONN);
+}
+
+// A transaction starts: its sender, and whether the client logged in (SMTP AUTH).
+sfsistat on_envfrom(SMFICTX *ctx, char **argv)
+{
+    Connection *c = conn(ctx);
+    c->envelope.sender = argv && argv[0] ? argv[0] : "";
+    c->envelope.recipients.clear();
+    const char *authen = smfi_getsymval(ctx, c_str(std::string("{auth_authen}")));
+    c->envelope.auth_authen = authen ? authen : "";
+    return reply_to(c, SMFIP_NR_MAIL);
+}
+
+sfsistat on_envrcpt(SMFICTX *ctx, char **argv)
+{
+    Connection *c = conn(ctx);
+    if (argv && argv[0]) c->envelope.recipients.emplace_back(argv[0]);
+    return reply_to(c, SMFIP_NR_RCPT);
 }
 
 sfsistat on_header(SMFICTX *ctx, char *name, char *value)
@@ -244,21 +302,22 @@ sfsistat end_of_message(SMFICTX *ctx, Connection *c, Message &m, std::string &wh
         return fail_message(ctx, where, qid, c->error, "cannot hold the message now", policy_tempfail);
     auto fd = m.finish();
     if (!fd) return fail_message(ctx, where, qid, fd.error().message, "cannot hold the message now", policy_tempfail);
-    WorkerResult w = run_worker(g_free, *fd, [ctx] { smfi_progress(ctx); });
+    WorkerResult w = run_worker(g_free, *fd, c->envelope.serialize(), [ctx] { smfi_progress(ctx); });
     if (w.plan && !w.plan->message_id.empty()) where += "message-id=<" + w.plan->message_id + ">: ";
-    if (!w.plan) return fail_message(ctx, where, qid, w.failure, w.failure, w.tempfail);
+    if (!w.policy.empty()) where += "policy=" + w.policy + ": ";
+    if (!w.plan) return fail_message(ctx, where, qid, w.failure, w.failure, w.tempfail, {}, w.policy);
     if (w.plan->failed())
         return fail_message(ctx, where, qid, w.plan->cause, "the message could not be processed now", w.tempfail,
-                            std::move(w.plan->report));
+                            std::move(w.plan->report), w.policy);
     if (Status s = apply_plan(ctx, m, *w.plan, w.texts, requested); !s)
         // Once a request is with the MTA, only a 4xx leaves nothing half-done; before that,
         // the message can still go on unchanged under --on-error=pass.
         return fail_message(ctx, where, qid, s.error().message, "the message could not be changed now",
-                            requested || w.tempfail, std::move(w.plan->report));
+                            requested || w.tempfail, std::move(w.plan->report), w.policy);
     g_syslog->info(where + w.plan->log_line);
     c->tally = tally_report(requested ? Outcome::Changed : Outcome::Unchanged,
                             w.plan->report ? &*w.plan->report : nullptr);
-    if (w.plan->report) write_report(qid, std::move(*w.plan->report));
+    if (w.plan->report) write_report(qid, std::move(*w.plan->report), w.policy);
     return SMFIS_ACCEPT;
 }
 
@@ -332,6 +391,9 @@ smfiDesc front_description()
     desc.xxfi_name = name;
     desc.xxfi_version = SMFI_VERSION;
     desc.xxfi_flags = SMFIF_ADDHDRS | SMFIF_CHGHDRS | SMFIF_CHGBODY | SMFIF_SETSYMLIST;
+    desc.xxfi_connect = on_connect;
+    desc.xxfi_envfrom = on_envfrom;
+    desc.xxfi_envrcpt = on_envrcpt;
     desc.xxfi_header = on_header;
     desc.xxfi_body = on_body;
     desc.xxfi_eom = on_eom;

@@ -10,6 +10,8 @@
 #include "run.hh"
 #include "source.hh"
 
+#include <glib.h>
+
 #include <cerrno>
 #include <csignal>
 #include <string>
@@ -35,11 +37,15 @@ void send_plan(int sock, int msg_fd, std::int64_t size, Plan plan)
     }
 }
 
-// Plans one message: the hello, then the plan, on sock.
-void plan_one(int sock, int msg_fd, const Settings &cfg)
+// Plans one message: the hello, then the plan, on sock; with the settings of the first
+// policy its envelope matches, else the service's.
+void plan_one(int sock, int msg_fd, const Settings &service, const Envelope &env)
 {
+    const Policy *policy = service.policy_for(env);
+    const Settings &cfg = policy ? *policy->settings : service;
     WorkerHello hello{::getpid(), static_cast<std::uint8_t>(cfg.opts.on_error == OnError::TempFail),
-                      cfg.opts.limits.max_seconds};
+                      cfg.opts.limits.max_seconds, {}};
+    if (policy) g_strlcpy(hello.policy, policy->name.c_str(), sizeof hello.policy);
     if (!write_all(sock, &hello, sizeof hello)) return;
     Plan plan;
     auto src = Source::open_path("/proc/self/fd/" + std::to_string(msg_fd), cfg.opts.spool_threshold);
@@ -85,7 +91,12 @@ void on_retire(int) { g_retire = 1; }
         int got;
         while ((got = recv_fd(chan, tag, msg_fd)) < 0 && errno == EINTR && !g_retire) {}
         if (got != 1) _exit(0);
-        plan_one(chan, msg_fd, cfg);
+        std::uint32_t len = 0;
+        std::string env;
+        if (!read_all(chan, &len, sizeof len)) _exit(0);
+        env.resize(len);
+        if (!read_all(chan, env.data(), env.size())) _exit(0);
+        plan_one(chan, msg_fd, cfg, Envelope::deserialize(env));
         ::close(msg_fd);
     }
     _exit(0);

@@ -3,7 +3,75 @@
 
 #include "references.hh"
 
+#include <algorithm>
+#include <glib.h>
+
 namespace mimeuri {
+namespace {
+
+// Where the files' [policy:NAME] groups are: the groups in order, and the files read.
+struct PolicyGroups {
+    std::vector<std::string> groups;
+    std::vector<std::string> files;
+};
+
+// One load: the defaults, the files (with --milter [milter] over them, and `policy`'s group
+// over that), the command line.
+Result<LoadedSettings> load_one(std::vector<std::string> copy, const std::string &default_config,
+                                const std::string &policy, PolicyGroups *found)
+{
+    // parse_options takes a C argv; GOption may permute it, so each load reads a copy.
+    std::vector<char *> argv;
+    for (auto &a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+
+    LoadedSettings loaded;
+    loaded.settings = std::make_unique<Settings>();
+    Settings &s = *loaded.settings;
+    CommandLineSetup setup;
+    setup.default_config = default_config;
+    setup.pass_names = pass_names();
+    setup.policy = policy;
+    auto parsed = parse_options(static_cast<int>(copy.size()), argv.data(), pass_option_table(s.pass_opts), setup);
+    if (!parsed) return parsed.error();
+    if (parsed->print_and_exit) {
+        loaded.print_and_exit = std::move(parsed->print_and_exit);
+        return loaded;
+    }
+    s.opts = std::move(parsed->options);
+    if (found) *found = {std::move(parsed->policies), std::move(parsed->config_files)};
+    if (Status c = check_passes(s.opts, s.pass_opts); !c) return c.error();
+    // The milter changes mail in flight and has no run whose end writes an archive's index:
+    // it refuses --cid=extract rather than report "extracted" and write nothing.
+    if (!s.opts.milter.empty() && s.pass_opts.of<RefOptions>().cid == RefOptions::Cid::Extract)
+        return usage_error("--cid=extract writes an archive from a run over files; the milter (--milter) cannot");
+    return loaded;
+}
+
+// The file that holds `group` (the first of them; a second is a problem).
+std::string file_of(const std::vector<std::string> &files, const std::string &group, std::vector<std::string> &problems)
+{
+    std::string holder;
+    for (const auto &path : files) {
+        GKeyFile *kf = g_key_file_new();
+        if (g_key_file_load_from_file(kf, path.c_str(), G_KEY_FILE_NONE, nullptr) &&
+            g_key_file_has_group(kf, group.c_str())) {
+            if (holder.empty()) holder = path;
+            else problems.push_back(path + ": [" + group + "] is also in " + holder + ": a policy's name is its own");
+        }
+        g_key_file_free(kf);
+    }
+    return holder;
+}
+
+} // namespace
+
+const Policy *Settings::policy_for(const Envelope &env) const
+{
+    for (const Policy &p : policies)
+        if (p.match.matches(env)) return &p;
+    return nullptr;
+}
 
 SettingsLoader::SettingsLoader(int argc, char **argv, std::string default_config)
     : args_(argv, argv + argc), default_config_(std::move(default_config))
@@ -15,33 +83,33 @@ SettingsLoader::SettingsLoader(std::vector<std::string> args, std::string defaul
 {
 }
 
-Result<LoadedSettings> SettingsLoader::load() const
+Result<LoadedSettings> SettingsLoader::load(std::vector<std::string> *policy_problems) const
 {
-    // parse_options takes a C argv; GOption may permute it, so each load reads a copy.
-    std::vector<std::string> copy = args_;
-    std::vector<char *> argv;
-    for (auto &a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-
-    LoadedSettings loaded;
-    loaded.settings = std::make_unique<Settings>();
-    Settings &s = *loaded.settings;
-    CommandLineSetup setup;
-    setup.default_config = default_config_;
-    setup.pass_names = pass_names();
-    auto parsed = parse_options(static_cast<int>(copy.size()), argv.data(), pass_option_table(s.pass_opts), setup);
-    if (!parsed) return parsed.error();
-    if (parsed->print_and_exit) {
-        loaded.print_and_exit = std::move(parsed->print_and_exit);
+    PolicyGroups found;
+    auto loaded = load_one(args_, default_config_, "", &found);
+    if (!loaded || !loaded->settings || loaded->settings->opts.milter.empty()) return loaded;
+    // The service: each policy's settings are the service's with its group read over [milter].
+    std::vector<std::string> problems;
+    for (const std::string &group : found.groups) {
+        const std::string name = group.substr(kPolicyPrefix.size());
+        const std::size_t before = problems.size();
+        if (name.empty() || name.size() > 63 || name.find_first_of(" \t\"\\") != std::string::npos)
+            problems.push_back("[" + group + "]: a policy's name is 1 to 63 characters, no blank, quote or backslash");
+        const std::string path = file_of(found.files, group, problems);
+        PolicyMatch match = read_policy_match(path, group, problems);
+        auto own = load_one(args_, default_config_, group, nullptr);
+        if (!own) problems.push_back(own.error().message);
+        if (problems.size() > before || !own) continue;
+        loaded->settings->policies.push_back({name, std::move(match), std::shared_ptr<const Settings>(std::move(own->settings))});
+    }
+    if (problems.empty()) return loaded;
+    if (policy_problems) {
+        policy_problems->insert(policy_problems->end(), problems.begin(), problems.end());
         return loaded;
     }
-    s.opts = std::move(parsed->options);
-    if (Status c = check_passes(s.opts, s.pass_opts); !c) return c.error();
-    // The milter changes mail in flight and has no run whose end writes an archive's index:
-    // it refuses --cid=extract rather than report "extracted" and write nothing.
-    if (!s.opts.milter.empty() && s.pass_opts.of<RefOptions>().cid == RefOptions::Cid::Extract)
-        return usage_error("--cid=extract writes an archive from a run over files; the milter (--milter) cannot");
-    return loaded;
+    return Error{Code::Config, problems.front() + (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) +
+                                                                            " more: mimeuri --check-config lists them)"
+                                                                      : std::string())};
 }
 
 } // namespace mimeuri

@@ -12,6 +12,7 @@
 //   files the same way, and --print-config shows what each of them runs with.
 #pragma once
 
+#include "milter_policy.hh"
 #include "options.hh"
 #include "registry.hh"
 #include "result.hh"
@@ -23,9 +24,23 @@
 
 namespace mimeuri {
 
+struct Settings;
+
+// A [policy:NAME] group (milter_policy.hh): what it matches, and the settings it chooses
+// (the service's with the group's keys over [milter]).
+struct Policy {
+    std::string name;
+    PolicyMatch match;
+    std::shared_ptr<const Settings> settings;
+};
+
 struct Settings {
     Options opts;
     PassOptions pass_opts; // every pass's settings, bound to the option table while loading
+    std::vector<Policy> policies; // the service's, in file order (none for a run)
+
+    // The first policy that matches the envelope, or nullptr: the settings themselves.
+    const Policy *policy_for(const Envelope &env) const;
 };
 
 // A load's result: settings to run with, or a text to print on standard output before
@@ -41,10 +56,12 @@ public:
     SettingsLoader(int argc, char **argv, std::string default_config);
     explicit SettingsLoader(std::vector<std::string> args, std::string default_config = {});
 
-    // Reads everything again: the files as they are now, then the command line kept.
+    // Reads everything again: the files as they are now, then the command line kept; with
+    // --milter, each [policy:NAME] group as settings of its own.
     // Errors: Code::Usage for the command line, Code::Config for a file, the pass
-    // checks' own codes (an unreadable --mid-index).
-    Result<LoadedSettings> load() const;
+    // checks' own codes (an unreadable --mid-index). A policy's problems are one line each
+    // in `policy_problems` when given (--check-config); without it the first is the error.
+    Result<LoadedSettings> load(std::vector<std::string> *policy_problems = nullptr) const;
 
     const std::vector<std::string> &args() const { return args_; }
 

@@ -468,14 +468,20 @@ void write(JsonWriter &w, const SignatureEntry &s)
     w.end_object();
 }
 
-template <class T> void write_array(JsonWriter &w, const char *name, const std::vector<T> &entries)
+// The entries of one list written at most (MessageReport::kListMax); how many more each list
+// has goes in "omitted".
+using Omitted = std::vector<std::pair<const char *, std::size_t>>;
+
+template <class T> void write_array(JsonWriter &w, const char *name, const std::vector<T> &entries, Omitted &omitted)
 {
     w.key(name).begin_array();
-    for (const T &e : entries) {
-        write(w, e);
+    const std::size_t shown = std::min(entries.size(), MessageReport::kListMax);
+    for (std::size_t k = 0; k < shown; ++k) {
+        write(w, entries[k]);
         w.entry_done();
     }
     w.end_array();
+    if (entries.size() > shown) omitted.emplace_back(name, entries.size() - shown);
 }
 
 } // namespace
@@ -495,22 +501,29 @@ Status MessageReport::write_json(std::string &out, const std::function<Status(st
     w.key("index").integer(static_cast<std::int64_t>(number));
     w.key("source").string(source);
     if (!queue_id.empty()) w.key("queue_id").string(queue_id);
+    if (!policy.empty()) w.key("policy").string(policy);
     w.key("offset").integer(offset);
     if (message_id.empty()) w.key("message_id").null();
     else w.key("message_id").string(message_id);
     w.key("changed").boolean(changed);
-    write_array(w, "refs", refs);
-    write_array(w, "external_bodies", external_bodies);
-    write_array(w, "labels", labels);
-    write_array(w, "errors", errors);
+    Omitted omitted;
+    write_array(w, "refs", refs, omitted);
+    write_array(w, "external_bodies", external_bodies, omitted);
+    write_array(w, "labels", labels, omitted);
+    write_array(w, "errors", errors, omitted);
     for (Extra e : extras_) {
         switch (e) {
-        case Extra::Kept: write_array(w, "kept", kept_); break;
-        case Extra::Unreferenced: write_array(w, "unreferenced", unreferenced_); break;
-        case Extra::Signatures: write_array(w, "signatures", signatures_); break;
-        case Extra::Data: write_array(w, "data", data_); break;
-        case Extra::Related: write_array(w, "related", related_); break;
+        case Extra::Kept: write_array(w, "kept", kept_, omitted); break;
+        case Extra::Unreferenced: write_array(w, "unreferenced", unreferenced_, omitted); break;
+        case Extra::Signatures: write_array(w, "signatures", signatures_, omitted); break;
+        case Extra::Data: write_array(w, "data", data_, omitted); break;
+        case Extra::Related: write_array(w, "related", related_, omitted); break;
         }
+    }
+    if (!omitted.empty()) {
+        w.key("omitted").begin_object();
+        for (const auto &[name, n] : omitted) w.key(name).integer(static_cast<std::int64_t>(n));
+        w.end_object();
     }
     w.end_object();
     return w.status();

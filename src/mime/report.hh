@@ -183,6 +183,7 @@ struct MessageReport {
     std::size_t number{0}; // 1-based position of the message in its source (written as "index")
     std::string source;   // file name, or "-" for standard input
     std::string queue_id; // the MTA's queue id (the service); written only when set
+    std::string policy;   // the service's [policy:NAME] that chose the settings; written only when set
     std::int64_t offset{0}; // of the message in its source: an mbox message's "From " line
     std::string message_id; // null when empty
     bool changed{false};
@@ -233,6 +234,12 @@ struct MessageReport {
     // is not changed. What was kept for a signature stays said.
     void edits_dropped();
 
+    // The most entries of one list (refs, errors, data, ...) a line holds: a message with
+    // more (a 9 MB one had 28.6 MB of them) has its first ones written and, in an "omitted"
+    // object after the lists, how many more each such list has; the counts in memory (the
+    // summary, the service's counters) keep them all.
+    static constexpr std::size_t kListMax = 500;
+
     // One line of JSON, without the trailing newline.
     std::string to_json() const;
     // The same appended to out; with flush, out is handed to it (which empties it) whenever
@@ -241,7 +248,7 @@ struct MessageReport {
     Status write_json(std::string &out, const std::function<Status(std::string &)> *flush) const;
 
     // On the wire (wire.hh): every field, the extras' order included (queue_id is the
-    // service front's own, set after the worker's plan is read).
+    // service front's own, set after the worker's plan is read, and so is policy).
     template <class Io, class Self> static void fields(Io &io, Self &r)
     {
         io(r.number, r.source, r.offset, r.message_id, r.changed, r.refs, r.external_bodies, r.labels, r.errors);

@@ -294,6 +294,11 @@ std::string settings_in_effect(const OptionTable &t, const std::vector<std::stri
                (service ? std::string("applied above") : std::string("a command-line run does not read them")) + ")" +
                (read.service_lines.empty() ? std::string(": none set") : std::string()) + "\n";
     for (const auto &line : read.service_lines) printed += line + "\n";
+    if (!read.policies.empty()) // as written in the files; mimeuri.conf(5)
+        printed += "\n# The service's policies, first match wins (" +
+                   (service ? std::string("each message's settings by its envelope")
+                            : std::string("a command-line run does not read them")) +
+                   "): [" + join(read.policies, "], [") + "]\n";
     return printed;
 }
 
@@ -345,6 +350,7 @@ Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra, co
     std::optional<Error> config_error;
     ConfigRead read;
     read.service = service_requested(argc, argv);
+    read.policy = setup.policy;
     for (const auto &path : configs)
         if (auto s = load_config_file(t, path, &read); !s) {
             config_error = s.error();
@@ -368,6 +374,8 @@ Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra, co
     for (const auto &check : t.checks)
         if (auto s = check(); !s) return s.error();
     if (print_config) r.print_and_exit = settings_in_effect(t, configs, setup, no_config, read);
+    r.config_files = configs;
+    r.policies = std::move(read.policies);
     return r;
 }
 

@@ -52,6 +52,7 @@ struct Options {
 struct CommandLineSetup {
     std::string default_config;          // read when it exists, unless --config or --no-config; "": none
     std::vector<std::string> pass_names; // what --passes takes besides all and none (the registry's)
+    std::string policy; // with --milter: a [policy:NAME] group read over [milter] (ConfigRead::policy)
 };
 
 // The core's options, writing into `o` (which must outlive the table).
@@ -62,6 +63,8 @@ OptionTable core_option_table(Options &o, const CommandLineSetup &setup = {});
 struct ParsedOptions {
     Options options;
     std::optional<std::string> print_and_exit;
+    std::vector<std::string> config_files; // the configuration files read, in order
+    std::vector<std::string> policies;     // their [policy:NAME] groups, in order (ConfigRead::policies)
 };
 
 // Parses argv (after any subcommand) with the core's table and `extra` (the passes'

@@ -1,5 +1,6 @@
 #include "progress.hh"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace mimeuri {
@@ -35,17 +36,23 @@ std::string progress_text(std::size_t messages, std::int64_t bytes, std::int64_t
 void Progress::update(std::size_t messages, std::int64_t bytes)
 {
     if (!on_) return;
+    messages_ = std::max(messages_, messages);
+    bytes_ = std::max(bytes_, bytes);
     auto now = clock::now();
     if (now - last_ < std::chrono::milliseconds(200)) return;
     last_ = now;
     double secs = std::chrono::duration<double>(now - start_).count();
     // Cleared to the end of the line: a shorter line leaves nothing of a longer one.
-    std::fprintf(stderr, "\r%s\033[K", progress_text(messages, bytes, total_, secs).c_str());
+    std::fprintf(stderr, "\r%s\033[K", progress_text(messages_, bytes_, total_, secs).c_str());
 }
 
 void Progress::done()
 {
-    if (on_) std::fprintf(stderr, "\r\033[K");
+    // The last state drawn once more, whole (100% when every byte was read), and left on its
+    // line above the summary: the run's own rates. Nothing for a run too short to draw one.
+    if (!on_ || last_ == clock::time_point{}) return;
+    double secs = std::chrono::duration<double>(clock::now() - start_).count();
+    std::fprintf(stderr, "\r%s\033[K\n", progress_text(messages_, bytes_, total_, secs).c_str());
 }
 
 } // namespace mimeuri

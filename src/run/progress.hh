@@ -12,9 +12,10 @@ namespace mimeuri {
 class Progress {
 public:
     Progress(bool on, std::int64_t total_bytes) : on_(on), total_(total_bytes), start_(clock::now()) {}
-    // At most five times a second.
+    // At most five times a second. What it shows never goes back: the messages read (planned)
+    // and those taken (written) both report here, and the line shows the furthest.
     void update(std::size_t messages, std::int64_t bytes);
-    void done(); // clears the line
+    void done(); // draws the last state (once one was drawn) and ends the line
     void mute() { on_ = false; } // in a worker: the parent draws the line
 
 private:
@@ -22,6 +23,8 @@ private:
     bool on_;
     std::int64_t total_;
     clock::time_point start_, last_{};
+    std::size_t messages_{0};
+    std::int64_t bytes_{0};
 };
 
 // An estimate of the time left is shown only from this far on: before, the rate is the

@@ -27,11 +27,11 @@ struct RunStats {
 };
 
 // The summary line on a terminal (and with --verbose): the totals, the report's errors
-// counted by kind, and where to read them.
+// counted by kind (when a report is made: not for the terminal alone) and where to read them.
 std::string summary_line(const RunStats &st, const Options &opts);
 
 // The engine's settings from the options, in one home: the batch run's (a report is made
-// also for the summary on a terminal, the summary line with --syslog) or the service's (its
+// also for --verbose's summary, the summary line with --syslog) or the service's (its
 // log line always, a report with --report).
 enum class Runner { Batch, Service };
 EngineConfig engine_config(const Options &opts, Runner who);

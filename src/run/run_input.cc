@@ -175,6 +175,11 @@ void run_input(RunState &rs, std::size_t input_no, int jobs)
     if (fork)
         if (auto s = in->src.settle(); !s) in->split_failure = s.error(), fork = false;
     if (!fork) {
+        // The progress line goes by what is read (planned): plans held for a mid: index
+        // (ForwardHold) are taken only at the input's end, and with one job no census lets
+        // them go sooner. The inputs before this one are done whole.
+        const std::size_t messages_before = rs.st.messages;
+        const std::int64_t bytes_before = rs.done_bytes;
         // Split a block at a time, just ahead of the messages planned: the splitter's last
         // two blocks hold them, and their windows are made without a read of their own.
         for (std::size_t i = 0; !taker.failed(); ++i) {
@@ -182,6 +187,7 @@ void run_input(RunState &rs, std::size_t input_no, int jobs)
             }
             if (i >= in->segs.size()) break;
             hold.arrive(i, rs.engine.plan({in->src, in->segs[i], i + 1, in->mbox, input_no}, index_as_we_go));
+            rs.progress.update(messages_before + i + 1, bytes_before + std::max(in->segs[i].next, in->segs[i].msg_end));
         }
     } else {
         plan_forked(rs, *in, input_no, jobs, index_as_we_go, taker, hold);

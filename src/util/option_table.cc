@@ -624,8 +624,10 @@ std::vector<std::string> groups_in_order(GKeyFile *kf, ConfigRead *read, bool &h
     StrvPtr groups(g_key_file_get_groups(kf, &ngroups), g_strfreev);
     std::vector<std::string> order;
     for (gsize g = 0; g < ngroups; ++g) {
-        if (groups.get()[g] == kServiceGroup) has_service = true;
-        else order.emplace_back(groups.get()[g]);
+        const std::string group = groups.get()[g];
+        if (group == kServiceGroup) has_service = true;
+        else if (group.rfind(kPolicyPrefix, 0) != 0) order.push_back(group);
+        else if (read) read->policies.push_back(group);
     }
     if (has_service) {
         gsize nkeys = 0;
@@ -636,6 +638,8 @@ std::vector<std::string> groups_in_order(GKeyFile *kf, ConfigRead *read, bool &h
         }
         if (read && read->service) order.push_back(kServiceGroup);
     }
+    if (read && read->service && !read->policy.empty() && g_key_file_has_group(kf, read->policy.c_str()))
+        order.push_back(read->policy); // over [milter], as a source of its own
     return order;
 }
 
@@ -667,17 +671,18 @@ Status load_config_file(const OptionTable &t, const std::string &path, ConfigRea
 
     bool has_service = false;
     const std::vector<std::string> order = groups_in_order(kf.get(), read, has_service);
-    Source file_source(t), service_source(t);
-    std::map<const OptionSpec *, std::pair<std::string, std::size_t>> set_by, service_set_by; // "[group] key", line
+    Source file_source(t), service_source(t), policy_source(t);
+    std::map<const OptionSpec *, std::pair<std::string, std::size_t>> set_by, service_set_by, policy_set_by;
     for (const std::string &group : order) {
-        const bool service = group == kServiceGroup;
+        const bool policy = group.rfind(kPolicyPrefix, 0) == 0, service = group == kServiceGroup || policy;
+        Source &before = policy && has_service ? service_source : file_source;
         if (service)
-            if (auto st = file_source.finish(path + ": "); !st) return config_error(st.error().message);
-        Source &source = service ? service_source : file_source;
-        auto &set_by_here = service ? service_set_by : set_by;
+            if (auto st = before.finish(path + ": "); !st) return config_error(st.error().message);
+        Source &source = policy ? policy_source : service ? service_source : file_source;
+        auto &set_by_here = policy ? policy_set_by : service ? service_set_by : set_by;
         // Unknown groups and keys are errors, so that a typo does not silently change
         // what a filter does.
-        if (std::find(groups_known.begin(), groups_known.end(), group) == groups_known.end()) {
+        if (!policy && std::find(groups_known.begin(), groups_known.end(), group) == groups_known.end()) {
             std::string near = closest(group, groups_known);
             return config_error(at(lines.find(group)) + "unknown group [" + group + "]" +
                                 (near.empty() ? "" : ": did you mean [" + near + "]?") +
@@ -687,6 +692,7 @@ Status load_config_file(const OptionTable &t, const std::string &path, ConfigRea
         StrvPtr keys(g_key_file_get_keys(kf.get(), group.c_str(), &nkeys, nullptr), g_strfreev);
         for (gsize k = 0; k < nkeys; ++k) {
             const std::string key = keys.get()[k];
+            if (policy && std::count(kPolicyMatchKeys.begin(), kPolicyMatchKeys.end(), key)) continue; // the service's
             const std::size_t line = lines.find(group, key);
             const std::string name = at(line) + "[" + group + "] " + key;
             const OptionSpec *spec = find_config_key(t, service ? kMainGroup : group, key);
@@ -713,7 +719,8 @@ Status load_config_file(const OptionTable &t, const std::string &path, ConfigRea
             if (auto st = source.set(*spec, *value); !st) return config_error(st.error().message);
         }
     }
-    Source &last = read && read->service && has_service ? service_source : file_source;
+    const bool policy_read = read && read->service && !order.empty() && order.back().rfind(kPolicyPrefix, 0) == 0;
+    Source &last = policy_read ? policy_source : read && read->service && has_service ? service_source : file_source;
     if (auto st = last.finish(path + ": "); !st) return config_error(st.error().message);
     return ok();
 }

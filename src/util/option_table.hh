@@ -62,6 +62,11 @@ inline const std::string kMainGroup = "mimeuri";
 // that a setting meant for the service (its report, its syslog, its workers) does not
 // apply to a delivery run reading the same file.
 inline const std::string kServiceGroup = "milter";
+// The service's policies, groups [policy:NAME]: match keys (kPolicyMatchKeys, read by the
+// service: src/app/milter_policy.hh) and keys as in [milter], read over [milter] for the
+// messages the policy matches. Only the service reads them, one at a time (ConfigRead::policy).
+inline const std::string kPolicyPrefix = "policy:";
+inline const std::vector<std::string> kPolicyMatchKeys{"client", "sender-domain", "recipient-domain", "authenticated"};
 
 struct OptionSpec {
     std::string long_name;            // "jobs" for --jobs
@@ -155,6 +160,8 @@ std::string command_line_help(const OptionTable &t, const CommandLineText &text)
 struct ConfigRead {
     bool service{false};                    // in: read and apply [milter]
     std::vector<std::string> service_lines; // out: "key=value" per key of [milter], as written, files in order
+    std::string policy;                     // in: with service, a [policy:NAME] group to read over [milter]
+    std::vector<std::string> policies;      // out: the [policy:NAME] groups, files and groups in order
 };
 
 // Reads one configuration file through the table. A key is an entry's long option name,

@@ -242,5 +242,20 @@ ok = dkim.verify(msg, dnsfunc=lambda name, timeout=5: txt.encode())
 sys.exit(0 if ok else 1)
 PY" || fail "opendkim's signature on the message mimeuri rewrote does not verify"
 say "ok: opendkim signed after mimeuri; python3-dkim verifies the delivered message"
+# The README's "Operating the service" steps that need no restart (issue 42): a policy checked
+# by --check-config (counted when good, one line and 78 when its range is none), the counters
+# logged on SIGUSR1; /etc/mimeuri.conf put back as it was.
+say "the service as the README operates it: a policy through --check-config, the counters on SIGUSR1"
+chk='/usr/bin/mimeuri --milter=unix:/var/spool/postfix/mimeuri/milter.sock --user=mimeuri --check-config'
+in_root "cp /etc/mimeuri.conf /tmp/mimeuri.conf.before &&
+  printf '\n[policy:internal]\nclient = 10.0.0.0/8, 192.168.0.0/16, fd00::/8\npasses = none\n' >> /etc/mimeuri.conf &&
+  $chk | grep -q 'would start on unix:/var/spool/postfix/mimeuri/milter.sock with 1 policy'" \
+  || fail "--check-config does not count the README's policy"
+in_root "printf '[policy:bad]\nclient = 10.0.0.0/33\n' >> /etc/mimeuri.conf; $chk 2> /tmp/check.err; [ \$? = 78 ] &&
+  grep -q \"\[policy:bad\] client: '10.0.0.0/33' is not an address or a CIDR range\" /tmp/check.err" \
+  || fail "--check-config does not refuse a policy whose range is none (exit 78, one line)"
+in_root "cp /tmp/mimeuri.conf.before /etc/mimeuri.conf && pkill -USR1 -f '^/usr/bin/mimeuri --milter' -o && sleep 1 &&
+  grep -q 'counters: messages [1-9]' /var/log/mimeuri-service.log" || fail "SIGUSR1 did not log the service's counters"
+say "ok: --check-config counted and refused policies; SIGUSR1 logged the counters"
 in_root 'postfix stop; pkill -TERM -f "^/usr/bin/mimeuri --milter"; pkill -TERM opendkim; true'
 say "all README steps worked as written; nothing bounced (log: $log)"

@@ -1,0 +1,191 @@
+// The service's policies by envelope (milter_policy.hh).
+#include "milter_policy.hh"
+
+#include <glib.h>
+
+#include <algorithm>
+
+namespace mimeuri {
+namespace {
+
+// A list as admins write it: items separated by commas, semicolons (GKeyFile's own
+// separator) or blanks.
+std::vector<std::string> split_list(const std::string &raw)
+{
+    std::vector<std::string> items;
+    std::string item;
+    for (char c : raw + ",") {
+        if (c == ',' || c == ';' || c == ' ' || c == '\t') {
+            if (!item.empty()) items.push_back(item);
+            item.clear();
+        } else {
+            item += c;
+        }
+    }
+    return items;
+}
+
+std::string lower(std::string s)
+{
+    for (char &c : s) c = static_cast<char>(g_ascii_tolower(c));
+    return s;
+}
+
+// Whether `domain` is `pattern` ("example.org"), or, for ".example.org", it or one of its
+// subdomains.
+bool domain_matches(const std::string &domain, const std::string &pattern)
+{
+    if (domain.empty()) return false;
+    if (pattern[0] != '.') return domain == pattern;
+    if (domain == pattern.substr(1)) return true;
+    return domain.size() > pattern.size() && domain.compare(domain.size() - pattern.size(), pattern.size(), pattern) == 0;
+}
+
+bool any_domain_matches(const std::string &domain, const std::vector<std::string> &patterns)
+{
+    return std::any_of(patterns.begin(), patterns.end(), [&](const std::string &p) { return domain_matches(domain, p); });
+}
+
+// A domain as a key writes it: letters, digits, '-', '.', '_' (no address, no wildcard
+// but the leading dot).
+bool valid_domain(const std::string &d)
+{
+    if (d.empty() || d == "." || d.find("..") != std::string::npos) return false;
+    return std::all_of(d.begin(), d.end(),
+                       [](char c) { return g_ascii_isalnum(c) || c == '-' || c == '.' || c == '_'; });
+}
+
+} // namespace
+
+std::string Envelope::serialize() const
+{
+    std::string out = std::string(known ? "1" : "0") + client + '\0' + sender + '\0' + auth_authen;
+    for (const auto &r : recipients) out += '\0' + r;
+    return out;
+}
+
+Envelope Envelope::deserialize(const std::string &bytes)
+{
+    Envelope env;
+    env.known = !bytes.empty() && bytes[0] == '1';
+    std::vector<std::string> fields{""};
+    for (char c : bytes.substr(bytes.empty() ? 0 : 1)) {
+        if (c == '\0') fields.emplace_back();
+        else fields.back() += c;
+    }
+    fields.resize(std::max<std::size_t>(fields.size(), 3));
+    env.client = fields[0];
+    env.sender = fields[1];
+    env.auth_authen = fields[2];
+    env.recipients.assign(fields.begin() + 3, fields.end());
+    return env;
+}
+
+std::string envelope_domain(const std::string &address)
+{
+    std::string a = address;
+    if (!a.empty() && a.front() == '<') a.erase(0, 1);
+    if (!a.empty() && a.back() == '>') a.pop_back();
+    const auto at = a.rfind('@');
+    if (at == std::string::npos) return {};
+    std::string d = lower(a.substr(at + 1));
+    while (!d.empty() && d.back() == '.') d.pop_back();
+    return d;
+}
+
+bool PolicyMatch::matches(const Envelope &env) const
+{
+    if (!env.known) return false;
+    if (!clients.empty()) {
+        std::string addr = env.client;
+        if (addr.rfind("::ffff:", 0) == 0 && addr.find('.') != std::string::npos) addr.erase(0, 7); // v4-mapped
+        GPtr<GInetAddress> a = GPtr<GInetAddress>::adopt(g_inet_address_new_from_string(addr.c_str()));
+        if (!a) return false;
+        if (std::none_of(clients.begin(), clients.end(),
+                         [&](const GPtr<GInetAddressMask> &m) { return g_inet_address_mask_matches(m.get(), a.get()); }))
+            return false;
+    }
+    if (!sender_domains.empty() && !any_domain_matches(envelope_domain(env.sender), sender_domains)) return false;
+    if (!recipient_domains.empty()) {
+        // Every recipient: the message is one copy for all of them.
+        if (env.recipients.empty()) return false;
+        for (const auto &r : env.recipients)
+            if (!any_domain_matches(envelope_domain(r), recipient_domains)) return false;
+    }
+    if (authenticated && *authenticated != !env.auth_authen.empty()) return false;
+    return true;
+}
+
+PolicyMatch read_policy_match(const std::string &path, const std::string &group, std::vector<std::string> &problems)
+{
+    PolicyMatch m;
+    const std::string where = path + ": [" + group + "] ";
+    GKeyFile *kf = g_key_file_new();
+    if (!g_key_file_load_from_file(kf, path.c_str(), G_KEY_FILE_NONE, nullptr)) { // the settings' load says why
+        g_key_file_free(kf);
+        return m;
+    }
+    auto raw = [&](const char *key) -> std::optional<std::string> {
+        gchar *v = g_key_file_get_value(kf, group.c_str(), key, nullptr);
+        if (!v) return std::nullopt;
+        std::string s = v;
+        g_free(v);
+        return s;
+    };
+    bool any = false;
+    if (auto v = raw("client")) {
+        any = true;
+        for (const auto &item : split_list(*v)) {
+            GError *err = nullptr;
+            GInetAddressMask *mask = g_inet_address_mask_new_from_string(item.c_str(), &err);
+            if (!mask) {
+                problems.push_back(where + "client: '" + item +
+                                   "' is not an address or a CIDR range (10.0.0.0/8, 2001:db8::/32)");
+                g_clear_error(&err);
+            } else {
+                m.clients.push_back(GPtr<GInetAddressMask>::adopt(mask));
+            }
+        }
+        if (split_list(*v).empty()) problems.push_back(where + "client is empty: it would match no message");
+    }
+    for (auto [key, list] : {std::pair{"sender-domain", &m.sender_domains}, {"recipient-domain", &m.recipient_domains}}) {
+        auto v = raw(key);
+        if (!v) continue;
+        any = true;
+        for (const auto &item : split_list(*v)) {
+            std::string d = lower(item);
+            if (!valid_domain(d)) problems.push_back(where + key + ": '" + item + "' is not a domain (example.org, or "
+                                                                                  ".example.org for it and its subdomains)");
+            else list->push_back(d);
+        }
+        if (split_list(*v).empty()) problems.push_back(where + key + " is empty: it would match no message");
+    }
+    if (auto v = raw("authenticated")) {
+        any = true;
+        const std::string b = lower(g_strstrip(v->data()));
+        if (b == "yes" || b == "true" || b == "on" || b == "1") m.authenticated = true;
+        else if (b == "no" || b == "false" || b == "off" || b == "0") m.authenticated = false;
+        else problems.push_back(where + "authenticated: '" + *v + "' is not yes or no");
+    }
+    gsize nkeys = 0;
+    gchar **keys = g_key_file_get_keys(kf, group.c_str(), &nkeys, nullptr);
+    for (gsize k = 0; k < nkeys; ++k)
+        if (std::count(policy_denied_keys().begin(), policy_denied_keys().end(), keys[k]))
+            problems.push_back(where + keys[k] + ": the service's as a whole, not a message's: set it in [milter]");
+    g_strfreev(keys);
+    if (!any)
+        problems.push_back(where + "has no match key (client, sender-domain, recipient-domain, authenticated): it "
+                                   "would match every message; the service's own settings go in [milter]");
+    g_key_file_free(kf);
+    return m;
+}
+
+const std::vector<std::string> &policy_denied_keys()
+{
+    static const std::vector<std::string> keys{"report", "stats", "syslog", "jobs", "spool-threshold",
+                                               "milter-timeout", "milter-client-connections", "verbose",
+                                               "format", "changed-list", "lock-timeout", "force-read-only"};
+    return keys;
+}
+
+} // namespace mimeuri

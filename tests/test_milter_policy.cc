@@ -1,0 +1,207 @@
+// The service's policies by envelope ([policy:NAME] groups, src/app/milter_policy.hh): their
+// match keys read and matched against envelopes, and their settings loaded over [milter].
+#include "helpers.hh"
+#include "milter_policy.hh"
+#include "settings.hh"
+
+#include <doctest/doctest.h>
+
+using namespace mimeuri;
+
+namespace {
+
+Envelope envelope(std::string client, std::string sender, std::vector<std::string> rcpts, std::string auth = "")
+{
+    return Envelope{std::move(client), std::move(sender), std::move(rcpts), std::move(auth)};
+}
+
+// The match of [policy:p] in a file holding `body` under that group.
+PolicyMatch match_of(const testing::TempDir &d, const std::string &body, std::vector<std::string> &problems)
+{
+    const std::string path = d.file("m.conf", "[policy:p]\n" + body);
+    return read_policy_match(path, "policy:p", problems);
+}
+
+// The service's settings from a configuration file.
+Result<LoadedSettings> service_settings(const testing::TempDir &d, const std::string &conf,
+                                        std::vector<std::string> *problems = nullptr)
+{
+    const std::string path = d.file("mimeuri.conf", conf);
+    SettingsLoader loader({"mimeuri", "--config=" + path, "--milter=unix:" + d / "m.sock"});
+    return loader.load(problems);
+}
+
+} // namespace
+
+TEST_CASE("policy: an envelope's domain is the address's, lower case, without brackets or a final dot")
+{
+    CHECK(envelope_domain("<Alice@Example.ORG>") == "example.org");
+    CHECK(envelope_domain("bob@mail.example.org.") == "mail.example.org");
+    CHECK(envelope_domain("<\"a@b\"@example.net>") == "example.net"); // the last @ decides
+    CHECK(envelope_domain("<>") == "");
+    CHECK(envelope_domain("postmaster") == "");
+}
+
+TEST_CASE("policy: the envelope goes from the front to a worker whole")
+{
+    const Envelope e = envelope("2001:db8::1", "<a@example.org>", {"<b@example.net>", "<c@example.com>"}, "alice");
+    const Envelope back = Envelope::deserialize(e.serialize());
+    CHECK(back.client == e.client);
+    CHECK(back.sender == e.sender);
+    CHECK(back.recipients == e.recipients);
+    CHECK(back.auth_authen == "alice");
+    CHECK(back.known);
+    const Envelope none = Envelope::deserialize(Envelope{}.serialize());
+    CHECK(none.client.empty());
+    CHECK(none.recipients.empty());
+    Envelope unasked; // a connection negotiated before the first policy was loaded
+    unasked.known = false;
+    CHECK_FALSE(Envelope::deserialize(unasked.serialize()).known);
+}
+
+TEST_CASE("policy: an envelope the front did not ask for matches no policy, not even authenticated = no")
+{
+    testing::TempDir d;
+    std::vector<std::string> problems;
+    PolicyMatch m = match_of(d, "authenticated = no\n", problems);
+    Envelope e;
+    CHECK(m.matches(e));
+    e.known = false;
+    CHECK_FALSE(m.matches(e));
+}
+
+TEST_CASE("policy: client ranges, IPv4 and IPv6, and IPv4-mapped addresses")
+{
+    testing::TempDir d;
+    std::vector<std::string> problems;
+    PolicyMatch m = match_of(d, "client = 10.0.0.0/8, 192.168.1.7; 2001:db8::/32\n", problems);
+    CHECK(problems.empty());
+    CHECK(m.clients.size() == 3);
+    CHECK(m.matches(envelope("10.1.2.3", "", {})));
+    CHECK(m.matches(envelope("192.168.1.7", "", {})));
+    CHECK_FALSE(m.matches(envelope("192.168.1.8", "", {})));
+    CHECK(m.matches(envelope("2001:db8:0:1::25", "", {})));
+    CHECK_FALSE(m.matches(envelope("2001:db9::1", "", {})));
+    CHECK(m.matches(envelope("::ffff:10.9.9.9", "", {})));
+    CHECK_FALSE(m.matches(envelope("11.0.0.1", "", {})));
+    CHECK_FALSE(m.matches(envelope("", "", {}))); // no address (not an IP connection)
+}
+
+TEST_CASE("policy: domains exact, or with a leading dot the domain and its subdomains")
+{
+    testing::TempDir d;
+    std::vector<std::string> problems;
+    PolicyMatch m = match_of(d, "sender-domain = Example.org, .corp.example\n", problems);
+    CHECK(problems.empty());
+    CHECK(m.matches(envelope("", "<a@example.ORG>", {})));
+    CHECK_FALSE(m.matches(envelope("", "<a@mail.example.org>", {})));
+    CHECK(m.matches(envelope("", "<a@corp.example>", {})));
+    CHECK(m.matches(envelope("", "<a@eu.corp.example>", {})));
+    CHECK_FALSE(m.matches(envelope("", "<a@notcorp.example>", {})));
+    CHECK_FALSE(m.matches(envelope("", "<>", {}))); // the null sender has no domain
+}
+
+TEST_CASE("policy: recipient-domain needs every recipient of the message")
+{
+    testing::TempDir d;
+    std::vector<std::string> problems;
+    PolicyMatch m = match_of(d, "recipient-domain = example.org\n", problems);
+    CHECK(problems.empty());
+    CHECK(m.matches(envelope("", "", {"<a@example.org>", "<b@EXAMPLE.org>"})));
+    CHECK_FALSE(m.matches(envelope("", "", {"<a@example.org>", "<b@example.net>"}))); // mixed
+    CHECK_FALSE(m.matches(envelope("", "", {})));
+}
+
+TEST_CASE("policy: every key given must hold; authenticated from {auth_authen}")
+{
+    testing::TempDir d;
+    std::vector<std::string> problems;
+    PolicyMatch m = match_of(d, "authenticated = yes\nsender-domain = example.org\n", problems);
+    CHECK(problems.empty());
+    CHECK(m.matches(envelope("", "<a@example.org>", {}, "alice")));
+    CHECK_FALSE(m.matches(envelope("", "<a@example.org>", {})));
+    CHECK_FALSE(m.matches(envelope("", "<a@example.net>", {}, "alice")));
+    PolicyMatch anon = match_of(d, "authenticated = no\n", problems);
+    CHECK(anon.matches(envelope("", "", {})));
+    CHECK_FALSE(anon.matches(envelope("", "", {}, "bob")));
+}
+
+TEST_CASE("policy: each bad match key is one problem naming the file and the group")
+{
+    testing::TempDir d;
+    std::vector<std::string> problems;
+    (void)match_of(d, "client = 10.0.0.0/33, 300.1.1.1, 10.0.0.0/8\nsender-domain = a@b\nauthenticated = maybe\n"
+                      "report = /tmp/x\n",
+                   problems);
+    const std::string at = d / "m.conf" + ": [policy:p] ";
+    REQUIRE(problems.size() == 5);
+    CHECK(problems[0] == at + "client: '10.0.0.0/33' is not an address or a CIDR range (10.0.0.0/8, 2001:db8::/32)");
+    CHECK(problems[1] == at + "client: '300.1.1.1' is not an address or a CIDR range (10.0.0.0/8, 2001:db8::/32)");
+    CHECK(problems[2] == at + "sender-domain: 'a@b' is not a domain (example.org, or .example.org for it and its subdomains)");
+    CHECK(problems[3] == at + "authenticated: 'maybe' is not yes or no");
+    CHECK(problems[4] == at + "report: the service's as a whole, not a message's: set it in [milter]");
+    problems.clear();
+    (void)match_of(d, "client =\n", problems);
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0] == at + "client is empty: it would match no message");
+    problems.clear();
+    (void)match_of(d, "passes = none\n", problems);
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].find("has no match key") != std::string::npos);
+}
+
+TEST_CASE("policy: each policy's settings are the service's with its keys over [milter]; first match wins")
+{
+    testing::TempDir d;
+    auto loaded = service_settings(d, "[mimeuri]\nmax-time = 30\n[milter]\non-error = tempfail\n"
+                                      "[policy:internal]\nclient = 10.0.0.0/8\npasses = none\n"
+                                      "[policy:submission]\nauthenticated = yes\ndata = attach\n"
+                                      "[policy:also-internal]\nclient = 10.1.0.0/16\nmax-time = 5\n");
+    REQUIRE(loaded);
+    const Settings &s = *loaded->settings;
+    CHECK(s.opts.on_error == OnError::TempFail);
+    CHECK(s.opts.passes == std::vector<std::string>{"all"});
+    REQUIRE(s.policies.size() == 3);
+    CHECK(s.policies[0].name == "internal");
+    CHECK(s.policies[0].settings->opts.passes == std::vector<std::string>{"none"});
+    CHECK(s.policies[0].settings->opts.on_error == OnError::TempFail); // [milter] under it
+    CHECK(s.policies[0].settings->opts.limits.max_seconds == 30);      // [mimeuri] under it
+    CHECK(s.policies[1].settings->opts.passes == std::vector<std::string>{"all"});
+    CHECK(s.policy_for(envelope("10.1.2.3", "", {}, "alice"))->name == "internal"); // the first of three
+    CHECK(s.policy_for(envelope("192.0.2.1", "", {}, "alice"))->name == "submission");
+    CHECK(s.policy_for(envelope("192.0.2.1", "", {})) == nullptr);
+    // --print-config names them, in order, for the service and for a run.
+    SettingsLoader printing({"mimeuri", "--config=" + d / "mimeuri.conf", "--print-config"});
+    auto printed = printing.load();
+    REQUIRE(printed);
+    REQUIRE(printed->print_and_exit);
+    CHECK(printed->print_and_exit->find("\n# The service's policies, first match wins (a command-line run does not "
+                                        "read them): [policy:internal], [policy:submission], [policy:also-internal]\n") !=
+          std::string::npos);
+    // A run never reads them.
+    SettingsLoader run({"mimeuri", "--config=" + d / "mimeuri.conf"});
+    auto as_run = run.load();
+    REQUIRE(as_run);
+    CHECK(as_run->settings->policies.empty());
+}
+
+TEST_CASE("policy: an unknown key, a bad range, an empty match fail the service's load, one line each")
+{
+    testing::TempDir d;
+    const std::string conf = "[policy:a]\nclient = 10.0.0.0/99\n[policy:b]\nsender-domain = example.org\nbogus = 1\n"
+                             "[policy:c]\npasses = none\n[policy:good]\nclient = 10.0.0.0/8\n";
+    std::vector<std::string> problems;
+    auto loaded = service_settings(d, conf, &problems);
+    REQUIRE(loaded);
+    REQUIRE(problems.size() == 3);
+    CHECK(problems[0].find("[policy:a] client: '10.0.0.0/99'") != std::string::npos);
+    CHECK(problems[1].find("unknown key 'bogus' in [policy:b]") != std::string::npos);
+    CHECK(problems[2].find("[policy:c] has no match key") != std::string::npos);
+    REQUIRE(loaded->settings->policies.size() == 1);
+    CHECK(loaded->settings->policies[0].name == "good");
+    // Without a list to collect them in (the start, a reload), the first is the error.
+    auto failed = service_settings(d, conf);
+    REQUIRE_FALSE(failed);
+    CHECK(failed.error().code == Code::Config);
+    CHECK(failed.error().message.find("(and 2 more: mimeuri --check-config lists them)") != std::string::npos);
+}
