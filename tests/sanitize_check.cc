@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-namespace mimeuri::testing {
+namespace testing {
 
 namespace {
 
@@ -39,15 +39,15 @@ std::string attribute_problem(const std::string &tag, bool svg, const GumboAttri
     if (a.attr_namespace == GUMBO_ATTR_NAMESPACE_XLINK) name = "xlink:" + name;
     const std::string value = a.value;
     if (name.size() >= 2 && name.compare(0, 2, "on") == 0) return "a handler " + name;
-    if (html::is_script_url(value)) return "a script URL in " + name;
+    if (mimeuri::html::is_script_url(value)) return "a script URL in " + name;
     if (in(name, {"srcdoc", "action", "formaction", "ping"})) return "an attribute " + name;
-    const bool data = html::url_scheme(value) == "data";
+    const bool data = mimeuri::html::url_scheme(value) == "data";
     if (data && (in(name, {"href", "xlink:href"}) || (name == "src" && tag != "img" && tag != "source")))
         return "a data: URL in " + name;
     if (remote_ok) return {};
     const bool loads = in(name, {"src", "background", "poster", "lowsrc", "dynsrc"}) ||
                        (svg && in(name, {"href", "xlink:href"}) && tag != "a");
-    if (loads && html::is_remote_url(value)) return "a remote URL in " + name;
+    if (loads && mimeuri::html::is_remote_url(value)) return "a remote URL in " + name;
     if (name == "srcset") {
         // HTML 4.8.4.3.10 (srcset): each candidate is a URL up to white space, then its
         // descriptors up to a ','; a URL's trailing commas are not part of it.
@@ -57,7 +57,7 @@ std::string attribute_problem(const std::string &tag, bool svg, const GumboAttri
             while (end < value.size() && !(std::strchr(" \t\n\r\f", value[end]) && value[end])) ++end;
             std::string url = value.substr(at, end - at);
             while (!url.empty() && url.back() == ',') url.pop_back();
-            if (html::is_remote_url(url)) return "a remote URL in srcset";
+            if (mimeuri::html::is_remote_url(url)) return "a remote URL in srcset";
             if (!value.empty() && end > at && value[end - 1] == ',') { at = end; continue; }
             at = value.find(',', end);
         }
@@ -79,8 +79,8 @@ std::string element_problem(const GumboElement &e, bool remote_ok)
         const GumboAttribute *rel = gumbo_get_attribute(&e.attributes, "rel");
         const GumboAttribute *href = gumbo_get_attribute(&e.attributes, "href");
         if (!rel || lowered(rel->value) != "stylesheet") return "a link other than a stylesheet";
-        if (href && !remote_ok && html::is_remote_url(href->value)) return "a remote stylesheet";
-        if (href && html::is_script_url(href->value)) return "a script URL in a link";
+        if (href && !remote_ok && mimeuri::html::is_remote_url(href->value)) return "a remote stylesheet";
+        if (href && mimeuri::html::is_script_url(href->value)) return "a script URL in a link";
     }
     for (unsigned k = 0; k < e.attributes.length; ++k)
         if (std::string p = attribute_problem(tag, svg, *static_cast<const GumboAttribute *>(e.attributes.data[k]), remote_ok);
@@ -113,4 +113,4 @@ std::string active_content(std::string_view html, bool allow_remote_images)
     return found;
 }
 
-} // namespace mimeuri::testing
+} // namespace testing

@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-namespace mimeuri::testing {
+namespace testing {
 
 // "" when gumbo's tree of html holds nothing active, else what it found first.
 std::string active_content(std::string_view html, bool allow_remote_images = false);
 
-} // namespace mimeuri::testing
+} // namespace testing

@@ -4,6 +4,7 @@
 // sanitised twice is the page sanitised once: no second reading finds a new tag).
 #include "archive_index.hh"
 #include "html_sanitize.hh"
+#include "helpers.hh"
 #include "ref_extract.hh"
 #include "sanitize_check.hh"
 
@@ -156,6 +157,27 @@ TEST_CASE("sanitize: gumbo finds nothing active in the output of made-up hostile
     }
 }
 
+// Found by fuzz_html_sanitize: values whose bytes gumbo's input stream changes once they are
+// written beside a reference, and an element whose end tag the text's end cuts.
+TEST_CASE("sanitize: a second pass changes nothing")
+{
+    const std::string inputs[] = {
+        "<<a href=<for\xff\xff>",                        // 8-bit bytes that are not UTF-8, beside a '<'
+        "<a href=im&#x3x3a<>",                            // a control from a reference
+        "<a href=im&#xd;x title='a\r\nb'>x</a>",         // a CR from a reference, a CR LF
+        "<img src='http://e/\xdd\xdd\"'>",                // the remote image's alt text
+        "<style>p{}</style  ",                            // an end tag cut by the text's end
+        "<textarea>a",                                    // no end tag at all
+    };
+    for (const std::string &html : inputs) {
+        CAPTURE(html);
+        const std::string out = clean(html);
+        CAPTURE(out);
+        CHECK(clean(out) == out);
+        CHECK(testing::active_content(out) == "");
+    }
+}
+
 TEST_CASE("sanitize: what the mail shows is kept, forms become inert")
 {
     html::SanitizeCounts n;
@@ -191,6 +213,26 @@ TEST_CASE("sanitize: remote images are not loaded unless allowed; the URL is sho
     out = clean(html, &n, true);
     CHECK(has(out, "src=\"http://track.example/p.gif\""));
     CHECK(n.remote == 0);
+}
+
+TEST_CASE("report: each sanitised page says what was taken out of it")
+{
+    testing::TempDir d;
+    const std::string eml = d / "in.eml", dir = d / "out", report = d / "r.jsonl";
+    testing::write_file(eml, "From: a@example.org\r\nSubject: s\r\nMessage-ID: <m@example.org>\r\n"
+                             "MIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n"
+                             "<script>x</script><img src=x.png onerror=y><a href=\"java&#x09;script:z\">a</a>"
+                             "<iframe src=q></iframe><form action=http://e/f></form><img src=\"http://e/p.gif\">\r\n");
+    auto r = testing::mimeuri("--cid=extract --extract-dir=" + testing::quote(dir) + " --report=" + testing::quote(report) + " " +
+                              testing::quote(eml));
+    REQUIRE(r.status == 0);
+    const std::string line = testing::read_file(report);
+    // Counted by hand from the HTML above: the form is one (made a <div>), its action another.
+    CHECK(has(line, "\"pages\":[{\"part\":\"1\",\"file\":\"index.html\",\"removed\":{\"scripts\":1,\"handlers\":1,"
+                    "\"urls\":1,\"refresh\":0,\"base\":0,\"frames\":1,\"forms\":2,\"remote\":1}}]"));
+    // Without --cid=extract there are no pages, and no "pages" member.
+    r = testing::mimeuri("--check " + testing::quote(eml));
+    CHECK_FALSE(has(r.out, "\"pages\""));
 }
 
 TEST_CASE("choose_name: a page's name is never assumed free")

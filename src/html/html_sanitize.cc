@@ -152,13 +152,13 @@ private:
         const char c = i_ + 1 < n_ ? h_[i_ + 1] : '\0';
         const char d = i_ + 2 < n_ ? h_[i_ + 2] : '\0';
         if (c == '!') return markup_declaration();
-        if (c == '/' && alpha(d)) return tag(i_ + 2, false);
+        if (c == '/' && alpha(d)) return void(tag(i_ + 2, false));
         if (c == '/' && d == '>') { // "</>": no token
             i_ += 3;
             return;
         }
         if (c == '/' && i_ + 2 < n_) return bogus_comment(i_ + 2);
-        if (alpha(c)) return tag(i_ + 1, true);
+        if (alpha(c)) return void(tag(i_ + 1, true));
         if (c == '?') return bogus_comment(i_ + 1);
         text("&lt;"); // a '<' that is text
         ++i_;
@@ -220,7 +220,7 @@ private:
 
     // A tag from its name at j: 13.2.5.8 tag name state to 13.2.5.40 self-closing start tag
     // state. A tag that the end of the text cuts is no token (eof-in-tag).
-    void tag(std::size_t j, bool start)
+    bool tag(std::size_t j, bool start) // false: eof-in-tag
     {
         std::string name;
         for (; j < n_ && !ws(h_[j]) && h_[j] != '/' && h_[j] != '>'; ++j) {
@@ -293,11 +293,12 @@ private:
         }
         if (!emitted) { // eof-in-tag: no token, and nothing after it
             i_ = n_;
-            return;
+            return false;
         }
         i_ = j + 1;
         if (start) start_tag(name);
         else end_tag(name);
+        return true;
     }
 
     // RCDATA, RAWTEXT and script data (13.2.5.2-4 and their end tag states) of the element
@@ -333,9 +334,10 @@ private:
                 }
                 break;
             }
-            if (end == n_) end_tag(name); // the text ends in it: the element is closed
         }
-        if (end < n_) tag(end + 2, false);
+        // The end tag, or the end of the text in the element or its end tag: then it is
+        // closed here, as a second reading of the output would close it.
+        if (!(end < n_ && tag(end + 2, false)) && skip_.empty()) end_tag(name);
     }
 
     // The element's text from here is read in a text state (RawOut says what is written).
@@ -512,6 +514,30 @@ private:
         return decode_attribute(a.raw, a.quote);
     }
 
+    // The value as it is to be written: where it is written with a reference (a byte escaped)
+    // and holds bytes gumbo's input stream changes (controls, 8-bit ones), those as gumbo
+    // reads them once written (U+FFFD), so that a second reading, which decodes the
+    // references with gumbo, finds the same value.
+    static std::optional<std::string> written(std::optional<std::string> v)
+    {
+        if (!v) return v;
+        // A CR (a decoded &#13;) is an LF once read again (13.2.3.5).
+        for (std::size_t cr = v->find('\r'); cr != std::string::npos; cr = v->find('\r', cr)) {
+            if (cr + 1 < v->size() && (*v)[cr + 1] == '\n') v->erase(cr, 1);
+            else (*v)[cr] = '\n';
+        }
+        if (v->find_first_of("&<>\"") == std::string::npos) return v;
+        const bool changes = std::any_of(v->begin(), v->end(), [](char c) {
+            const auto u = static_cast<unsigned char>(c);
+            return u >= 0x7F || (u < 0x20 && c != '\t' && c != '\n' && c != '\f');
+        });
+        if (!changes) return v;
+        std::string escaped;
+        append_escaped(escaped, *v, true);
+        return decode_attribute(escaped, '"');
+    }
+    static std::optional<std::string> written_value(const Attr &a) { return written(value(a)); }
+
     const Attr *attribute(std::string_view name) const
     {
         for (const Attr &a : attrs_)
@@ -569,10 +595,10 @@ private:
         std::string remote_image;
         if (tag == "img" && !opts_.allow_remote_images)
             if (const Attr *src = attribute("src"))
-                if (auto v = value(*src); v && is_remote_url(*v) && !is_script_url(*v)) remote_image = *v;
+                if (auto v = written_value(*src); v && is_remote_url(*v) && !is_script_url(*v)) remote_image = *v;
         for (const Attr &a : attrs_) {
             if (!plain_name(a.name) || attribute(a.name) != &a) continue; // a later one of a name is dropped
-            const auto v = value(a);
+            const auto v = written_value(a);
             if (!v || dropped(a.name, *v, tag)) continue;
             if (a.name == "alt" && !remote_image.empty()) continue;
             out += ' ';
@@ -582,9 +608,10 @@ private:
             out += '"';
         }
         if (!remote_image.empty()) {
-            out += " alt=\"[remote image not loaded: ";
-            append_escaped(out, remote_image, true);
-            out += "]\" title=\"remote image not loaded\"";
+            const auto alt = written("[remote image not loaded: " + remote_image + "]");
+            out += " alt=\"";
+            append_escaped(out, alt ? *alt : std::string("[remote image not loaded]"), true);
+            out += "\" title=\"remote image not loaded\"";
         }
     }
 
