@@ -178,6 +178,20 @@ TEST_CASE("sanitize: a second pass changes nothing")
     }
 }
 
+TEST_CASE("sanitize: SVG nested deeper than the open elements it keeps loses the deeper tags, not their text")
+{
+    std::string html = "<svg>";
+    for (int k = 0; k < 2000; ++k) html += "<g>";
+    html += "<text>kept</text>";
+    const std::string out = clean(html);
+    std::size_t tags = 0;
+    for (std::size_t at = out.find("<g>"); at != std::string::npos; at = out.find("<g>", at + 1)) ++tags;
+    CHECK(tags == 511); // <svg> and 511 <g>: 512 open
+    CHECK(has(out, "kept"));
+    CHECK(testing::active_content(out) == "");
+    CHECK(clean(out) == out);
+}
+
 TEST_CASE("sanitize: what the mail shows is kept, forms become inert")
 {
     html::SanitizeCounts n;

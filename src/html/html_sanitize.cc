@@ -458,7 +458,10 @@ private:
         }
         // A tag written as one that leaves foreign content leaves it in the output.
         const bool written_svg = svg && !one_of(tag, kBreakout);
-        if (plain_name(tag)) {
+        // Memory bounded by the open SVG elements kept (kMaxSvgDepth): one deeper is not
+        // written (its content is), so that each SVG element written is one svg_ holds.
+        const bool too_deep = written_svg && !self_closing_ && svg_.size() >= kMaxSvgDepth;
+        if (plain_name(tag) && !too_deep) {
             if (!written_svg) svg_.clear();
             out += '<';
             out += tag;
