@@ -168,6 +168,7 @@ TEST_CASE("sanitize: a second pass changes nothing")
         "<img src='http://e/\xdd\xdd\"'>",                // the remote image's alt text
         "<style>p{}</style  ",                            // an end tag cut by the text's end
         "<textarea>a",                                    // no end tag at all
+        "<img src=http://e/x.png title=t>",               // the image's own title stays, alone
     };
     for (const std::string &html : inputs) {
         CAPTURE(html);
@@ -224,6 +225,8 @@ TEST_CASE("sanitize: remote images are not loaded unless allowed; the URL is sho
     CHECK(has(out, "alt=\"[remote image not loaded: http://track.example/p.gif]\""));
     CHECK(has(out, "src=\"data:image/png;base64,AA\""));
     CHECK(n.remote == 3);
+    // A URL ending in ',' has no descriptors: the next candidate follows it (HTML 4.8.4.3.10).
+    CHECK_FALSE(has(clean("<img srcset=\"a.png,\thttp://e/b.png\">"), "srcset"));
     out = clean(html, &n, true);
     CHECK(has(out, "src=\"http://track.example/p.gif\""));
     CHECK(n.remote == 0);

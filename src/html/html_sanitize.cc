@@ -89,8 +89,13 @@ bool srcset_remote(std::string_view v)
         std::size_t end = at;
         while (end < v.size() && !ws(v[end])) ++end;
         std::string_view url = v.substr(at, end - at);
+        const bool no_descriptors = !url.empty() && url.back() == ','; // the next candidate follows
         while (!url.empty() && url.back() == ',') url.remove_suffix(1);
         if (is_remote_url(url)) return true;
+        if (no_descriptors) {
+            at = end;
+            continue;
+        }
         at = v.find(',', end);
         if (at == std::string_view::npos) break;
     }
@@ -596,6 +601,7 @@ private:
     {
         // An image not loaded shows its URL in place of its alt text.
         std::string remote_image;
+        bool has_title = false;
         if (tag == "img" && !opts_.allow_remote_images)
             if (const Attr *src = attribute("src"))
                 if (auto v = written_value(*src); v && is_remote_url(*v) && !is_script_url(*v)) remote_image = *v;
@@ -604,6 +610,7 @@ private:
             const auto v = written_value(a);
             if (!v || dropped(a.name, *v, tag)) continue;
             if (a.name == "alt" && !remote_image.empty()) continue;
+            has_title = has_title || a.name == "title";
             out += ' ';
             out += a.name;
             out += "=\"";
@@ -614,7 +621,8 @@ private:
             const auto alt = written("[remote image not loaded: " + remote_image + "]");
             out += " alt=\"";
             append_escaped(out, alt ? *alt : std::string("[remote image not loaded]"), true);
-            out += "\" title=\"remote image not loaded\"";
+            out += '"';
+            if (!has_title) out += " title=\"remote image not loaded\"";
         }
     }
 
