@@ -32,6 +32,38 @@ awk '$1 == "unsanitised" { u = $2 } $1 == "sanitised" { s = $2 } $1 == "mhonarc"
      END { printf "sanitised / unsanitised: %.2fx; MHonArc / unsanitised: %.2fx\n", s / u, m / u }' "$out/sanitize-times"
 echo "load after: $(uptime)"
 
+# User and system CPU apart, interleaved: the system share is mostly the file system creating
+# the extract folder's files and folders (on ext4 it grows with what was deleted there
+# before: find_get_block in recently_deleted, under ext4_create), not mimeuri's code.
+rm -f "$out/sanitize-cpu"
+for _ in $(seq "$runs"); do
+  for v in "unsanitised $base" "sanitised $bin"; do
+    set -- $v
+    rm -rf "$out/cpu-$1"
+    /usr/bin/time -a -o "$out/sanitize-cpu" -f "$1 %U %S" "$2" --cid=extract --extract-dir="$out/cpu-$1" "$mbox" > /dev/null
+  done
+done
+awk 'function med(s,   a, n, i, j, t) { n = split(s, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+                                     return a[int((n + 1) / 2)] }
+     { u[$1] = u[$1] " " $2; k[$1] = k[$1] " " $3 }
+     END { for (l in u) printf "%s: user %.3f s, system %.3f s (medians)\n", l, med(u[l]), med(k[l])
+           printf "user CPU sanitised / unsanitised: %.2fx\n", med(u["sanitised"]) / med(u["unsanitised"]) }' "$out/sanitize-cpu"
+echo "files written: unsanitised $(find "$out/cpu-unsanitised" -type f | wc -l), sanitised $(find "$out/cpu-sanitised" -type f | wc -l)"
+
+# Like with like (the same pages written, the sanitiser on or off): the sanitiser's share of
+# the sanitised run's CPU samples (perf), so on / off = 1 / (1 - share). Counted as the
+# sanitiser: its own functions, and every sample of the helpers it shares with the references
+# scan (url_scheme, plain_decoded, decode_attribute, append_escaped...): an upper bound.
+if command -v perf > /dev/null; then
+  rm -rf "$out/perf-x"
+  perf record -q -F 4999 -o "$out/sanitize.perf" -- "$bin" --cid=extract --extract-dir="$out/perf-x" "$mbox" > /dev/null 2>&1
+  perf report -i "$out/sanitize.perf" --no-children --sort dso,symbol --stdio -g none 2> /dev/null |
+    awk '/^ +[0-9.]+%/ { p = $1; sub("%", "", p); all += p; if ($2 != "[kernel.kallsyms]") user += p
+           if ($0 ~ /html::sanitize|Sanitizer::|append_css|srcset_remote|url_scheme|is_script_url|is_remote_url|plain_decoded|decode_attribute|decode_pieces|append_escaped/) s += p }
+         END { printf "sanitiser: %.2f%% of all samples (%.2f%% of user-space ones): sanitiser on / off, same pages: at most %.3fx (all CPU), %.3fx (user CPU)\n",
+                      s, 100 * s / user, 100 / (100 - s), user / (user - s) }'
+fi
+
 mods=${MIMEURI_BROWSER_NPM_DIR:-$build/browser-npm}/node_modules
 if ! command -v chromium > /dev/null || [ ! -d "$mods/puppeteer-core" ]; then
   echo "no chromium or no puppeteer-core in $mods: no browser counts" >&2

@@ -295,6 +295,7 @@ private:
         std::string text; // UTF-8: the mail's HTML to sanitise, or (ours) HTML as it is
         bool ours{false};
         bool message_page{false};
+        std::string section; // the HTML part's (the report's "pages")
     };
     const std::string &file_for(int node);
     void absolute_urls(const PendingExtract &pe, const std::set<std::size_t> &to_files,
@@ -326,7 +327,7 @@ const std::string &FolderPlan::file_for(int node)
     auto css = css_files_.find(node);
     std::string bytes = css != css_files_.end() ? css->second : part_bytes(tn);
     // An HTML part saved as a file is a page too: made inert as the others are.
-    if (is_html_type(mime_type(tn))) pages_.push_back({name, page_text(tn, bytes), false, false});
+    if (is_html_type(mime_type(tn))) pages_.push_back({name, page_text(tn, bytes), false, false, tn.section});
     else ctx_.extraction().files.push_back({name, std::move(bytes)});
     written_[tn.section] = name;
     return file_of_[node] = name;
@@ -385,7 +386,7 @@ void FolderPlan::extract(const PendingExtract &pe)
     first_html_ = first_html_ && !index_page;
     written_[hn.section] = html_name;
     paged_.insert(pe.html_node);
-    pages_.push_back({html_name, page_text(hn, html::rewrite(pe.html, pe.scan, reps).html), false, index_page});
+    pages_.push_back({html_name, page_text(hn, html::rewrite(pe.html, pe.scan, reps).html), false, index_page, hn.section});
 }
 
 // Every HTML part of the message has a page; the message has one (index.html) whatever
@@ -402,7 +403,7 @@ void FolderPlan::page_the_rest()
         const std::string name = index_page ? "index.html" : choose_name(used_, "part-" + n.section + ".html");
         have_index = have_index || index_page;
         written_[n.section] = name;
-        pages_.push_back({name, page_text(n, part_bytes(n)), false, index_page});
+        pages_.push_back({name, page_text(n, part_bytes(n)), false, index_page, n.section});
     }
     if (!have_index) {
         const int tn = text_node(ctx_);
@@ -451,6 +452,8 @@ void FolderPlan::write_pages()
                 body = std::move(clean->html);
                 mine.removed = clean->removed;
             }
+            const html::SanitizeCounts &r = mine.removed;
+            ctx_.report().add_page({p.section, p.name, r.scripts, r.handlers, r.urls, r.refresh, r.base, r.frames, r.forms, r.remote});
         }
         ctx_.extraction().files.push_back({p.name, make_page(ctx_, body, mine, po_.allow_remote_images)});
     }

@@ -14,7 +14,7 @@ if [ ! -d "$seeds/filter" ] || [ -n "$(find fuzz/seeds.sh fuzz/crafted -newer "$
   rm -rf "$seeds"; bash fuzz/seeds.sh "$seeds"
 fi
 mkdir -p "$build/fuzz-findings" "$build/fuzz-work"
-declare -A ci_runs=([fuzz_filter]=4000 [fuzz_html]=3000 [fuzz_html_tokenizer]=20000 [fuzz_cturi]=300000 [fuzz_rfc2017]=300000 [fuzz_body_hash]=20000 [fuzz_base64_copy]=20000)
+declare -A ci_runs=([fuzz_filter]=4000 [fuzz_html]=3000 [fuzz_html_tokenizer]=20000 [fuzz_cturi]=300000 [fuzz_rfc2017]=300000 [fuzz_body_hash]=20000 [fuzz_base64_copy]=20000 [fuzz_html_sanitize]=20000)
 run() { # name, seed folder, max_len
   local name=$1 work=$build/fuzz-work/$1 limit dict=fuzz/mime.dict
   [ -f "fuzz/${name#fuzz_}.dict" ] && dict=fuzz/${name#fuzz_}.dict # a harness's own dictionary
@@ -61,5 +61,8 @@ run fuzz_body_hash "$seeds/filter" 65536 & b=$!
 wait $a || status=1; wait $b || status=1
 # Canonical base64 copied against decode+encode, on the filter seeds (messages; their first
 # byte read as the harness's mode).
-run fuzz_base64_copy "$seeds/filter" 65536 || status=1
+run fuzz_base64_copy "$seeds/filter" 65536 & a=$!
+# The sanitiser against gumbo's reading of its output, on the HTML seeds.
+run fuzz_html_sanitize "$seeds/html" 65536 & b=$!
+wait $a || status=1; wait $b || status=1
 exit $status

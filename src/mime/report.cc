@@ -137,6 +137,19 @@ void MessageReport::add_data(DataEntry entry)
     data_.push_back(std::move(entry));
 }
 
+void MessageReport::add_page(PageEntry entry)
+{
+    mark(Extra::Pages);
+    pages_.push_back(std::move(entry));
+}
+
+// The pages are not written after all: no entry says they were.
+void MessageReport::drop_pages()
+{
+    pages_.clear();
+    extras_.erase(std::remove(extras_.begin(), extras_.end(), Extra::Pages), extras_.end());
+}
+
 std::size_t MessageReport::dangling() const
 {
     return static_cast<std::size_t>(
@@ -176,12 +189,14 @@ void MessageReport::extraction_failed(const std::string &cause)
             r.action = RefEntry::Action::None;
             r.reason = "extract"; // the error says why
         }
+    drop_pages();
     add_error("", ErrorCode::Extract, cause);
 }
 
 void MessageReport::edits_dropped()
 {
     changed = false;
+    drop_pages();
     for (RefEntry &r : refs)
         if (r.action != RefEntry::Action::Kept && r.action != RefEntry::Action::None) {
             r.action = RefEntry::Action::None;
@@ -468,6 +483,20 @@ void write(JsonWriter &w, const SignatureEntry &s)
     w.end_object();
 }
 
+void write(JsonWriter &w, const PageEntry &p)
+{
+    w.begin_object();
+    w.key("part").string(p.part);
+    w.key("file").string(p.file);
+    w.key("removed").begin_object();
+    const std::pair<const char *, std::size_t> counts[] = {{"scripts", p.scripts}, {"handlers", p.handlers}, {"urls", p.urls},
+                                                           {"refresh", p.refresh}, {"base", p.base},         {"frames", p.frames},
+                                                           {"forms", p.forms},     {"remote", p.remote}};
+    for (const auto &[name, n] : counts) w.key(name).integer(static_cast<std::int64_t>(n));
+    w.end_object();
+    w.end_object();
+}
+
 // The entries of one list written at most (MessageReport::kListMax); how many more each list
 // has goes in "omitted".
 using Omitted = std::vector<std::pair<const char *, std::size_t>>;
@@ -518,6 +547,7 @@ Status MessageReport::write_json(std::string &out, const std::function<Status(st
         case Extra::Signatures: write_array(w, "signatures", signatures_, omitted); break;
         case Extra::Data: write_array(w, "data", data_, omitted); break;
         case Extra::Related: write_array(w, "related", related_, omitted); break;
+        case Extra::Pages: write_array(w, "pages", pages_, omitted); break;
         }
     }
     if (!omitted.empty()) {

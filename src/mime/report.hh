@@ -160,6 +160,19 @@ struct RelatedEntry {
     }
 };
 
+// A "pages" entry: a page --cid=extract wrote of an HTML part, and what the sanitiser took
+// out of it (src/html/html_sanitize.hh says what each count counts).
+struct PageEntry {
+    std::string part; // the HTML part's section
+    std::string file; // the page, relative to the message's folder
+    std::size_t scripts{0}, handlers{0}, urls{0}, refresh{0}, base{0}, frames{0}, forms{0}, remote{0};
+
+    template <class Io, class Self> static void fields(Io &io, Self &e)
+    {
+        io(e.part, e.file, e.scripts, e.handlers, e.urls, e.refresh, e.base, e.frames, e.forms, e.remote);
+    }
+};
+
 const char *json_name(DataEntry::Action a);
 const char *json_name(RelatedEntry::Action a);
 const char *json_name(RefEntry::Kind k);
@@ -199,12 +212,15 @@ struct MessageReport {
     // order first set: "kept" (from its first entry), "unreferenced" (once the references
     // pass ran), "signatures" (once the signatures are reported), "data" (from its first
     // entry: the --data pass's, so that a message with no data: URI reports as before),
-    // "related" (from its first entry: the --related pass's).
-    enum class Extra { Kept, Unreferenced, Signatures, Data, Related };
+    // "related" (from its first entry: the --related pass's), "pages" (from its first entry:
+    // --cid=extract's sanitised pages; gone again when the pages are not written after all).
+    enum class Extra { Kept, Unreferenced, Signatures, Data, Related, Pages };
     void add_kept(const std::string &part, const std::string &edit, const std::string &reason);
     void set_unreferenced(std::vector<UnreferencedEntry> entries);
     void set_signatures(std::vector<SignatureEntry> entries);
     void add_data(DataEntry entry);
+    void add_page(PageEntry entry);
+    const std::vector<PageEntry> &pages() const { return pages_; }
     std::vector<DataEntry> &data() { return data_; }
     const std::vector<DataEntry> &data() const { return data_; }
     void add_related(RelatedEntry entry);
@@ -252,19 +268,21 @@ struct MessageReport {
     template <class Io, class Self> static void fields(Io &io, Self &r)
     {
         io(r.number, r.source, r.offset, r.message_id, r.changed, r.refs, r.external_bodies, r.labels, r.errors);
-        io(r.extras_, r.kept_, r.unreferenced_, r.signatures_, r.data_, r.related_);
+        io(r.extras_, r.kept_, r.unreferenced_, r.signatures_, r.data_, r.related_, r.pages_);
     }
 
 private:
     void mark(Extra e);
+    void drop_pages();
     std::vector<KeptEntry> kept_;
     std::vector<UnreferencedEntry> unreferenced_;
     std::vector<SignatureEntry> signatures_;
     std::vector<DataEntry> data_;
     std::vector<RelatedEntry> related_;
+    std::vector<PageEntry> pages_;
     std::vector<Extra> extras_;
 };
 
-constexpr bool wire_valid(MessageReport::Extra v) { return v <= MessageReport::Extra::Related; }
+constexpr bool wire_valid(MessageReport::Extra v) { return v <= MessageReport::Extra::Pages; }
 
 } // namespace mimeuri

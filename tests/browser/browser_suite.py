@@ -19,7 +19,7 @@ Exit 77 (skipped, with the reason printed) when Chromium, node or npm is missing
 puppeteer-core cannot be installed, unless MIMEURI_STRICT_TESTS=1 (then 1).
 MIMEURI_BROWSER_MAX: how many messages (default 40; "all" for all).
 """
-import email, email.policy, json, os, shutil, subprocess, sys, tempfile, time
+import email, email.policy, json, os, re, shutil, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -94,6 +94,24 @@ def run(mimeuri, path, args, d):
                             stderr=subprocess.DEVNULL).returncode
     lines = open(rep).read().splitlines() if os.path.exists(rep) else []
     return rc, (json.loads(lines[0]) if len(lines) == 1 else None), out
+
+
+def locations(path):
+    """The Content-Location of every part of the message at path, unfolded (RFC 2557 4.4.2:
+    white space in a folded URL is not part of it)."""
+    text = open(path, "rb").read().decode("latin-1")
+    return {re.sub(r"\s+", "", m.group(1)) for m in re.finditer(r"(?im)^Content-Location:[ \t]*(.*(?:\r?\n[ \t].*)*)", text)}
+
+
+def names_a_part(url, locs):
+    """Whether a stylesheet's image URL (as check_pages.mjs gives it: at most 100 characters)
+    names a part of the message: by its Content-Location, or, a file: URL (a relative one left
+    as it was), by its file name at the end of one."""
+    base = url.split("#")[0]
+    if base.startswith("file:"):
+        name = base.split("?")[0].rsplit("/", 1)[-1]
+        return any(l.split("#")[0].split("?")[0].endswith("/" + name) for l in locs)
+    return any(l.startswith(base) for l in locs)
 
 
 def claims(report, part, action):
@@ -218,7 +236,7 @@ def main():
         archive_refs = [json.loads(l) for l in open(archive_report)] if os.path.exists(archive_report) else []
         problems += check_archive(archive_dir, crawled, archive_refs)
 
-    totals = {m: {"pages": 0, "imgs": 0, "sheets": 0, "bg": 0, "sheetimg": 0, "sheetimg_all": 0, "opaque": 0,
+    totals = {m: {"pages": 0, "imgs": 0, "sheets": 0, "bg": 0, "sheetimg": 0, "sheetimg_all": 0, "sheetimg_absent": 0, "opaque": 0,
                   "claimed": 0, "loaded": 0} for m in ("inline", "extract")}
     by_part = {}
     for (rel, part, mode, report), out in zip(plan, res):
@@ -235,6 +253,16 @@ def main():
         t["sheets"] += shown_sheets
         t["bg"] += sum(x["ok"] for x in s["backgrounds"])
         shown_sheet_imgs = sum(x["ok"] for x in s["sheetImages"])
+        # A stylesheet part's image that does not load names no part of the message: a remote
+        # URL the message does not hold (mhtml-to-html would fetch it; no request leaves the
+        # archive), never one of its parts left unlinked.
+        for x in s["sheetImages"]:
+            if x["ok"] or x["ours"]:
+                continue
+            if names_a_part(x["url"], locations(os.path.join(corpus, rel))):
+                problems.append(f"{where}: a stylesheet's image {x['url']} names a part of the message and does not load")
+            else:
+                t["sheetimg_absent"] += 1
         t["sheetimg"] += shown_sheet_imgs
         t["sheetimg_all"] += len(s["sheetImages"])
         t["opaque"] += s["opaqueSheets"]
@@ -287,7 +315,8 @@ def main():
     for mode, t in totals.items():
         print(f"  {mode}: {t['pages']} pages; {t['loaded']} of mimeuri's references load ({t['claimed']} claimed "
               f"{'inlined' if mode == 'inline' else 'extracted'}); shown: {t['imgs']} images, {t['sheets']} stylesheets, "
-              f"{t['bg']} CSS/background images; linked stylesheets' images: {t['sheetimg']} of {t['sheetimg_all']} load"
+              f"{t['bg']} CSS/background images; linked stylesheets' images: {t['sheetimg']} of {t['sheetimg_all']} load, "
+              f"{t['sheetimg_absent']} others name no part of the message (remote: not fetched)"
               f" ({t['opaque']} sheets read from their files: a file: page cannot read a file: sheet's rules)")
     print(f"  {broken} inlined parts are not images a browser can show (their own bytes); the extract pages fail no more")
     shots = [o["shot"] for o in res + (crawled["pages"] if crawled else []) if o.get("shot") and problems]
