@@ -258,28 +258,40 @@ void report_unreferenced(MessageContext &ctx, const refs::MessageIndex &ix, cons
 }
 
 // --summary-header: the only Mimeuri-Refs of the message (a copy a sender planted is removed).
-// Written after every pass has run (MessageContext::after_passes): what --data and --related
-// did is counted too, where they did anything.
-struct SummaryCounts {
-    std::size_t resolved, dangling, ambiguous;
-};
-
-Status set_summary(MessageContext &ctx, const SummaryCounts &tally)
+std::string summary_value(const Tally &tally)
 {
-    std::string value = " resolved=" + std::to_string(tally.resolved) + " dangling=" + std::to_string(tally.dangling) +
-                        " ambiguous=" + std::to_string(tally.ambiguous);
-    const MessageReport &rep = ctx.report();
-    if (auto n = rep.data_attached()) value += " attached=" + std::to_string(n);
-    if (auto n = rep.related_moved()) value += " moved=" + std::to_string(n);
-    if (auto n = rep.related_marked()) value += " marked=" + std::to_string(n);
-    value += "\n";
-    if (auto why = ctx.kept(ctx.nodes().front(), "Mimeuri-Refs")) {
-        ctx.report().add_kept("", "summary-header", *why);
-        return ok();
-    }
+    return " resolved=" + std::to_string(tally.resolved) + " dangling=" + std::to_string(tally.dangling) +
+           " ambiguous=" + std::to_string(tally.ambiguous);
+}
+
+Status set_summary(MessageContext &ctx, const Tally &tally)
+{
+    std::string value = summary_value(tally) + "\n";
     Status s = ctx.set_sole_header(ctx.nodes().front(), "Mimeuri-Refs", value);
     if (!s && s.error().code == Code::Software) return s;
     return ok();
+}
+
+// Once every pass has run (MessageContext::after_passes): what --data attached and what
+// --related moved or marked is counted in the field set_summary wrote (edits [from, to) are
+// its own: the one holding its value), where they did anything; the field stays where it was.
+Status count_later_passes(MessageContext &ctx, std::size_t from, std::size_t to, const std::string &value)
+{
+    const MessageReport &rep = ctx.report();
+    std::string more;
+    if (auto n = rep.data_attached()) more += " attached=" + std::to_string(n);
+    if (auto n = rep.related_moved()) more += " moved=" + std::to_string(n);
+    if (auto n = rep.related_marked()) more += " marked=" + std::to_string(n);
+    if (more.empty()) return ok();
+    for (std::size_t i = from; i < to && i < ctx.edits().size(); ++i) {
+        std::string text = ctx.edits()[i].text;
+        auto at = text.find(value);
+        if (at == std::string::npos) continue;
+        text.insert(at + value.size(), more);
+        ctx.amend_edit_text(i, std::move(text));
+        return ok();
+    }
+    return ok(); // not written (a signature keeps the header block): nothing to count in
 }
 
 } // namespace
@@ -363,10 +375,13 @@ Status ReferencesPass::apply(MessageContext &ctx)
     if (opts_.drop_inlined)
         if (Status s = drop_inlined(ctx, ix, tally, opts_); !s) return s;
     report_unreferenced(ctx, ix, tally);
-    if (opts_.summary_header)
-        ctx.after_passes([&ctx, counts = SummaryCounts{tally.resolved, tally.dangling, tally.ambiguous}] {
-            return set_summary(ctx, counts);
+    if (opts_.summary_header) {
+        const std::size_t from = ctx.edits().size();
+        if (Status s = set_summary(ctx, tally); !s) return s;
+        ctx.after_passes([&ctx, from, to = ctx.edits().size(), value = summary_value(tally)] {
+            return count_later_passes(ctx, from, to, value);
         });
+    }
     // --- extract: the receiving agent of RFC 2387 section 6. The files are written when
     // the run takes the message (src/run/extract.hh), never while it is planned.
     // Every message gets its folder and its page (index.html), listed in the archive's index.

@@ -284,6 +284,9 @@ public:
     // pass failed or stopped.
     void after_passes(std::function<Status()> step) { after_passes_.push_back(std::move(step)); }
     std::vector<std::function<Status()>> take_after_passes() { return std::exchange(after_passes_, {}); }
+    // The bytes edit i writes, replaced (the same range): such a step counting what the passes
+    // after it did in a field its pass added.
+    void amend_edit_text(std::size_t i, std::string text) { edits_.at(i).text = std::move(text); }
     // Whether the edits made so far touch protection i.
     bool touched(std::size_t i) const;
     // What passes ask before they edit: the reason a leaf's content, or with a name the
