@@ -38,6 +38,19 @@ std::size_t base64_step(const unsigned char *in, std::size_t len, unsigned char 
 {
     const unsigned char *p = in, *end = in + len;
     unsigned char *o = out;
+    if (*state > 0 && *state < 4) {
+        // A quantum left open by the piece before (pieces are cut anywhere): GMime's step
+        // closes it over the alphabet octets it needs, unless a '=' comes first.
+        const unsigned char *q = p;
+        for (int need = 4 - *state; q < end && need > 0; ++q) {
+            if (*q == '=') break;
+            if (counted(*q)) --need;
+        }
+        if (q < end && *q != '=') {
+            o += g_mime_encoding_base64_decode_step(p, static_cast<std::size_t>(q - p), o, state, save);
+            p = q;
+        }
+    }
     if (*state == 0) {
         // The last eight counted octets and all after them are GMime's. GMime 3.2.13 (Debian
         // 12's) needs nothing of it: it reads octet by octet, '=' ends the stream. Older
@@ -53,14 +66,22 @@ std::size_t base64_step(const unsigned char *in, std::size_t len, unsigned char 
                 ++p;
                 continue;
             }
-            if (limit - p < 4) break;
-            const std::uint32_t v = kQuantum.t[0][p[0]] | kQuantum.t[1][p[1]] | kQuantum.t[2][p[2]] | kQuantum.t[3][p[3]];
-            if (v & kNotAlphabet) break;
-            o[0] = static_cast<unsigned char>(v >> 16);
-            o[1] = static_cast<unsigned char>(v >> 8);
-            o[2] = static_cast<unsigned char>(v);
-            o += 3;
-            p += 4;
+            // A line's quanta in a row, with no line break to look for among them; each
+            // quantum's three octets written as four (the fourth is overwritten next, or lies
+            // in the room outlen gives past what is decoded).
+            const void *nl = std::memchr(p, '\n', static_cast<std::size_t>(limit - p));
+            const unsigned char *line_end = nl ? static_cast<const unsigned char *>(nl) : limit;
+            std::uint32_t bad = 0;
+            while (line_end - p >= 4) {
+                const std::uint32_t v = kQuantum.t[0][p[0]] | kQuantum.t[1][p[1]] | kQuantum.t[2][p[2]] | kQuantum.t[3][p[3]];
+                bad = v & kNotAlphabet;
+                if (bad) break;
+                const std::uint32_t be = __builtin_bswap32(v << 8);
+                std::memcpy(o, &be, 4);
+                o += 3;
+                p += 4;
+            }
+            if (bad || (p < line_end && *p != '\r')) break; // an odd octet, or a quantum cut: GMime's
         }
         // *save is 0 between quanta, and GMime's tail holds at least two whole quanta before
         // any it leaves open: no bit of what was decoded here can reach its save.
