@@ -267,6 +267,10 @@ std::string summary_value(const Tally &tally)
 Status set_summary(MessageContext &ctx, const Tally &tally)
 {
     std::string value = summary_value(tally) + "\n";
+    if (auto why = ctx.kept(ctx.nodes().front(), "Mimeuri-Refs")) {
+        ctx.report().add_kept("", "summary-header", *why);
+        return ok();
+    }
     Status s = ctx.set_sole_header(ctx.nodes().front(), "Mimeuri-Refs", value);
     if (!s && s.error().code == Code::Software) return s;
     return ok();
