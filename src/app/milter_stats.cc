@@ -41,18 +41,11 @@ MessageTally tally_report(Outcome outcome, const MessageReport *report)
         if (wire_valid(e.code)) ++t.errors[static_cast<std::size_t>(e.code)];
     // A message that went on as it came had no edit done, whatever its entries say.
     if (outcome != Outcome::Changed) return t;
-    for (const RefEntry &r : report->refs)
-        if (r.action == RefEntry::Action::Repaired || r.action == RefEntry::Action::Inlined ||
-            r.action == RefEntry::Action::Extracted || r.action == RefEntry::Action::Rewritten)
-            ++t.edits[0];
-    for (const ExternalBodyEntry &b : report->external_bodies)
-        if (b.status == ExternalBodyEntry::Status::Normalized || b.status == ExternalBodyEntry::Status::Mapped ||
-            b.status == ExternalBodyEntry::Status::Converted)
-            ++t.edits[1];
+    t.edits[0] = static_cast<std::uint32_t>(report->refs_rewritten());
+    t.edits[1] = static_cast<std::uint32_t>(report->external_bodies_rewritten());
     for (const LabelEntry &l : report->labels)
         if (!l.kept) ++t.edits[2];
-    for (const DataEntry &d : report->data())
-        if (d.action == DataEntry::Action::Attached) ++t.edits[3];
+    t.edits[3] = static_cast<std::uint32_t>(report->data_attached());
     return t;
 }
 

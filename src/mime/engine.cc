@@ -30,15 +30,8 @@ bool sets_summary_header(const std::vector<Edit> &edits)
 // The one-line summary of a message (--syslog).
 std::string describe(const MessageReport &rep, const std::vector<Edit> &edits)
 {
-    using A = RefEntry::Action;
-    using S = ExternalBodyEntry::Status;
     std::string out = rep.changed ? "changed" : "unchanged";
-    auto refs = std::count_if(rep.refs.begin(), rep.refs.end(), [](const RefEntry &r) {
-        return r.action == A::Repaired || r.action == A::Inlined || r.action == A::Extracted || r.action == A::Rewritten;
-    });
-    auto ext = std::count_if(rep.external_bodies.begin(), rep.external_bodies.end(), [](const ExternalBodyEntry &e) {
-        return e.status == S::Normalized || e.status == S::Mapped || e.status == S::Converted;
-    });
+    const std::size_t refs = rep.refs_rewritten(), ext = rep.external_bodies_rewritten();
     std::size_t dangling = rep.dangling();
     if (refs) out += ", references rewritten=" + std::to_string(refs);
     if (dangling) out += ", dangling=" + std::to_string(dangling);

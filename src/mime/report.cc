@@ -163,6 +163,22 @@ std::size_t MessageReport::dangling_mid() const
     }));
 }
 
+std::size_t MessageReport::refs_rewritten() const
+{
+    using A = RefEntry::Action;
+    return static_cast<std::size_t>(std::count_if(refs.begin(), refs.end(), [](const RefEntry &r) {
+        return r.action == A::Repaired || r.action == A::Inlined || r.action == A::Extracted || r.action == A::Rewritten;
+    }));
+}
+
+std::size_t MessageReport::external_bodies_rewritten() const
+{
+    using S = ExternalBodyEntry::Status;
+    return static_cast<std::size_t>(std::count_if(external_bodies.begin(), external_bodies.end(), [](const ExternalBodyEntry &e) {
+        return e.status == S::Normalized || e.status == S::Mapped || e.status == S::Converted;
+    }));
+}
+
 std::size_t MessageReport::data_attached() const
 {
     return static_cast<std::size_t>(

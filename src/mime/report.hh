@@ -234,6 +234,11 @@ struct MessageReport {
     // References to no part: all, and those with a mid: URL (a later message may resolve them).
     std::size_t dangling() const;
     std::size_t dangling_mid() const;
+    // References rewritten (repaired, inlined, extracted, rewritten), and message/external-body
+    // parts rewritten (normalized, mapped, converted): what the log line and the service's
+    // counters count.
+    std::size_t refs_rewritten() const;
+    std::size_t external_bodies_rewritten() const;
     // data: URIs made cid: references (--data=attach); parts moved into their HTML's related
     // set, and parts in it only marked inline (--related=repair).
     std::size_t data_attached() const;
