@@ -138,6 +138,18 @@ def repair_message(mid):
     return fields, body
 
 
+def filed_message(mid):
+    """A message whose HTML names an image filed as an attachment beside it in a
+    multipart/mixed: --related=repair moves it into a multipart/related (RFC 2387), inline."""
+    fields = [(b"From", b"a@example.test"), (b"Message-ID", f"<{mid}>".encode()), (b"MIME-Version", b"1.0"),
+              (b"Content-Type", b'multipart/mixed; boundary="m"')]
+    body = (b'--m\r\nContent-Type: text/html\r\n\r\n<p><img src="cid:y@example.test"></p>\r\n'
+            b"--m\r\nContent-Type: image/png\r\nContent-ID: <y@example.test>\r\n"
+            b'Content-Disposition: attachment; filename="y.png"\r\n'
+            b"Content-Transfer-Encoding: base64\r\n\r\niVBORw0KGgo=\r\n--m--\r\n")
+    return fields, body
+
+
 def plain_message(mid):
     return [(b"From", b"a@example.test"), (b"Message-ID", f"<{mid}>".encode()), (b"Subject", b"plain")], \
         b"Nothing to change.\r\n"
@@ -325,6 +337,25 @@ def counters(folder):
             fam = check_counts(f.read(), {outcome: 3, "changed": 0, "unchanged": 0}, report(rep))
         if sample(fam, "mimeuri_report_errors", "mimeuri_report_errors_total", code="failed") != 3:
             fail(f"--on-error={policy}: not 3 errors 'failed'")
+    # The related pass's edits: each filed image moved is one edit, as the report's "related"
+    # entries say (a second reader), and no other pass's.
+    os.unlink(rep)
+    svc = Service(folder, ["--stats=" + stats, "--report=" + rep, "--related=repair"])
+    c = Client(svc.sock)
+    for k in range(2):
+        if c.message(*filed_message(f"m{k}@example.test")) != b"a":
+            fail("a message with a filed image was not accepted")
+    c.close()
+    svc.stop()
+    lines = report(rep)
+    moved = sum(1 for r in lines for e in r.get("related", []) if e["action"] in ("moved", "marked"))
+    if moved != 2:
+        fail(f"--related=repair: the report says {moved} parts moved or marked in 2 messages, one each")
+    with open(stats) as f:
+        fam = parse(f.read())
+    for name, n in (("related", 2), ("references", 0), ("data", 0)):
+        if sample(fam, "mimeuri_edits", "mimeuri_edits_total", **{"pass": name}) != n:
+            fail(f"--related=repair: mimeuri_edits_total{{pass={name}}} is not {n}")
     print("counters: checked")
 
 

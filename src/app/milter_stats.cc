@@ -16,7 +16,7 @@ namespace {
 
 // The label values, in the enums' order.
 constexpr std::array<const char *, kOutcomes> kOutcomeNames{"unchanged", "changed", "passed-on-error", "tempfailed"};
-constexpr std::array<const char *, kCountedPasses> kPassNames{"references", "external-body", "labels", "data"};
+constexpr std::array<const char *, kCountedPasses> kPassNames{"references", "external-body", "labels", "data", "related"};
 
 std::string number(double v)
 {
@@ -46,6 +46,7 @@ MessageTally tally_report(Outcome outcome, const MessageReport *report)
     for (const LabelEntry &l : report->labels)
         if (!l.kept) ++t.edits[2];
     t.edits[3] = static_cast<std::uint32_t>(report->data_attached());
+    t.edits[4] = static_cast<std::uint32_t>(report->related_moved() + report->related_marked());
     return t;
 }
 

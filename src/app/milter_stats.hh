@@ -27,7 +27,7 @@ constexpr int kOutcomes = static_cast<int>(Outcome::TempFailed) + 1;
 constexpr long kStatsSeconds = 10;
 
 // The passes whose edits are counted, as --passes names them.
-constexpr int kCountedPasses = 4;
+constexpr int kCountedPasses = 5;
 
 // What one message's report holds for the counters, taken before the report is written.
 struct MessageTally {
