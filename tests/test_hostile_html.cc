@@ -81,9 +81,11 @@ TEST_CASE("character references in a rewritten attribute never change the MIME s
         {"<img srcset='CID:&lt;img@x&gt;&NewLine;--BOUNDARY&NewLine;X-Injected: yes 2x'>", "CID:&lt;img@x&gt;"},
     };
     testing::TempDir d;
-    for (const auto &[html, raw_ref] : cases)
+    for (const auto &c : cases)
         for (std::string cte : {"7bit", "quoted-printable", "base64"})
             for (std::string mode : {"repair", "inline"}) {
+                const auto &html = c.first;
+                const auto &raw_ref = c.second; // (no structured binding: clang 14 lets CAPTURE take none)
                 CAPTURE(html);
                 CAPTURE(cte);
                 CAPTURE(mode);
@@ -190,13 +192,16 @@ TEST_CASE("deep nesting neither crashes nor recurses without bound (tables, a <f
     frameset += "<frameset>"; // gumbo destroys the body recursively here
     for (auto [html, kind] : {std::pair{&tables, "html-memory-limit"}, std::pair{&frameset, "html-nesting-limit"}}) {
         std::string in = related(*html);
-        Run r = run_limited(in, "--max-time=10");
+        // --max-time is wall time: it is set far off, so that the limit under test, not the
+        // deadline, stops the parse however busy the machine (CI's ASan stage runs beside the
+        // walk-through's package build: 10.6 s of wall time for 5.3 s of CPU). The CPU time,
+        // which load does not stretch, bounds the work.
+        Run r = run_limited(in, "--max-time=120");
         MESSAGE(std::string(kind) << ": " << r.secs << " s, " << r.cpu_secs << " s of CPU");
         CHECK(r.p.status == 0);
         CHECK(r.p.out == in);
         CHECK(r.report.find(kind) != std::string::npos);
         CHECK(r.cpu_secs < 10 + 1);
-        CHECK(r.secs < 2 * 10 + 2);
     }
 }
 
@@ -232,8 +237,11 @@ TEST_CASE("the same hostile HTML without a <script>: the streaming tokenizer rea
     while (bps.size() < 31000000) bps += "<b><p>";
     for (const std::string *html : {&divs, &bs, &tables, &bps}) {
         std::string in = related(*html);
-        // Well within the limits gumbo needed: 60 s, and 600 MB of address space.
-        Run r = run_limited(in, "--max-time=60", "600000");
+        // Well within the limits gumbo needed: 600 MB of address space. The deadline is set far
+        // off (it is wall time, which a busy machine stretches: 31 MB takes 15 s under ASan);
+        // the CPU time is what is measured.
+        Run r = run_limited(in, "--max-time=300", "600000");
+        MESSAGE(html->size() << " bytes of HTML, no limit: " << r.secs << " s, " << r.cpu_secs << " s of CPU");
         CHECK(r.p.status == 0);
         CHECK(r.p.out != in); // the reference was repaired
         CHECK(r.p.out.find("cid:img@x") != std::string::npos); // (the long line goes quoted-printable)
