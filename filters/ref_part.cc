@@ -107,23 +107,14 @@ std::optional<Content> PartRewriter::load(bool &rewritable, std::string &describ
     return std::move(*bytes);
 }
 
-// A part of over kPiecesMin bytes in an ASCII-compatible charset is scanned as it is
-// decoded, a block at a time (MessageContext::decoded_pieces, html::PieceTokenizer): it is
-// read whole only if a reference in it is to change, or the tokenizer cannot say (gumbo then
-// reads it, as find() does), or one tag, comment or <style> text in it is over kMaxCarry.
-#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-constexpr std::size_t kPiecesMin = std::size_t{1} << 20;
-constexpr std::size_t kMaxCarry = std::size_t{1} << 20;
-constexpr std::size_t kPieceBlock = std::size_t{256} << 10;
-#else // the fuzzers' inputs are small: every HTML part of 1 KiB or more goes in pieces of 61 bytes
-constexpr std::size_t kPiecesMin = 1024;
-constexpr std::size_t kMaxCarry = 512;
-constexpr std::size_t kPieceBlock = 61;
-#endif
-
 // The scan of a large part in pieces: true and out set when the tokenizer answered, with the
 // scan find() makes of the whole (a part with no reference has no cid: or mid: one, where
 // find() skips the parse); false: find() is to read it whole.
+// A part of over opts_.piece_min bytes in an ASCII-compatible charset is scanned as it is
+// decoded, a block at a time (MessageContext::decoded_pieces, html::PieceTokenizer): it is
+// read whole only if a reference in it is to change, or the tokenizer cannot say (gumbo then
+// reads it, as find() does), or one tag, comment or <style> text in it is over
+// opts_.piece_carry.
 Result<bool> PartRewriter::find_in_pieces(std::optional<html::Scan> &out)
 {
     if (GMIME_IS_PART(hn_.object) &&
@@ -131,7 +122,7 @@ Result<bool> PartRewriter::find_in_pieces(std::optional<html::Scan> &out)
         return false;
     if (ascii_compatibility(charset()) == AsciiCompat::No) return false;
     auto span = ctx_.content_span(hn_);
-    if (!span || static_cast<std::size_t>(span->second - span->first) < kPiecesMin) return false;
+    if (!span || static_cast<std::size_t>(span->second - span->first) < opts_.piece_min) return false;
     // A byte-order mark or a <meta> in its first 1024 bytes, or in a head that goes on past
     // them, may say otherwise: read whole then (also when the head goes on past 64 KiB).
     constexpr std::size_t kHeadMax = 64 * 1024;
@@ -139,10 +130,10 @@ Result<bool> PartRewriter::find_in_pieces(std::optional<html::Scan> &out)
     (void)ctx_.decoded_pieces(hn_, opts_.html_max, [&](std::string_view piece) {
         head.append(piece.substr(0, kHeadMax - head.size()));
         return head.size() < kHeadMax;
-    }, kPieceBlock);
+    }, opts_.piece_block);
     const HtmlEncoding enc = sniff_html_encoding(charset(), head);
     if (!enc.ascii_compatible || (enc.head_open && head.size() >= kHeadMax)) return false;
-    html::PieceTokenizer tokenizer(opts_.max_refs, kMaxCarry);
+    html::PieceTokenizer tokenizer(opts_.max_refs, opts_.piece_carry);
     Status late = ok();
     auto read = ctx_.decoded_pieces(hn_, opts_.html_max, [&](std::string_view piece) {
         if (Status t = ctx_.check_time(); !t) {
@@ -150,7 +141,7 @@ Result<bool> PartRewriter::find_in_pieces(std::optional<html::Scan> &out)
             return false;
         }
         return tokenizer.feed(piece);
-    }, kPieceBlock);
+    }, opts_.piece_block);
     if (!late) return late.error();
     if (!read) return false; // find() reports it as it comes
     auto r = tokenizer.finish();

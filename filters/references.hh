@@ -32,6 +32,13 @@ struct RefOptions {
     bool summary_header{false};
     std::size_t html_max{32u << 20}; // decoded HTML bytes parsed per part
     std::size_t max_refs{1000000};   // references looked at per part
+    // A part of over piece_min decoded bytes in an ASCII-compatible charset is scanned as it is
+    // decoded, piece_block bytes at a time, and read whole only if one tag, comment or <style>
+    // text in it is over piece_carry (ref_part.cc). No option sets them: the fuzzers make them
+    // small (fuzz/fuzz_filter.cc), so that their small inputs take that path.
+    std::size_t piece_min{std::size_t{1} << 20};
+    std::size_t piece_carry{std::size_t{1} << 20};
+    std::size_t piece_block{std::size_t{256} << 10};
     std::vector<std::string> mid_indexes; // --mid-index: made by `mimeuri index`, consulted in order
     std::string notmuch;                  // --notmuch: a notmuch database, consulted after them
 };

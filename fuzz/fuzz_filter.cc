@@ -423,6 +423,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!segs) return 0;
 
     RefOptions ro;
+    // Every HTML part of 1 KiB or more is scanned in pieces of 61 bytes: the fuzzer's inputs
+    // are small.
+    ro.piece_min = 1024;
+    ro.piece_carry = 512;
+    ro.piece_block = 61;
     ro.cid = static_cast<RefOptions::Cid>(1 + mode % 4); // check, repair, inline, extract
     std::unique_ptr<ExtractTrap> trap;
     if (ro.cid == RefOptions::Cid::Extract) {

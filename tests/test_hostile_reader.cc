@@ -93,10 +93,11 @@ TEST_CASE("--drop-inlined keeps a part that an HTML part it could not read whole
                "\n--r--\n";
     };
     // Over --html-max; in a charset the pass does not rewrite.
-    for (const auto &[m, args] : std::vector<std::pair<std::string, std::string>>{
+    for (const auto &ma : std::vector<std::pair<std::string, std::string>>{
              {alternative(small, big, "text/html"), " --html-max=2048"},
              {alternative(small, big, "text/html; charset=iso-2022-jp"), ""},
              {alternative(big, small, "text/html"), " --html-max=2048"}}) {
+        const std::string &m = ma.first, &args = ma.second; // (no structured binding: clang 14 lets CAPTURE take none)
         CAPTURE(args);
         const std::string f = d.file("m.eml", m);
         auto r = run("--cid=inline --drop-inlined --report=" + quote(d / "r") + args, f);

@@ -439,7 +439,8 @@ TEST_CASE("an unusable --mid-index is a temporary condition of the run: --on-err
     std::vector<std::pair<std::string, std::string>> states{
         {"missing", ""}, {"empty", "-"}, {"header only", whole.substr(0, 100)}, {"first page cut", whole.substr(0, 1000)},
         {"not SQLite", "this is no index\n"}, {"a folder", "/"}};
-    for (const auto &[what, bytes] : states) {
+    for (const auto &state : states) {
+        const std::string &what = state.first, &bytes = state.second; // (no structured binding: clang 14 lets CAPTURE take none)
         CAPTURE(what);
         const std::string bad = t.d / ("bad-" + std::to_string(&what - &states[0].first));
         if (bytes == "/") REQUIRE(::mkdir(bad.c_str(), 0755) == 0);
@@ -490,7 +491,8 @@ TEST_CASE("--mid-index reads only the schema mimeuri writes: a view, trigger or 
          "PRAGMA writable_schema=ON; UPDATE sqlite_schema SET sql = replace(sql, 'ci_key TEXT', "
          "'ci_key TEXT DEFAULT (zeroblob(400000000))') WHERE name = 'messages';"},
     };
-    for (const auto &[what, sql] : crafted) {
+    for (const auto &c : crafted) {
+        const std::string &what = c.first, &sql = c.second; // (no structured binding: clang 14 lets CAPTURE take none)
         CAPTURE(what);
         const std::string bad = t.d / ("crafted-" + std::to_string(&what - &crafted[0].first));
         testing::write_file(bad, testing::read_file(t.idx));

@@ -353,7 +353,9 @@ TEST_CASE("inert copy: HTML that no reference can be made of is copied; what cou
     std::vector<std::unique_ptr<Pass>> passes = default_passes(RefOptions::Mid::Repair); // the Content-ID case
     Engine engine(passes, EngineConfig{});
     REQUIRE(engine.inert_check() != nullptr);
-    for (const auto &[m, copied] : cases) {
+    for (const auto &c : cases) {
+        const auto &m = c.first;
+        const auto &copied = c.second; // (no structured binding: clang 14 lets CAPTURE take none)
         CAPTURE(m);
         Source src = Source::from_bytes(m, "edge");
         Segment seg;

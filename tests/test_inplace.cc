@@ -340,9 +340,10 @@ TEST_CASE("Maildir: a file an IMAP server renames between the listing and its op
         CAPTURE(jobs);
         const std::string in_place = "--in-place --changed-list=list --jobs=" + std::string(jobs);
         // Flags changed (:2,S -> :2,RS), and new/ -> cur/: rewritten under the new names.
-        for (const auto &[name, mv] : std::vector<std::pair<std::string, std::string>>{
+        for (const auto &nm : std::vector<std::pair<std::string, std::string>>{
                  {a + ":2,S", "mv Maildir/cur/" + a + ":2,S Maildir/cur/" + a + ":2,RS"},
                  {b, "mv Maildir/new/" + b + " Maildir/cur/" + b + ":2,"}}) {
+            const std::string &name = nm.first, &mv = nm.second; // (no structured binding: clang 14 lets CAPTURE take none)
             CAPTURE(name);
             setup();
             auto r = race(name, mv, in_place);

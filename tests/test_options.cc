@@ -162,8 +162,9 @@ TEST_CASE("every option in the configuration file means what it means on the com
         const auto from_line = shown(cl->options, cp);
         CHECK(from_line != defaults); // the sample did change something
         // Under its long name in [mimeuri] and in its own group, and under its own key there.
-        for (const auto &[group, key] : std::vector<std::pair<std::string, std::string>>{
+        for (const auto &where : std::vector<std::pair<std::string, std::string>>{
                  {"mimeuri", s.long_name}, {s.group, s.long_name}, {s.group, s.key}}) {
+            const std::string &group = where.first, &key = where.second; // (no structured binding: clang 14 lets CAPTURE take none)
             CAPTURE(group);
             CAPTURE(key);
             PassOptions fp;
@@ -474,8 +475,9 @@ TEST_CASE("configuration keys: the long option's name in [mimeuri] or the pass's
     const OptionTable table = all_options(o0, p0);
     for (const auto &s : table.options) {
         if (s.group.empty()) continue;
-        for (const auto &[group, key] : std::vector<std::pair<std::string, std::string>>{
+        for (const auto &where : std::vector<std::pair<std::string, std::string>>{
                  {"mimeuri", s.long_name}, {s.group, s.long_name}, {s.group, s.key}}) {
+            const std::string &group = where.first, &key = where.second; // (no structured binding: clang 14 lets CAPTURE take none)
             std::size_t named = 0;
             for (const auto &e : table.options)
                 named += !e.group.empty() && ((e.group == group && (e.key == key || e.long_name == key)) ||
@@ -488,9 +490,11 @@ TEST_CASE("configuration keys: the long option's name in [mimeuri] or the pass's
 TEST_CASE("booleans in the configuration file: true/false, yes/no, on/off, 1/0")
 {
     testing::TempDir d;
-    for (auto [word, value] : std::vector<std::pair<std::string, bool>>{
+    for (const auto &wv : std::vector<std::pair<std::string, bool>>{
              {"true", true}, {"yes", true}, {"on", true}, {"1", true}, {"Yes", true}, {"TRUE", true},
              {"false", false}, {"no", false}, {"off", false}, {"0", false}}) {
+        const std::string &word = wv.first; // (no structured binding: clang 14 lets CAPTURE take none)
+        const bool value = wv.second;
         CAPTURE(word);
         auto o = parse({"--config=" + d.file("b.conf", "[mimeuri]\nstrict=" + word + "\n")});
         REQUIRE_MESSAGE(o.ok(), o.error().message);
