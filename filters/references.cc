@@ -271,8 +271,10 @@ Status set_summary(MessageContext &ctx, const Tally &tally)
         ctx.report().add_kept("", "summary-header", *why);
         return ok();
     }
+    const std::size_t before = ctx.edits().size();
     Status s = ctx.set_sole_header(ctx.nodes().front(), "Mimeuri-Refs", value);
     if (!s && s.error().code == Code::Software) return s;
+    if (ctx.edits().size() > before) ctx.report().summary_header_set = true; // (none: there as it is)
     return ok();
 }
 

@@ -97,6 +97,24 @@ TEST_CASE("engine: a change made by --summary-header alone is logged as what it 
     // With a repair beside it, both are said.
     Plan both = plan_message(engine, broken_cid);
     CHECK(both.log_line == "changed, references rewritten=1, Mimeuri-Refs field set (--summary-header)");
+    // Said from what the pass did, not from how its edit is spelt: a field a sender planted
+    // (its value replaced), and a header block that ends without a line break (the field
+    // added after one).
+    for (const std::string &in : {std::string("Message-ID: <planted@x>\nMimeuri-Refs: resolved=9 dangling=0 ambiguous=0\n"
+                                              "Content-Type: text/plain\n\nhello\n"),
+                                  std::string("Message-ID: <unended@x>\nSubject: no line break")}) {
+        CAPTURE(in);
+        Plan p = plan_message(engine, in);
+        const std::string out = apply_edits(in, p.edits);
+        CHECK(out.find("Mimeuri-Refs: resolved=0 dangling=0 ambiguous=0") != std::string::npos);
+        CHECK(out.find("resolved=9") == std::string::npos);
+        CHECK(p.log_line == "changed, Mimeuri-Refs field set (--summary-header)");
+    }
+    // The field there already as it would be written: no edit, nothing said.
+    const std::string same = "Message-ID: <same@x>\nMimeuri-Refs: resolved=0 dangling=0 ambiguous=0\n\nhello\n";
+    Plan unchanged = plan_message(engine, same);
+    CHECK(apply_edits(same, unchanged.edits) == same);
+    CHECK(unchanged.log_line == "unchanged");
 }
 
 TEST_CASE("engine: a message with nothing to change has no edit; reports only when asked")

@@ -18,17 +18,8 @@ namespace mimeuri {
 
 namespace {
 
-// Whether an edit writes a Mimeuri-Refs field (--summary-header: the field is the edit's
-// whole text, the only thing in the report that does not say it).
-bool sets_summary_header(const std::vector<Edit> &edits)
-{
-    return std::any_of(edits.begin(), edits.end(), [](const Edit &e) {
-        return e.text.size() > 13 && g_ascii_strncasecmp(e.text.c_str(), "Mimeuri-Refs:", 13) == 0;
-    });
-}
-
 // The one-line summary of a message (--syslog).
-std::string describe(const MessageReport &rep, const std::vector<Edit> &edits)
+std::string describe(const MessageReport &rep)
 {
     std::string out = rep.changed ? "changed" : "unchanged";
     const std::size_t refs = rep.refs_rewritten(), ext = rep.external_bodies_rewritten();
@@ -40,7 +31,7 @@ std::string describe(const MessageReport &rep, const std::vector<Edit> &edits)
     if (auto n = rep.data_attached()) out += ", data: images attached=" + std::to_string(n);
     if (auto n = rep.related_moved()) out += ", parts moved=" + std::to_string(n);
     if (auto n = rep.related_marked()) out += ", parts marked inline=" + std::to_string(n);
-    if (rep.changed && sets_summary_header(edits)) out += ", Mimeuri-Refs field set (--summary-header)";
+    if (rep.changed && rep.summary_header_set) out += ", Mimeuri-Refs field set (--summary-header)";
     if (rep.error_count()) out += ", problems=" + std::to_string(rep.error_count());
     // The causes, in the command line's words: which limit, what could not be read, which
     // signature kept which edit out.
@@ -222,7 +213,7 @@ Plan Engine::plan_parsed(MessageContext &ctx)
     }
     plan.dangling = rep.dangling();
     plan.dangling_mid = rep.dangling_mid();
-    if (cfg_.summary) plan.log_line = describe(rep, plan.edits);
+    if (cfg_.summary) plan.log_line = describe(rep);
     if (cfg_.report) plan.report = std::move(rep); // the context is done with it
     return plan;
 }

@@ -212,6 +212,7 @@ void MessageReport::extraction_failed(const std::string &cause)
 void MessageReport::edits_dropped()
 {
     changed = false;
+    summary_header_set = false;
     drop_pages();
     for (RefEntry &r : refs)
         if (r.action != RefEntry::Action::Kept && r.action != RefEntry::Action::None) {

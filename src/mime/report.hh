@@ -200,6 +200,9 @@ struct MessageReport {
     std::int64_t offset{0}; // of the message in its source: an mbox message's "From " line
     std::string message_id; // null when empty
     bool changed{false};
+    // --summary-header wrote its field (the log line says so; the JSON does not, the field is
+    // in the message).
+    bool summary_header_set{false};
     std::vector<RefEntry> refs;
     std::vector<ExternalBodyEntry> external_bodies;
     std::vector<LabelEntry> labels;
@@ -273,7 +276,7 @@ struct MessageReport {
     template <class Io, class Self> static void fields(Io &io, Self &r)
     {
         io(r.number, r.source, r.offset, r.message_id, r.changed, r.refs, r.external_bodies, r.labels, r.errors);
-        io(r.extras_, r.kept_, r.unreferenced_, r.signatures_, r.data_, r.related_, r.pages_);
+        io(r.extras_, r.kept_, r.unreferenced_, r.signatures_, r.data_, r.related_, r.pages_, r.summary_header_set);
     }
 
 private:
