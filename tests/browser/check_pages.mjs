@@ -6,21 +6,10 @@
 // "files": the extracted files beside an extract page (those are mimeuri's references there);
 // null for an inline page (its data: URLs are). RESULTS: one entry per page.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { start } from './launch.mjs';
 
-const require = createRequire(process.env.MIMEURI_BROWSER_NODE_MODULES + '/');
-const puppeteer = require('puppeteer-core');
-
-const [manifestPath, resultsPath] = process.argv.slice(2);
-const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
-
-const browser = await puppeteer.launch({
-  executablePath: manifest.chromium,
-  headless: true,
-  // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start.
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--mute-audio'],
-});
+const { manifest, resultsPath, browser } = await start();
 
 const results = [];
 for (const p of manifest.pages) {

@@ -5,25 +5,14 @@
 // refreshes), and whether the page's first <head> element is its Content-Security-Policy.
 // Usage: node hostile_pages.mjs MANIFEST.json RESULTS.json
 // MANIFEST: {"chromium": PATH, "pages": [PATH...], "shots": [[PATH, PNG]...]}
-import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { start } from './launch.mjs';
 
-const require = createRequire(process.env.MIMEURI_BROWSER_NODE_MODULES + '/');
-const puppeteer = require('puppeteer-core');
-
-const [manifestPath, resultsPath] = process.argv.slice(2);
-const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
-
-const browser = await puppeteer.launch({
-  executablePath: manifest.chromium,
-  headless: true,
-  // --no-sandbox: CI runs as root. No traffic of the browser's own, so that every request
-  // counted is the page's.
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--mute-audio',
-         '--disable-background-networking', '--disable-component-update', '--disable-sync',
-         '--disable-default-apps', '--disable-domain-reliability'],
-});
+// No traffic of the browser's own, so that every request counted is the page's.
+const { manifest, resultsPath, browser } = await start([
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--disable-default-apps', '--disable-domain-reliability']);
 
 const results = [];
 for (const path of manifest.pages) {

@@ -4,22 +4,11 @@
 // pixels), and how many of each page's images did not load.
 // Usage: node render_same.mjs MANIFEST.json RESULTS.json
 // MANIFEST: {"chromium": PATH, "pairs": [{"id", "a", "b"}], "shots": DIR (screenshots of pairs that differ)}
-import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { start } from './launch.mjs';
 
-const require = createRequire(process.env.MIMEURI_BROWSER_NODE_MODULES + '/');
-const puppeteer = require('puppeteer-core');
-
-const [manifestPath, resultsPath] = process.argv.slice(2);
-const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
-const browser = await puppeteer.launch({
-  executablePath: manifest.chromium,
-  headless: true,
-  // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start.
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--mute-audio',
-         '--force-device-scale-factor=1', '--hide-scrollbars'],
-});
+const { manifest, resultsPath, browser } = await start(['--force-device-scale-factor=1', '--hide-scrollbars']);
 
 async function shot(path) {
   const page = await browser.newPage();
