@@ -688,18 +688,21 @@ pid_t front_of(pid_t supervisor)
         pid_t found = 0;
         while (const char *name = dir ? g_dir_read_name(dir) : nullptr) {
             if (!g_ascii_isdigit(*name)) continue;
-            std::string stat;
+            // A process that ends between the listing and the read (any process of the
+            // machine's) leaves a file that cannot be opened, or opens empty.
             try {
-                stat = testing::read_file(std::string("/proc/") + name + "/stat");
+                const std::string stat = testing::read_file(std::string("/proc/") + name + "/stat");
+                const auto close = stat.rfind(')');
+                if (close == std::string::npos || close + 2 > stat.size()) continue;
+                std::istringstream fields(stat.substr(close + 2));
+                std::string state;
+                pid_t ppid = 0;
+                fields >> state >> ppid;
+                const pid_t pid = std::atoi(name);
+                if (ppid == supervisor && status_of(pid, "Threads") > 1) found = pid;
             } catch (...) {
                 continue;
             }
-            std::istringstream fields(stat.substr(stat.rfind(')') + 2));
-            std::string state;
-            pid_t ppid = 0;
-            fields >> state >> ppid;
-            const pid_t pid = std::atoi(name);
-            if (ppid == supervisor && status_of(pid, "Threads") > 1) found = pid;
         }
         if (dir) g_dir_close(dir);
         if (found) return found;
