@@ -3,6 +3,8 @@
 
 #include "cturi.hh"
 
+#include "text.hh"
+
 #include <algorithm>
 #include <optional>
 
@@ -29,13 +31,91 @@ const char *match_name(Match m)
     return "";
 }
 
-template <class F> int Resolver::unique_in_related(int from, F is_it) const
+namespace {
+
+using Map = std::unordered_map<std::string, std::vector<int>>; // Resolver::Lookup's
+
+// local@domain with the domain in ASCII lower case: two ids are the same by same_id_ci_domain
+// when their keys are equal; "" for an id without '@', which matches nothing that way.
+std::string ci_key(const std::string &id)
+{
+    const auto at = id.rfind('@');
+    if (at == std::string::npos) return {};
+    return id.substr(0, at) + text::ascii_lower(id.substr(at));
+}
+
+void add(Map &m, const std::string &key, int i)
+{
+    auto &v = m[key];
+    if (v.empty() || v.back() != i) v.push_back(i); // a part under two equal keys once
+}
+
+const std::vector<int> &find(const Map &m, const std::string &key)
+{
+    static const std::vector<int> none;
+    auto it = m.find(key);
+    return it == m.end() ? none : it->second;
+}
+
+// The parts under any of keys, in document order, each once.
+std::vector<int> find_any(const Map &m, std::initializer_list<const std::string *> keys)
+{
+    std::vector<int> out;
+    for (const std::string *k : keys) {
+        const auto &v = find(m, *k);
+        out.insert(out.end(), v.begin(), v.end());
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+} // namespace
+
+Resolver::Resolver(const MessageIndex &message, const RunIndex &run, const ExternalIndexes *externals)
+    : ix_(message), run_(run), externals_(externals)
+{
+}
+
+Resolver::~Resolver() = default;
+
+const Resolver::Lookup &Resolver::lookup() const
+{
+    if (lookup_) return *lookup_;
+    auto l = std::make_unique<Lookup>();
+    for (std::size_t n = 0; n < ix_.parts.size(); ++n) {
+        const IndexedPart &p = ix_.parts[n];
+        const int i = static_cast<int>(n);
+        if (!p.cid_clean.empty() || !p.cid_raw.empty())
+            for (const std::string *id : {&p.cid_clean, &p.cid_raw}) {
+                add(l->id, *id, i);
+                if (std::string k = ci_key(*id); !k.empty()) add(l->id_ci, k, i);
+            }
+        if (!p.location.empty()) {
+            add(l->location, p.location, i);
+            add(l->location_unescaped, p.location_unescaped, i);
+            add(l->location_ci, text::ascii_lower(p.location), i);
+        }
+        for (const std::string *f : {&p.filename, &p.name})
+            if (!f->empty()) add(l->file, *f, i);
+    }
+    for (std::size_t k = 0; k < ix_.messages.size(); ++k) {
+        const IndexedMessage &m = ix_.messages[k];
+        if (!m.has_id) continue;
+        add(l->message, m.message_id, static_cast<int>(k));
+        if (std::string key = ci_key(m.message_id); !key.empty()) add(l->message_ci, key, static_cast<int>(k));
+    }
+    lookup_ = std::move(l);
+    return *lookup_;
+}
+
+int Resolver::unique_in_related(int from, const std::vector<int> &candidates) const
 {
     const int related = ix_.related_of(from);
     if (related < 0) return -1;
     int found = -1;
-    for (int i = related + 1; i < static_cast<int>(ix_.parts.size()) && ix_.is_descendant(i, related); ++i) {
-        if (i == from || ix_.related_of(i) != related || !is_it(ix_.parts[static_cast<std::size_t>(i)])) continue;
+    for (int i : candidates) {
+        if (i == from || ix_.related_of(i) != related) continue;
         if (found >= 0) return -1; // not unique: never a guess
         found = i;
     }
@@ -82,23 +162,16 @@ Target Resolver::cid(const std::string &url, int from, bool padded) const
     std::string clean = strip_brackets(addr);
     // Common broken forms: cid:<x>, surrounding spaces, an escape that does not decode.
     t.broken = padded || clean != addr || addr.find(' ') != std::string::npos;
-    std::vector<int> exact, ci;
-    for (std::size_t i = 0; i < ix_.parts.size(); ++i) {
-        const IndexedPart &p = ix_.parts[i];
-        if (p.cid_clean.empty() && p.cid_raw.empty()) continue;
-        if (clean == p.cid_clean || clean == p.cid_raw) exact.push_back(static_cast<int>(i));
-        else if (same_id_ci_domain(clean, p.cid_clean) || same_id_ci_domain(clean, p.cid_raw))
-            ci.push_back(static_cast<int>(i));
-    }
+    const Lookup &l = lookup();
+    const std::vector<int> &exact = find(l.id, clean);
+    const std::string key = ci_key(clean);
+    const std::vector<int> &ci = find(l.id_ci, key); // none for an id without '@'
     if (exact.empty() && !ci.empty()) t.broken = true; // a differently-cased domain
     if (exact.empty() && ci.empty()) {
         // Chrome's MHTML names parts "Content-Location: cid:...", without a Content-ID: the
         // URL is that part's Content-Location, so it resolves to it (RFC 2557 8.2, as any
         // URL); via_location says how, and repair can add the Content-ID it names.
-        std::vector<int> by_location;
-        for (std::size_t i = 0; i < ix_.parts.size(); ++i)
-            if (!ix_.parts[i].location.empty() && cturi::iequals(ix_.parts[i].location, url))
-                by_location.push_back(static_cast<int>(i));
+        const std::vector<int> &by_location = find(l.location_ci, text::ascii_lower(url));
         if (!by_location.empty()) {
             choose(by_location, from, t);
             if (t.status == RefStatus::Resolved) {
@@ -112,7 +185,7 @@ Target Resolver::cid(const std::string &url, int from, bool padded) const
         // Content-ID the one the URL names (no part has it: none matched above), and
         // rewrites the URL to the Content-ID of a target that has one.
         if (clean.empty()) return t;
-        int n = unique_in_related(from, [&](const IndexedPart &p) { return p.filename == clean || p.name == clean; });
+        int n = unique_in_related(from, find(l.file, clean));
         if (n < 0) return t;
         const IndexedPart &tp = ix_.parts[static_cast<std::size_t>(n)];
         t.status = RefStatus::Resolved;
@@ -130,24 +203,25 @@ Target Resolver::cid(const std::string &url, int from, bool padded) const
 std::optional<Target> Resolver::mid_here(const std::string &id, const std::string &content_id, int from, bool ci) const
 {
     Target t;
-    for (std::size_t k = 0; k < ix_.messages.size(); ++k) {
-        const IndexedMessage &m = ix_.messages[k];
-        if (!m.has_id || !(ci ? same_id_ci_domain(id, m.message_id) : id == m.message_id)) continue;
-        t.mid = m.message_id;
-        if (content_id.empty()) {
-            t.status = RefStatus::Resolved;
-            t.node = m.node;
-            return t;
-        }
-        std::vector<int> matches;
-        for (std::size_t i = 0; i < ix_.parts.size(); ++i)
-            if (ix_.parts[i].message == static_cast<int>(k) && (ix_.parts[i].cid_clean == content_id || ix_.parts[i].cid_raw == content_id))
-                matches.push_back(static_cast<int>(i));
-        choose(matches, from, t);
-        t.mid_cid = content_id;
+    const Lookup &l = lookup();
+    const std::string key = ci ? ci_key(id) : id;
+    if (ci && key.empty()) return std::nullopt;
+    const std::vector<int> &found = find(ci ? l.message_ci : l.message, key);
+    if (found.empty()) return std::nullopt;
+    const int k = found.front(); // the first in document order, as a scan finds it
+    const IndexedMessage &m = ix_.messages[static_cast<std::size_t>(k)];
+    t.mid = m.message_id;
+    if (content_id.empty()) {
+        t.status = RefStatus::Resolved;
+        t.node = m.node;
         return t;
     }
-    return std::nullopt;
+    std::vector<int> matches;
+    for (int i : find(l.id, content_id))
+        if (ix_.parts[static_cast<std::size_t>(i)].message == k) matches.push_back(i);
+    choose(matches, from, t);
+    t.mid_cid = content_id;
+    return t;
 }
 
 // mid: in another message: e is its entry (in the run's index or an external one).
@@ -237,13 +311,14 @@ Target Resolver::location(const std::string &url, const std::string &base, int f
     if (ix_.any_location) {
         std::string abs = resolve(base, url); // RFC 2557 5: both sides absolute
         const std::string abs_unescaped = abs.empty() ? std::string() : unescape(abs); // (each part's: in the index)
-        std::vector<int> matches;
-        for (std::size_t i = 0; i < ix_.parts.size(); ++i) {
-            const std::string &loc = ix_.parts[i].location;
-            if (loc.empty() || static_cast<int>(i) == from) continue;
-            if (loc == abs || loc == url || (!abs.empty() && ix_.parts[i].location_unescaped == abs_unescaped))
-                matches.push_back(static_cast<int>(i));
-        }
+        const Lookup &l = lookup();
+        // A part whose location (as written or decoded) is the URL, absolute or as written.
+        std::vector<int> matches = find_any(l.location, {&abs, &url});
+        if (!abs.empty())
+            for (int i : find(l.location_unescaped, abs_unescaped)) matches.push_back(i);
+        std::sort(matches.begin(), matches.end());
+        matches.erase(std::unique(matches.begin(), matches.end()), matches.end());
+        matches.erase(std::remove(matches.begin(), matches.end(), from), matches.end());
         if (!matches.empty()) {
             choose(matches, from, t);
             return t;
@@ -256,10 +331,8 @@ Target Resolver::location(const std::string &url, const std::string &base, int f
         g_uri_peek_scheme(url.c_str()))
         return t;
     const std::string plain = unescape(url);
-    int n = unique_in_related(from, [&](const IndexedPart &p) {
-        return (!p.cid_raw.empty() && (p.cid_raw == url || p.cid_raw == plain)) ||
-               (!p.cid_clean.empty() && (p.cid_clean == url || p.cid_clean == plain));
-    });
+    const Lookup &l = lookup();
+    int n = unique_in_related(from, find_any(l.id, {&url, &plain}));
     if (n < 0) return t;
     t.status = RefStatus::Resolved;
     t.node = n;

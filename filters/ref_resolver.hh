@@ -18,8 +18,10 @@
 #include "ref_external.hh"
 #include "ref_index.hh"
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace mimeuri::refs {
@@ -56,11 +58,12 @@ struct Target {
 
 class Resolver {
 public:
+    ~Resolver();
+
     // externals: looked up in order after the run's own messages (--mid-index, --notmuch).
-    Resolver(const MessageIndex &message, const RunIndex &run, const ExternalIndexes *externals = nullptr)
-        : ix_(message), run_(run), externals_(externals)
-    {
-    }
+    Resolver(const MessageIndex &message, const RunIndex &run, const ExternalIndexes *externals = nullptr);
+    Resolver(const Resolver &) = delete;
+    Resolver &operator=(const Resolver &) = delete;
 
     // url starts with "cid:" (any case); padded: white space around it in its slot.
     Target cid(const std::string &url, int from, bool padded) const;
@@ -76,16 +79,33 @@ public:
     void choose(std::vector<int> matches, int from, Target &t) const;
 
 private:
+    // The message's ids, locations and names by value, built at the first reference, so that
+    // resolving R references in a message of P parts costs R + P lookups, not R x P
+    // comparisons (issue 48 item 6: an MHTML page naming its 10,000 parts took 6 s). Each
+    // list is in document order, as the scans it replaces found them.
+    struct Lookup {
+        using Map = std::unordered_map<std::string, std::vector<int>>;
+        Map id;           // a part's cid_clean and cid_raw (of a part that has either)
+        Map id_ci;        // the same, with the domain in lower case (same_id_ci_domain)
+        Map location;     // a part's Content-Location (resolved, as the index holds it)
+        Map location_unescaped; // the same with %XX decoded
+        Map location_ci;  // Content-Location in ASCII lower case (cid: named by a location)
+        Map file;         // a leaf's filename and Content-Type name
+        Map message;      // an indexed message's Message-ID
+        Map message_ci;   // the same, with the domain in lower case
+    };
     // The one part of from's own multipart/related set (not from, not in a related set
-    // nested in it) for which is_it says yes; -1 for none, for several, and outside a
-    // related set.
-    template <class F> int unique_in_related(int from, F is_it) const;
+    // nested in it) among candidates (part numbers, in document order); -1 for none, for
+    // several, and outside a related set.
+    int unique_in_related(int from, const std::vector<int> &candidates) const;
     std::optional<Target> mid_here(const std::string &id, const std::string &content_id, int from, bool ci) const;
     // count: how many messages have the id (e's own count, or more that an index knows of).
     Target in_message(const std::string &found_id, const RunIndex::Entry &e, int count, const std::string &content_id) const;
+    const Lookup &lookup() const;
     const MessageIndex &ix_;
     const RunIndex &run_;
     const ExternalIndexes *externals_;
+    mutable std::unique_ptr<Lookup> lookup_; // built by lookup() when first needed
 };
 
 } // namespace mimeuri::refs
