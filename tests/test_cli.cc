@@ -161,6 +161,37 @@ TEST_CASE("--check writes only the report to standard output")
     CHECK_FALSE(json_object_get_boolean_member(lines[0], "changed"));
 }
 
+// --report=- is standard output (never a file named "-", issue 48 item 10): the report alone
+// with --check or -o, refused with one line where standard output carries the mail.
+TEST_CASE("--report=- is standard output where the mail is not, and refused where it is")
+{
+    testing::TempDir d;
+    std::string f = d.file("a.eml", "Message-ID: <a@b>\n\nA\n");
+    const std::string cd = "cd " + quote(d.path) + " && ";
+    auto mixed = testing::sh(cd + testing::bin() + " --report=- " + quote(f));
+    CHECK(mixed.status == 64);
+    CHECK(mixed.out.empty());
+    CHECK(mixed.err.find("--report=-: standard output carries the messages") != std::string::npos);
+    CHECK(std::count(mixed.err.begin(), mixed.err.end(), '\n') == 1); // one line
+    auto piped = testing::sh(cd + "printf 'Message-ID: <p@b>\\n\\nA\\n' | " + testing::bin() + " --report=-");
+    CHECK(piped.status == 64);
+    auto to_file = testing::sh(cd + testing::bin() + " --report=- -o out.eml " + quote(f));
+    CHECK(to_file.status == 0);
+    CHECK(testing::read_file(d / "out.eml") == testing::read_file(f));
+    auto check = testing::sh(cd + testing::bin() + " --check --report=- " + quote(f));
+    CHECK(check.status == 0);
+    for (const testing::Proc *p : {&to_file, &check}) {
+        Parsers ps;
+        auto lines = report_lines(p->out, ps.v);
+        REQUIRE(lines.size() == 1);
+        CHECK(std::string(json_object_get_string_member(lines[0], "message_id")) == "a@b");
+    }
+    CHECK_FALSE(g_file_test((d / "-").c_str(), G_FILE_TEST_EXISTS));
+    auto service = testing::sh(testing::bin() + " --milter=unix:" + quote(d / "s.sock") + " --report=- --check-config");
+    CHECK(service.status == 78); // --check-config: EX_CONFIG
+    CHECK(service.err.find("the service has no standard output") != std::string::npos);
+}
+
 TEST_CASE("-o writes atomically; several single messages are refused, never run together; mboxes follow each other")
 {
     testing::TempDir d;

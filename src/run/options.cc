@@ -88,6 +88,15 @@ Status check_core_options(Options &o)
     if (!o.pidfile.empty() && o.milter.empty()) return usage_error("--pidfile needs --milter");
     if (o.check && (o.in_place || !o.output.empty()))
         return usage_error("--check writes no messages; drop -o/--in-place");
+    // "-" is standard output, as for FILE arguments, never a file named "-". Where standard
+    // output carries the messages (no --check, -o or --in-place), or the service has none,
+    // a report there would be mixed into the mail: refused, naming what to write instead.
+    if (o.report_path == "-") {
+        if (!o.milter.empty()) return usage_error("--report=-: the service has no standard output; name a file");
+        if (!o.check && !o.in_place && o.output.empty())
+            return usage_error("--report=-: standard output carries the messages; use --report=/dev/stderr or a file");
+        o.report_path = "/dev/stdout";
+    }
     // Not given: one message at a time on the command line; the service plans one per
     // CPU and at least two at once (one slow message does not hold up the next).
     if (!o.jobs_given && !o.milter.empty())
