@@ -2,7 +2,12 @@
 // match keys read and matched against envelopes, and their settings loaded over [milter].
 #include "helpers.hh"
 #include "milter_policy.hh"
+#include "milter_stats.hh"
 #include "settings.hh"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <doctest/doctest.h>
 
@@ -204,4 +209,44 @@ TEST_CASE("policy: an unknown key, a bad range, an empty match fail the service'
     REQUIRE_FALSE(failed);
     CHECK(failed.error().code == Code::Config);
     CHECK(failed.error().message.find("(and 2 more: mimeuri --check-config lists them)") != std::string::npos);
+}
+
+// The counters file is written through a temporary file nobody can foresee or plant (issue 48:
+// FILE.tmp.PID was opened without O_EXCL): whatever sits at the old name, a hard link to
+// another file, a FIFO or a symbolic link, is left as it was and the counters are written.
+TEST_CASE("the counters file's temporary file is new, never one planted in the folder")
+{
+    testing::TempDir d;
+    const std::string path = d / "mimeuri.prom";
+    const std::string planted = path + ".tmp." + std::to_string(::getpid());
+    const std::string victim = d.file("victim", "not yours\n");
+    for (const char *kind : {"hard link", "fifo", "symlink"}) {
+        CAPTURE(kind);
+        (void)::unlink(planted.c_str());
+        if (std::string(kind) == "hard link") REQUIRE(::link(victim.c_str(), planted.c_str()) == 0);
+        else if (std::string(kind) == "fifo") REQUIRE(::mkfifo(planted.c_str(), 0666) == 0);
+        else REQUIRE(::symlink(victim.c_str(), planted.c_str()) == 0);
+        // O_NONBLOCK is not ours to add: a FIFO opened for writing with no reader would block,
+        // so the FIFO gets a reader that never reads (the old code then wrote into it).
+        int reader = std::string(kind) == "fifo" ? ::open(planted.c_str(), O_RDONLY | O_NONBLOCK) : -1;
+        auto s = mimeuri::milter::write_stats_file(path, "mimeuri_messages_total 1\n");
+        if (reader >= 0) ::close(reader);
+        CHECK(s.ok());
+        struct stat st{};
+        REQUIRE(::lstat(planted.c_str(), &st) == 0); // left where it was, as it was
+        CHECK((std::string(kind) == "fifo" ? S_ISFIFO(st.st_mode) : std::string(kind) == "symlink" ? S_ISLNK(st.st_mode)
+                                                                                                  : S_ISREG(st.st_mode)));
+        CHECK(testing::read_file(victim) == "not yours\n");
+        struct stat out{};
+        REQUIRE(::lstat(path.c_str(), &out) == 0);
+        REQUIRE(S_ISREG(out.st_mode));
+        CHECK((out.st_mode & 0777) == 0644);
+        CHECK(testing::read_file(path) == "mimeuri_messages_total 1\n");
+        GDir *dir = g_dir_open(d.path.c_str(), 0, nullptr);
+        int files = 0;
+        while (g_dir_read_name(dir)) ++files;
+        g_dir_close(dir);
+        CHECK(files == 3); // the counters, the victim and what was planted: no temporary left
+        (void)::unlink(path.c_str());
+    }
 }

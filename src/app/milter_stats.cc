@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace mimeuri::milter {
@@ -130,9 +131,13 @@ std::string Stats::log_line() const
 Status write_stats_file(const std::string &path, const std::string &text)
 {
     // node_exporter's textfile collector reads only *.prom: the temporary name is never read.
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    // A new file of a name nobody can foresee (O_CREAT | O_EXCL, as every file mimeuri writes):
+    // a FIFO, a link or a hard link to another file left at a foreseeable name by whoever can
+    // write the folder would block the service, or have it truncate that file.
+    std::string tmp = path + ".tmp.XXXXXX";
+    int fd = g_mkstemp_full(tmp.data(), O_WRONLY | O_CLOEXEC, 0644);
     if (fd < 0) return Error{Code::CantCreate, "--stats=" + path + ": cannot write " + tmp + ": " + g_strerror(errno)};
+    (void)::fchmod(fd, 0644); // readable by the collector, whatever the umask took away
     bool good = write_all(fd, text.data(), text.size()) && ::fsync(fd) == 0;
     const int err = errno;
     good = ::close(fd) == 0 && good;
