@@ -82,10 +82,6 @@ std::optional<ContentLength> mboxcl2_length(const Source &src, std::int64_t msg_
     return std::nullopt;
 }
 
-namespace {
-
-} // namespace
-
 Result<std::vector<Segment>> split(const Source &src, Format format)
 {
     std::vector<Segment> out;

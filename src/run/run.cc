@@ -2,8 +2,6 @@
 // in workers, by the engine) -> take in order (log, report, output) -> commit.
 #include "run.hh"
 
-#include <map>
-
 #include "extract.hh"
 #include "run_state.hh"
 
