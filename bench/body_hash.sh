@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The DKIM/ARC body hash in process, in MB/s (bench/body_hash.cc, built here against the build's
 # core library and the test oracle): the hash reading runs, the byte-at-a-time oracle, GLib's
-# SHA-256 alone over the same bytes (and src/util/sha256.cc's, and nettle's, for reference), on (1) every DKIM- or
+# SHA-256 alone over the same bytes (and src/util/sha256.hh's, nettle as mimeuri calls it, and nettle's direct), on (1) every DKIM- or
 # ARC-signed message of ../shared/corpus and (2) the whole corpus, each message hashed on its
 # own. Usage: bash bench/body_hash.sh [BUILD_DIR]   (ROUNDS=5)
 set -euo pipefail
