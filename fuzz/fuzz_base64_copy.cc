@@ -3,7 +3,7 @@
 // input): wherever the text is found canonical, the copy (its line breaks removed) is what
 // they give, its decoded size theirs, and its 76-column lines (base64::append_lines) theirs
 // at 57 octets a line; the same for any cut into pieces.
-// The decoders of our own (src/util/decode.hh) against GMime's steps, base64 and
+// The decoders of our own (src/mime/decode.hh) against GMime's steps, base64 and
 // quoted-printable, on the same text in the same pieces: the same octets out of every step,
 // the same state and save after it.
 // Input: a mode byte (bit 0: the rest mapped onto the alphabet, '=', CR and LF, so that
