@@ -454,6 +454,7 @@ def data_message(mid):
 
 POLICIES = """[milter]
 report = {report}
+stats = {stats}
 [policy:internal]
 client = 10.0.0.0/8, 2001:db8::/32
 passes = none
@@ -466,14 +467,52 @@ data = off
 """
 
 
+def policy_counters(svc, stats, cases):
+    """The counters by policy (issue 54 item 5) against the cases sent, read with
+    prometheus_client's parser: each policy's messages by outcome, its data edits, and the
+    build's info; a message no policy matched is counted in the totals only."""
+    try:
+        import prometheus_client.parser  # noqa: F401
+    except ImportError:
+        skip("no prometheus_client (Debian: python3-prometheus-client) to read the counters with")
+    if os.path.exists(stats):
+        os.unlink(stats)
+    svc.p.send_signal(signal.SIGUSR1)
+    until = time.time() + 10
+    while not os.path.exists(stats) and time.time() < until:
+        time.sleep(0.05)
+    with open(stats) as f:
+        fam = parse(f.read())
+    want = {}
+    for _, _, _, make, name, ok in cases:
+        if name:
+            want.setdefault(name, {"unchanged": 0, "changed": 0})
+    # internal: passes=none, nothing changed; submission: the data: image attached; lists: data=off.
+    want["internal"]["unchanged"] = sum(1 for c in cases if c[4] == "internal")
+    want["submission"]["changed"] = sum(1 for c in cases if c[4] == "submission")
+    want["lists"]["unchanged"] = sum(1 for c in cases if c[4] == "lists")
+    for name, outcomes in want.items():
+        for outcome, n in outcomes.items():
+            got = sample(fam, "mimeuri_policy_messages", "mimeuri_policy_messages_total", policy=name, outcome=outcome)
+            if got != n:
+                fail(f"mimeuri_policy_messages_total{{policy={name},outcome={outcome}}} is {got}, {n} were sent")
+    if sample(fam, "mimeuri_policy_edits", "mimeuri_policy_edits_total", policy="submission", **{"pass": "data"}) != 1:
+        fail("mimeuri_policy_edits_total{policy=submission,pass=data} is not 1")
+    if sum(s.value for s in fam["mimeuri_policy_messages"].samples) != sum(1 for c in cases if c[4]):
+        fail("messages no policy matched are counted under a policy")
+    if sample(fam, "mimeuri_build_info", "mimeuri_build_info") != 1:
+        fail("mimeuri_build_info is not 1")
+
+
 def policy(folder):
     """Envelopes that hit each policy and none; the report's policy member and the setting in
     effect (passes=none: nothing repaired; data=attach: the data: image attached; data=off: no
     data member) checked per message; then reloads."""
     rep = os.path.join(folder, "report.jsonl")
+    stats = os.path.join(folder, "policy.prom")
     conf = os.path.join(folder, "mimeuri.conf")
     with open(conf, "w") as f:
-        f.write(POLICIES.format(report=rep))
+        f.write(POLICIES.format(report=rep, stats=stats))
     logsock = os.path.join(folder, "log.sock")  # the per-message syslog lines (src/run/syslog.hh)
     log = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     log.bind(logsock)
@@ -530,9 +569,10 @@ def policy(folder):
             fail(f"no syslog line with 'message-id=<{mid}@example.test>: {line}':\n" + "\n".join(said))
     if any("a2@example.test>: policy=" in x for x in said):
         fail("a message no policy matched is logged with one")
+    policy_counters(svc, stats, cases)
     # A reload: internal now covers 172.16.0.0/12 only; 10.x goes by the service's settings.
     with open(conf, "w") as f:
-        f.write(POLICIES.format(report=rep).replace("10.0.0.0/8, 2001:db8::/32", "172.16.0.0/12"))
+        f.write(POLICIES.format(report=rep, stats=stats).replace("10.0.0.0/8, 2001:db8::/32", "172.16.0.0/12"))
     svc.p.send_signal(signal.SIGHUP)
     svc.wait_log("configuration reloaded")
     after = [("10.1.2.3", None, ["b@example.com"], repair_message, None, lambda r: r["changed"]),
@@ -541,7 +581,7 @@ def policy(folder):
     check(after, "b")
     # A bad range: the reload is refused with the line that says why; the policies stay.
     with open(conf, "w") as f:
-        f.write(POLICIES.format(report=rep).replace("10.0.0.0/8, 2001:db8::/32", "10.0.0.0/33"))
+        f.write(POLICIES.format(report=rep, stats=stats).replace("10.0.0.0/8, 2001:db8::/32", "10.0.0.0/33"))
     svc.p.send_signal(signal.SIGHUP)
     svc.wait_log(r"SIGHUP: the configuration was not reloaded, the old one stays: .*\[policy:internal\] client: "
                  r"'10.0.0.0/33' is not an address or a CIDR range")

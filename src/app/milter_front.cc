@@ -189,6 +189,7 @@ sfsistat fail_message(SMFICTX *ctx, const std::string &where, const std::string 
     r.changed = false;
     r.add_error("", ErrorCode::Failed, outcome);
     conn(ctx)->tally = tally_report(tempfail ? Outcome::TempFailed : Outcome::PassedOnError, &r);
+    conn(ctx)->tally.policy = policy;
     write_report(queue_id, std::move(r), policy);
     return tempfail ? SMFIS_TEMPFAIL : SMFIS_ACCEPT;
 }
@@ -317,6 +318,7 @@ sfsistat end_of_message(SMFICTX *ctx, Connection *c, Message &m, std::string &wh
     g_syslog->info(where + w.plan->log_line);
     c->tally = tally_report(requested ? Outcome::Changed : Outcome::Unchanged,
                             w.plan->report ? &*w.plan->report : nullptr);
+    c->tally.policy = w.policy;
     if (w.plan->report) write_report(qid, std::move(*w.plan->report), w.policy);
     return SMFIS_ACCEPT;
 }

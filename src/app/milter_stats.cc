@@ -4,6 +4,7 @@
 #include "fdio.hh"
 
 #include <glib.h>
+#include <gmime/gmime.h>
 
 #include <cerrno>
 #include <chrono>
@@ -29,6 +30,21 @@ std::string number(double v)
 void family(std::string &out, const char *name, const char *type, const char *help)
 {
     out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+}
+
+// A label value in the text format: backslash, double quote and line feed escaped.
+std::string label_value(const std::string &v)
+{
+    std::string out;
+    for (char ch : v) {
+        if (ch == '\\' || ch == '"') out += '\\';
+        if (ch == '\n') {
+            out += "\\n";
+            continue;
+        }
+        out += ch;
+    }
+    return out;
 }
 
 } // namespace
@@ -68,6 +84,11 @@ void Stats::message(const MessageTally &t, double seconds)
     while (b < kLatencyBuckets.size() && seconds > kLatencyBuckets[b]) ++b;
     buckets_[b].fetch_add(1, relaxed);
     latency_ns_.fetch_add(static_cast<std::uint64_t>(seconds > 0 ? seconds * 1e9 : 0), relaxed);
+    if (t.policy.empty()) return;
+    std::lock_guard l(policies_mutex_);
+    PolicyCounts &p = policies_[t.policy];
+    ++p.outcomes[static_cast<std::size_t>(t.outcome)];
+    for (std::size_t i = 0; i < p.edits.size(); ++i) p.edits[i] += t.edits[i];
 }
 
 std::string Stats::exposition() const
@@ -100,7 +121,30 @@ std::string Stats::exposition() const
     char start[32];
     std::snprintf(start, sizeof start, "%.3f", started_);
     out += std::string("mimeuri_front_start_time_seconds ") + start + "\n";
+    policy_exposition(out);
+    family(out, "mimeuri_build_info", "gauge", "The running build: its version and the libraries' (always 1).");
+    out += "mimeuri_build_info{version=\"" MIMEURI_VERSION "\",gmime=\"" + std::to_string(gmime_major_version) + "." +
+           std::to_string(gmime_minor_version) + "." + std::to_string(gmime_micro_version) + "\",glib=\"" +
+           std::to_string(glib_major_version) + "." + std::to_string(glib_minor_version) + "." +
+           std::to_string(glib_micro_version) + "\"} 1\n";
     return out;
+}
+
+void Stats::policy_exposition(std::string &out) const
+{
+    std::lock_guard l(policies_mutex_);
+    family(out, "mimeuri_policy_messages_total", "counter",
+           "Messages the milter service answered under a [policy:NAME], by policy and outcome.");
+    for (const auto &[name, p] : policies_)
+        for (std::size_t i = 0; i < p.outcomes.size(); ++i)
+            out += "mimeuri_policy_messages_total{policy=\"" + label_value(name) + "\",outcome=\"" + kOutcomeNames[i] +
+                   "\"} " + std::to_string(p.outcomes[i]) + "\n";
+    family(out, "mimeuri_policy_edits_total", "counter",
+           "Changes made under a [policy:NAME] to messages that went on changed, by policy and pass.");
+    for (const auto &[name, p] : policies_)
+        for (std::size_t i = 0; i < p.edits.size(); ++i)
+            out += "mimeuri_policy_edits_total{policy=\"" + label_value(name) + "\",pass=\"" + kPassNames[i] + "\"} " +
+                   std::to_string(p.edits[i]) + "\n";
 }
 
 std::string Stats::log_line() const

@@ -1,7 +1,7 @@
 // The service's counters (--stats, SIGUSR1): messages by outcome, edits by pass, report
 // errors by code, and a latency histogram, kept by the front (it sees every outcome) in
 // atomics, since libmilter calls its callbacks on a thread per MTA connection.
-//   Stats::message()      counts one message at its end
+//   Stats::message()      counts one message at its end (and under the policy that applied)
 //   Stats::exposition()   the counters in Prometheus text format (node_exporter's textfile collector)
 //   Stats::log_line()     the same in one line (SIGUSR1)
 //   write_stats_file()    a temporary file in the same folder, fsync, rename, fsync the folder
@@ -14,6 +14,8 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
 
 namespace mimeuri::milter {
@@ -32,6 +34,7 @@ constexpr int kCountedPasses = 5;
 // What one message's report holds for the counters, taken before the report is written.
 struct MessageTally {
     Outcome outcome{Outcome::Unchanged};
+    std::string policy; // the [policy:NAME] that gave the message its settings, or 
     std::array<std::uint32_t, kCountedPasses> edits{};
     std::array<std::uint32_t, kErrorCodes> errors{};
 };
@@ -51,12 +54,22 @@ public:
     std::string log_line() const;
 
 private:
+    void policy_exposition(std::string &out) const;
     double started_; // the front's start, seconds since the epoch
     std::array<std::atomic<std::uint64_t>, kOutcomes> outcomes_{};
     std::array<std::atomic<std::uint64_t>, kCountedPasses> edits_{};
     std::array<std::atomic<std::uint64_t>, kErrorCodes> errors_{};
     std::array<std::atomic<std::uint64_t>, kLatencyBuckets.size() + 1> buckets_{}; // not cumulative
     std::atomic<std::uint64_t> latency_ns_{0};
+    // Messages and edits by the policy that applied (issue 54 item 5): names from the
+    // configuration, not from mail, so the map is as small as the [policy:NAME] groups ever
+    // loaded (a policy removed by a reload keeps its counts: counters never go back).
+    struct PolicyCounts {
+        std::array<std::uint64_t, kOutcomes> outcomes{};
+        std::array<std::uint64_t, kCountedPasses> edits{};
+    };
+    mutable std::mutex policies_mutex_;
+    std::map<std::string, PolicyCounts> policies_;
 };
 
 // Replaces `path` with `text` atomically: a reader sees the old file or the new one, whole.
