@@ -591,6 +591,76 @@ def policy(folder):
     print(f"policy: {len(cases) + 2 * len(after)} envelopes, each report line names its policy; reloads checked")
 
 
+def children(pid):
+    """The service's processes under its supervisor: (the front, [workers]). The front is the
+    one with threads (libmilter's and the counters'); a worker has one."""
+    kids = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as f:
+            kids += [int(k) for k in f.read().split()]
+    front, workers = None, []
+    for k in kids:
+        try:
+            with open(f"/proc/{k}/status") as f:
+                threads = int(re.search(r"^Threads:\s+(\d+)", f.read(), re.M).group(1))
+        except (OSError, AttributeError):
+            continue
+        if threads > 1:
+            front = k
+        else:
+            workers.append(k)
+    return front, workers
+
+
+def restarts(folder):
+    """A worker killed is logged as a death with its signal and replaced; the front killed is
+    started again and its counters' start time is the new front's (issue 54 item 4)."""
+    stats = os.path.join(folder, "mimeuri.prom")
+    svc = Service(folder, ["--stats=" + stats])
+    until = time.time() + 10  # the front's threads start as it does
+    front, workers = children(svc.p.pid)
+    while (not front or not workers) and time.time() < until:
+        time.sleep(0.05)
+        front, workers = children(svc.p.pid)
+    if not front or not workers:
+        fail(f"no front and worker under the supervisor: {front}, {workers}")
+    os.kill(workers[0], signal.SIGKILL)
+    svc.wait_log(rf"worker {workers[0]} died \(signal 9\), peak RSS \d+ KiB; starting another")
+    c = Client(svc.sock)  # the service still answers, with the worker started in its place
+    if c.message(*plain_message("after-worker@example.test")) != b"a":
+        fail("no answer after a worker was killed")
+    c.close()
+    killed = time.time()
+    os.kill(front, signal.SIGKILL)
+    svc.wait_log(r"the front process ended \(signal 9\); starting it again")
+    until = time.time() + 20  # the new front answers (it is started again after a second)
+    while True:
+        try:
+            c = Client(svc.sock)
+            answered = c.message(*plain_message("after-front@example.test")) == b"a"
+            c.close()
+            if answered:
+                break
+        except OSError:
+            pass
+        if time.time() > until:
+            fail("the front started again answers no message")
+        time.sleep(0.2)
+    if os.path.exists(stats):
+        os.unlink(stats)
+    svc.p.send_signal(signal.SIGUSR1)
+    until = time.time() + 10
+    while not os.path.exists(stats) and time.time() < until:
+        time.sleep(0.05)
+    with open(stats) as f:
+        text = f.read()
+    started = float(re.search(r"^mimeuri_front_start_time_seconds (\S+)$", text, re.M).group(1))
+    if started < killed:
+        fail(f"mimeuri_front_start_time_seconds is {started}, before the front was killed at {killed:.3f}")
+    svc.stop()
+    print("restarts: a worker's death logged with its signal, the front's start time its own after a restart")
+
+
 def main():
     folder = tempfile.mkdtemp(prefix="mimeuri-ops-")
     try:
@@ -600,6 +670,8 @@ def main():
             pidfile(folder)
         elif MODE == "policy":
             policy(folder)
+        elif MODE == "restarts":
+            restarts(folder)
         elif MODE in ("logrotate-watch", "logrotate-signal"):
             logrotate(folder, MODE == "logrotate-signal")
         else:

@@ -365,14 +365,23 @@ Status Supervisor::on_children()
         const int what = WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st);
         if (pid != front_pid_) {
             workers_.erase(pid);
-            if (config_->opts.verbose)
-                g_message("worker %d ended (%s %d), peak RSS %ld KiB", static_cast<int>(pid), how, what, ru.ru_maxrss);
             const bool retired = retiring_.erase(pid) > 0;
             if (replaced_.erase(pid) || stopping_ || front_chan_ < 0) continue;
             if (retired) { // a reload's: replaced at once, whatever the reloads' pace
+                if (config_->opts.verbose)
+                    g_message("worker %d retired by a reload (%s %d), peak RSS %ld KiB", static_cast<int>(pid), how, what,
+                              ru.ru_maxrss);
                 fork_worker();
                 continue;
             }
+            // Every other end is said, with its cause (issue 54 item 4): a worker ends by itself
+            // only with status 0, after its 1,000 messages; a signal or another status is a death.
+            if (WIFSIGNALED(st) || what != 0)
+                g_warning("--milter: worker %d died (%s %d), peak RSS %ld KiB; starting another", static_cast<int>(pid), how,
+                          what, ru.ru_maxrss);
+            else
+                g_message("--milter: worker %d ended (status 0: its messages done), peak RSS %ld KiB; starting another",
+                          static_cast<int>(pid), ru.ru_maxrss);
             auto now = Clock::now();
             while (!restarts_.empty() && now - restarts_.front() > std::chrono::seconds(1)) restarts_.pop_front();
             if (restarts_.size() > 100) {

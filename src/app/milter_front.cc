@@ -408,6 +408,7 @@ smfiDesc front_description()
 [[noreturn]] void front_main(int chan, const Options &opts, Syslog &syslog)
 {
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    g_stats.start_now(); // before its threads: the counters start with this process
     g_syslog = &syslog;
     g_front.spool_threshold = opts.spool_threshold;
     std::thread(receive_workers, chan).detach();

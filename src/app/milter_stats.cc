@@ -67,9 +67,11 @@ MessageTally tally_report(Outcome outcome, const MessageReport *report)
     return t;
 }
 
-Stats::Stats()
-    : started_(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count())
+Stats::Stats() { start_now(); }
+
+void Stats::start_now()
 {
+    started_ = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 void Stats::message(const MessageTally &t, double seconds)

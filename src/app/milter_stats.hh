@@ -48,6 +48,9 @@ constexpr std::array<double, 11> kLatencyBuckets{0.005, 0.01, 0.025, 0.05, 0.1, 
 class Stats {
 public:
     Stats();
+    // The counters' start: the front process's (it is forked from a supervisor that may have
+    // run for days, and again after it ends): mimeuri_front_start_time_seconds.
+    void start_now();
     // One message: its tally and the seconds from its end of message to the answer.
     void message(const MessageTally &t, double seconds);
     std::string exposition() const;
