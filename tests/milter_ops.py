@@ -612,6 +612,25 @@ def children(pid):
     return front, workers
 
 
+def titles(svc, front, workers, used):
+    """Each process says what it is (issue 54 item 3): in ps (its command line) and top (its
+    name); the supervisor keeps its command line, as systemd and pkill -f find it."""
+    def read(pid, what):
+        with open(f"/proc/{pid}/{what}", "rb") as f:
+            return f.read().decode(errors="replace").rstrip("\0\n").replace("\0", " ").strip()
+    want = {front: ("mimeuri-front", f"mimeuri: milter front unix:{svc.sock}")}
+    for w in workers:
+        want[w] = ("mimeuri-worker", f"mimeuri: milter worker unix:{svc.sock} (idle, {used} of 1000)")
+    until = time.time() + 5
+    while time.time() < until and any((read(p, "comm"), read(p, "cmdline")) != t for p, t in want.items()):
+        time.sleep(0.05)
+    for p, t in want.items():
+        if (read(p, "comm"), read(p, "cmdline")) != t:
+            fail(f"process {p} shows {read(p, 'comm')!r} {read(p, 'cmdline')!r}, not {t}")
+    if read(svc.p.pid, "comm") != "mimeuri" or f"--milter=unix:{svc.sock}" not in read(svc.p.pid, "cmdline"):
+        fail(f"the supervisor shows {read(svc.p.pid, 'comm')!r} {read(svc.p.pid, 'cmdline')!r}")
+
+
 def restarts(folder):
     """A worker killed is logged as a death with its signal and replaced; the front killed is
     started again and its counters' start time is the new front's (issue 54 item 4)."""
@@ -624,12 +643,15 @@ def restarts(folder):
         front, workers = children(svc.p.pid)
     if not front or not workers:
         fail(f"no front and worker under the supervisor: {front}, {workers}")
+    titles(svc, front, workers, 0)
     os.kill(workers[0], signal.SIGKILL)
     svc.wait_log(rf"worker {workers[0]} died \(signal 9\), peak RSS \d+ KiB; starting another")
     c = Client(svc.sock)  # the service still answers, with the worker started in its place
     if c.message(*plain_message("after-worker@example.test")) != b"a":
         fail("no answer after a worker was killed")
     c.close()
+    front, workers = children(svc.p.pid)
+    titles(svc, front, workers, 1)
     killed = time.time()
     os.kill(front, signal.SIGKILL)
     svc.wait_log(r"the front process ended \(signal 9\); starting it again")
@@ -658,7 +680,8 @@ def restarts(folder):
     if started < killed:
         fail(f"mimeuri_front_start_time_seconds is {started}, before the front was killed at {killed:.3f}")
     svc.stop()
-    print("restarts: a worker's death logged with its signal, the front's start time its own after a restart")
+    print("restarts: titles by role and state; a worker's death logged with its signal, the front's start "
+          "time its own after a restart")
 
 
 def main():

@@ -4,6 +4,7 @@
 #include "index_cmd.hh"
 #include "milter.hh"
 #include "output.hh"
+#include "proc_title.hh"
 #include "run.hh"
 #include "settings.hh"
 
@@ -61,6 +62,7 @@ int run_filter(int argc, char **argv)
 int main(int argc, char **argv)
 {
     std::setlocale(LC_ALL, "");
+    mimeuri::proc_title::init(argc, argv); // before anything reads argv: a service's children retitle
     // A closed output pipe must surface as EPIPE (exit 74), not kill us silently.
     std::signal(SIGPIPE, SIG_IGN);
     // A file-size limit (ulimit -f: Postfix's local and pipe delivery set it from

@@ -5,6 +5,7 @@
 #include "milter_chan.hh"
 #include "milter_dispatch.hh"
 #include "milter_edit.hh"
+#include "proc_title.hh"
 #include "milter_message.hh"
 #include "milter_policy.hh"
 #include "milter_quickack.h"
@@ -409,6 +410,7 @@ smfiDesc front_description()
 {
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
     g_stats.start_now(); // before its threads: the counters start with this process
+    proc_title::set("mimeuri: milter front " + opts.milter, "mimeuri-front");
     g_syslog = &syslog;
     g_front.spool_threshold = opts.spool_threshold;
     std::thread(receive_workers, chan).detach();

@@ -7,6 +7,7 @@
 #include "fdio.hh"
 #include "milter_chan.hh"
 #include "milter_texts.hh"
+#include "proc_title.hh"
 #include "run.hh"
 #include "source.hh"
 
@@ -85,12 +86,17 @@ void on_retire(int) { g_retire = 1; }
     sigemptyset(&usr1);
     sigaddset(&usr1, SIGUSR1);
     ::sigprocmask(SIG_UNBLOCK, &usr1, nullptr);
+    // The socket too, as the supervisor's command line names it: `pgrep -f SOCKET` finds the
+    // whole service.
+    const std::string title = "mimeuri: milter worker " + cfg.opts.milter, of = " of " + std::to_string(max_use) + ")";
     for (int used = 0; used < max_use && !g_retire; ++used) {
+        proc_title::set(title + " (idle, " + std::to_string(used) + of, "mimeuri-worker");
         char tag = 0;
         int msg_fd = -1;
         int got;
         while ((got = recv_fd(chan, tag, msg_fd)) < 0 && errno == EINTR && !g_retire) {}
         if (got != 1) _exit(0);
+        proc_title::set(title + " (planning " + std::to_string(used + 1) + of);
         std::uint32_t len = 0;
         std::string env;
         if (!read_all(chan, &len, sizeof len)) _exit(0);

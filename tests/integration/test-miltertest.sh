@@ -281,7 +281,7 @@ kill -TERM "$PID_pass"
 SECONDS=0; status=0; wait "$PID_pass" || status=$?
 check "SIGTERM: the service ended with status 0 (after ${SECONDS} s)" test "$status" -eq 0
 check "SIGTERM: 'stopping' is in the log" grep -q 'mimeuri\[[0-9]*\]: stopping (SIGTERM)' "$T/syslog.txt"
-check "SIGTERM: no process of it is left" bash -c "! pgrep -f 'milter=unix:$T/pass[.]sock' >/dev/null"
+check "SIGTERM: no process of it is left" bash -c "! pgrep -f 'unix:$T/pass[.]sock' >/dev/null"
 check "SIGTERM: its socket is removed" test ! -e "$T/pass.sock"
 kill -TERM "$PID_report"; wait "$PID_report"
 check "--pidfile: removed when the service stops" test ! -e "$T/report.pid"
