@@ -102,15 +102,15 @@ struct Edit {
 
 // What lets MessageContext::parse copy a message without a full parse (Engine): the media
 // types the run's passes may edit (a message that provably holds none cannot change), and
-// of those the ones a pass edits only where a reference may be (Pass::
-// edits_only_references_up_to): a message holding them cannot change either when its bytes
+// of those the ones a pass edits only where a reference may be (Pass::inert_hint(),
+// InertHint::references_up_to): a message holding them cannot change either when its bytes
 // show no possible reference, none of them is base64 or otherwise encoded, and it is at
 // most scan_max bytes.
 struct InertCheck {
     std::vector<std::string> types;
     std::vector<std::string> scanned_types;
     std::size_t scan_max{0};
-    // The scanning passes' check (Pass::may_hold_reference): false only when bytes can hold
+    // The scanning passes' check (InertHint::may_hold_reference): false only when bytes can hold
     // nothing that makes any of them edit. Empty: every message with scanned types is parsed.
     std::function<bool(std::string_view)> may_hold_reference;
     // The run keeps an index of Message-IDs and Content-IDs (Engine::wants_index): a message
@@ -258,7 +258,7 @@ public:
 
     // Keys (a mid: Message-ID not in the run's index yet) this message's plan depends on:
     // it is planned again, once the whole input is indexed, only if a pass knows one of
-    // them then (Pass::now_known). An empty key: planned again whatever.
+    // them then (CrossMessageIndex::now_known). An empty key: planned again whatever.
     void wait_for(std::string key) { waits_.push_back(std::move(key)); }
     const std::vector<std::string> &waits() const { return waits_; }
 
