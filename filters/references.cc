@@ -326,11 +326,10 @@ ReferencesPass::ReferencesPass(RefOptions opts) : opts_(std::move(opts))
         if (auto nm = refs::open_notmuch(opts_.notmuch)) externals_.push_back(std::move(nm));
 }
 
-Status ReferencesPass::add(const MessageContext &ctx)
+void ReferencesPass::add(const MessageContext &ctx)
 {
     pages_.saw(ctx.at().input_no, ctx.at().number);
     run_index_.add_message(ctx, extracting());
-    return ok();
 }
 
 std::string ReferencesPass::save() const { return run_index_.save(); }

@@ -67,7 +67,7 @@ private:
     // --cid=extract: the run numbers the folders as it takes messages, in one process (a
     // worker taking whole files with --in-place --jobs would keep a count of its own).
     bool ordered() const override { return opts_.cid == RefOptions::Cid::Extract; }
-    Status add(const MessageContext &ctx) override;
+    void add(const MessageContext &ctx) override;
     std::string save() const override;
     void merge(const std::string &bytes) override;
     bool now_known(const std::string &key) const override;

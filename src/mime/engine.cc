@@ -125,7 +125,7 @@ bool Engine::ordered() const
 void Engine::index_parsed(const MessageContext &ctx)
 {
     for (auto &p : passes_)
-        if (CrossMessageIndex *ix = p->cross_message()) (void)ix->add(ctx);
+        if (CrossMessageIndex *ix = p->cross_message()) ix->add(ctx);
 }
 
 void Engine::index(const MessageAt &m)

@@ -48,7 +48,8 @@ public:
     // Whether the pass's results depend on the order messages are planned in (--cid=extract
     // numbers its folders so): the run then plans its messages in one process.
     virtual bool ordered() const = 0;
-    virtual Status add(const MessageContext &) = 0;
+    // Adds a message: what it offers to be referenced (it cannot fail).
+    virtual void add(const MessageContext &) = 0;
     // With --jobs, workers index their share: the index travels to the parent as bytes.
     virtual std::string save() const = 0;
     virtual void merge(const std::string &) = 0;
