@@ -53,6 +53,9 @@ struct CommandLineSetup {
     std::string default_config;          // read when it exists, unless --config or --no-config; "": none
     std::vector<std::string> pass_names; // what --passes takes besides all and none (the registry's)
     std::string policy; // with --milter: a [policy:NAME] group read over [milter] (ConfigRead::policy)
+    // --check-config: every problem of every configuration file and of the rules between
+    // options is appended here, one line each, and the parse goes on with what did take.
+    std::vector<std::string> *problems{nullptr};
 };
 
 // The core's options, writing into `o` (which must outlive the table).
