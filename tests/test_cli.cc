@@ -448,3 +448,47 @@ TEST_CASE("the summary counts the report's errors by kind and says where to read
     auto clean = mimeuri("--verbose " + quote(m));
     CHECK(clean.err.find("1 messages, 0 changed, 0 dangling references, no errors") != std::string::npos);
 }
+
+TEST_CASE("--check and --report write every entry of a page's 10,000 references; --report-max bounds them")
+{
+    // An archivist checking a saved page sees each reference; the service's log line keeps
+    // its bound (MessageReport::kListMax, test_report.cc), the command line has none unless
+    // --report-max=N asks for one. The expected counts are the page's own: 10,000 img
+    // elements, each one cid: reference to no part.
+    std::string html;
+    for (int i = 0; i < 10000; ++i) html += "<img src=\"cid:i" + std::to_string(i) + "@example.org\">\n";
+    const std::string msg = "From: a@example.org\nMessage-ID: <page@example.org>\nMIME-Version: 1.0\n"
+                            "Content-Type: text/html; charset=utf-8\n\n<html><body>\n" + html + "</body></html>\n";
+    testing::TempDir d;
+    const std::string f = d.file("page.eml", msg);
+    Parsers ps;
+    auto check = mimeuri("--check " + quote(f));
+    REQUIRE(check.status == 0);
+    auto all = report_lines(check.out, ps.v);
+    REQUIRE(all.size() == 1);
+    JsonArray *refs = json_object_get_array_member(all[0], "refs");
+    CHECK(json_array_get_length(refs) == 10000);
+    CHECK(std::string(json_object_get_string_member(json_array_get_object_element(refs, 9999), "url")) ==
+          "cid:i9999@example.org");
+    CHECK_FALSE(json_object_has_member(all[0], "omitted"));
+    // --report: the same, into the file.
+    REQUIRE(mimeuri("--report=" + quote(d / "r.jsonl") + " -o " + quote(d / "out.eml") + " " + quote(f)).status == 0);
+    auto file = report_lines(testing::read_file(d / "r.jsonl"), ps.v);
+    REQUIRE(file.size() == 1);
+    CHECK(json_array_get_length(json_object_get_array_member(file[0], "refs")) == 10000);
+    // --report-max=N: the first N, the rest counted in "omitted".
+    auto bounded = mimeuri("--check --report-max=100 " + quote(f));
+    REQUIRE(bounded.status == 0);
+    auto few = report_lines(bounded.out, ps.v);
+    REQUIRE(few.size() == 1);
+    CHECK(json_array_get_length(json_object_get_array_member(few[0], "refs")) == 100);
+    REQUIRE(json_object_has_member(few[0], "omitted"));
+    CHECK(json_object_get_int_member(json_object_get_object_member(few[0], "omitted"), "refs") == 9900);
+    // As a configuration key too.
+    const std::string conf = d.file("m.conf", "[mimeuri]\nreport-max = 10\n");
+    auto from_file = mimeuri("--config=" + quote(conf) + " --check " + quote(f));
+    REQUIRE(from_file.status == 0);
+    auto ten = report_lines(from_file.out, ps.v);
+    REQUIRE(ten.size() == 1);
+    CHECK(json_array_get_length(json_object_get_array_member(ten[0], "refs")) == 10);
+}

@@ -135,6 +135,11 @@ OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
         {.long_name = "report", .short_name = 'r', .group = "mimeuri", .key = "report", .kind = K::Path,
          .default_text = "no report", .help = "Write one JSON object per message (JSON Lines) to PATH",
          .arg_name = "PATH", .access = bind_text(o.report_path)},
+        {.long_name = "report-max", .group = "mimeuri", .key = "report-max", .kind = K::Size,
+         .default_text = "0: every entry; the service 500",
+         .help = "Most entries of each list (refs, errors, ...) a report line holds; the rest are counted in "
+                 "\"omitted\" (0: every entry). The service's lines always hold at most 500",
+         .arg_name = "N", .access = bind_size(o.report_max)},
         {.long_name = "check", .short_name = 'c', .kind = K::Flag, .default_text = "off",
          .help = "Write no messages, only the report, to standard output (or to --report)",
          .access = bind_flag(o.check)},

@@ -28,6 +28,7 @@ struct Options {
     double lock_timeout{30};         // --lock-timeout: seconds to wait for an mbox's locks
     std::string changed_list;        // --changed-list=FILE: the paths rewritten, one a line
     std::string report_path;         // --report=PATH
+    std::size_t report_max{0};       // --report-max: entries of each list a run's report line holds; 0: all
     bool check{false};
     bool strict{false};
     OnError on_error{OnError::Pass};
