@@ -492,3 +492,57 @@ TEST_CASE("--check and --report write every entry of a page's 10,000 references;
     REQUIRE(ten.size() == 1);
     CHECK(json_array_get_length(json_object_get_array_member(ten[0], "refs")) == 10);
 }
+
+TEST_CASE("setup.sh and tests/run.sh name each stage as it starts and show the build's progress")
+{
+    // The README's two set-up commands, with apt-get, meson and ninja replaced by stubs that
+    // say what they were asked (ninja prints its progress lines, as it does when its output
+    // is no terminal): what the scripts print around them is what an admin sees.
+    const std::string top = std::string(MIMEURI_TESTDATA) + "/..";
+    testing::TempDir d;
+    const std::string stubs = d / "bin";
+    REQUIRE(g_mkdir_with_parents(stubs.c_str(), 0755) == 0);
+    auto stub = [&](const std::string &name, const std::string &body) {
+        testing::write_file(stubs + "/" + name, "#!/bin/sh\necho \"" + name + " $*\" >> " + quote(d / "calls") + "\n" + body);
+        REQUIRE(::chmod((stubs + "/" + name).c_str(), 0755) == 0);
+    };
+    stub("apt-get", "");
+    stub("meson", "case $1 in\n"
+                  "setup) mkdir -p \"$2\" && : > \"$2/build.ninja\" ;;\n"
+                  "test) mkdir -p \"$3/meson-logs\" && echo '{\"result\": \"OK\"}' > \"$3/meson-logs/testlog.json\" ;;\n"
+                  "esac\n");
+    stub("ninja", "echo '[1/2] Compiling C++ object a.o'\necho '[2/2] Linking target mimeuri'\n"
+                  "[ -z \"$NINJA_FAILS\" ] || exit 1\n"
+                  "mkdir -p \"$2\" && printf '#!/bin/sh\\necho sample ran\\n' > \"$2/mimeuri\" && chmod 755 \"$2/mimeuri\"\n");
+    const std::string env = "PATH=" + quote(stubs) + ":\"$PATH\" MIMEURI_INTEGRATION= ";
+    // The order of what is printed: each stage's line before what the stage does.
+    auto in_order = [](const std::string &out, const std::vector<std::string> &wanted) {
+        std::size_t at = 0;
+        for (const auto &w : wanted) {
+            CAPTURE(w);
+            const std::size_t found = out.find(w, at);
+            CHECK(found != std::string::npos);
+            if (found != std::string::npos) at = found + w.size();
+        }
+    };
+    auto setup = testing::sh(env + "bash " + quote(top + "/setup.sh") + " " + quote(d / "b1"));
+    CAPTURE(setup.out);
+    CAPTURE(setup.err);
+    CHECK(setup.status == 0);
+    in_order(setup.out, {"== setup 1/4: installing the packages", "== setup 2/4: configuring the build",
+                         "== setup 3/4: building the program", "[1/2] Compiling", "[2/2] Linking",
+                         "== setup 4/4: running it on a bundled sample", "sample ran"});
+    // A stage that fails is the last one named, and the script says so.
+    auto broken = testing::sh(env + "NINJA_FAILS=1 bash " + quote(top + "/setup.sh") + " " + quote(d / "b2"));
+    CHECK(broken.status != 0);
+    CHECK(broken.out.rfind("== setup 3/4: building the program") != std::string::npos);
+    CHECK(broken.out.find("== setup 4/4") == std::string::npos);
+    CHECK(broken.err.find("== setup: FAILED in stage 3") != std::string::npos);
+    // tests/run.sh: configured, built with its progress shown, run, counted.
+    auto tests = testing::sh(env + "bash " + quote(top + "/tests/run.sh") + " " + quote(d / "b3"));
+    CAPTURE(tests.out);
+    CHECK(tests.status == 0);
+    in_order(tests.out, {"== tests: configuring the build", "== tests: enabling the test suites",
+                         "== tests: building the program and the test suites", "[1/2] Compiling", "[2/2] Linking",
+                         "== tests: running the test suites", "1 passed, 0 failed, 0 skipped"});
+}
