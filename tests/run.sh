@@ -8,11 +8,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 shift || true
-[ -f "$build/build.ninja" ] || meson setup "$build" >/dev/null
+# Each stage says its name as it starts (a failure then says which one broke), and the
+# build shows its progress: built cold, the tests take minutes.
+stage() { echo "== tests: $*"; }
+if [ ! -f "$build/build.ninja" ]; then
+  stage "configuring the build in $build/ (meson setup)"
+  meson setup "$build" >/dev/null
+fi
 # The test suites must build: a missing doctest (Debian 12 finds it through cmake) is an
 # error here, not suites silently left out.
+stage "enabling the test suites in $build/ (meson configure -Dtests=enabled)"
 meson configure "$build" -Dtests=enabled >/dev/null
-ninja -C "$build" >/dev/null
+stage "building the program and the test suites (ninja: [steps done/steps to do] per step)"
+ninja -C "$build"
 args=("$@")
 if [ "${MIMEURI_INTEGRATION:-}" != 1 ]; then
   echo "The integration suite is left out: it installs and reconfigures procmail, Dovecot, Postfix and"
@@ -20,6 +28,7 @@ if [ "${MIMEURI_INTEGRATION:-}" != 1 ]; then
   args+=(--no-suite integration)
 fi
 status=0
+stage "running the test suites (meson test${args[*]:+ ${args[*]}})"
 meson test -C "$build" --print-errorlogs --num-processes 2 "${args[@]}" || status=$?
 python3 - "$build/meson-logs/testlog.json" <<'PY'
 import json, sys

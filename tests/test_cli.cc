@@ -479,3 +479,101 @@ TEST_CASE("the summary counts the report's errors by kind and says where to read
     auto clean = mimeuri("--verbose " + quote(m));
     CHECK(clean.err.find("1 messages, 0 changed, 0 dangling references, no errors") != std::string::npos);
 }
+
+TEST_CASE("--check and --report write every entry of a page's 10,000 references; --report-max bounds them")
+{
+    // An archivist checking a saved page sees each reference; the service's log line keeps
+    // its bound (MessageReport::kListMax, test_report.cc), the command line has none unless
+    // --report-max=N asks for one. The expected counts are the page's own: 10,000 img
+    // elements, each one cid: reference to no part.
+    std::string html;
+    for (int i = 0; i < 10000; ++i) html += "<img src=\"cid:i" + std::to_string(i) + "@example.org\">\n";
+    const std::string msg = "From: a@example.org\nMessage-ID: <page@example.org>\nMIME-Version: 1.0\n"
+                            "Content-Type: text/html; charset=utf-8\n\n<html><body>\n" + html + "</body></html>\n";
+    testing::TempDir d;
+    const std::string f = d.file("page.eml", msg);
+    Parsers ps;
+    auto check = mimeuri("--check " + quote(f));
+    REQUIRE(check.status == 0);
+    auto all = report_lines(check.out, ps.v);
+    REQUIRE(all.size() == 1);
+    JsonArray *refs = json_object_get_array_member(all[0], "refs");
+    CHECK(json_array_get_length(refs) == 10000);
+    CHECK(std::string(json_object_get_string_member(json_array_get_object_element(refs, 9999), "url")) ==
+          "cid:i9999@example.org");
+    CHECK_FALSE(json_object_has_member(all[0], "omitted"));
+    // --report: the same, into the file.
+    REQUIRE(mimeuri("--report=" + quote(d / "r.jsonl") + " -o " + quote(d / "out.eml") + " " + quote(f)).status == 0);
+    auto file = report_lines(testing::read_file(d / "r.jsonl"), ps.v);
+    REQUIRE(file.size() == 1);
+    CHECK(json_array_get_length(json_object_get_array_member(file[0], "refs")) == 10000);
+    // --report-max=N: the first N, the rest counted in "omitted".
+    auto bounded = mimeuri("--check --report-max=100 " + quote(f));
+    REQUIRE(bounded.status == 0);
+    auto few = report_lines(bounded.out, ps.v);
+    REQUIRE(few.size() == 1);
+    CHECK(json_array_get_length(json_object_get_array_member(few[0], "refs")) == 100);
+    REQUIRE(json_object_has_member(few[0], "omitted"));
+    CHECK(json_object_get_int_member(json_object_get_object_member(few[0], "omitted"), "refs") == 9900);
+    // As a configuration key too.
+    const std::string conf = d.file("m.conf", "[mimeuri]\nreport-max = 10\n");
+    auto from_file = mimeuri("--config=" + quote(conf) + " --check " + quote(f));
+    REQUIRE(from_file.status == 0);
+    auto ten = report_lines(from_file.out, ps.v);
+    REQUIRE(ten.size() == 1);
+    CHECK(json_array_get_length(json_object_get_array_member(ten[0], "refs")) == 10);
+}
+
+TEST_CASE("setup.sh and tests/run.sh name each stage as it starts and show the build's progress")
+{
+    // The README's two set-up commands, with apt-get, meson and ninja replaced by stubs that
+    // say what they were asked (ninja prints its progress lines, as it does when its output
+    // is no terminal): what the scripts print around them is what an admin sees.
+    const std::string top = std::string(MIMEURI_TESTDATA) + "/..";
+    testing::TempDir d;
+    const std::string stubs = d / "bin";
+    REQUIRE(g_mkdir_with_parents(stubs.c_str(), 0755) == 0);
+    auto stub = [&](const std::string &name, const std::string &body) {
+        testing::write_file(stubs + "/" + name, "#!/bin/sh\necho \"" + name + " $*\" >> " + quote(d / "calls") + "\n" + body);
+        REQUIRE(::chmod((stubs + "/" + name).c_str(), 0755) == 0);
+    };
+    stub("apt-get", "");
+    stub("meson", "case $1 in\n"
+                  "setup) mkdir -p \"$2\" && : > \"$2/build.ninja\" ;;\n"
+                  "test) mkdir -p \"$3/meson-logs\" && echo '{\"result\": \"OK\"}' > \"$3/meson-logs/testlog.json\" ;;\n"
+                  "esac\n");
+    stub("ninja", "echo '[1/2] Compiling C++ object a.o'\necho '[2/2] Linking target mimeuri'\n"
+                  "[ -z \"$NINJA_FAILS\" ] || exit 1\n"
+                  "mkdir -p \"$2\" && printf '#!/bin/sh\\necho sample ran\\n' > \"$2/mimeuri\" && chmod 755 \"$2/mimeuri\"\n");
+    const std::string env = "PATH=" + quote(stubs) + ":\"$PATH\" MIMEURI_INTEGRATION= ";
+    // The order of what is printed: each stage's line before what the stage does.
+    auto in_order = [](const std::string &out, const std::vector<std::string> &wanted) {
+        std::size_t at = 0;
+        for (const auto &w : wanted) {
+            CAPTURE(w);
+            const std::size_t found = out.find(w, at);
+            CHECK(found != std::string::npos);
+            if (found != std::string::npos) at = found + w.size();
+        }
+    };
+    auto setup = testing::sh(env + "bash " + quote(top + "/setup.sh") + " " + quote(d / "b1"));
+    CAPTURE(setup.out);
+    CAPTURE(setup.err);
+    CHECK(setup.status == 0);
+    in_order(setup.out, {"== setup 1/4: installing the packages", "== setup 2/4: configuring the build",
+                         "== setup 3/4: building the program", "[1/2] Compiling", "[2/2] Linking",
+                         "== setup 4/4: running it on a bundled sample", "sample ran"});
+    // A stage that fails is the last one named, and the script says so.
+    auto broken = testing::sh(env + "NINJA_FAILS=1 bash " + quote(top + "/setup.sh") + " " + quote(d / "b2"));
+    CHECK(broken.status != 0);
+    CHECK(broken.out.rfind("== setup 3/4: building the program") != std::string::npos);
+    CHECK(broken.out.find("== setup 4/4") == std::string::npos);
+    CHECK(broken.err.find("== setup: FAILED in stage 3") != std::string::npos);
+    // tests/run.sh: configured, built with its progress shown, run, counted.
+    auto tests = testing::sh(env + "bash " + quote(top + "/tests/run.sh") + " " + quote(d / "b3"));
+    CAPTURE(tests.out);
+    CHECK(tests.status == 0);
+    in_order(tests.out, {"== tests: configuring the build", "== tests: enabling the test suites",
+                         "== tests: building the program and the test suites", "[1/2] Compiling", "[2/2] Linking",
+                         "== tests: running the test suites", "1 passed, 0 failed, 0 skipped"});
+}

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -170,10 +172,10 @@ TEST_CASE("--check-config: each bad policy is a line of its own; good ones are c
     CHECK(r.out.empty());
     const auto got = lines(r.err);
     REQUIRE(got.size() == 3);
-    CHECK(got[0] == "mimeuri: " + conf + ": [policy:range] client: '10.0.0.0/33' is not an address or a CIDR range "
+    CHECK(got[0] == "mimeuri: " + conf + ":2: [policy:range] client: '10.0.0.0/33' is not an address or a CIDR range "
                                          "(10.0.0.0/8, 2001:db8::/32)");
     CHECK(got[1].rfind("mimeuri: " + conf + ":5: unknown key 'bogus' in [policy:key]", 0) == 0);
-    CHECK(got[2] == "mimeuri: " + conf + ": [policy:empty] has no match key (client, sender-domain, recipient-domain, "
+    CHECK(got[2] == "mimeuri: " + conf + ":6: [policy:empty] has no match key (client, sender-domain, recipient-domain, "
                                          "authenticated): it would match every message; the service's own settings go "
                                          "in [milter]");
     // The service would not start with them either (78, the first problem and how many more).
@@ -186,4 +188,60 @@ TEST_CASE("--check-config: each bad policy is a line of its own; good ones are c
                         " with 2 policies\n");
     // A command-line run reads no policy: the same bad file is no problem of its own.
     CHECK(mimeuri("--config=" + quote(conf) + " --check-config").status == 0);
+}
+
+TEST_CASE("--check-config: every problem of every file in one run, each with its file and line")
+{
+    // postfix check and opendkim -n go on past the first problem: an admin fixes the file
+    // once, not one line per restart. Each expected line is written from the file below
+    // (its line numbers counted by hand), not taken from the program.
+    testing::TempDir d;
+    const std::string a = d.file("a.conf", "[mimeuri]\n"                          // 1
+                                           "jobs = 0\n"                           // 2: range
+                                           "bogus-key = 1\n"                      // 3: unknown key
+                                           "max-depth = 999\n"                    // 4: range
+                                           "[milter]\n"                           // 5
+                                           "verbose = true\n"                     // 6: good
+                                           "[policy:lan]\n"                       // 7
+                                           "client = 10.0.0.0/33\n"               // 8: bad policy
+                                           "[policy:ok]\n"                        // 9
+                                           "authenticated = yes\n"                // 10
+                                           "[policy:ok]\n"                        // 11: defined twice
+                                           "passes = none\n");                    // 12
+    const std::string b = d.file("b.conf", "[mimeuri]\n"                          // 1
+                                           "this line is no key\n"                // 2: syntax
+                                           "syslog = maybe\n"                     // 3: no boolean
+                                           "[policy:lan]\n"                       // 4: defined in a.conf
+                                           "client = 10.0.0.0/8\n");              // 5
+    auto r = mimeuri("--config=" + quote(a) + " --config=" + quote(b) + " --milter=unix:" + quote(d / "m.sock") +
+                     " --check-config");
+    CHECK(r.status == 78); // EX_CONFIG, as for one problem
+    CHECK(r.out.empty());
+    const auto got = lines(r.err);
+    for (const auto &l : got) CAPTURE(l);
+    // One line per problem, no line said twice (each policy's load reads the files again).
+    const std::vector<std::string> starts = {
+        "mimeuri: " + a + ":2: [mimeuri] jobs must be between 1 and 256",
+        "mimeuri: " + a + ":3: unknown key 'bogus-key' in [mimeuri]",
+        "mimeuri: " + a + ":4: [mimeuri] max-depth must be between 1 and 500",
+        "mimeuri: " + a + ":8: [policy:lan] client: '10.0.0.0/33' is not an address or a CIDR range",
+        "mimeuri: " + a + ":11: [policy:ok] is defined again: it is first defined at " + a + ":9",
+        "mimeuri: " + b + ":2: ",
+        "mimeuri: " + b + ":3: [mimeuri] syslog: 'maybe' is not a boolean",
+        "mimeuri: " + b + ":4: [policy:lan] is defined again: it is first defined at " + a + ":7",
+    };
+    CHECK(got.size() == starts.size());
+    for (const auto &want : starts) {
+        CAPTURE(want);
+        CHECK(std::count_if(got.begin(), got.end(), [&](const std::string &l) { return l.rfind(want, 0) == 0; }) == 1);
+    }
+    // The syntax error is GKeyFile's own words, at its line: the rest of b.conf was still read.
+    CHECK(std::count_if(got.begin(), got.end(),
+                        [](const std::string &l) { return l.find("this line is no key") != std::string::npos; }) == 1);
+    // The service itself refuses the files with the first problem and how to see the rest.
+    auto start = mimeuri("--config=" + quote(a) + " --config=" + quote(b) + " --milter=unix:" + quote(d / "m.sock") +
+                         " --print-config");
+    CHECK(start.status == 78);
+    CHECK(start.err.find(a + ":2: [mimeuri] jobs must be between 1 and 256 (and ") != std::string::npos);
+    CHECK(start.err.find(" more: mimeuri --check-config lists them)") != std::string::npos);
 }

@@ -11,6 +11,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 using namespace mimeuri;
 
 namespace {
@@ -138,21 +140,55 @@ TEST_CASE("policy: each bad match key is one problem naming the file and the gro
     (void)match_of(d, "client = 10.0.0.0/33, 300.1.1.1, 10.0.0.0/8\nsender-domain = a@b\nauthenticated = maybe\n"
                       "report = /tmp/x\n",
                    problems);
-    const std::string at = d / "m.conf" + ": [policy:p] ";
+    // Each at its key's line: [policy:p] is line 1, client line 2, and so on.
+    auto at = [&](int line) { return d / "m.conf" + ":" + std::to_string(line) + ": [policy:p] "; };
     REQUIRE(problems.size() == 5);
-    CHECK(problems[0] == at + "client: '10.0.0.0/33' is not an address or a CIDR range (10.0.0.0/8, 2001:db8::/32)");
-    CHECK(problems[1] == at + "client: '300.1.1.1' is not an address or a CIDR range (10.0.0.0/8, 2001:db8::/32)");
-    CHECK(problems[2] == at + "sender-domain: 'a@b' is not a domain (example.org, or .example.org for it and its subdomains)");
-    CHECK(problems[3] == at + "authenticated: 'maybe' is not yes or no");
-    CHECK(problems[4] == at + "report: the service's as a whole, not a message's: set it in [milter]");
+    CHECK(problems[0] == at(2) + "client: '10.0.0.0/33' is not an address or a CIDR range (10.0.0.0/8, 2001:db8::/32)");
+    CHECK(problems[1] == at(2) + "client: '300.1.1.1' is not an address or a CIDR range (10.0.0.0/8, 2001:db8::/32)");
+    CHECK(problems[2] == at(3) + "sender-domain: 'a@b' is not a domain (example.org, or .example.org for it and its subdomains)");
+    CHECK(problems[3] == at(4) + "authenticated: 'maybe' is not yes or no");
+    CHECK(problems[4] == at(5) + "report: the service's as a whole, not a message's: set it in [milter]");
     problems.clear();
     (void)match_of(d, "client =\n", problems);
     REQUIRE(problems.size() == 1);
-    CHECK(problems[0] == at + "client is empty: it would match no message");
+    CHECK(problems[0] == at(2) + "client is empty: it would match no message");
     problems.clear();
     (void)match_of(d, "passes = none\n", problems);
     REQUIRE(problems.size() == 1);
-    CHECK(problems[0].find("has no match key") != std::string::npos);
+    CHECK(problems[0] == at(1) + "has no match key (client, sender-domain, recipient-domain, authenticated): it would "
+                                 "match every message; the service's own settings go in [milter]");
+}
+
+TEST_CASE("policy: one defined twice, in a file or across two, is a problem at the second naming the first")
+{
+    // GKeyFile merges a group written twice: without this the second [policy:lan] would
+    // silently add its keys to the first's.
+    testing::TempDir d;
+    const std::string conf = "[policy:lan]\nclient = 10.0.0.0/8\n[policy:other]\nauthenticated = yes\n"
+                             "[policy:lan]\npasses = none\n";
+    std::vector<std::string> problems;
+    auto loaded = service_settings(d, conf, &problems);
+    REQUIRE(loaded);
+    const std::string path = d / "mimeuri.conf";
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0] == path + ":5: [policy:lan] is defined again: it is first defined at " + path +
+                             ":1 (a policy's name is its own)");
+    // Across two files: the second file's line, and the first file's.
+    const std::string second = d.file("second.conf", "# more\n[policy:other]\nclient = 192.168.0.0/16\n");
+    SettingsLoader two({"mimeuri", "--config=" + path, "--config=" + second, "--milter=unix:" + d / "m.sock"});
+    problems.clear();
+    REQUIRE(two.load(&problems));
+    CHECK(std::count(problems.begin(), problems.end(),
+                     second + ":2: [policy:other] is defined again: it is first defined at " + path +
+                         ":3 (a policy's name is its own)") == 1);
+    // The start and a reload refuse the files, with that line first.
+    auto failed = two.load();
+    REQUIRE_FALSE(failed);
+    CHECK(failed.error().code == Code::Config);
+    CHECK(failed.error().message.rfind(path + ":5: [policy:lan] is defined again", 0) == 0);
+    // A command-line run reads no policy: no problem of its own.
+    SettingsLoader run({"mimeuri", "--config=" + path, "--config=" + second});
+    CHECK(run.load());
 }
 
 TEST_CASE("policy: each policy's settings are the service's with its keys over [milter]; first match wins")

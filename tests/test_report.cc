@@ -367,6 +367,19 @@ TEST_CASE("report: a long list is cut at kListMax entries, the count of the rest
     // The counts in memory keep every entry (the summary, the service's counters).
     CHECK(rep.refs.size() == 1234);
     CHECK(rep.error_count() == MessageReport::kListMax);
+    // A run on the command line writes every entry (kNoListMax), or as many as --report-max.
+    const std::string whole = rep.to_json(MessageReport::kNoListMax);
+    REQUIRE(json_parser_load_from_data(parser.get(), whole.data(), static_cast<gssize>(whole.size()), nullptr));
+    o = json_node_get_object(json_parser_get_root(parser.get()));
+    CHECK(json_array_get_length(json_object_get_array_member(o, "refs")) == 1234);
+    CHECK(json_array_get_length(json_object_get_array_member(o, "data")) == 501);
+    CHECK_FALSE(json_object_has_member(o, "omitted"));
+    const std::string ten = rep.to_json(10);
+    REQUIRE(json_parser_load_from_data(parser.get(), ten.data(), static_cast<gssize>(ten.size()), nullptr));
+    o = json_node_get_object(json_parser_get_root(parser.get()));
+    CHECK(json_array_get_length(json_object_get_array_member(o, "errors")) == 10);
+    CHECK(json_object_get_int_member(json_object_get_object_member(o, "omitted"), "refs") == 1234 - 10);
+    CHECK(json_object_get_int_member(json_object_get_object_member(o, "omitted"), "errors") == 500 - 10);
     // A line under the bound has no "omitted".
     MessageReport small;
     small.refs.resize(3);

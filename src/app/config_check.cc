@@ -236,7 +236,8 @@ int check_config(const SettingsLoader &loader)
     // What the load only warns of (an index that cannot be read now: a run goes on without
     // it) config_problems reports as a problem: one line each, not two.
     const guint quiet = g_log_set_handler(G_LOG_DOMAIN, G_LOG_LEVEL_WARNING, [](const gchar *, GLogLevelFlags, const gchar *, gpointer) {}, nullptr);
-    std::vector<std::string> problems; // a policy's, one line each ([policy:NAME], milter_policy.hh)
+    // Every file's problems and every policy's, one line each: the load goes on past each.
+    std::vector<std::string> problems;
     auto loaded = loader.load(&problems);
     g_log_remove_handler(G_LOG_DOMAIN, quiet);
     if (!loaded) problems.push_back(loaded.error().message);

@@ -6,7 +6,9 @@
 // DESCRIPTION
 //   The settings are loaded as the run (or, with --milter, the service: [milter] applied)
 //   would load them: every configuration file, the command line, the passes' checks (an
-//   --mid-index or --notmuch that opens). A load that fails is one problem. Then what can be
+//   --mid-index or --notmuch that opens). The load goes on past each problem of a file (a
+//   line that does not read, an unknown key, a value out of range, a bad policy, a policy
+//   defined twice), each one line naming its file and line, as `postfix check` does. Then what can be
 //   known before a start: the socket's syntax and folder, the user and its group, the files
 //   the run or the service would write (--report, --pidfile, --extract-dir) as the user that
 //   writes them. Every problem is one line; none: the run or the service would start.

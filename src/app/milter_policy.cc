@@ -1,6 +1,8 @@
 // The service's policies by envelope (milter_policy.hh).
 #include "milter_policy.hh"
 
+#include "option_table.hh"
+
 #include <glib.h>
 
 #include <algorithm>
@@ -119,7 +121,8 @@ bool PolicyMatch::matches(const Envelope &env) const
 PolicyMatch read_policy_match(const std::string &path, const std::string &group, std::vector<std::string> &problems)
 {
     PolicyMatch m;
-    const std::string where = path + ": [" + group + "] ";
+    // Each problem names its file and line (config_place), as the file reader's do.
+    auto where = [&](const std::string &key) { return config_place(path, group, key) + ": [" + group + "] "; };
     GKeyFile *kf = g_key_file_new();
     if (!g_key_file_load_from_file(kf, path.c_str(), G_KEY_FILE_NONE, nullptr)) { // the settings' load says why
         g_key_file_free(kf);
@@ -139,14 +142,14 @@ PolicyMatch read_policy_match(const std::string &path, const std::string &group,
             GError *err = nullptr;
             GInetAddressMask *mask = g_inet_address_mask_new_from_string(item.c_str(), &err);
             if (!mask) {
-                problems.push_back(where + "client: '" + item +
+                problems.push_back(where("client") + "client: '" + item +
                                    "' is not an address or a CIDR range (10.0.0.0/8, 2001:db8::/32)");
                 g_clear_error(&err);
             } else {
                 m.clients.push_back(GPtr<GInetAddressMask>::adopt(mask));
             }
         }
-        if (split_list(*v).empty()) problems.push_back(where + "client is empty: it would match no message");
+        if (split_list(*v).empty()) problems.push_back(where("client") + "client is empty: it would match no message");
     }
     for (auto [key, list] : {std::pair{"sender-domain", &m.sender_domains}, {"recipient-domain", &m.recipient_domains}}) {
         auto v = raw(key);
@@ -154,27 +157,28 @@ PolicyMatch read_policy_match(const std::string &path, const std::string &group,
         any = true;
         for (const auto &item : split_list(*v)) {
             std::string d = lower(item);
-            if (!valid_domain(d)) problems.push_back(where + key + ": '" + item + "' is not a domain (example.org, or "
-                                                                                  ".example.org for it and its subdomains)");
+            if (!valid_domain(d))
+                problems.push_back(where(key) + key + ": '" + item +
+                                   "' is not a domain (example.org, or .example.org for it and its subdomains)");
             else list->push_back(d);
         }
-        if (split_list(*v).empty()) problems.push_back(where + key + " is empty: it would match no message");
+        if (split_list(*v).empty()) problems.push_back(where(key) + key + " is empty: it would match no message");
     }
     if (auto v = raw("authenticated")) {
         any = true;
         const std::string b = lower(g_strstrip(v->data()));
         if (b == "yes" || b == "true" || b == "on" || b == "1") m.authenticated = true;
         else if (b == "no" || b == "false" || b == "off" || b == "0") m.authenticated = false;
-        else problems.push_back(where + "authenticated: '" + *v + "' is not yes or no");
+        else problems.push_back(where("authenticated") + "authenticated: '" + *v + "' is not yes or no");
     }
     gsize nkeys = 0;
     gchar **keys = g_key_file_get_keys(kf, group.c_str(), &nkeys, nullptr);
     for (gsize k = 0; k < nkeys; ++k)
         if (std::count(policy_denied_keys().begin(), policy_denied_keys().end(), keys[k]))
-            problems.push_back(where + keys[k] + ": the service's as a whole, not a message's: set it in [milter]");
+            problems.push_back(where(keys[k]) + keys[k] + ": the service's as a whole, not a message's: set it in [milter]");
     g_strfreev(keys);
     if (!any)
-        problems.push_back(where + "has no match key (client, sender-domain, recipient-domain, authenticated): it "
+        problems.push_back(where({}) + "has no match key (client, sender-domain, recipient-domain, authenticated): it "
                                    "would match every message; the service's own settings go in [milter]");
     g_key_file_free(kf);
     return m;

@@ -59,9 +59,10 @@ public:
     // Reads everything again: the files as they are now, then the command line kept; with
     // --milter, each [policy:NAME] group as settings of its own.
     // Errors: Code::Usage for the command line, Code::Config for a file, the pass
-    // checks' own codes (an unreadable --mid-index). A policy's problems are one line each
-    // in `policy_problems` when given (--check-config); without it the first is the error.
-    Result<LoadedSettings> load(std::vector<std::string> *policy_problems = nullptr) const;
+    // checks' own codes (an unreadable --mid-index). With `problems` (--check-config), every
+    // problem of every file and every policy is one line there, and the load goes on past
+    // each; without it the first is the error.
+    Result<LoadedSettings> load(std::vector<std::string> *problems = nullptr) const;
 
     const std::vector<std::string> &args() const { return args_; }
 

@@ -514,14 +514,15 @@ void write(JsonWriter &w, const PageEntry &p)
     w.end_object();
 }
 
-// The entries of one list written at most (MessageReport::kListMax); how many more each list
-// has goes in "omitted".
+// The entries of one list written at most (list_max: MessageReport::kListMax); how many
+// more each list has goes in "omitted".
 using Omitted = std::vector<std::pair<const char *, std::size_t>>;
 
-template <class T> void write_array(JsonWriter &w, const char *name, const std::vector<T> &entries, Omitted &omitted)
+template <class T>
+void write_array(JsonWriter &w, const char *name, const std::vector<T> &entries, Omitted &omitted, std::size_t list_max)
 {
     w.key(name).begin_array();
-    const std::size_t shown = std::min(entries.size(), MessageReport::kListMax);
+    const std::size_t shown = std::min(entries.size(), list_max);
     for (std::size_t k = 0; k < shown; ++k) {
         write(w, entries[k]);
         w.entry_done();
@@ -532,15 +533,16 @@ template <class T> void write_array(JsonWriter &w, const char *name, const std::
 
 } // namespace
 
-std::string MessageReport::to_json() const
+std::string MessageReport::to_json(std::size_t list_max) const
 {
     std::string out;
-    out.reserve(256 + refs.size() * 200);
-    (void)write_json(out, nullptr);
+    out.reserve(256 + std::min(refs.size(), list_max) * 200);
+    (void)write_json(out, nullptr, list_max);
     return out;
 }
 
-Status MessageReport::write_json(std::string &out, const std::function<Status(std::string &)> *flush) const
+Status MessageReport::write_json(std::string &out, const std::function<Status(std::string &)> *flush,
+                                 std::size_t list_max) const
 {
     JsonWriter w(out, flush);
     w.begin_object();
@@ -553,18 +555,18 @@ Status MessageReport::write_json(std::string &out, const std::function<Status(st
     else w.key("message_id").string(message_id);
     w.key("changed").boolean(changed);
     Omitted omitted;
-    write_array(w, "refs", refs, omitted);
-    write_array(w, "external_bodies", external_bodies, omitted);
-    write_array(w, "labels", labels, omitted);
-    write_array(w, "errors", errors, omitted);
+    write_array(w, "refs", refs, omitted, list_max);
+    write_array(w, "external_bodies", external_bodies, omitted, list_max);
+    write_array(w, "labels", labels, omitted, list_max);
+    write_array(w, "errors", errors, omitted, list_max);
     for (Extra e : extras_) {
         switch (e) {
-        case Extra::Kept: write_array(w, "kept", kept_, omitted); break;
-        case Extra::Unreferenced: write_array(w, "unreferenced", unreferenced_, omitted); break;
-        case Extra::Signatures: write_array(w, "signatures", signatures_, omitted); break;
-        case Extra::Data: write_array(w, "data", data_, omitted); break;
-        case Extra::Related: write_array(w, "related", related_, omitted); break;
-        case Extra::Pages: write_array(w, "pages", pages_, omitted); break;
+        case Extra::Kept: write_array(w, "kept", kept_, omitted, list_max); break;
+        case Extra::Unreferenced: write_array(w, "unreferenced", unreferenced_, omitted, list_max); break;
+        case Extra::Signatures: write_array(w, "signatures", signatures_, omitted, list_max); break;
+        case Extra::Data: write_array(w, "data", data_, omitted, list_max); break;
+        case Extra::Related: write_array(w, "related", related_, omitted, list_max); break;
+        case Extra::Pages: write_array(w, "pages", pages_, omitted, list_max); break;
         }
     }
     if (!omitted.empty()) {

@@ -258,18 +258,21 @@ struct MessageReport {
     // is not changed. What was kept for a signature stays said.
     void edits_dropped();
 
-    // The most entries of one list (refs, errors, data, ...) a line holds: a message with
-    // more (a 9 MB one had 28.6 MB of them) has its first ones written and, in an "omitted"
-    // object after the lists, how many more each such list has; the counts in memory (the
-    // summary, the service's counters) keep them all.
+    // The most entries of one list (refs, errors, data, ...) a line of the service's log
+    // holds: a message with more (a 9 MB one had 28.6 MB of them) has its first ones written
+    // and, in an "omitted" object after the lists, how many more each such list has; the
+    // counts in memory (the summary, the service's counters) keep them all. A run on the
+    // command line writes every entry unless --report-max says otherwise (list_max below).
     static constexpr std::size_t kListMax = 500;
+    static constexpr std::size_t kNoListMax = SIZE_MAX;
 
-    // One line of JSON, without the trailing newline.
-    std::string to_json() const;
+    // One line of JSON, without the trailing newline, at most list_max entries of a list.
+    std::string to_json(std::size_t list_max = kListMax) const;
     // The same appended to out; with flush, out is handed to it (which empties it) whenever
     // it holds 64 KiB or more between two entries, so that the line is never held whole.
     // flush's first error is returned, and nothing more is handed on after it.
-    Status write_json(std::string &out, const std::function<Status(std::string &)> *flush) const;
+    Status write_json(std::string &out, const std::function<Status(std::string &)> *flush,
+                      std::size_t list_max = kListMax) const;
 
     // On the wire (wire.hh): every field, the extras' order included (queue_id is the
     // service front's own, set after the worker's plan is read, and so is policy).

@@ -144,6 +144,11 @@ OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
         {.long_name = "report", .short_name = 'r', .group = "mimeuri", .key = "report", .kind = K::Path,
          .default_text = "no report", .help = "Write one JSON object per message (JSON Lines) to PATH",
          .arg_name = "PATH", .access = bind_text(o.report_path)},
+        {.long_name = "report-max", .group = "mimeuri", .key = "report-max", .kind = K::Size,
+         .default_text = "0: every entry; the service 500",
+         .help = "Most entries of each list (refs, errors, ...) a report line holds; the rest are counted in "
+                 "\"omitted\" (0: every entry). The service's lines always hold at most 500",
+         .arg_name = "N", .access = bind_size(o.report_max)},
         {.long_name = "check", .short_name = 'c', .kind = K::Flag, .default_text = "off",
          .help = "Write no messages, only the report, to standard output (or to --report)",
          .access = bind_flag(o.check)},
@@ -360,11 +365,15 @@ Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra, co
     ConfigRead read;
     read.service = service_requested(argc, argv);
     read.policy = setup.policy;
-    for (const auto &path : configs)
-        if (auto s = load_config_file(t, path, &read); !s) {
-            config_error = s.error();
-            break;
-        }
+    for (const auto &path : configs) // each file, past a bad one: --check-config lists them all
+        if (auto s = load_config_file(t, path, &read); !s && !config_error) config_error = s.error();
+    if (setup.problems) {
+        setup.problems->insert(setup.problems->end(), read.problems.begin(), read.problems.end());
+        config_error.reset();
+    } else if (config_error && read.problems.size() > 1) {
+        config_error->message += " (and " + std::to_string(read.problems.size() - 1) +
+                                 " more: mimeuri --check-config lists them)";
+    }
     if (auto s = parse_command_line(t, text, argc, argv, r.options.inputs); !s)
         return config_error ? *config_error : s.error();
     if (help) {
@@ -381,7 +390,10 @@ Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra, co
     }
     if (config_error) return *config_error;
     for (const auto &check : t.checks)
-        if (auto s = check(); !s) return s.error();
+        if (auto s = check(); !s) {
+            if (!setup.problems) return s.error();
+            setup.problems->push_back(s.error().message);
+        }
     if (print_config) r.print_and_exit = settings_in_effect(t, configs, setup, no_config, read);
     r.config_files = configs;
     r.policies = std::move(read.policies);

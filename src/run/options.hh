@@ -28,6 +28,7 @@ struct Options {
     double lock_timeout{30};         // --lock-timeout: seconds to wait for an mbox's locks
     std::string changed_list;        // --changed-list=FILE: the paths rewritten, one a line
     std::string report_path;         // --report=PATH
+    std::size_t report_max{0};       // --report-max: entries of each list a run's report line holds; 0: all
     bool check{false};
     bool strict{false};
     OnError on_error{OnError::Pass};
@@ -53,6 +54,9 @@ struct CommandLineSetup {
     std::string default_config;          // read when it exists, unless --config or --no-config; "": none
     std::vector<std::string> pass_names; // what --passes takes besides all and none (the registry's)
     std::string policy; // with --milter: a [policy:NAME] group read over [milter] (ConfigRead::policy)
+    // --check-config: every problem of every configuration file and of the rules between
+    // options is appended here, one line each, and the parse goes on with what did take.
+    std::vector<std::string> *problems{nullptr};
 };
 
 // The core's options, writing into `o` (which must outlive the table).

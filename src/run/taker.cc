@@ -88,7 +88,10 @@ void Taker::write(std::size_t i, Plan &&plan)
                 b.clear();
                 return s;
             };
-            if (auto s = plan.report->write_json(report_buffer_, &flush); !s) return fail(s.error());
+            // A run writes every entry (an archivist checks all of a page's references) unless
+            // --report-max bounds it; the service's lines keep MessageReport::kListMax.
+            const std::size_t max = rs_.opts.report_max ? rs_.opts.report_max : MessageReport::kNoListMax;
+            if (auto s = plan.report->write_json(report_buffer_, &flush, max); !s) return fail(s.error());
             report_buffer_ += '\n';
         }
         if (report_buffer_.size() >= (1u << 16)) {

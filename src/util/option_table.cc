@@ -3,6 +3,7 @@
 // (convert below) and hand it to the entry's one setter.
 #include "option_table.hh"
 
+#include "config_lines.hh"
 #include "gobj.hh"
 
 #include <algorithm>
@@ -492,69 +493,6 @@ std::string command_line_help(const OptionTable &t, const CommandLineText &text)
 
 namespace {
 
-// Where things are in a configuration file, for messages: GKeyFile says what is wrong but
-// not on which line.
-class ConfigLines {
-public:
-    explicit ConfigLines(const std::string &text)
-    {
-        std::size_t pos = 0;
-        while (pos <= text.size()) {
-            std::size_t nl = text.find('\n', pos);
-            if (nl == std::string::npos) nl = text.size();
-            std::string line = text.substr(pos, nl - pos);
-            if (!line.empty() && line.back() == '\r') line.pop_back();
-            lines_.push_back(std::move(line));
-            pos = nl + 1;
-        }
-    }
-
-    // The line of a group's header, or of a key in a group (its last, which GKeyFile
-    // keeps); 0 when not found.
-    std::size_t find(const std::string &group, const std::string &key = {}) const
-    {
-        std::string current;
-        std::size_t found = 0;
-        for (std::size_t n = 0; n < lines_.size(); ++n) {
-            std::string l = strip(lines_[n]);
-            if (l.empty() || l[0] == '#') continue;
-            if (l[0] == '[' && l.back() == ']') {
-                current = l.substr(1, l.size() - 2);
-                if (key.empty() && current == group && !found) found = n + 1;
-            } else if (!key.empty() && current == group && strip(l.substr(0, l.find('='))) == key) {
-                found = n + 1;
-            }
-        }
-        return found;
-    }
-
-    // The first line that is no comment, group header or key=value inside a group: where
-    // GKeyFile stopped reading. 0 when there is none.
-    std::size_t first_invalid() const
-    {
-        bool in_group = false;
-        for (std::size_t n = 0; n < lines_.size(); ++n) {
-            std::string l = strip(lines_[n]);
-            if (l.empty() || l[0] == '#') continue;
-            if (l[0] == '[') {
-                if (l.back() != ']' || l.find_first_of("[]", 1) != l.size() - 1) return n + 1;
-                in_group = true;
-            } else if (!in_group || l.find('=') == std::string::npos || strip(l.substr(0, l.find('='))).empty()) {
-                return n + 1;
-            }
-        }
-        return 0;
-    }
-
-private:
-    static std::string strip(const std::string &s)
-    {
-        auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
-        return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-    }
-    std::vector<std::string> lines_;
-};
-
 // The booleans GKeyFile takes (true, false, 1, 0) and those admins write (yes, no, on, off).
 std::optional<bool> parse_bool(std::string text)
 {
@@ -617,8 +555,10 @@ namespace {
 // The file's groups in the order they are read: [milter] last, over the rest of the file, as
 // a source of its own (its implications, and setting again what another group set, are its
 // own), and only where the service reads it (read->service); its lines kept for
-// --print-config either way.
-std::vector<std::string> groups_in_order(GKeyFile *kf, ConfigRead *read, bool &has_service)
+// --print-config either way. A policy already defined (in this file or an earlier one) is
+// one problem per header, naming the first place, for the service that reads policies.
+std::vector<std::string> groups_in_order(GKeyFile *kf, const std::string &path, const ConfigLines &lines,
+                                         ConfigRead *read, bool &has_service, std::vector<std::string> &problems)
 {
     gsize ngroups = 0;
     StrvPtr groups(g_key_file_get_groups(kf, &ngroups), g_strfreev);
@@ -627,7 +567,22 @@ std::vector<std::string> groups_in_order(GKeyFile *kf, ConfigRead *read, bool &h
         const std::string group = groups.get()[g];
         if (group == kServiceGroup) has_service = true;
         else if (group.rfind(kPolicyPrefix, 0) != 0) order.push_back(group);
-        else if (read) read->policies.push_back(group);
+        else if (read) {
+            std::vector<std::size_t> at = lines.headers(group);
+            auto was = std::find(read->policies.begin(), read->policies.end(), group);
+            std::string first = path + ":" + std::to_string(at.empty() ? 0 : at.front());
+            if (was == read->policies.end()) {
+                read->policies.push_back(group);
+                read->policy_places.push_back(first);
+                at.erase(at.begin(), at.begin() + std::min<std::size_t>(1, at.size()));
+            } else {
+                first = read->policy_places[static_cast<std::size_t>(was - read->policies.begin())];
+            }
+            for (std::size_t again : at)
+                if (read->service)
+                    problems.push_back(path + ":" + std::to_string(again) + ": [" + group + "] is defined again: it is "
+                                       "first defined at " + first + " (a policy's name is its own)");
+        }
     }
     if (has_service) {
         gsize nkeys = 0;
@@ -643,6 +598,35 @@ std::vector<std::string> groups_in_order(GKeyFile *kf, ConfigRead *read, bool &h
     return order;
 }
 
+// The file as GKeyFile reads it. GKeyFile stops at the first line it cannot read: each such
+// line is a problem of its own and is read as a comment, so that the rest is still checked.
+KeyFilePtr read_keyfile(std::string text, const std::string &path, std::vector<std::string> &problems)
+{
+    GError *err = nullptr;
+    for (KeyFilePtr kf(g_key_file_new());; kf.reset(g_key_file_new())) {
+        if (g_key_file_load_from_data(kf.get(), text.data(), text.size(), G_KEY_FILE_NONE, &err)) return kf;
+        const std::size_t bad = ConfigLines(text).first_invalid();
+        problems.push_back(Error::from_gerror(Code::Config, err, path + (bad ? ":" + std::to_string(bad) : "")).message);
+        err = nullptr;
+        std::size_t pos = 0;
+        for (std::size_t n = 1; bad && n < bad && pos != std::string::npos; ++n)
+            if ((pos = text.find('\n', pos)) != std::string::npos) ++pos;
+        if (!bad || pos == std::string::npos) return nullptr; // not found: nothing more is read
+        text.insert(pos, "#");
+    }
+}
+
+// What is said of a key no entry takes in `group` (read as [mimeuri] when `service`).
+std::string unknown_key(const OptionTable &t, const std::string &group, const std::string &key, bool service)
+{
+    std::vector<std::string> names;
+    for (const auto &s : t.options)
+        if (!s.group.empty() && (group == kMainGroup || service || s.group == group)) names.push_back(s.long_name);
+    std::string near = closest(key, names);
+    return "unknown key '" + key + "' in [" + group + "]" + (near.empty() ? "" : ": did you mean " + near + "?") +
+           " (keys are the long options' names: mimeuri --help)";
+}
+
 } // namespace
 
 Status load_config_file(const OptionTable &t, const std::string &path, ConfigRead *read)
@@ -650,18 +634,25 @@ Status load_config_file(const OptionTable &t, const std::string &path, ConfigRea
     gchar *raw = nullptr;
     gsize len = 0;
     GError *err = nullptr;
-    if (!g_file_get_contents(path.c_str(), &raw, &len, &err))
-        return Error::from_gerror(Code::Config, err, "cannot read the configuration file");
+    std::vector<std::string> problems;
+    auto done = [&]() -> Status { // in line order, as `postfix check` lists them
+        auto line_of = [&](const std::string &p) {
+            return p.rfind(path + ":", 0) == 0 ? std::strtoul(p.c_str() + path.size() + 1, nullptr, 10) : 0;
+        };
+        std::stable_sort(problems.begin(), problems.end(), [&](auto &a, auto &b) { return line_of(a) < line_of(b); });
+        if (problems.empty()) return ok();
+        if (read) read->problems.insert(read->problems.end(), problems.begin(), problems.end());
+        return config_error(problems.front());
+    };
+    if (!g_file_get_contents(path.c_str(), &raw, &len, &err)) {
+        problems.push_back(Error::from_gerror(Code::Config, err, "cannot read the configuration file").message);
+        return done();
+    }
     GCharPtr owned(raw);
     const ConfigLines lines(std::string(raw, len));
     auto at = [&](std::size_t line) { return path + (line ? ":" + std::to_string(line) : std::string()) + ": "; };
-
-    KeyFilePtr kf(g_key_file_new());
-    if (!g_key_file_load_from_data(kf.get(), raw, len, G_KEY_FILE_NONE, &err))
-    {
-        std::size_t bad = lines.first_invalid();
-        return Error::from_gerror(Code::Config, err, path + (bad ? ":" + std::to_string(bad) : std::string()));
-    }
+    KeyFilePtr kf = read_keyfile(std::string(raw, len), path, problems);
+    if (!kf) return done();
 
     std::vector<std::string> groups_known{kMainGroup};
     for (const auto &s : t.options)
@@ -670,23 +661,24 @@ Status load_config_file(const OptionTable &t, const std::string &path, ConfigRea
     groups_known.push_back(kServiceGroup);
 
     bool has_service = false;
-    const std::vector<std::string> order = groups_in_order(kf.get(), read, has_service);
+    const std::vector<std::string> order = groups_in_order(kf.get(), path, lines, read, has_service, problems);
     Source file_source(t), service_source(t), policy_source(t);
     std::map<const OptionSpec *, std::pair<std::string, std::size_t>> set_by, service_set_by, policy_set_by;
     for (const std::string &group : order) {
         const bool policy = group.rfind(kPolicyPrefix, 0) == 0, service = group == kServiceGroup || policy;
         Source &before = policy && has_service ? service_source : file_source;
         if (service)
-            if (auto st = before.finish(path + ": "); !st) return config_error(st.error().message);
+            if (auto st = before.finish(path + ": "); !st) problems.push_back(st.error().message);
         Source &source = policy ? policy_source : service ? service_source : file_source;
         auto &set_by_here = policy ? policy_set_by : service ? service_set_by : set_by;
         // Unknown groups and keys are errors, so that a typo does not silently change
         // what a filter does.
         if (!policy && std::find(groups_known.begin(), groups_known.end(), group) == groups_known.end()) {
             std::string near = closest(group, groups_known);
-            return config_error(at(lines.find(group)) + "unknown group [" + group + "]" +
-                                (near.empty() ? "" : ": did you mean [" + near + "]?") +
-                                " (groups: " + join(groups_known, ", ") + ")");
+            problems.push_back(at(lines.find(group)) + "unknown group [" + group + "]" +
+                               (near.empty() ? "" : ": did you mean [" + near + "]?") +
+                               " (groups: " + join(groups_known, ", ") + ")");
+            continue;
         }
         gsize nkeys = 0;
         StrvPtr keys(g_key_file_get_keys(kf.get(), group.c_str(), &nkeys, nullptr), g_strfreev);
@@ -697,32 +689,38 @@ Status load_config_file(const OptionTable &t, const std::string &path, ConfigRea
             const std::string name = at(line) + "[" + group + "] " + key;
             const OptionSpec *spec = find_config_key(t, service ? kMainGroup : group, key);
             if (!spec) {
-                std::vector<std::string> names;
-                for (const auto &s : t.options)
-                    if (!s.group.empty() && (group == kMainGroup || service || s.group == group))
-                        names.push_back(s.long_name);
-                std::string near = closest(key, names);
-                return config_error(at(line) + "unknown key '" + key + "' in [" + group + "]" +
-                                    (near.empty() ? "" : ": did you mean " + near + "?") +
-                                    " (keys are the long options' names: mimeuri --help)");
+                problems.push_back(at(line) + unknown_key(t, group, key, service));
+                continue;
             }
             // The same option under two names (a pass's group and [mimeuri]) is a mistake
             // whichever was meant to win.
-            if (auto was = set_by_here.find(spec); was != set_by_here.end())
-                return config_error(name + " sets --" + spec->long_name + " again (" + was->second.first +
-                                    (was->second.second ? " on line " + std::to_string(was->second.second) : "") +
-                                    " set it)");
+            if (auto was = set_by_here.find(spec); was != set_by_here.end()) {
+                problems.push_back(name + " sets --" + spec->long_name + " again (" + was->second.first +
+                                   (was->second.second ? " on line " + std::to_string(was->second.second) : "") +
+                                   " set it)");
+                continue;
+            }
             set_by_here[spec] = {"[" + group + "] " + key, line};
 
             auto value = config_value(kf.get(), *spec, group, key, name);
-            if (!value) return value.error();
-            if (auto st = source.set(*spec, *value); !st) return config_error(st.error().message);
+            if (!value) problems.push_back(value.error().message);
+            else if (auto st = source.set(*spec, *value); !st) problems.push_back(st.error().message);
         }
     }
     const bool policy_read = read && read->service && !order.empty() && order.back().rfind(kPolicyPrefix, 0) == 0;
     Source &last = policy_read ? policy_source : read && read->service && has_service ? service_source : file_source;
-    if (auto st = last.finish(path + ": "); !st) return config_error(st.error().message);
-    return ok();
+    if (auto st = last.finish(path + ": "); !st) problems.push_back(st.error().message);
+    return done();
+}
+
+std::string config_place(const std::string &path, const std::string &group, const std::string &key)
+{
+    gchar *raw = nullptr;
+    gsize len = 0;
+    if (!g_file_get_contents(path.c_str(), &raw, &len, nullptr)) return path;
+    GCharPtr owned(raw);
+    const std::size_t line = ConfigLines(std::string(raw, len)).find(group, key);
+    return path + (line ? ":" + std::to_string(line) : std::string());
 }
 
 std::string config_text(const OptionTable &t, const std::string &header)

@@ -161,17 +161,27 @@ struct ConfigRead {
     bool service{false};                    // in: read and apply [milter]
     std::vector<std::string> service_lines; // out: "key=value" per key of [milter], as written, files in order
     std::string policy;                     // in: with service, a [policy:NAME] group to read over [milter]
-    std::vector<std::string> policies;      // out: the [policy:NAME] groups, files and groups in order
+    std::vector<std::string> policies;      // out: the [policy:NAME] groups, files and groups in order, each once
+    std::vector<std::string> policy_places; // out: where each is first defined ("FILE:LINE"), as policies
+    std::vector<std::string> problems;      // out: every problem of every file read, one line each
 };
 
 // Reads one configuration file through the table. A key is an entry's long option name,
 // in [mimeuri] or in the entry's own group, or the entry's own key there. Unknown groups
 // and keys, values that do not convert, and one option set twice are errors (Code::Config)
-// that name the file, the line (else the group) and the key. [milter] (kServiceGroup) is
+// that name the file, the line (else the group) and the key. The reading goes on past each
+// (`postfix check`, `opendkim -n`): a line GKeyFile cannot read is one problem and read as
+// a comment, a key that does not take is one and left unset; the Status is the first, and
+// read->problems gets them all. For the service (read->service), a [policy:NAME] defined
+// twice, in this file or an earlier one, is a problem naming both places. [milter] (kServiceGroup) is
 // read last and only when read->service: each of its keys may set again an option the file
 // set elsewhere (it wins), and its implications are its own (--mid-url there implies
 // --mid=repair even when [references] sets mid); its lines are collected either way.
 Status load_config_file(const OptionTable &t, const std::string &path, ConfigRead *read = nullptr);
+
+// "FILE:LINE" of `group`'s header, or of `key` in it, in the configuration file `path`;
+// "FILE" when it is not found (messages about a file read with GKeyFile alone).
+std::string config_place(const std::string &path, const std::string &group, const std::string &key = {});
 
 // The settings in effect as a configuration file (--print-config): every entry with a
 // group, under its long name, in its own group; `header` (comment lines) first. Empty
