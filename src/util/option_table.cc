@@ -267,9 +267,9 @@ Result<OptionValue> convert(const OptionSpec &s, const std::string &text, std::s
 
 // One source (the command line, or one configuration file): what it set, so that an
 // implication yields to an option the same source gives itself.
-class Source {
+class SettingsSource {
 public:
-    explicit Source(const OptionTable &t) : table_(t) {}
+    explicit SettingsSource(const OptionTable &t) : table_(t) {}
 
     Status set(const OptionSpec &s, const OptionValue &v)
     {
@@ -453,7 +453,7 @@ Status parse_command_line(const OptionTable &t, const CommandLineText &text, int
     }
     for (char **r = remaining; r && *r; ++r) rest.emplace_back(*r);
 
-    Source source(t);
+    SettingsSource source(t);
     for (std::size_t i = 0; i < collected.seen.size(); ++i) {
         const auto &[spec, raw] = collected.seen[i];
         std::string name = "--" + spec->long_name;
@@ -662,14 +662,14 @@ Status load_config_file(const OptionTable &t, const std::string &path, ConfigRea
 
     bool has_service = false;
     const std::vector<std::string> order = groups_in_order(kf.get(), path, lines, read, has_service, problems);
-    Source file_source(t), service_source(t), policy_source(t);
+    SettingsSource file_source(t), service_source(t), policy_source(t);
     std::map<const OptionSpec *, std::pair<std::string, std::size_t>> set_by, service_set_by, policy_set_by;
     for (const std::string &group : order) {
         const bool policy = group.rfind(kPolicyPrefix, 0) == 0, service = group == kServiceGroup || policy;
-        Source &before = policy && has_service ? service_source : file_source;
+        SettingsSource &before = policy && has_service ? service_source : file_source;
         if (service)
             if (auto st = before.finish(path + ": "); !st) problems.push_back(st.error().message);
-        Source &source = policy ? policy_source : service ? service_source : file_source;
+        SettingsSource &source = policy ? policy_source : service ? service_source : file_source;
         auto &set_by_here = policy ? policy_set_by : service ? service_set_by : set_by;
         // Unknown groups and keys are errors, so that a typo does not silently change
         // what a filter does.
@@ -708,7 +708,7 @@ Status load_config_file(const OptionTable &t, const std::string &path, ConfigRea
         }
     }
     const bool policy_read = read && read->service && !order.empty() && order.back().rfind(kPolicyPrefix, 0) == 0;
-    Source &last = policy_read ? policy_source : read && read->service && has_service ? service_source : file_source;
+    SettingsSource &last = policy_read ? policy_source : read && read->service && has_service ? service_source : file_source;
     if (auto st = last.finish(path + ": "); !st) problems.push_back(st.error().message);
     return done();
 }
