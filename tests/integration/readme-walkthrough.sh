@@ -174,6 +174,7 @@ in_root "! grep -rl /usr/local/bin/mimeuri $ex && grep -q '| /usr/bin/mimeuri' $
   || fail "a packaged snippet names another binary than /usr/bin/mimeuri"
 in_root "[ -d /var/log/mimeuri ] && [ \"\$(stat -c %U /var/log/mimeuri)\" = mimeuri ] && [ -f /etc/logrotate.d/mimeuri ]" \
   || fail "no /var/log/mimeuri for the service's report, or no logrotate snippet"
+in_root "[ \"\$(stat -c %U:%G /var/lib/mimeuri)\" = mimeuri:mimeuri ]" || fail "the package made no /var/lib/mimeuri for the counters"
 say "ok: the package made its user and group, its unit and snippets name /usr/bin/mimeuri"
 in_root 'printf "[references]\nsummary-header = yes\n" > /etc/mimeuri.conf && /usr/bin/mimeuri --milter=unix:/x --print-config | grep -qx "summary-header=true"' \
   || fail "--print-config does not show /etc/mimeuri.conf's setting"
