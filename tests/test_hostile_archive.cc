@@ -146,6 +146,10 @@ TEST_CASE("extract: a part keeps an extension of the allow list that agrees with
         {"i.xhtm", "image/png", png, "i.xhtm.png"},
         {"j.svg", "image/svg+xml", "<svg/>", "j.svg.txt"},
         {"k.json", "application/json", "{}", "k.json.txt"},
+        {"l.ttf", "application/x-font-ttf", "\0\1", "l.ttf"},           // an older font type
+        {"m.woff", "application/font-woff", woff, "m.woff"},
+        {"n.eot", "application/vnd.ms-fontobject", "x", "n.eot.txt"},   // not on the allow list
+        {"o.woff", "application/x-anything", woff, "o.woff.txt"},
         {"noext", "application/x-anything", "x", "noext.txt"},
     };
     std::string html = "--b\nContent-Type: text/html\n\n<p>", body;
