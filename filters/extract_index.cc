@@ -32,8 +32,10 @@ std::string index_row(const MessageContext &ctx, std::size_t folder)
     e.subject = html_text(f.subject);
     if (GMimeMessage *m = ctx.message()) {
         if (const char *id = g_mime_message_get_message_id(m)) e.message_id = id;
-        // RFC 5322 3.6.4: the parent is the last of References, else In-Reply-To.
+        // RFC 5322 3.6.4: the parent is the last of References, else In-Reply-To. Of References
+        // the last kMaxParentIds - 1 are kept, so that In-Reply-To keeps a place.
         for (const char *field : {"References", "In-Reply-To"}) {
+            const std::size_t room = kMaxParentIds - (field[0] == 'R' ? 1 : 0);
             const char *raw = g_mime_object_get_header(GMIME_OBJECT(m), field);
             if (!raw) continue;
             GMimeReferences *refs = g_mime_references_parse(nullptr, raw);
@@ -41,7 +43,7 @@ std::string index_row(const MessageContext &ctx, std::size_t folder)
             std::vector<std::string> ids;
             for (int k = 0; k < g_mime_references_length(refs); ++k) ids.emplace_back(g_mime_references_get_message_id(refs, k));
             g_mime_references_free(refs);
-            e.parents.insert(e.parents.end(), ids.rbegin(), ids.rend());
+            for (auto id = ids.rbegin(); id != ids.rend() && e.parents.size() < room; ++id) e.parents.push_back(std::move(*id));
         }
     }
     return archive_record(e);

@@ -42,8 +42,17 @@ std::string to_utf8(std::string_view bytes, const char *label)
     if (!text) text = convert("WINDOWS-1252");
     if (!text) text = convert("ISO-8859-1");
     if (!text) text = std::string(bytes);
-    GCharPtr valid(g_utf8_make_valid(text->data(), static_cast<gssize>(text->size())));
-    // (a NUL ends the text there: gumbo reads it as U+FFFD, a browser too)
+    // A NUL is U+FFFD, as gumbo and a browser read it in HTML, so that no C string made of
+    // the text ends early (g_utf8_make_valid replaces it so too, given the length).
+    std::string out;
+    for (std::size_t at = 0;;) {
+        const std::size_t nul = text->find('\0', at);
+        out.append(*text, at, nul == std::string::npos ? std::string::npos : nul - at);
+        if (nul == std::string::npos) break;
+        out += "\xEF\xBF\xBD";
+        at = nul + 1;
+    }
+    GCharPtr valid(g_utf8_make_valid(out.data(), static_cast<gssize>(out.size())));
     return valid.get();
 }
 

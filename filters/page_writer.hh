@@ -37,7 +37,7 @@ struct PageParts {
 };
 
 // A part's text as UTF-8: from its charset label (GMime's iconv names), else UTF-8 when it
-// is valid, else windows-1252 (what a browser assumes); a byte-order mark dropped.
+// is valid, else windows-1252 (what a browser assumes); a byte-order mark dropped, a NUL as U+FFFD.
 std::string to_utf8(std::string_view bytes, const char *label);
 
 // The page around body (sanitised HTML, UTF-8) for the message in ctx.

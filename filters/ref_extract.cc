@@ -91,6 +91,12 @@ constexpr TypeExtensions kExtensions[] = {
     {"application/font-woff", ".woff"},
     {"application/x-font-woff", ".woff"},
     {"application/vnd.ms-fontobject", ".eot"},
+    {"application/x-font-ttf", ".ttf"},
+    {"application/font-sfnt", ".ttf .otf"},
+    {"application/x-font-otf", ".otf"},
+    {"application/x-font-opentype", ".otf"},
+    {"audio/mp3", ".mp3"},
+    {"audio/x-wav", ".wav"},
     {"audio/mpeg", ".mp3"},
     {"audio/ogg", ".ogg .oga"},
     {"audio/wav", ".wav"},
@@ -118,19 +124,23 @@ std::string file_type(MessageContext &ctx, const Node &n)
         head.append(piece.substr(0, 16 - head.size()));
         return head.size() < 16;
     }, 4096);
-    std::string image = sniff_image(head);
-    return image.empty() ? type : image;
+    std::string sniffed = sniff_image(head);
+    // Fonts and PDF by their signatures too (a part of the type a file keeps is named so).
+    for (const auto &[magic, t] : {std::pair<std::string_view, const char *>{"wOFF", "font/woff"}, {"wOF2", "font/woff2"},
+                                   {"OTTO", "font/otf"}, {std::string_view("\0\1\0\0", 4), "font/ttf"}, {"%PDF-", "application/pdf"}})
+        if (sniffed.empty() && head.compare(0, magic.size(), magic) == 0) sniffed = t;
+    return sniffed.empty() ? type : sniffed;
 }
 
 // name with an extension of type: kept when it has one already (any case), else the
 // type's first added (load.php -> load.php.css). A type the table does not know keeps the
-// name as it is, or gets ".bin" when it has no extension at all.
+// name as it is (inert_name decides whether its extension may stay).
 std::string with_extension(std::string name, const std::string &type)
 {
     const auto dot = name.rfind('.');
     const std::string ext = dot == std::string::npos || dot == 0 ? std::string() : text::ascii_lower(name.substr(dot));
     const char *known = extensions_of(type);
-    if (!known) return ext.empty() ? name + ".bin" : name;
+    if (!known) return name;
     std::string_view list = known;
     const std::string_view first = list.substr(0, list.find(' '));
     for (std::size_t at = 0; at < list.size();) {
@@ -144,12 +154,48 @@ std::string with_extension(std::string name, const std::string &type)
 
 bool is_html_type(const std::string &type) { return type == "text/html" || type == "application/xhtml+xml"; }
 
-bool active_extension(std::string ext)
+// The extensions a file beside the pages may keep: each maps, in Chromium's table
+// (net/base/mime_util.cc), in /etc/mime.types (Apache, nginx and Python's http.server read
+// the same list) and in shared-mime-info, to a type no browser runs or renders as a document
+// of the archive's origin: images (not SVG: a document with script), fonts, audio, video,
+// CSS, PDF (its viewer is not the page's origin), plain text. An allow list: a deny list of
+// what runs cannot be complete (.xhtm, .xpdl, .xht and whatever a server adds next).
+struct InertExtension {
+    const char *ext;
+    const char *type; // the part's type it is consistent with (or any of the same top level)
+};
+constexpr InertExtension kInert[] = {
+    {".png", "image/png"},   {".jpg", "image/jpeg"},  {".jpeg", "image/jpeg"}, {".gif", "image/gif"},
+    {".webp", "image/webp"}, {".avif", "image/avif"}, {".bmp", "image/bmp"},   {".ico", "image/x-icon"},
+    {".tif", "image/tiff"},  {".tiff", "image/tiff"}, {".woff", "font/woff"},  {".woff2", "font/woff2"},
+    {".ttf", "font/ttf"},    {".otf", "font/otf"},    {".mp3", "audio/mpeg"},  {".ogg", "audio/ogg"},
+    {".oga", "audio/ogg"},   {".wav", "audio/wav"},   {".mp4", "video/mp4"},   {".webm", "video/webm"},
+    {".css", "text/css"},    {".pdf", "application/pdf"}, {".txt", "text/plain"},
+};
+
+std::string_view top_level(std::string_view type) { return type.substr(0, type.find('/')); }
+
+// Whether a file of type may keep the extension ext (lower case): ext is on the allow list,
+// and type is its type, or the table names ext for type (image/pjpeg: .jpg), or both are
+// images, fonts, audio or video (image/x-png: .png). An octet-stream the bytes did not show
+// to be one of these (file_type) is none of them.
+bool keeps_extension(const std::string &ext, const std::string &type)
 {
-    ext = text::ascii_lower(ext);
-    for (const char *e : {".js", ".mjs", ".cjs", ".html", ".htm", ".xhtml", ".xht", ".shtml", ".xml", ".xsl", ".xslt", ".svg",
-                          ".svgz", ".mht", ".mhtml", ".hta", ".wasm", ".swf"})
-        if (ext == e) return true;
+    for (const InertExtension &e : kInert) {
+        if (ext != e.ext) continue;
+        if (type == e.type) return true;
+        const std::string_view top = top_level(e.type);
+        if ((top == "image" || top == "font" || top == "audio" || top == "video") && top_level(type) == top &&
+            type != "image/svg+xml")
+            return true;
+        const char *known = extensions_of(type);
+        for (std::string_view list = known ? known : ""; !list.empty();) {
+            const std::string_view one = list.substr(0, list.find(' '));
+            if (one == ext) return true;
+            list.remove_prefix(std::min(list.size(), one.size() + 1));
+        }
+        return false;
+    }
     return false;
 }
 
@@ -170,32 +216,26 @@ std::string part_bytes(const Node &n)
 std::string file_name(MessageContext &ctx, const Node &tn, const IndexedPart &tp, std::set<std::string> &used)
 {
     const std::string type = file_type(ctx, tn);
-    std::string fallback = with_extension("part-" + tn.section, type);
     const char *fn = GMIME_IS_PART(tn.object) ? g_mime_part_get_filename(GMIME_PART(tn.object)) : nullptr;
     std::string name = fn ? fn : "";
     if (name.empty() && !tp.location.empty()) {
         name = unescape(tp.location.substr(tp.location.find_last_of('/') + 1));
         if (auto q = name.find_first_of("?#"); q != std::string::npos) name.resize(q);
     }
-    name = with_extension(safe_name(name, fallback), type);
-    std::string stem = name, ext;
-    if (auto dot = name.rfind('.'); dot != std::string::npos && dot > 0) {
-        stem = name.substr(0, dot);
-        ext = name.substr(dot);
-    }
-    // A name a browser would run or render as a document of the archive's origin (a script,
-    // markup, SVG) gets ".txt" after it, unless the part is HTML (its page is made inert).
-    if (const std::string lext = text::ascii_lower(ext); is_html_type(type) ? lext != ".html" && lext != ".htm" : active_extension(lext)) {
-        ext = is_html_type(type) ? ".html" : ".txt";
-        stem = name;
-        name += ext;
-    }
-    for (int k = 2; used.count(name); ++k) name = stem + "-" + std::to_string(k) + ext;
-    used.insert(name);
-    return name;
+    return choose_name(used, inert_name(safe_name(name, "part-" + tn.section), type));
 }
 
 } // namespace
+
+std::string inert_name(const std::string &name, const std::string &type)
+{
+    std::string out = with_extension(name, type);
+    const auto dot = out.rfind('.');
+    const std::string ext = dot == std::string::npos || dot == 0 ? std::string() : text::ascii_lower(out.substr(dot));
+    // An HTML part is written as a page, sanitised (page_writer.hh): named .html.
+    if (is_html_type(type)) return ext == ".html" || ext == ".htm" ? out : out + ".html";
+    return keeps_extension(ext, type) ? out : out + ".txt";
+}
 
 std::string relative_url(const std::string &from_dir, const std::string &to)
 {
@@ -260,13 +300,15 @@ int text_node(const MessageContext &ctx)
     return -1;
 }
 
+// The message's text, whole: its bytes decoded and converted here (page_text, to_utf8: a
+// NUL becomes U+FFFD), not through g_mime_text_part_get_text, whose C string ends at the
+// first NUL and would hide the rest of the text from the page.
 std::string text_page_body(const Node &n)
 {
-    GCharPtr text(g_mime_text_part_get_text(GMIME_TEXT_PART(n.object)));
-    const std::string t = text ? std::string(text.get()) : std::string();
+    const std::string t = page_text(n, part_bytes(n));
     const char *format = g_mime_object_get_content_type_parameter(n.object, "format");
     const char *delsp = g_mime_object_get_content_type_parameter(n.object, "delsp");
-    return plain_text_body(to_utf8(t, "utf-8"), format && g_ascii_strcasecmp(format, "flowed") == 0,
+    return plain_text_body(t, format && g_ascii_strcasecmp(format, "flowed") == 0,
                            delsp && g_ascii_strcasecmp(delsp, "yes") == 0);
 }
 

@@ -26,6 +26,13 @@ std::string relative_url(const std::string &from_dir, const std::string &to);
 // when nothing is left (or the name is "index.html").
 std::string safe_name(std::string name, const std::string &fallback);
 
+// The name a part of type (its own, or for application/octet-stream the image, font or PDF its
+// bytes show) is written under beside the pages: name, with an extension of its type when the
+// type has one; then kept only when its extension is on an allow list of what never runs
+// (images but SVG, fonts, audio, video, .css, .pdf, .txt) and agrees with type, else with
+// ".txt" after it; an HTML part's (a page, sanitised) ends in .html or .htm.
+std::string inert_name(const std::string &name, const std::string &type);
+
 // wanted, or wanted with "-2", "-3"... before its extension: the first not in used (which
 // gets it). A page's name is chosen so, never assumed free.
 std::string choose_name(std::set<std::string> &used, const std::string &wanted);
@@ -36,8 +43,7 @@ struct PageOptions {
 };
 
 // Records the files of the message's folder; ctx.extraction().top becomes top. The files: one per
-// target of the pending extracts (a name a browser would run gets ".txt"; an HTML target is
-// a page), and the pages (page_writer.hh): index.html for the message (page_node, the part
+// target of the pending extracts (named by inert_name; an HTML target is a page), and the pages (page_writer.hh): index.html for the message (page_node, the part
 // that is its page, else its text, else its list of parts), part-SECTION.html for each other
 // HTML part, every page sanitised (html_sanitize.hh). Returns the files written, by section
 // (for PageBook::planned).

@@ -76,25 +76,49 @@ std::vector<ArchiveEntry> read_archive_records(std::string_view text)
     return out;
 }
 
+namespace {
+
+// Each message's parent (n: none), in time linear in the ids named. A message is taken once,
+// in order, and has no parent yet when it is: so it is a root, and a candidate is one of its
+// own replies exactly when the candidate's tree is rooted at it. The trees are kept as
+// disjoint sets (union by size, halving paths), each set knowing its root: the check is one
+// find, where walking up from the candidate cost the thread's depth for every id named.
+std::vector<std::size_t> parents_of(const std::vector<ArchiveEntry> &entries)
+{
+    const std::size_t n = entries.size();
+    std::unordered_map<std::string_view, std::size_t> by_id; // the first message with the id
+    by_id.reserve(n);
+    for (std::size_t i = 0; i < n; ++i)
+        if (!entries[i].message_id.empty()) by_id.emplace(entries[i].message_id, i);
+    std::vector<std::size_t> parent(n, n), set(n), size(n, 1), root(n);
+    for (std::size_t i = 0; i < n; ++i) set[i] = root[i] = i;
+    auto find = [&](std::size_t k) {
+        while (set[k] != k) k = set[k] = set[set[k]];
+        return k;
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto &ids = entries[i].parents;
+        for (std::size_t k = 0; k < ids.size() && k < kMaxParentIds; ++k) {
+            auto it = by_id.find(ids[k]);
+            if (it == by_id.end() || it->second == i) continue;
+            std::size_t a = find(it->second), b = find(i);
+            if (root[a] == i) continue; // one of i's own replies
+            parent[i] = it->second;
+            const std::size_t top = root[a];
+            if (size[a] < size[b]) std::swap(a, b);
+            set[b] = a, size[a] += size[b], root[a] = top;
+            break;
+        }
+    }
+    return parent;
+}
+
+} // namespace
+
 Threads thread_archive(const std::vector<ArchiveEntry> &entries)
 {
     const std::size_t n = entries.size();
-    std::unordered_map<std::string, std::size_t> by_id; // the first message with the id
-    for (std::size_t i = 0; i < n; ++i)
-        if (!entries[i].message_id.empty()) by_id.emplace(entries[i].message_id, i);
-    std::vector<std::size_t> parent(n, n);
-    auto ancestor = [&](std::size_t of, std::size_t maybe) { // is maybe `of` or above it?
-        for (std::size_t k = of, steps = 0; k < n && steps <= n; k = parent[k], ++steps)
-            if (k == maybe) return true;
-        return false;
-    };
-    for (std::size_t i = 0; i < n; ++i)
-        for (const std::string &p : entries[i].parents) {
-            auto it = by_id.find(p);
-            if (it == by_id.end() || it->second == i || ancestor(it->second, i)) continue;
-            parent[i] = it->second;
-            break;
-        }
+    const std::vector<std::size_t> parent = parents_of(entries);
     std::vector<std::vector<std::size_t>> kids(n);
     std::vector<std::size_t> roots;
     for (std::size_t i = 0; i < n; ++i) (parent[i] < n ? kids[parent[i]] : roots).push_back(i);

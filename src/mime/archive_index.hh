@@ -34,11 +34,17 @@ std::string archive_record(const ArchiveEntry &e);
 // The records in text (lines archive_record made); a malformed line is skipped.
 std::vector<ArchiveEntry> read_archive_records(std::string_view text);
 
+// The ids of a message's parents that are read, the nearest first: RFC 5322 3.6.4 makes the
+// last of References the parent; the ones before it only stand in for parents the run does
+// not hold. A sender's 20,000 References cost no more than these.
+inline constexpr std::size_t kMaxParentIds = 32;
+
 struct Threads {
     std::vector<std::size_t> order;       // entries in reading order (thread by thread)
     std::vector<std::size_t> depth;       // by position in order
     std::vector<std::size_t> thread;      // by position in order: which thread (0: the newest)
 };
+// In time linear in the messages and the ids they name (at most kMaxParentIds each).
 Threads thread_archive(const std::vector<ArchiveEntry> &entries);
 
 // The top index.html: the threads, each message a link to N/index.html.

@@ -5,7 +5,9 @@
 
 #include <glib.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <optional>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -89,27 +91,45 @@ Result<std::string> write_extraction(const std::string &top, std::size_t number,
 
 namespace {
 
+// Where the marker of a page mimeuri wrote is: read in blocks as far as it is, however long
+// the Subject before it (the <title> holds it, escaped: no '<' of the mail comes before the
+// marker). The first "<main" ends the search: the mail's body is not looked into.
+std::optional<off_t> find_marker(int fd)
+{
+    constexpr std::string_view kBody = "<main";
+    std::string window; // the tail of the last block (a marker across two blocks) and this one
+    char block[16384];
+    for (off_t at = 0;;) {
+        const ssize_t n = ::pread(fd, block, sizeof block, at);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return std::nullopt;
+        const off_t window_at = at - static_cast<off_t>(window.size());
+        window.append(block, static_cast<std::size_t>(n));
+        at += n;
+        const std::size_t m = window.find(kNavMarker), b = window.find(kBody);
+        if (b != std::string::npos && (m == std::string::npos || b < m)) return std::nullopt;
+        if (m != std::string::npos) return window_at + static_cast<off_t>(m + kNavMarker.size());
+        window.erase(0, window.size() - std::min(window.size(), kNavMarker.size()));
+    }
+}
+
 // The thread links of one page, written over the room its header keeps for them after the
 // marker (archive_index.hh). The page is the run's own file, opened as the others: relative
 // to the top's descriptor, no link followed. A page whose marker is not where mimeuri put it
-// (before any byte of the mail) is left as it is.
+// (before any byte of the mail), or not followed by its room, is left as it is.
 void write_nav(int top_fd, std::size_t folder, const std::string &links)
 {
     if (links.empty()) return;
-    const std::string name = std::to_string(folder) + "/index.html";
     Fd dir{::openat(top_fd, std::to_string(folder).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)};
     if (dir.fd < 0) return;
     Fd fd{::openat(dir.fd, "index.html", O_RDWR | O_NOFOLLOW | O_CLOEXEC)};
     if (fd.fd < 0) return;
-    char head[2048];
-    const ssize_t n = ::pread(fd.fd, head, sizeof head, 0);
-    if (n <= 0) return;
-    const std::string_view text(head, static_cast<std::size_t>(n));
-    const std::size_t at = text.find(kNavMarker);
-    if (at == std::string_view::npos || at + kNavMarker.size() + kNavRoom > text.size()) return;
-    const std::size_t room = at + kNavMarker.size();
-    if (text.substr(room, kNavRoom).find_first_not_of(' ') != std::string_view::npos) return;
-    (void)::pwrite(fd.fd, links.data(), links.size(), static_cast<off_t>(room));
+    const std::optional<off_t> room = find_marker(fd.fd);
+    if (!room) return;
+    char spaces[kNavRoom];
+    if (::pread(fd.fd, spaces, kNavRoom, *room) != static_cast<ssize_t>(kNavRoom)) return;
+    if (std::string_view(spaces, kNavRoom).find_first_not_of(' ') != std::string_view::npos) return;
+    (void)::pwrite(fd.fd, links.data(), links.size(), *room);
 }
 
 } // namespace
