@@ -347,3 +347,21 @@ TEST_CASE("--data=attach: what mailparser resolves: CSS url() written quoted, an
     CHECK(count(rep, "\"reason\":\"type\"") == 2);
     CHECK(count(rep, "\"action\":\"attached\"") == 5);
 }
+
+TEST_CASE("the references pass reads srcdoc as HTML too: its cid: resolved, and inlined with the attribute's escaping")
+{
+    // Issue 48 (8): "as the references pass must for cid: there too".
+    TempDir d;
+    const std::string msg = "From: a@example.org\nMIME-Version: 1.0\nContent-Type: multipart/related; boundary=\"r\"\n\n"
+                            "--r\nContent-Type: text/html\n\n<iframe srcdoc=\"<img src=&quot;cid:pic@x&quot;>\"></iframe>\n"
+                            "--r\nContent-Type: image/gif\nContent-ID: <pic@x>\n\nGIF\n--r--\n";
+    const std::string f = d.file("in.eml", msg);
+    auto check = mimeuri("--report=" + quote(d / "r") + " " + quote(f));
+    REQUIRE(check.status == 0);
+    CHECK(check.out == msg);
+    CHECK(read_file(d / "r").find("\"attr\":\"iframe@srcdoc\",\"url\":\"cid:pic@x\",\"kind\":\"cid\",\"status\":\"resolved\"") !=
+          std::string::npos);
+    CHECK(read_file(d / "r").find("\"unreferenced\":[]") != std::string::npos);
+    auto inl = mimeuri("--cid=inline " + quote(f));
+    CHECK(inl.out.find("<iframe srcdoc=\"<img src=&quot;data:image/gif;base64,R0lG&quot;>\"></iframe>") != std::string::npos);
+}
