@@ -246,6 +246,23 @@ bool inner_safe(const Inner &in, std::string_view text)
     });
 }
 
+// The new URL's text in its context, before attribute escaping: in CSS, quoted as it was or
+// as asked, with the quote its attribute (or, inside srcdoc, its inner attribute) leaves alone.
+std::string url_text_of(const Scan &scan, const Holder &h, const Replacement &rep)
+{
+    const Ref &ref = scan.refs[rep.ref];
+    if (!ref.css) return rep.url;
+    const Inner *in = ref.inner >= 0 ? &scan.inner[static_cast<std::size_t>(ref.inner)] : nullptr;
+    char q = '"';
+    bool ask = rep.css_quote;
+    if (ref.css_quoted && ref.begin > 0) q = h.decoded[ref.begin - 1];
+    else if (in && in->attribute) {
+        q = in->quote == '\'' ? '"' : '\''; // the quote its inner attribute leaves alone
+        ask = ask && in->quote;              // none in an unquoted one
+    } else if (h.attribute && h.quote != '\'') q = '\''; // in a "-quoted (or unquoted, then "-quoted) value
+    return css_url_text(rep.url, ref.css_quoted, q, ask);
+}
+
 // The splice of one holder's replacements (reps, sorted here), or the replacements skipped.
 void rewrite_holder(std::string_view html, const Scan &scan, const std::vector<Replacement> &replacements,
                     std::size_t hi, std::vector<std::size_t> &reps, Rewritten &res, std::vector<Splice> &splices)
@@ -256,28 +273,11 @@ void rewrite_holder(std::string_view html, const Scan &scan, const std::vector<R
     });
     std::string_view raw = html.substr(h.raw_begin, h.raw_end - h.raw_begin);
     auto skip_all = [&] { res.skipped.insert(res.skipped.end(), reps.begin(), reps.end()); };
-    auto inner_of = [&](std::size_t r) -> const Inner * {
-        const int k = scan.refs[replacements[r].ref].inner;
-        return k >= 0 ? &scan.inner[static_cast<std::size_t>(k)] : nullptr;
-    };
-    // The URL's text in its context, before attribute escaping.
-    auto url_text = [&](std::size_t r) {
-        const Ref &ref = scan.refs[replacements[r].ref];
-        if (!ref.css) return replacements[r].url;
-        const Inner *in = inner_of(r);
-        char q = '"';
-        bool ask = replacements[r].css_quote;
-        if (ref.css_quoted && ref.begin > 0) q = h.decoded[ref.begin - 1];
-        else if (in && in->attribute) {
-            q = in->quote == '\'' ? '"' : '\''; // the quote its inner attribute leaves alone
-            ask = ask && in->quote;              // none in an unquoted one
-        } else if (h.attribute && h.quote != '\'') q = '\''; // in a "-quoted (or unquoted, then "-quoted) value
-        return css_url_text(replacements[r].url, ref.css_quoted, q, ask);
-    };
+    auto url_text = [&](std::size_t r) { return url_text_of(scan, h, replacements[r]); };
     // In a srcdoc document, a URL whose new text would read otherwise there stays.
     std::erase_if(reps, [&](std::size_t r) {
-        const Inner *in = inner_of(r);
-        if (!in || inner_safe(*in, url_text(r))) return false;
+        const int k = scan.refs[replacements[r].ref].inner;
+        if (k < 0 || inner_safe(scan.inner[static_cast<std::size_t>(k)], url_text(r))) return false;
         res.skipped.push_back(r);
         return true;
     });
