@@ -455,5 +455,7 @@ TEST_CASE("srcdoc: an <iframe srcdoc> document's references, at their URLs' offs
     // The cheap test lets no srcdoc through unscanned: its document is decoded once more.
     CHECK(may_hold_reference("<iframe SrcDoc=\"<img src=&quot;c&amp;#105;d:x&quot;>\">"));
     CHECK(urls("<iframe SrcDoc=\"<img src=&quot;c&amp;#105;d:x&quot;>\">") == V{"cid:x"});
-    CHECK(!may_hold_reference("<iframe src=\"doc.html\">"));
+    CHECK(may_hold_reference("<iframe srcDOC \n\f= '<img src=&quot;c&amp;#105;d:x&quot;>'>"));
+    CHECK(urls("<iframe srcDOC \n\f= '<img src=&quot;c&amp;#105;d:x&quot;>'>") == V{"cid:x"});
+    CHECK(!may_hold_reference("<iframe src=\"doc.html\" title=\"srcdoc\">"));
 }

@@ -451,11 +451,14 @@ bool url_drops(char c) { return c == '\t' || c == '\n' || c == '\r'; }
 
 bool holds_srcdoc(std::string_view html)
 {
-    // An attribute's name is never decoded: "srcdoc" is there in bytes, in any case.
-    // Found by memchr, once for each case of its 'd'.
-    for (char d : {'d', 'D'})
-        for (std::size_t i = html.find(d, 3); i != std::string_view::npos && i + 3 <= html.size(); i = html.find(d, i + 1))
-            if (g_ascii_strncasecmp(html.data() + i - 3, "srcdoc", 6) == 0) return true;
+    // An attribute's name is never decoded: "srcdoc" is there in bytes, in any case, before
+    // the '=' of its value (white space between): each '=' found by memchr, and looked back
+    // from (a srcdoc with no value is an empty document).
+    for (std::size_t i = html.find('='); i != std::string_view::npos; i = html.find('=', i + 1)) {
+        std::size_t j = i;
+        while (j > 0 && is_space(html[j - 1])) --j;
+        if (j >= 6 && g_ascii_strncasecmp(html.data() + j - 6, "srcdoc", 6) == 0) return true;
+    }
     return false;
 }
 
