@@ -36,10 +36,13 @@ bool is_type(const Node &n, const char *type, const char *subtype)
 // Whether a data: image there is shown as an image: <img src>, srcset candidates,
 // background, <video poster>, <input type=image src>, SVG <image>/<feImage> href, and CSS
 // url() (style attributes, <style> elements, stylesheets).
-bool image_context(const html::Holder &h, const html::Ref &ref)
+bool image_context(const html::Scan &scan, const html::Ref &ref)
 {
     if (ref.css) return true;
-    const std::string &e = h.element, &a = h.attr;
+    const html::Holder &h = scan.holders[ref.holder];
+    // Inside an <iframe srcdoc> document: where it stands there.
+    const html::Inner *in = ref.inner >= 0 ? &scan.inner[static_cast<std::size_t>(ref.inner)] : nullptr;
+    const std::string &e = in ? in->element : h.element, &a = in ? in->attr : h.attr;
     if (a == "src") return e == "img" || e == "input";
     if (a == "srcset") return e == "img" || e == "source";
     if (a == "background") return true;
@@ -54,6 +57,17 @@ bool sniffable(std::string_view type)
     return type == "image/png" || type == "image/jpeg" || type == "image/jpg" || type == "image/pjpeg" ||
            type == "image/gif" || type == "image/webp" || type == "image/bmp" || type == "image/x-icon" ||
            type == "image/vnd.microsoft.icon" || type == "image/x-png";
+}
+
+// Whether readers resolve a cid: to a part of this type. nodemailer's mailparser (and the
+// webmails built on it) inlines a cid: part only when its type is image/ and a word
+// (/^image\/[\w]+$/i): never image/svg+xml, image/x-icon. Such an image stays a data: URI (issue
+// 48): no reader shows it as cid: that would not show it as data: (Gmail and Outlook, which
+// show no data: image, show no SVG either), and mailparser's readers would lose it.
+bool cid_type(std::string_view type)
+{
+    if (type.size() <= 6 || type.compare(0, 6, "image/") != 0) return false;
+    return std::all_of(type.begin() + 6, type.end(), [](char c) { return g_ascii_isalnum(c) || c == '_'; });
 }
 
 // The same image type named two ways is no lie.
@@ -127,6 +141,7 @@ struct Image {
     std::string bytes; // its bytes, where text is empty
     std::string cid;
     std::string text;  // its canonical base64 in one line (DataUrl::text), copied into lines
+    bool reused{false}; // cid names a part the related set has already, with these bytes: none added
 };
 
 // Where a part's new images go: a multipart/related to add them to, or (related < 0) the
@@ -150,7 +165,9 @@ private:
     Status classify(const Node &n, PartText &p);
     Status attach(int node, const Container &c, PartText &p);
     Container container_for(int node);
-    std::string cid_for(const std::string &hash, int container);
+    std::string cid_for(const std::string &hash, int container, const std::string &dom, bool &reused);
+    void read_ids();
+    bool same_image(int node, const std::string &hash, int related) const;
     std::string part_text(const Image &img) const;
     Status wrap(const Node &n, std::string_view html, const std::vector<const Image *> &images);
     Status add_to_related(const Container &c, const Node &n, std::string_view text, const std::vector<const Image *> &images);
@@ -159,7 +176,10 @@ private:
     MessageContext &ctx_;
     const DataOptions &opts_;
     std::map<int, std::unordered_set<std::string>> added_; // related node -> hashes added to it
-    std::unordered_map<std::string, int> cid_owner_;       // Content-ID -> the container that has it
+    std::unordered_map<std::string, std::pair<int, std::string>> cid_owner_; // id given (lower case) -> container, id
+    std::unordered_set<std::string> reused_;               // those that name a part already there
+    std::unordered_map<std::string, std::vector<int>> ids_; // every Content-ID of the message -> its nodes
+    bool ids_read_{false};
 };
 
 std::string Attacher::domain(const Node &n) const
@@ -170,15 +190,85 @@ std::string Attacher::domain(const Node &n) const
     return d.empty() ? "mimeuri.invalid" : d;
 }
 
-// A Content-ID per image and container: the same bytes twice in one related set are one part;
-// in two sets, two parts with two Content-IDs (one message never has one id twice).
-std::string Attacher::cid_for(const std::string &hash, int container)
+// A Content-ID as ids are compared here: its brackets and white space (folding) dropped, in
+// lower case (a reader may match either side's case: RFC 2392 leaves it open).
+std::string id_key(std::string_view raw)
 {
-    std::string base = hash.substr(0, 32);
+    std::string out;
+    for (char c : raw)
+        if (c != ' ' && c != '\t' && c != '\r' && c != '\n') out += static_cast<char>(g_ascii_tolower(c));
+    if (!out.empty() && out.front() == '<') out.erase(0, 1);
+    if (!out.empty() && out.back() == '>') out.pop_back();
+    return out;
+}
+
+// Every Content-ID of the message, embedded messages' too, each field of that name (a part
+// may carry two), as written and as GMime decodes it.
+void Attacher::read_ids()
+{
+    ids_read_ = true;
+    const auto &nodes = ctx_.nodes();
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        std::set<std::string> keys;
+        if (const char *c = g_mime_object_get_content_id(nodes[i].object)) keys.insert(id_key(c));
+        GMimeHeaderList *hl = MessageContext::headers_of(nodes[i]);
+        for (int k = 0; hl && k < g_mime_header_list_get_count(hl); ++k) {
+            GMimeHeader *h = g_mime_header_list_get_header_at(hl, k);
+            const char *name = g_mime_header_get_name(h);
+            if (name && g_ascii_strcasecmp(name, "Content-ID") == 0) keys.insert(id_key(ctx_.header_value(h)));
+        }
+        for (const std::string &k : keys)
+            if (!k.empty()) ids_[k].push_back(static_cast<int>(i));
+    }
+}
+
+// Whether node is the image of that hash in the related set: a leaf of it, in its message,
+// an image by its type, its decoded bytes those the hash is of.
+bool Attacher::same_image(int node, const std::string &hash, int related) const
+{
+    const auto &nodes = ctx_.nodes();
+    const Node &n = nodes[static_cast<std::size_t>(node)];
+    if (related < 0 || n.kind != Node::Kind::Leaf || !GMIME_IS_PART(n.object)) return false;
+    if (n.message != nodes[static_cast<std::size_t>(related)].message) return false;
+    int p = n.parent;
+    while (p >= 0 && p != related) p = nodes[static_cast<std::size_t>(p)].parent;
+    GMimeContentType *ct = g_mime_object_get_content_type(n.object);
+    if (p != related || !ct || g_ascii_strcasecmp(g_mime_content_type_get_media_type(ct), "image") != 0) return false;
+    auto content = ctx_.decoded_content(n, opts_.max);
+    return content && hex_sha256(content->view()) == hash;
+}
+
+// A Content-ID per image and container: the hash's first 32 hex digits at the domain, with
+// ".2", ".3"... where that id is taken. One message never holds one id twice (issue 48): an id
+// is taken when this run gave it to another related set, or when any part of the message
+// (embedded messages too) has it, unless that part is this image in this set already (a
+// reply quoting an image an earlier run attached): that part is named, none added.
+std::string Attacher::cid_for(const std::string &hash, int container, const std::string &dom, bool &reused)
+{
+    if (!ids_read_) read_ids();
+    const std::string base = hash.substr(0, 32);
+    const int related = container >= 0 && ctx_.nodes()[static_cast<std::size_t>(container)].kind == Node::Kind::Multipart
+                            ? container
+                            : -1;
     for (int k = 1;; ++k) {
-        std::string id = base + (k > 1 ? "." + std::to_string(k) : std::string());
-        auto [it, fresh] = cid_owner_.emplace(id, container);
-        if (fresh || it->second == container) return id;
+        std::string id = base + (k > 1 ? "." + std::to_string(k) : std::string()) + "@" + dom;
+        const std::string key = id_key(id);
+        if (auto given = cid_owner_.find(key); given != cid_owner_.end()) {
+            if (given->second.first != container) continue;
+            reused = reused_.count(key) > 0;
+            return given->second.second;
+        }
+        if (auto there = ids_.find(key); there != ids_.end()) {
+            const int part = there->second.front();
+            if (there->second.size() != 1 || !same_image(part, hash, related)) continue;
+            // Named as the part has it: a reader may compare ids case by case.
+            const char *own = g_mime_object_get_content_id(ctx_.nodes()[static_cast<std::size_t>(part)].object);
+            if (own && id_key(own) == key) id = own;
+            reused_.insert(key);
+            reused = true;
+        }
+        cid_owner_.emplace(key, std::make_pair(container, id));
+        return id;
     }
 }
 
@@ -407,12 +497,16 @@ Status Attacher::classify(const Node &n, PartText &p)
         DataEntry e;
         e.part = n.section;
         e.attr = p.css ? "css" : h.attribute ? h.element + "@" + h.attr : "style";
+        if (ref.inner >= 0) { // "iframe@srcdoc>img@src": the frame's document, and where in it
+            const html::Inner &in = p.scan.inner[static_cast<std::size_t>(ref.inner)];
+            e.attr += ">" + (in.attribute ? in.element + "@" + in.attr : std::string("style"));
+        }
         DataUrl d = data::parse_data_url(ref.url, opts_.max);
         e.type = d.type;
         if (d.size) e.size = static_cast<std::int64_t>(*d.size);
         std::string part_type = canonical_type(d.type);
         if (d.type.compare(0, 6, "image/") != 0) e.reason = "not-image";
-        else if (!image_context(h, ref)) e.reason = "context";
+        else if (!image_context(p.scan, ref)) e.reason = "context";
         else if (!d.size) e.reason = "base64";
         else if (d.over) e.reason = "size";
         else if (d.bytes.empty()) e.reason = "empty";
@@ -425,11 +519,12 @@ Status Attacher::classify(const Node &n, PartText &p)
                 e.sniffed = "unknown";
                 e.reason = "bytes"; // no image of the type it names: a browser shows none
             }
+            if (e.reason.empty() && !cid_type(part_type)) e.reason = "type";
         }
         if (attach && e.reason.empty()) {
             auto known = d.text.empty() ? p.hashes.end() : p.hashes.find(d.text);
             std::string hash = known != p.hashes.end() ? known->second : hex_sha256(d.bytes);
-            p.reps.push_back({ri, {}});
+            p.reps.push_back({ri, {}, true}); // url("cid:..."): what mailparser reads to its quote
             p.rep_entry.push_back(ctx_.report().data().size());
             auto it = p.fresh.find(hash);
             if (it == p.fresh.end()) {
@@ -469,6 +564,9 @@ Status Attacher::part(int node)
     } else {
         return leave("structure");
     }
+    // An attached message (message/rfc822 inside this one) is a document the user received:
+    // its data: URIs are reported, never rewritten (as --related=repair leaves it).
+    if (n.message != ctx_.message()) return leave("attached-message");
     if (!p.rewritable) return leave("charset");
     if (!transfer::can_write_back(g_mime_part_get_content_encoding(GMIME_PART(n.object)))) return leave("encoding");
     Container c = container_for(node);
@@ -494,7 +592,7 @@ Status Attacher::attach(int node, const Container &c, PartText &p)
     const int owner = c.related >= 0 ? c.related : node;
     const std::string dom = domain(n);
     for (std::size_t k = 0; k < p.reps.size(); ++k) // in the order named: the same ids on every run
-        if (Image &img = *p.rep_image[k]; img.cid.empty()) img.cid = cid_for(p.rep_hash[k], owner) + "@" + dom;
+        if (Image &img = *p.rep_image[k]; img.cid.empty()) img.cid = cid_for(p.rep_hash[k], owner, dom, img.reused);
     for (std::size_t k = 0; k < p.reps.size(); ++k) p.reps[k].url = "cid:" + p.rep_image[k]->cid;
     html::Rewritten rw = html::rewrite(p.view, p.scan, p.reps);
     std::vector<bool> done(p.reps.size(), true);
@@ -508,7 +606,7 @@ Status Attacher::attach(int node, const Container &c, PartText &p)
     std::unordered_set<std::string> named;
     for (std::size_t k = 0; k < p.reps.size(); ++k) {
         if (!done[k] || !named.insert(p.rep_hash[k]).second) continue;
-        if (c.related >= 0 && added_[c.related].count(p.rep_hash[k])) continue;
+        if (p.rep_image[k]->reused || (c.related >= 0 && added_[c.related].count(p.rep_hash[k]))) continue;
         images.push_back(p.rep_image[k]);
         image_hashes.push_back(p.rep_hash[k]);
     }

@@ -64,8 +64,8 @@ DataUrl parse_data_url(std::string_view url, std::size_t cap);
 // Sniffing 6.1: ICO/CUR, BMP, GIF, WebP, PNG, JPEG); "" when none matches.
 std::string sniff_image(std::string_view bytes);
 // False only when bytes cannot hold a data: URI for the HTML or CSS tokenizer: no "ta:" in
-// any case, no numeric character reference to d, a, t or ':', no "&colon" and no backslash
-// (a CSS escape).
+// any case, no numeric character reference to d, a, t or ':', no "&colon", no backslash
+// (a CSS escape) and no "srcdoc" (an <iframe srcdoc> document is decoded once more).
 bool may_hold_data_uri(std::string_view bytes);
 // A file name extension for an image type ("png"); "bin" when the type names none known.
 std::string extension_for(std::string_view type);

@@ -4,6 +4,7 @@
 #include "data.hh"
 
 #include "base64.hh"
+#include "html_refs.hh"
 #include "text.hh"
 
 #include <glib.h>
@@ -192,6 +193,7 @@ std::string sniff_image(std::string_view b)
 bool may_hold_data_uri(std::string_view bytes)
 {
     if (bytes.find('\\') != std::string_view::npos) return true;
+    if (html::holds_srcdoc(bytes)) return true; // its document is decoded once more: "data&amp;colon;"
     for (std::size_t i = bytes.find('&'); i != std::string_view::npos && i + 1 < bytes.size(); i = bytes.find('&', i + 1)) {
         if (bytes[i + 1] == '#' && spells_data_char(bytes, i)) return true;
         if (i + 6 <= bytes.size() && g_ascii_strncasecmp(bytes.data() + i + 1, "colon", 5) == 0) return true;

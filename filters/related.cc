@@ -221,6 +221,9 @@ Status Related::find(int html)
         e.disposition = disposition(tn);
         if (tn.message != h.message) e.reason = "message"; // message/rfc822 is a world of its own
         else sets_of_target_[t.node].insert(set);
+        // An attached message is a document the user received: read and reported, never
+        // edited (as signed content is not).
+        if (e.reason.empty() && h.message != ctx_.message()) e.reason = "attached-message";
         if (!e.outside && e.disposition == "inline") continue;
         if (e.reason.empty() && is_type(tn, "text", "html")) e.reason = "html"; // a page of its own
         found_.push_back({html, t.node, ctx_.report().related().size()});

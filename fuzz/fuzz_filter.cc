@@ -11,6 +11,10 @@
 // quoted-printable body is well-formed. In extract mode (cid mode 3) files land only inside
 // the extract folder: a symlink planted at DIR/1 (or at DIR/1/index.html) points to a trap
 // folder that must stay empty. The census of Message-IDs rules out no id the index learns.
+// --data=attach (run apart: it builds structure): every message that parsed still parses,
+// and no Content-ID is in the output more times than in the input, or twice where it was once
+// (issue 48: one message never holds one id twice), embedded messages' ids counted in.
+#include "data.hh"
 #include "engine.hh"
 #include "extract.hh"
 #include "external_body.hh"
@@ -405,6 +409,73 @@ void check_inert_copy(const Source &src, const std::vector<Segment> &segs, bool 
     if (fast.save_index() != full.save_index()) fail("the inert copy indexed otherwise than the full engine");
 }
 
+// GMime parses msg (an output that parsed as an input), or the harness fails with why.
+void still_parses(const std::string &msg, const char *why)
+{
+    GMimeStream *ms = g_mime_stream_mem_new_with_buffer(msg.data(), msg.size());
+    GMimeParser *parser = g_mime_parser_new_with_stream(ms);
+    GMimeMessage *m = g_mime_parser_construct_message(parser, nullptr);
+    if (!m) fail(why);
+    g_object_unref(m);
+    g_object_unref(parser);
+    g_object_unref(ms);
+}
+
+// Each Content-ID field's value in a message as mime_structure reads it (every entity,
+// embedded messages too): brackets and white space dropped, lower case, as the data pass
+// compares ids.
+std::map<std::string, int> content_ids(const std::string &msg)
+{
+    using namespace mimestructure;
+    Entity root = read(msg);
+    std::vector<const Entity *> all;
+    flatten(root, all);
+    std::map<std::string, int> ids;
+    for (const Entity *e : all)
+        for (const Field &f : e->fields) {
+            if (f.name.size() != 10 || g_ascii_strncasecmp(f.name.c_str(), "Content-ID", 10) != 0 || !f.valid) continue;
+            std::string v;
+            for (std::size_t i = f.colon + 1; i < f.end; ++i) {
+                const char c = msg[i];
+                if (c != ' ' && c != '\t' && c != '\r' && c != '\n') v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            }
+            if (!v.empty() && v.front() == '<') v.erase(0, 1);
+            if (!v.empty() && v.back() == '>') v.pop_back();
+            if (!v.empty()) ++ids[v];
+        }
+    return ids;
+}
+
+// --data=attach alone on every message: the ids it gives are the message's own.
+void check_data_attach(const Source &src, const std::vector<Segment> &segs, bool in_mbox, const Limits &limits,
+                       const std::string &input)
+{
+    DataOptions d;
+    d.mode = DataOptions::Mode::Attach;
+    d.max = 4096;
+    DataPass data(d);
+    for (std::size_t i = 0; i < segs.size(); ++i) {
+        auto ctx = MessageContext::parse(src, segs[i], i + 1, in_mbox, limits);
+        if (!ctx->message()) continue;
+        if (!data.apply(*ctx) || !ctx->finish()) continue;
+        if (ctx->edits().empty()) continue;
+        const Segment &read = ctx->segment();
+        std::string msg_in = input.substr(static_cast<std::size_t>(read.msg_begin),
+                                          static_cast<std::size_t>(read.msg_end - read.msg_begin));
+        std::vector<Edit> local;
+        for (const Edit &e : ctx->edits()) local.push_back({e.begin - read.msg_begin, e.end - read.msg_begin, made(e, src)});
+        std::string msg_out = splice(msg_in, local);
+        still_parses(msg_out, "--data=attach: a message that parsed no longer parses");
+        const auto before = content_ids(msg_in);
+        for (const auto &[id, n] : content_ids(msg_out)) {
+            auto was = before.find(id);
+            const int had = was == before.end() ? 0 : was->second;
+            if (n > 1 && n > had) fail("--data=attach: a Content-ID the output holds " + std::to_string(n) + " times, the input " +
+                                       std::to_string(had), "<" + show(id) + ">\n" + show(msg_out, 4000));
+        }
+    }
+}
+
 extern "C" int LLVMFuzzerInitialize(int *, char ***)
 {
     g_mime_init();
@@ -523,16 +594,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             local.push_back({e.begin - read.msg_begin, e.end - read.msg_begin, e.text});
         }
         std::string msg_out = splice(msg_in, local);
-        GMimeStream *ms = g_mime_stream_mem_new_with_buffer(msg_out.data(), msg_out.size());
-        GMimeParser *parser = g_mime_parser_new_with_stream(ms);
-        GMimeMessage *m = g_mime_parser_construct_message(parser, nullptr);
-        if (!m) fail("a message that parsed no longer parses after the edits");
-        g_object_unref(m);
-        g_object_unref(parser);
-        g_object_unref(ms);
+        still_parses(msg_out, "a message that parsed no longer parses after the edits");
         check_structure(msg_in, msg_out, local);
     }
     if (trap) trap->check();
+    check_data_attach(src, *segs, mbox.ok() && *mbox, limits, input);
     check_inert_copy(src, *segs, mbox.ok() && *mbox, ro, eo, limits);
     // And where the run keeps no mid: index (--mid=check, nothing reported: embedded messages
     // and Content-IDs are copied too), unless the mode's options need one all the same.

@@ -5,7 +5,8 @@ URLs name Content-IDs) and RFC 2045 (base64 in lines of at most 76 characters), 
 states them, without mimeuri's code:
 
   - every data:image/... URL of the HTML (the case inputs hold none outside an image
-    context) becomes cid:HASH@DOMAIN, HASH the first 32 hex digits of the SHA-256 of its
+    context) whose type is image/ and a word (what mailparser resolves a cid: for: not
+    image/svg+xml, which stays as it is) becomes cid:HASH@DOMAIN, HASH the first 32 hex digits of the SHA-256 of its
     decoded bytes, DOMAIN the From address's;
   - one part per distinct image, in the order first named: Content-Type (the type the bytes
     have where a PNG or GIF signature says so, else the URL's), base64, inline with a file
@@ -44,6 +45,8 @@ def rewrite(html, domain):
     parts, seen = [], {}
     def sub(m):
         typ, b = decode(m.group(0))
+        if not re.fullmatch(r"image/\w+", sniff(b, typ)):
+            return m.group(0)  # mailparser resolves cid: only for image/\w+: SVG stays data: (issue 48)
         h = hashlib.sha256(b).hexdigest()[:32]
         cid = f"{h}@{domain}"
         if h not in seen:

@@ -1,6 +1,7 @@
 // What nodemailer's mailparser and postal-mime see of each message named on the command line:
 // one JSON line per message and reader, {reader, file, attachments: [{cid, disposition,
-// related, type, sha256}], html}. Run by data_readers.py with NODE_PATH set to the folder
+// related, type, sha256}], html}; mailparser's also shown, its HTML with the cid: links it
+// resolves inlined (simpleParser's default). Run by data_readers.py with NODE_PATH set to the folder
 // the suite installed them into (test tools only).
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
@@ -16,8 +17,10 @@ for (const file of process.argv.slice(2)) {
   const bytes = readFileSync(file);
   // keepCidLinks: the HTML as the message has it (mailparser otherwise inlines cid: parts).
   const m = await simpleParser(bytes, { keepCidLinks: true });
+  // And as the webmails built on it show it: the cid: links it resolves made data: URLs.
+  const shown = await simpleParser(bytes);
   console.log(JSON.stringify({
-    reader: 'mailparser', file, html: m.html || '',
+    reader: 'mailparser', file, html: m.html || '', shown: shown.html || '',
     attachments: m.attachments.map((a) => ({ cid: a.contentId || a.cid || '', disposition: a.contentDisposition,
       related: !!a.related, type: a.contentType, sha256: sha(a.content) })),
   }));

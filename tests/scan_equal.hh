@@ -20,7 +20,7 @@ inline std::string scan_difference(const mimeuri::html::Scan &fast, const mimeur
     for (std::size_t i = 0; i < fast.holders.size(); ++i) {
         const auto &a = fast.holders[i], &b = gumbo.holders[i];
         if (a.raw_begin != b.raw_begin || a.raw_end != b.raw_end || a.quote != b.quote || a.attribute != b.attribute ||
-            a.decoded != b.decoded || a.element != b.element || a.attr != b.attr)
+            a.decoded != b.decoded || a.element != b.element || a.attr != b.attr || a.srcdoc != b.srcdoc)
             return "holder " + to_string(i) + ": " + a.element + "@" + a.attr + " [" + to_string(a.raw_begin) + "," +
                    to_string(a.raw_end) + ") '" + a.decoded + "' vs " + b.element + "@" + b.attr + " [" +
                    to_string(b.raw_begin) + "," + to_string(b.raw_end) + ") '" + b.decoded + "'";
@@ -30,8 +30,14 @@ inline std::string scan_difference(const mimeuri::html::Scan &fast, const mimeur
     for (std::size_t i = 0; i < fast.refs.size(); ++i) {
         const auto &a = fast.refs[i], &b = gumbo.refs[i];
         if (a.holder != b.holder || a.begin != b.begin || a.end != b.end || a.url != b.url || a.css != b.css ||
-            a.css_quoted != b.css_quoted || a.padded != b.padded)
+            a.css_quoted != b.css_quoted || a.padded != b.padded || (a.inner < 0) != (b.inner < 0))
             return "ref " + to_string(i) + ": " + a.url + " vs " + b.url;
+        if (a.inner < 0) continue;
+        // Inside a srcdoc document: where it stands there (the indexes may differ, not the places).
+        const auto &x = fast.inner[static_cast<std::size_t>(a.inner)], &y = gumbo.inner[static_cast<std::size_t>(b.inner)];
+        if (x.element != y.element || x.attr != y.attr || x.attribute != y.attribute || x.quote != y.quote ||
+            x.verbatim != y.verbatim)
+            return "ref " + to_string(i) + " in srcdoc: " + x.element + "@" + x.attr + " vs " + y.element + "@" + y.attr;
     }
     return {};
 }

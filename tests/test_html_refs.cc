@@ -35,6 +35,14 @@ std::string replace(const std::string &html, const std::string &from, const std:
 
 using V = std::vector<std::string>;
 
+// s with its one `from` made `to`.
+std::string replaced_in(std::string s, const std::string &from, const std::string &to)
+{
+    auto at = s.find(from);
+    REQUIRE(at != std::string::npos);
+    return s.replace(at, from.size(), to);
+}
+
 } // namespace
 
 TEST_CASE("URL attributes, srcset candidates, SVG href and xlink:href, base")
@@ -405,4 +413,49 @@ TEST_CASE("defect 7: CSS url( and @import match in ASCII whatever the locale (Tu
     CHECK(urls("<STYLE>@IMPORT 'cid:d@x';</STYLE><DIV STYLE=\"background:URL(cid:e@x)\"></DIV>") ==
           std::vector<std::string>{"cid:d@x", "cid:e@x"});
     CHECK(urls("<X-IMG SRC=\"cid:f@x\"></X-IMG>") == std::vector<std::string>{"cid:f@x"});
+}
+
+TEST_CASE("srcdoc: an <iframe srcdoc> document's references, at their URLs' offsets in it; rewritten with both escapings")
+{
+    // Issue 48 (8): the value of srcdoc is an HTML document (HTML 4.8.5), decoded once.
+    const std::string html = "<iframe srcdoc=\"<p>x<img src=&quot;cid:a&quot;><div style='background:url(cid:b)'>"
+                             "<style>p{background:url(cid:c)}</style><iframe srcdoc=&quot;<img src=&amp;quot;cid:d&amp;quot;>&quot;>\">"
+                             "</iframe><div srcdoc=\"<img src=cid:no>\"></div><img src=cid:e>";
+    for (bool tokenizer : {false, true}) {
+        CAPTURE(tokenizer);
+        auto s = tokenizer ? scan_refs(html, ParseLimits{}) : find_refs(html, 1000000);
+        REQUIRE(s.ok());
+        REQUIRE(s->refs.size() == 5);
+        V got, where;
+        for (const Ref &r : s->refs) {
+            got.push_back(r.url);
+            const Holder &h = s->holders[r.holder];
+            if (r.inner < 0) {
+                where.push_back(h.element + "@" + h.attr);
+                continue;
+            }
+            CHECK(h.srcdoc);
+            CHECK(h.decoded.substr(r.begin, r.end - r.begin) == r.url); // the URL's own bytes in the document
+            const Inner &in = s->inner[static_cast<std::size_t>(r.inner)];
+            where.push_back(in.attribute ? in.element + "@" + in.attr : "style");
+        }
+        CHECK(got == V{"cid:a", "cid:b", "cid:c", "cid:d", "cid:e"});
+        CHECK(where == V{"img@src", "div@style", "style", "img@src", "img@src"});
+    }
+    CHECK(replace(html, "cid:a", "cid:A") == replaced_in(html, "cid:a", "cid:A"));
+    CHECK(replace(html, "cid:d", "cid:D") == replaced_in(html, "cid:d", "cid:D"));
+    // A new URL that would read otherwise in the document is not written: a quote that closes
+    // its inner attribute, "</" in its <style> text, a space in an unquoted inner value.
+    CHECK(replace(html, "cid:a", "cid:x\"y") == html);
+    CHECK(replace(html, "cid:a", "cid:x&amp;y") == html);
+    CHECK(replace("<iframe srcdoc=\"<style>p{background:url('cid:c')}</style>\">", "cid:c", "cid:</style>") ==
+          "<iframe srcdoc=\"<style>p{background:url('cid:c')}</style>\">");
+    CHECK(replace("<iframe srcdoc='<img src=cid:a>'>", "cid:a", "cid:x y") == "<iframe srcdoc='<img src=cid:a>'>");
+    CHECK(replace("<iframe srcdoc='<img src=cid:a>'>", "cid:a", "cid:xy") == "<iframe srcdoc='<img src=cid:xy>'>");
+    // The cheap test lets no srcdoc through unscanned: its document is decoded once more.
+    CHECK(may_hold_reference("<iframe SrcDoc=\"<img src=&quot;c&amp;#105;d:x&quot;>\">"));
+    CHECK(urls("<iframe SrcDoc=\"<img src=&quot;c&amp;#105;d:x&quot;>\">") == V{"cid:x"});
+    CHECK(may_hold_reference("<iframe srcDOC \n\f= '<img src=&quot;c&amp;#105;d:x&quot;>'>"));
+    CHECK(urls("<iframe srcDOC \n\f= '<img src=&quot;c&amp;#105;d:x&quot;>'>") == V{"cid:x"});
+    CHECK(!may_hold_reference("<iframe src=\"doc.html\" title=\"srcdoc\">"));
 }

@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 using namespace testing;
 
@@ -212,16 +213,34 @@ TEST_CASE("--related=repair leaves a part two related sets name, signed content,
     CHECK(rewritten.out.find("Content-Type: multipart/related; boundary=\"mix\"; type=\"text/html\"") != std::string::npos);
 }
 
-TEST_CASE("--related=repair inside a forwarded message: its own multipart/mixed becomes related, the message's stays")
+TEST_CASE("--related=repair never edits inside an attached message: its sets are reported, left as received")
 {
+    // Issue 48 (7): a forwarded message's own related set lacking an inline disposition got
+    // one written into it, changing the attachment's bytes. Variations: the set to be made of a
+    // mixed (nested.eml), one already a multipart/related whose image is marked attachment,
+    // and one whose image sits outside it; LF and CRLF.
     TempDir d;
-    const std::string orig = read_file(testdata("nested.eml"));
-    auto run = testing::mimeuri("--related=repair --report=" + quote(d / "r") + " " + quote(testdata("nested.eml")));
-    REQUIRE(run.status == 0);
-    std::string want = replaced(orig, "Content-Type: multipart/mixed; boundary=\"in\"",
-                                "Content-Type: multipart/related; boundary=\"in\"; type=\"text/html\"");
-    want = replaced(want, "attachment; filename=\"n.png\"", "inline; filename=\"n.png\"");
-    CHECK(run.out == want);
+    const std::string in_related =
+        "From: a@example.org\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"o\"\n\n--o\n"
+        "Content-Type: text/plain\n\nsee below\n--o\nContent-Type: message/rfc822\n\n"
+        "From: b@example.org\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"m\"\n\n--m\n"
+        "Content-Type: multipart/related; boundary=\"r\"\n\n--r\nContent-Type: text/html\n\n"
+        "<img src=\"cid:a@x\"><img src=\"cid:b@x\">\n--r\nContent-Type: image/gif\nContent-ID: <a@x>\n\nGIF\n--r--\n"
+        "--m\nContent-Type: image/gif\nContent-Disposition: attachment\nContent-ID: <b@x>\n\nGIF2\n--m--\n\n--o--\n";
+    std::vector<std::string> inputs{read_file(testdata("nested.eml")), in_related};
+    for (std::size_t i = 0, n = inputs.size(); i < n; ++i) inputs.push_back(crlf(inputs[i]));
+    for (const std::string &orig : inputs) {
+        CAPTURE(orig);
+        const std::string f = d.file("in.eml", orig);
+        auto run = testing::mimeuri("--related=repair --report=" + quote(d / "r") + " " + quote(f));
+        REQUIRE(run.status == 0);
+        CHECK(run.out == orig);
+        const std::string rep = read_file(d / "r");
+        CHECK(rep.find("\"action\":\"none\",\"reason\":\"attached-message\"") != std::string::npos);
+        CHECK(rep.find("\"action\":\"moved\"") == std::string::npos);
+        CHECK(rep.find("\"action\":\"marked\"") == std::string::npos);
+    }
+    CHECK(testing::mimeuri("--report=" + quote(d / "r") + " " + quote(testdata("nested.eml"))).status == 0);
     CHECK(read_file(d / "r").find("\"part\":\"2.1\",\"url\":\"cid:n@example.org\",\"target\":\"2.2\"") != std::string::npos);
 }
 

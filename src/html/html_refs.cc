@@ -10,6 +10,7 @@
 
 #include "html_detail.hh"
 #include "html_guard.h"
+#include "html_tokenizer.hh"
 
 #include <glib.h>
 #include <gumbo.h>
@@ -98,7 +99,8 @@ std::size_t css_escape(std::string_view t, std::size_t i, std::string &out)
 
 bool ScanBuilder::wanted(std::string_view name)
 {
-    return name == "style" || name == "srcset" || name == "imagesrcset" || url_attribute(name) || name == "xlink:href";
+    return name == "style" || name == "srcset" || name == "imagesrcset" || url_attribute(name) || name == "xlink:href" ||
+           name == "srcdoc";
 }
 
 std::string url_as_parsed(std::string_view text)
@@ -153,7 +155,8 @@ void ScanBuilder::attribute(const std::string &tag, const std::string &name, std
     const std::size_t len = raw.size();
     const bool style = name == "style", srcset = name == "srcset" || name == "imagesrcset";
     const bool url = url_attribute(name) || name == "xlink:href";
-    if (!style && !srcset && !url) return;
+    const bool srcdoc = name == "srcdoc" && tag == "iframe";
+    if (!style && !srcset && !url && !srcdoc) return;
     if (len == 0) return;
     if (!seen_.insert(off).second) return;
     Holder h;
@@ -168,6 +171,7 @@ void ScanBuilder::attribute(const std::string &tag, const std::string &name, std
     h.decoded = std::move(decoded);
     h.element = tag;
     h.attr = name;
+    if (srcdoc) return document(std::move(h));
     if (tag == "base" && name == "href") {
         auto [b, e] = trim(h.decoded, 0, h.decoded.size());
         if (!scan_.base_href) scan_.base_href = h.decoded.substr(b, e - b); // the first one counts
@@ -209,6 +213,83 @@ void ScanBuilder::attribute(const std::string &tag, const std::string &name, std
         // The whole value is the slot: a repair replaces the padding too.
         auto [b, e] = trim(v, 0, v.size());
         if (e > b) add_ref(hi, 0, v.size(), v.substr(b, e - b), false, false, b > 0 || e < v.size());
+    }
+}
+
+namespace {
+
+// srcdoc documents read inside srcdoc documents, at most this deep (each level is parsed once
+// more: the work is bounded by this times the text). Mail has one level where it has any.
+constexpr int kMaxSrcdocDepth = 3;
+thread_local int srcdoc_depth = 0;
+
+struct Deeper {
+    Deeper() { ++srcdoc_depth; }
+    ~Deeper() { --srcdoc_depth; }
+    Deeper(const Deeper &) = delete;
+    Deeper &operator=(const Deeper &) = delete;
+};
+
+} // namespace
+
+// An <iframe srcdoc>'s value, decoded once, is the HTML document the frame shows (HTML 4.8.5):
+// its references are read as a page's (the streaming tokenizer, gumbo where it cannot say) and
+// kept as references of the srcdoc attribute, each at the offsets of its URL in the document,
+// where it stands there in Ref::inner. A URL escaped in the document (a character reference in
+// its inner attribute) is reported, spanning its inner holder, and never rewritten. The
+// document's <base href> is its own, not the page's.
+void ScanBuilder::document(Holder h)
+{
+    if (h.decoded.empty() || srcdoc_depth >= kMaxSrcdocDepth || full()) return;
+    h.srcdoc = true;
+    ParseLimits limits;
+    limits.max_refs = max_refs_ - scan_.refs.size();
+    auto doc = [&] {
+        Deeper deeper;
+        return scan_refs(h.decoded, limits);
+    }();
+    if (!doc || doc->stop != Stop::None || doc->refs.empty()) return; // a limit inside: not looked at
+    if (doc->truncated) scan_.truncated = true;
+    const std::size_t hi = add_holder(std::move(h));
+    const std::string_view text = scan_.holders[hi].decoded;
+    std::vector<Segment> segs; // of the inner holder segs_of
+    std::size_t segs_of = std::size_t(-1);
+    for (const Ref &r : doc->refs) {
+        if (full()) {
+            scan_.truncated = true;
+            break;
+        }
+        const Holder &ih = doc->holders[r.holder];
+        Inner in = r.inner >= 0 ? doc->inner[static_cast<std::size_t>(r.inner)] : Inner{ih.element, ih.attr, ih.attribute, ih.quote, true};
+        Ref out = r;
+        out.holder = hi;
+        // Where the URL stands in the document: <style> text is its own decoding; in an
+        // attribute, where its bytes are literal (segments: the value's character references).
+        std::optional<std::size_t> b = ih.raw_begin + r.begin, e = ih.raw_begin + r.end;
+        const std::string_view raw = text.substr(ih.raw_begin, ih.raw_end - ih.raw_begin);
+        if (ih.attribute && raw != ih.decoded) {
+            if (segs_of != r.holder) {
+                segs = segments(raw, ih.quote, ih.decoded);
+                segs_of = r.holder;
+            }
+            b = raw_offset(segs, r.begin);
+            e = raw_offset(segs, r.end);
+            if (b && e) {
+                *b += ih.raw_begin;
+                *e += ih.raw_begin;
+            }
+        }
+        if (b && e && *b <= *e) {
+            out.begin = *b;
+            out.end = *e;
+        } else {
+            out.begin = ih.raw_begin;
+            out.end = ih.raw_end;
+            in.verbatim = false;
+        }
+        scan_.inner.push_back(std::move(in));
+        out.inner = static_cast<int>(scan_.inner.size() - 1);
+        scan_.refs.push_back(std::move(out));
     }
 }
 
@@ -368,12 +449,27 @@ bool url_drops(char c) { return c == '\t' || c == '\n' || c == '\r'; }
 
 } // namespace
 
+bool holds_srcdoc(std::string_view html)
+{
+    // An attribute's name is never decoded: "srcdoc" is there in bytes, in any case, before
+    // the '=' of its value (white space between): each '=' found by memchr, and looked back
+    // from (a srcdoc with no value is an empty document).
+    for (std::size_t i = html.find('='); i != std::string_view::npos; i = html.find('=', i + 1)) {
+        std::size_t j = i;
+        while (j > 0 && is_space(html[j - 1])) --j;
+        if (j >= 6 && g_ascii_strncasecmp(html.data() + j - 6, "srcdoc", 6) == 0) return true;
+    }
+    return false;
+}
+
 bool may_hold_reference(std::string_view html)
 {
     // A backslash or '&' before the last byte, "id:" in any case: found by memchr, the text
     // read once per character looked for.
     if (html.size() < 2) return false;
     if (html.substr(0, html.size() - 1).find('\\') != std::string_view::npos) return true;
+    // A srcdoc document is decoded once more than the page: "cid&amp;colon;x" is a cid: there.
+    if (holds_srcdoc(html)) return true;
     for (std::size_t i = html.find('&'); i != std::string_view::npos && i + 1 < html.size(); i = html.find('&', i + 1)) {
         if (html[i + 1] == '#' && spells_reference_char(html, i)) return true;
         if (i + 6 < html.size() && g_ascii_strncasecmp(html.data() + i + 1, "colon", 5) == 0) return true;

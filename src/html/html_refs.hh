@@ -25,6 +25,18 @@ struct Holder {
     std::string decoded;      // the value as a browser sees it (character references decoded)
     std::string element;      // tag name, lower case
     std::string attr;         // attribute name ("xlink:href" for the XLink namespace), or "style" text
+    bool srcdoc{false};       // an <iframe srcdoc>: decoded is an HTML document (HTML 4.8.5), and its
+                              // references are that document's, each with its Ref::inner
+};
+
+// Where, inside an <iframe srcdoc> document, a reference stands (its holder there).
+struct Inner {
+    std::string element;  // the inner holder's element and attribute, as Holder's
+    std::string attr;
+    bool attribute{true}; // false: <style> text
+    char quote{0};        // the inner attribute's quote ('"', '\'', 0 unquoted)
+    bool verbatim{true};  // the URL's bytes stand as they are in the document (Ref::begin, end);
+                          // false: escaped there (the span is then the inner holder's), not rewritable
 };
 
 struct Ref {
@@ -36,6 +48,7 @@ struct Ref {
     bool css_quoted{false};
     bool padded{false};   // white space around the URL in its slot, or bytes the URL parser drops
                           // (url_as_parsed), covered by [begin, end)
+    int inner{-1};        // in a srcdoc holder: its place in that document (Scan::inner)
 };
 
 // What the WHATWG URL parser reads of a URL text before anything else (URL Standard, basic
@@ -54,6 +67,7 @@ struct Scan {
     Stop stop{Stop::None};                // a limit stopped the parse: no holders, no refs
     std::string stop_message;
     std::size_t parser_peak{0};           // the most bytes the HTML parser held at once
+    std::vector<Inner> inner;             // the places of references inside srcdoc documents
 };
 
 // Makes a Scan from what a tokenizer found: the gumbo walk (find_refs) and the streaming
@@ -81,6 +95,7 @@ private:
                  bool padded = false);
     std::size_t add_holder(Holder h);
     void css_refs(std::size_t holder);
+    void document(Holder h);
     std::size_t max_refs_;
     Scan scan_;
     std::set<std::size_t> seen_; // value offsets already taken
@@ -106,7 +121,8 @@ std::size_t memory_cap(std::size_t size, std::size_t html_max);
 
 // Every reference in src, href, background, poster, data, longdesc, lowsrc, action, srcset
 // (each candidate), SVG href and xlink:href, <base href> (reported as base_href, not as a
-// reference), CSS url() and @import in style attributes and <style> elements. The HTML is
+// reference), CSS url() and @import in style attributes and <style> elements, and those of the
+// document an <iframe srcdoc> holds (Holder::srcdoc, Ref::inner). The HTML is
 // bytes in any ASCII-compatible charset. A limit gives a Scan with stop set; an error is a
 // failed allocation (Code::TempFail: the machine, not the message).
 Result<Scan> find_refs(std::string_view html, const ParseLimits &limits);
@@ -120,9 +136,12 @@ inline Result<Scan> find_refs(std::string_view html, std::size_t max_refs)
 // False only when no cid: or mid: reference can be in html: it holds no "id:" (any case,
 // with or without tabs and newlines between its letters: url_as_parsed removes them), no
 // numeric character reference that decodes to c, i, d, m, ':', a tab or a newline, no
-// "&colon;", "&Tab;" or "&NewLine;" and no backslash (a CSS escape). A cheap test that lets a part skip the HTML5 parse; it must
+// "&colon;", "&Tab;" or "&NewLine;", no backslash (a CSS escape) and no "srcdoc" (any case: its
+// document is decoded once more). A cheap test that lets a part skip the HTML5 parse; it must
 // agree with find_refs (a differential test and fuzz_html check that it does).
 bool may_hold_reference(std::string_view html);
+// Whether html holds "srcdoc" in any case (an attribute name is never decoded).
+bool holds_srcdoc(std::string_view html);
 
 // CSS references in text: url(...) quoted or not, with escapes, and @import "..."; comments
 // and strings skipped. Exposed for tests.
@@ -136,6 +155,10 @@ std::vector<CssUrl> css_urls(std::string_view text);
 struct Replacement {
     std::size_t ref; // index into Scan::refs
     std::string url; // the new URL
+    // In CSS, the new URL written quoted even where the old one was not: url(cid:x) is read
+    // to its ')' by readers that find cid: URLs by pattern (mailparser). The quote is the one
+    // its attribute's quotes leave alone ('), or " in <style> text.
+    bool css_quote{false};
 };
 
 // One piece of an attribute's raw value: literal bytes, or one character reference ("&...").
@@ -154,6 +177,10 @@ std::optional<std::string> decode_attribute(std::string_view raw, char quote);
 // fragment with the same quoting); empty when their decodings, end to end, are not exactly
 // `decoded` (then no offset in the value can be mapped).
 std::vector<Segment> segments(std::string_view raw, char quote, std::string_view decoded);
+
+// The raw offset of decoded offset x, where x is a segment boundary or inside a literal
+// segment that decodes to itself; nullopt elsewhere.
+std::optional<std::size_t> raw_offset(const std::vector<Segment> &segs, std::size_t x);
 
 struct Rewritten {
     std::string html;

@@ -58,14 +58,15 @@ std::string escape_attr(std::string_view v, char quote)
     return out;
 }
 
-// The new URL as CSS: kept unquoted when it can be, else quoted with escapes.
-std::string css_url_text(std::string_view url, bool was_quoted, char quote)
+// The new URL as CSS: kept unquoted when it can be and is not asked quoted (with `quote`),
+// else quoted with escapes.
+std::string css_url_text(std::string_view url, bool was_quoted, char quote, bool ask_quoted = false)
 {
     bool special = std::any_of(url.begin(), url.end(), [](char c) {
         return is_space(c) || c == '"' || c == '\'' || c == '(' || c == ')' || c == '\\';
     });
-    if (!was_quoted && !special) return std::string(url);
-    if (!was_quoted) quote = '"';
+    if (!was_quoted && !special && !ask_quoted) return std::string(url);
+    if (!was_quoted && !ask_quoted) quote = '"';
     std::string out;
     for (char c : url) {
         if (c == '\n') out += "\\a ";
@@ -202,10 +203,6 @@ std::vector<Segment> segments(std::string_view raw, char quote, std::string_view
     return segs;
 }
 
-namespace {
-
-// The raw offset of decoded offset x, where x is a segment boundary or inside a literal
-// segment that decodes to itself.
 std::optional<std::size_t> raw_offset(const std::vector<Segment> &segs, std::size_t x)
 {
     auto it = std::lower_bound(segs.begin(), segs.end(), x, [](const Segment &s, std::size_t v) { return s.end < v; });
@@ -215,6 +212,8 @@ std::optional<std::size_t> raw_offset(const std::vector<Segment> &segs, std::siz
     if (it->identity) return it->raw_begin + (x - it->begin);
     return std::nullopt;
 }
+
+namespace {
 
 bool needs_quotes(std::string_view v)
 {
@@ -234,6 +233,36 @@ std::string style_safe(std::string text)
     return safe;
 }
 
+// Whether a new URL text reads the same inside a srcdoc document, where it stands in an
+// attribute (within its quotes: no '&', no such quote; unquoted: nothing that ends the value)
+// or in <style> text (nothing that ends the element). The srcdoc attribute's own escaping is
+// added after, as for any attribute.
+bool inner_safe(const Inner &in, std::string_view text)
+{
+    if (!in.verbatim) return false;
+    if (!in.attribute) return text.find("</") == std::string_view::npos;
+    return std::none_of(text.begin(), text.end(), [&](char c) {
+        return c == '&' || c == in.quote || (!in.quote && (is_space(c) || c == '"' || c == '\'' || c == '<' || c == '>' || c == '`' || c == '='));
+    });
+}
+
+// The new URL's text in its context, before attribute escaping: in CSS, quoted as it was or
+// as asked, with the quote its attribute (or, inside srcdoc, its inner attribute) leaves alone.
+std::string url_text_of(const Scan &scan, const Holder &h, const Replacement &rep)
+{
+    const Ref &ref = scan.refs[rep.ref];
+    if (!ref.css) return rep.url;
+    const Inner *in = ref.inner >= 0 ? &scan.inner[static_cast<std::size_t>(ref.inner)] : nullptr;
+    char q = '"';
+    bool ask = rep.css_quote;
+    if (ref.css_quoted && ref.begin > 0) q = h.decoded[ref.begin - 1];
+    else if (in && in->attribute) {
+        q = in->quote == '\'' ? '"' : '\''; // the quote its inner attribute leaves alone
+        ask = ask && in->quote;              // none in an unquoted one
+    } else if (h.attribute && h.quote != '\'') q = '\''; // in a "-quoted (or unquoted, then "-quoted) value
+    return css_url_text(rep.url, ref.css_quoted, q, ask);
+}
+
 // The splice of one holder's replacements (reps, sorted here), or the replacements skipped.
 void rewrite_holder(std::string_view html, const Scan &scan, const std::vector<Replacement> &replacements,
                     std::size_t hi, std::vector<std::size_t> &reps, Rewritten &res, std::vector<Splice> &splices)
@@ -244,14 +273,15 @@ void rewrite_holder(std::string_view html, const Scan &scan, const std::vector<R
     });
     std::string_view raw = html.substr(h.raw_begin, h.raw_end - h.raw_begin);
     auto skip_all = [&] { res.skipped.insert(res.skipped.end(), reps.begin(), reps.end()); };
-    // The URL's text in its context, before attribute escaping.
-    auto url_text = [&](std::size_t r) {
-        const Ref &ref = scan.refs[replacements[r].ref];
-        if (!ref.css) return replacements[r].url;
-        char q = '"';
-        if (ref.css_quoted && ref.begin > 0) q = h.decoded[ref.begin - 1];
-        return css_url_text(replacements[r].url, ref.css_quoted, q);
-    };
+    auto url_text = [&](std::size_t r) { return url_text_of(scan, h, replacements[r]); };
+    // In a srcdoc document, a URL whose new text would read otherwise there stays.
+    std::erase_if(reps, [&](std::size_t r) {
+        const int k = scan.refs[replacements[r].ref].inner;
+        if (k < 0 || inner_safe(scan.inner[static_cast<std::size_t>(k)], url_text(r))) return false;
+        res.skipped.push_back(r);
+        return true;
+    });
+    if (reps.empty()) return;
     if (!h.attribute) { // <style> text: raw text, the decoded value is the raw value
         for (std::size_t r : reps) {
             const Ref &ref = scan.refs[replacements[r].ref];
