@@ -252,7 +252,7 @@ void ScanBuilder::document(Holder h)
     if (doc->truncated) scan_.truncated = true;
     const std::size_t hi = add_holder(std::move(h));
     const std::string_view text = scan_.holders[hi].decoded;
-    std::vector<Segment> segs; // of the inner holder segs_of
+    std::vector<ValuePiece> segs; // of the inner holder segs_of
     std::size_t segs_of = std::size_t(-1);
     for (const Ref &r : doc->refs) {
         if (full()) {

@@ -162,7 +162,7 @@ struct Replacement {
 };
 
 // One piece of an attribute's raw value: literal bytes, or one character reference ("&...").
-struct Segment {
+struct ValuePiece {
     std::size_t raw_begin, raw_end; // in the raw value
     std::size_t begin, end;         // its decoded text's span in Holder::decoded
     bool identity;                  // literal bytes that decode to themselves: any byte is a boundary
@@ -173,14 +173,14 @@ struct Segment {
 // nullopt when that parse fails.
 std::optional<std::string> decode_attribute(std::string_view raw, char quote);
 
-// The raw value cut into segments, each decoded as gumbo decodes it (one parse of a small
+// The raw value cut into pieces, each decoded as gumbo decodes it (one parse of a small
 // fragment with the same quoting); empty when their decodings, end to end, are not exactly
 // `decoded` (then no offset in the value can be mapped).
-std::vector<Segment> segments(std::string_view raw, char quote, std::string_view decoded);
+std::vector<ValuePiece> segments(std::string_view raw, char quote, std::string_view decoded);
 
 // The raw offset of decoded offset x, where x is a segment boundary or inside a literal
 // segment that decodes to itself; nullopt elsewhere.
-std::optional<std::size_t> raw_offset(const std::vector<Segment> &segs, std::size_t x);
+std::optional<std::size_t> raw_offset(const std::vector<ValuePiece> &segs, std::size_t x);
 
 struct Rewritten {
     std::string html;

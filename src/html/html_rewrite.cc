@@ -150,7 +150,7 @@ std::optional<std::string> decode_attribute(std::string_view raw, char quote)
     return std::move(d->front());
 }
 
-std::vector<Segment> segments(std::string_view raw, char quote, std::string_view decoded)
+std::vector<ValuePiece> segments(std::string_view raw, char quote, std::string_view decoded)
 {
     // Runs: literal bytes up to a '&' or CR, and '&' up to the next. A '&' run is offered to
     // gumbo whole and as (reference, rest); the split is kept when the two decode, end to
@@ -182,7 +182,7 @@ std::vector<Segment> segments(std::string_view raw, char quote, std::string_view
     }
     auto dec = decode_pieces(pieces, quote);
     if (!dec) return {};
-    std::vector<Segment> segs;
+    std::vector<ValuePiece> segs;
     std::size_t pos = 0;
     auto add = [&](std::size_t rb, std::size_t re, const std::string &d) {
         if (decoded.substr(pos, d.size()) != d) return false;
@@ -203,9 +203,9 @@ std::vector<Segment> segments(std::string_view raw, char quote, std::string_view
     return segs;
 }
 
-std::optional<std::size_t> raw_offset(const std::vector<Segment> &segs, std::size_t x)
+std::optional<std::size_t> raw_offset(const std::vector<ValuePiece> &segs, std::size_t x)
 {
-    auto it = std::lower_bound(segs.begin(), segs.end(), x, [](const Segment &s, std::size_t v) { return s.end < v; });
+    auto it = std::lower_bound(segs.begin(), segs.end(), x, [](const ValuePiece &s, std::size_t v) { return s.end < v; });
     if (it == segs.end()) return std::nullopt;
     if (x == it->begin) return it->raw_begin;
     if (x == it->end) return it->raw_end;
@@ -289,7 +289,7 @@ void rewrite_holder(std::string_view html, const Scan &scan, const std::vector<R
         }
         return;
     }
-    std::vector<Segment> segs;
+    std::vector<ValuePiece> segs;
     if (raw == h.decoded) segs.push_back({0, raw.size(), 0, raw.size(), true});
     else segs = segments(raw, h.quote, h.decoded);
     if (segs.empty()) {
