@@ -467,6 +467,18 @@ data = off
 """
 
 
+def counters_now(svc, stats):
+    """The counters file as SIGUSR1 has the service write it now."""
+    if os.path.exists(stats):
+        os.unlink(stats)
+    svc.p.send_signal(signal.SIGUSR1)
+    until = time.time() + 10
+    while not os.path.exists(stats) and time.time() < until:
+        time.sleep(0.05)
+    with open(stats) as f:
+        return f.read()
+
+
 def policy_counters(svc, stats, cases):
     """The counters by policy (issue 54 item 5) against the cases sent, read with
     prometheus_client's parser: each policy's messages by outcome, its data edits, and the
@@ -475,14 +487,7 @@ def policy_counters(svc, stats, cases):
         import prometheus_client.parser  # noqa: F401
     except ImportError:
         skip("no prometheus_client (Debian: python3-prometheus-client) to read the counters with")
-    if os.path.exists(stats):
-        os.unlink(stats)
-    svc.p.send_signal(signal.SIGUSR1)
-    until = time.time() + 10
-    while not os.path.exists(stats) and time.time() < until:
-        time.sleep(0.05)
-    with open(stats) as f:
-        fam = parse(f.read())
+    fam = parse(counters_now(svc, stats))
     want = {}
     for _, _, _, make, name, ok in cases:
         if name:
@@ -668,14 +673,7 @@ def restarts(folder):
         if time.time() > until:
             fail("the front started again answers no message")
         time.sleep(0.2)
-    if os.path.exists(stats):
-        os.unlink(stats)
-    svc.p.send_signal(signal.SIGUSR1)
-    until = time.time() + 10
-    while not os.path.exists(stats) and time.time() < until:
-        time.sleep(0.05)
-    with open(stats) as f:
-        text = f.read()
+    text = counters_now(svc, stats)
     started = float(re.search(r"^mimeuri_front_start_time_seconds (\S+)$", text, re.M).group(1))
     if started < killed:
         fail(f"mimeuri_front_start_time_seconds is {started}, before the front was killed at {killed:.3f}")
