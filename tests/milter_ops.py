@@ -617,18 +617,27 @@ def children(pid):
     return front, workers
 
 
-def titles(svc, front, workers, used):
+def titles(svc, used):
     """Each process says what it is (issue 54 item 3): in ps (its command line) and top (its
     name); the supervisor keeps its command line, as systemd and pkill -f find it."""
     def read(pid, what):
-        with open(f"/proc/{pid}/{what}", "rb") as f:
-            return f.read().decode(errors="replace").rstrip("\0\n").replace("\0", " ").strip()
-    want = {front: ("mimeuri-front", f"mimeuri: milter front unix:{svc.sock}")}
-    for w in workers:
-        want[w] = ("mimeuri-worker", f"mimeuri: milter worker unix:{svc.sock} (idle, {used} of 1000)")
+        try:
+            with open(f"/proc/{pid}/{what}", "rb") as f:
+                return f.read().decode(errors="replace").rstrip("\0\n").replace("\0", " ").strip()
+        except OSError:
+            return None  # ended meanwhile (a worker a reload retired)
+
+    def wanted():
+        front, workers = children(svc.p.pid)
+        want = {front: ("mimeuri-front", f"mimeuri: milter front unix:{svc.sock}")}
+        for w in workers:
+            want[w] = ("mimeuri-worker", f"mimeuri: milter worker unix:{svc.sock} (idle, {used} of 1000)")
+        return want
     until = time.time() + 5
+    want = wanted()
     while time.time() < until and any((read(p, "comm"), read(p, "cmdline")) != t for p, t in want.items()):
         time.sleep(0.05)
+        want = wanted()
     for p, t in want.items():
         if (read(p, "comm"), read(p, "cmdline")) != t:
             fail(f"process {p} shows {read(p, 'comm')!r} {read(p, 'cmdline')!r}, not {t}")
@@ -648,15 +657,26 @@ def restarts(folder):
         front, workers = children(svc.p.pid)
     if not front or not workers:
         fail(f"no front and worker under the supervisor: {front}, {workers}")
-    titles(svc, front, workers, 0)
+    titles(svc, 0)
     os.kill(workers[0], signal.SIGKILL)
     svc.wait_log(rf"worker {workers[0]} died \(signal 9\), peak RSS \d+ KiB; starting another")
+    fam = parse(counters_now(svc, stats))
+    if sample(fam, "mimeuri_worker_ends", "mimeuri_worker_ends_total", cause="died") != 1:
+        fail("mimeuri_worker_ends_total{cause=died} is not 1 after a worker was killed")
+    svc.p.send_signal(signal.SIGHUP)  # the same settings: a reload done
+    svc.wait_log("configuration reloaded")
+    until = time.time() + 10
+    while time.time() < until:
+        if sample(parse(counters_now(svc, stats)), "mimeuri_reloads", "mimeuri_reloads_total", outcome="done") == 1:
+            break
+        time.sleep(0.1)
+    else:
+        fail("mimeuri_reloads_total{outcome=done} is not 1 after a reload")
     c = Client(svc.sock)  # the service still answers, with the worker started in its place
     if c.message(*plain_message("after-worker@example.test")) != b"a":
         fail("no answer after a worker was killed")
     c.close()
-    front, workers = children(svc.p.pid)
-    titles(svc, front, workers, 1)
+    titles(svc, 1)
     killed = time.time()
     os.kill(front, signal.SIGKILL)
     svc.wait_log(r"the front process ended \(signal 9\); starting it again")
@@ -674,6 +694,12 @@ def restarts(folder):
             fail("the front started again answers no message")
         time.sleep(0.2)
     text = counters_now(svc, stats)
+    fam = parse(text)
+    for name, labels, want in (("mimeuri_worker_ends", {"cause": "died"}, 0), ("mimeuri_front_restarts", {}, 1)):
+        # The front's counters start with it: the worker killed before counted in the old one.
+        got = sample(fam, name, name + "_total", **labels)
+        if got != want:
+            fail(f"{name}_total{labels} is {got} in the new front's counters, not {want}:\n{text}")
     started = float(re.search(r"^mimeuri_front_start_time_seconds (\S+)$", text, re.M).group(1))
     if started < killed:
         fail(f"mimeuri_front_start_time_seconds is {started}, before the front was killed at {killed:.3f}")

@@ -179,6 +179,17 @@ Result<int> open_report(const std::string &path, std::optional<FileId> &id)
 // Sends the front what it needs of the settings in effect (at the start, after a reload, to a
 // front started again): the --on-error policy and the --report file, opened here, so that a
 // reload reopens it (log rotation). Fails when the report file cannot be opened.
+// An event for the front's counters (milter_chan.hh), with /dev/null as the descriptor every
+// message carries.
+void send_event(int chan, Event e)
+{
+    if (chan < 0) return;
+    int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    (void)send_fd(chan, static_cast<char>(kEventTag | static_cast<char>(e)), fd);
+    ::close(fd);
+}
+
 Status send_front_config(int chan, const Settings &cfg, std::optional<FileId> &report_id)
 {
     const Options &opts = cfg.opts;
@@ -224,6 +235,7 @@ private:
     int sigfd_{-1};
     pid_t front_pid_{-1};
     int front_chan_{-1};        // the supervisor's end of the channel to the front
+    unsigned front_restarts_{0}; // fronts started again since the service started
     std::set<pid_t> workers_;   // every worker not yet reaped
     std::set<pid_t> replaced_;  // workers of a front that died: already replaced
     std::set<pid_t> retiring_;  // workers told to end by a reload: their end is no failure
@@ -297,6 +309,7 @@ void Supervisor::on_reload()
     if (loaded && !loaded->settings) loaded = Error{Code::Usage, "the command line asks to print and exit"};
     if (!loaded) {
         g_warning("SIGHUP: the configuration was not reloaded, the old one stays: %s", loaded.error().message.c_str());
+        send_event(front_chan_, Event::ReloadRefused);
         return;
     }
     const Options &now = config_->opts, &next = loaded->settings->opts;
@@ -314,6 +327,7 @@ void Supervisor::on_reload()
     for (pid_t w : workers_)
         if (!replaced_.count(w) && retiring_.insert(w).second) ::kill(w, SIGUSR1);
     g_message("configuration reloaded");
+    send_event(front_chan_, Event::ReloadDone);
 }
 
 // Every 2 seconds: when the --report path names another file than the front writes (renamed
@@ -376,6 +390,7 @@ Status Supervisor::on_children()
             }
             // Every other end is said, with its cause (issue 54 item 4): a worker ends by itself
             // only with status 0, after its 1,000 messages; a signal or another status is a death.
+            send_event(front_chan_, WIFSIGNALED(st) || what != 0 ? Event::WorkerDied : Event::WorkerDone);
             if (WIFSIGNALED(st) || what != 0)
                 g_warning("--milter: worker %d died (%s %d), peak RSS %ld KiB; starting another", static_cast<int>(pid), how,
                           what, ru.ru_maxrss);
@@ -397,10 +412,14 @@ Status Supervisor::on_children()
         if (stopping_) break;
         g_warning("--milter: the front process ended (%s %d); starting it again", how, what);
         if (Clock::now() - last_front_start_ < std::chrono::seconds(1)) std::this_thread::sleep_for(std::chrono::seconds(1));
+        ++front_restarts_;
         if (Status s = start_front(); !s) {
             if (front_pid_ < 0) return s;
             g_warning("%s", s.error().message.c_str());
         }
+        // The new front's counters start at zero: it is told how often the front was started
+        // again since the service started (mimeuri_front_restarts_total).
+        for (unsigned k = 0; k < front_restarts_; ++k) send_event(front_chan_, Event::FrontRestart);
         // The old workers' channels went with the old front: they end at once; the new front
         // gets workers of its own.
         for (pid_t w : workers_) {

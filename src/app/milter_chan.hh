@@ -1,7 +1,8 @@
 // The service's channels: unix sockets between its processes, each message one tag byte
 // and one descriptor (SCM_RIGHTS).
 //   supervisor -> front: 'N' + a new worker's channel; kConfigTag|bits + the --report file;
-//                        kReportTag + the --report file opened again (rotated)
+//                        kReportTag + the --report file opened again (rotated);
+//                        kEventTag|event + a placeholder: what the supervisor saw, counted
 //   front -> worker:     'M' + the message (a memfd or an unlinked file), then the length
 //                        (uint32) and bytes of its envelope (Envelope::serialize)
 //   worker -> front:     a WorkerHello, then the length and bytes of the plan (plain writes)
@@ -31,6 +32,12 @@ constexpr char kConfigTag = 0x10, kTempFail = 0x01, kReportFd = 0x02, kPolicies 
 // The report file alone, opened again after it was renamed (log rotation): no other setting
 // changes, the workers stay.
 constexpr char kReportTag = 0x20;
+// What the supervisor saw, for the front's counters (issue 54 item 4): a worker that died (a
+// signal, or a status other than 0), one that ended after its messages, a reload done or
+// refused, and (sent to a new front once for each) a restart of the front.
+constexpr char kEventTag = 0x30;
+enum class Event : char { WorkerDied = 1, WorkerDone = 2, ReloadDone = 3, ReloadRefused = 4, FrontRestart = 5 };
+constexpr int kEvents = 6; // Event values, and 0
 
 // Sends a tag byte and one descriptor over a unix socket.
 bool send_fd(int sock, char tag, int fd);

@@ -58,6 +58,11 @@ void receive_workers(int chan)
             g_front.report_fd = fd;
             continue;
         }
+        if ((tag & 0xf0) == kEventTag) {
+            ::close(fd);
+            g_stats.event(static_cast<Event>(tag & 0x0f));
+            continue;
+        }
         if ((tag & 0xf0) == kConfigTag) {
             g_front.tempfail = (tag & kTempFail) != 0;
             g_front.policies = (tag & kPolicies) != 0;

@@ -123,6 +123,7 @@ std::string Stats::exposition() const
     char start[32];
     std::snprintf(start, sizeof start, "%.3f", started_);
     out += std::string("mimeuri_front_start_time_seconds ") + start + "\n";
+    events_exposition(out);
     policy_exposition(out);
     family(out, "mimeuri_build_info", "gauge", "The running build: its version and the libraries' (always 1).");
     out += "mimeuri_build_info{version=\"" MIMEURI_VERSION "\",gmime=\"" + std::to_string(gmime_major_version) + "." +
@@ -130,6 +131,27 @@ std::string Stats::exposition() const
            std::to_string(glib_major_version) + "." + std::to_string(glib_minor_version) + "." +
            std::to_string(glib_micro_version) + "\"} 1\n";
     return out;
+}
+
+void Stats::event(Event e)
+{
+    if (const auto i = static_cast<std::size_t>(e); i < events_.size()) events_[i].fetch_add(1, std::memory_order_relaxed);
+}
+
+void Stats::events_exposition(std::string &out) const
+{
+    auto n = [this](Event e) { return std::to_string(events_[static_cast<std::size_t>(e)].load()); };
+    family(out, "mimeuri_worker_ends_total", "counter",
+           "Workers that ended other than by a reload, by cause: died (a signal, or a status other than 0) or done "
+           "(after their messages).");
+    out += "mimeuri_worker_ends_total{cause=\"died\"} " + n(Event::WorkerDied) + "\n";
+    out += "mimeuri_worker_ends_total{cause=\"done\"} " + n(Event::WorkerDone) + "\n";
+    family(out, "mimeuri_reloads_total", "counter", "SIGHUP reloads, by outcome: done, or refused (the old settings stay).");
+    out += "mimeuri_reloads_total{outcome=\"done\"} " + n(Event::ReloadDone) + "\n";
+    out += "mimeuri_reloads_total{outcome=\"refused\"} " + n(Event::ReloadRefused) + "\n";
+    family(out, "mimeuri_front_restarts_total", "counter",
+           "Times the front process ended and was started again since the service started.");
+    out += "mimeuri_front_restarts_total " + n(Event::FrontRestart) + "\n";
 }
 
 void Stats::policy_exposition(std::string &out) const

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "error_code.hh"
+#include "milter_chan.hh"
 #include "report.hh"
 #include "result.hh"
 
@@ -53,17 +54,21 @@ public:
     void start_now();
     // One message: its tally and the seconds from its end of message to the answer.
     void message(const MessageTally &t, double seconds);
+    // One event the supervisor saw (milter_chan.hh).
+    void event(Event e);
     std::string exposition() const;
     std::string log_line() const;
 
 private:
     void policy_exposition(std::string &out) const;
+    void events_exposition(std::string &out) const;
     double started_; // the front's start, seconds since the epoch
     std::array<std::atomic<std::uint64_t>, kOutcomes> outcomes_{};
     std::array<std::atomic<std::uint64_t>, kCountedPasses> edits_{};
     std::array<std::atomic<std::uint64_t>, kErrorCodes> errors_{};
     std::array<std::atomic<std::uint64_t>, kLatencyBuckets.size() + 1> buckets_{}; // not cumulative
     std::atomic<std::uint64_t> latency_ns_{0};
+    std::array<std::atomic<std::uint64_t>, kEvents> events_{};
     // Messages and edits by the policy that applied (issue 54 item 5): names from the
     // configuration, not from mail, so the map is as small as the [policy:NAME] groups ever
     // loaded (a policy removed by a reload keeps its counts: counters never go back).
