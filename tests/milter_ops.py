@@ -83,9 +83,13 @@ class Client:
         data = self.exact(n)
         return data[:1], data[1:]
 
-    def envelope(self, client, sender, rcpts, auth=None):
-        """The connection's client address (this connection's first call only), MAIL FROM with
-        the {auth_authen} macro when auth is given, each RCPT TO, as Postfix sends them."""
+    def envelope(self, client, sender, rcpts, auth=None, daemon=None):
+        """The connection's client address (this connection's first call only), with the
+        listener's {daemon_name} and {daemon_port} macros when daemon (name, port) is given,
+        MAIL FROM with the {auth_authen} macro when auth is given, each RCPT TO, as Postfix
+        sends them."""
+        if daemon is not None:
+            self.send(b"D", b"C{daemon_name}\0" + daemon[0].encode() + b"\0{daemon_port}\0" + daemon[1].encode() + b"\0")
         if client is not None and not self.steps & SMFIP_NOCONNECT:
             family = b"6" if ":" in client else b"4"
             self.send(b"C", b"client.example\0" + family + struct.pack(">H", 25) + client.encode() + b"\0")
@@ -461,6 +465,10 @@ passes = none
 [policy:submission]
 authenticated = yes
 data = attach
+[policy:port587]
+daemon-port = 587
+daemon-name = !smtp
+passes = none
 [policy:lists]
 recipient-domain = .example.net
 data = off
@@ -489,13 +497,11 @@ def policy_counters(svc, stats, cases):
         skip("no prometheus_client (Debian: python3-prometheus-client) to read the counters with")
     fam = parse(counters_now(svc, stats))
     want = {}
-    for _, _, _, make, name, ok in cases:
-        if name:
-            want.setdefault(name, {"unchanged": 0, "changed": 0})
-    # internal: passes=none, nothing changed; submission: the data: image attached; lists: data=off.
-    want["internal"]["unchanged"] = sum(1 for c in cases if c[4] == "internal")
-    want["submission"]["changed"] = sum(1 for c in cases if c[4] == "submission")
-    want["lists"]["unchanged"] = sum(1 for c in cases if c[4] == "lists")
+    # submission: the data: image attached; internal, port587: passes=none; lists: data=off.
+    for c in cases:
+        if c[4]:
+            counts = want.setdefault(c[4], {"unchanged": 0, "changed": 0})
+            counts["changed" if c[4] == "submission" else "unchanged"] += 1
     for name, outcomes in want.items():
         for outcome, n in outcomes.items():
             got = sample(fam, "mimeuri_policy_messages", "mimeuri_policy_messages_total", policy=name, outcome=outcome)
@@ -521,7 +527,19 @@ def policy(folder):
     logsock = os.path.join(folder, "log.sock")  # the per-message syslog lines (src/run/syslog.hh)
     log = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     log.bind(logsock)
-    log.settimeout(0.5)
+    log.settimeout(0.2)
+    # Read as the lines come: a datagram socket holds only a few unread (net.unix.max_dgram_qlen),
+    # and a service whose log reader does not read waits for it, as with a stuck syslog daemon.
+    said, reading = [], [True]
+
+    def read_log():
+        while reading[0]:
+            try:
+                said.append(log.recv(65536).decode(errors="replace"))
+            except socket.timeout:
+                pass
+    reader = threading.Thread(target=read_log, daemon=True)
+    reader.start()
     svc = Service(folder, ["--config=" + conf], env={"MIMEURI_SYSLOG_SOCKET": logsock})
     cases = [  # (client, auth, recipients, message, expected policy, check of the report line)
         ("10.1.2.3", None, ["b@example.com"], repair_message, "internal", lambda r: not r["changed"]),
@@ -536,12 +554,19 @@ def policy(folder):
          lambda r: [d["action"] for d in r["data"]] == ["none"] and not r["changed"]),
         # The first match wins: internal before submission.
         ("10.9.9.9", "bob", ["b@example.com"], data_message, "internal", lambda r: "data" not in r),
+        # By listener (Postfix's {daemon_name}, {daemon_port}): the submission port, passes=none;
+        # the same port under a listener named smtp is not it (daemon-name = !smtp), nor a
+        # connection whose MTA sent no macro.
+        ("192.0.2.1", None, ["b@example.com"], repair_message, "port587", lambda r: not r["changed"],
+         ("submission", "587")),
+        ("192.0.2.1", None, ["b@example.com"], repair_message, None, lambda r: r["changed"], ("smtp", "587")),
+        ("192.0.2.1", None, ["b@example.com"], repair_message, None, lambda r: r["changed"], ("submission", "25")),
     ]
 
     def send_all(cases, tag):
-        for k, (client, auth, rcpts, make, _, _) in enumerate(cases):
+        for k, (client, auth, rcpts, make, _, _, *daemon) in enumerate(cases):
             c = Client(svc.sock)
-            c.envelope(client, "a@example.org", rcpts, auth)
+            c.envelope(client, "a@example.org", rcpts, auth, daemon[0] if daemon else None)
             if c.message(*make(f"{tag}{k}@example.test")) != b"a":
                 fail(f"message {tag}{k} was not accepted")
             c.close()
@@ -552,7 +577,7 @@ def policy(folder):
         while time.time() < until and not ids <= {r["message_id"] for r in report(rep)}:
             time.sleep(0.05)
         lines = {r["message_id"]: r for r in report(rep)}
-        for k, (client, auth, rcpts, _, want, ok) in enumerate(cases):
+        for k, (client, auth, rcpts, _, want, ok, *_) in enumerate(cases):
             r = lines.get(f"{tag}{k}@example.test")
             if r is None:
                 fail(f"no report line for {tag}{k}")
@@ -563,12 +588,7 @@ def policy(folder):
 
     send_all(cases, "a")
     check(cases, "a")
-    said = []
-    try:
-        while True:
-            said.append(log.recv(65536).decode(errors="replace"))
-    except socket.timeout:
-        pass
+    time.sleep(0.5)  # the last lines reach the reader
     for mid, line in (("a0", "policy=internal: unchanged"), ("a3", "policy=submission: changed, data: images attached=1")):
         if not any(f"message-id=<{mid}@example.test>: {line}" in x for x in said):
             fail(f"no syslog line with 'message-id=<{mid}@example.test>: {line}':\n" + "\n".join(said))
@@ -593,6 +613,8 @@ def policy(folder):
     send_all(after, "c")
     check(after, "c")
     svc.stop()
+    reading[0] = False
+    reader.join()
     print(f"policy: {len(cases) + 2 * len(after)} envelopes, each report line names its policy; reloads checked")
 
 

@@ -176,8 +176,8 @@ TEST_CASE("--check-config: each bad policy is a line of its own; good ones are c
                                          "(10.0.0.0/8, 2001:db8::/32)");
     CHECK(got[1].rfind("mimeuri: " + conf + ":5: unknown key 'bogus' in [policy:key]", 0) == 0);
     CHECK(got[2] == "mimeuri: " + conf + ":6: [policy:empty] has no match key (client, sender-domain, recipient-domain, "
-                                         "authenticated): it would match every message; the service's own settings go "
-                                         "in [milter]");
+                                         "authenticated, daemon-name, daemon-port): it would match every message; the "
+                                         "service's own settings go in [milter]");
     // The service would not start with them either (78, the first problem and how many more).
     // Without them it would, and says how many policies it has.
     const std::string good = d.file("g.conf", "[policy:good]\nauthenticated = yes\ndata = attach\n"

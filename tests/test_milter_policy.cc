@@ -133,6 +133,55 @@ TEST_CASE("policy: every key given must hold; authenticated from {auth_authen}")
     CHECK_FALSE(anon.matches(envelope("", "", {}, "bob")));
 }
 
+// Policies by listener (issue 54 item 6), and each list key negated with '!'.
+TEST_CASE("policy: daemon-name and daemon-port choose by the MTA's listener; '!' negates a key")
+{
+    testing::TempDir d;
+    std::vector<std::string> problems;
+    auto on = [](std::string name, std::string port, std::string client = "192.0.2.1",
+                 std::vector<std::string> rcpts = {"<b@example.com>"}) {
+        Envelope e = envelope(std::move(client), "<a@example.org>", std::move(rcpts));
+        e.daemon_name = std::move(name);
+        e.daemon_port = std::move(port);
+        return e;
+    };
+    PolicyMatch sub = match_of(d, "daemon-name = submission, submissions\n", problems);
+    CHECK(problems.empty());
+    CHECK(sub.matches(on("submission", "587")));
+    CHECK(sub.matches(on("submissions", "465")));
+    CHECK_FALSE(sub.matches(on("smtp", "25")));
+    CHECK_FALSE(sub.matches(on("", ""))); // an MTA that sent no {daemon_name}
+    PolicyMatch port = match_of(d, "daemon-port = 587\n", problems);
+    CHECK(port.matches(on("anything", "587")));
+    CHECK_FALSE(port.matches(on("submission", "25")));
+    PolicyMatch not_smtp = match_of(d, "daemon-name = !smtp\n", problems);
+    CHECK(not_smtp.matches(on("submission", "587")));
+    CHECK_FALSE(not_smtp.matches(on("smtp", "25")));
+    CHECK_FALSE(not_smtp.matches(on("", ""))); // not known: not known to be another
+    PolicyMatch outside = match_of(d, "client = !10.0.0.0/8, fd00::/8\n", problems);
+    CHECK(outside.matches(on("smtp", "25", "192.0.2.1")));
+    CHECK_FALSE(outside.matches(on("smtp", "25", "10.1.2.3")));
+    CHECK_FALSE(outside.matches(on("smtp", "25", "fd00::1")));
+    CHECK_FALSE(outside.matches(on("smtp", "25", ""))); // no address: not known to be outside
+    PolicyMatch elsewhere = match_of(d, "recipient-domain = !.example.net\n", problems);
+    CHECK(elsewhere.matches(on("smtp", "25", "192.0.2.1", {"<b@example.com>", "<c@example.org>"})));
+    CHECK_FALSE(elsewhere.matches(on("smtp", "25", "192.0.2.1", {"<b@example.com>", "<c@lists.example.net>"})));
+    PolicyMatch foreign = match_of(d, "sender-domain = !example.org\n", problems);
+    CHECK_FALSE(foreign.matches(on("smtp", "25")));
+    CHECK(problems.empty());
+    (void)match_of(d, "daemon-name = !\ndaemon-port = 0, 70000, smtp, 587\n", problems);
+    auto at = [&](int line) { return d / "m.conf" + ":" + std::to_string(line) + ": [policy:p] "; };
+    REQUIRE(problems.size() == 4);
+    CHECK(problems[0] == at(2) + "daemon-name is empty: it would match no message");
+    CHECK(problems[1] == at(3) + "daemon-port: '0' is not a port (1 to 65535)");
+    CHECK(problems[2] == at(3) + "daemon-port: '70000' is not a port (1 to 65535)");
+    CHECK(problems[3] == at(3) + "daemon-port: 'smtp' is not a port (1 to 65535)");
+    const Envelope back = Envelope::deserialize(on("submission", "587").serialize());
+    CHECK(back.daemon_name == "submission");
+    CHECK(back.daemon_port == "587");
+    CHECK(back.recipients == std::vector<std::string>{"<b@example.com>"});
+}
+
 TEST_CASE("policy: each bad match key is one problem naming the file and the group")
 {
     testing::TempDir d;
@@ -155,8 +204,8 @@ TEST_CASE("policy: each bad match key is one problem naming the file and the gro
     problems.clear();
     (void)match_of(d, "passes = none\n", problems);
     REQUIRE(problems.size() == 1);
-    CHECK(problems[0] == at(1) + "has no match key (client, sender-domain, recipient-domain, authenticated): it would "
-                                 "match every message; the service's own settings go in [milter]");
+    CHECK(problems[0] == at(1) + "has no match key (client, sender-domain, recipient-domain, authenticated, daemon-name, "
+                                 "daemon-port): it would match every message; the service's own settings go in [milter]");
 }
 
 TEST_CASE("policy: one defined twice, in a file or across two, is a problem at the second naming the first")

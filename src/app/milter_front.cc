@@ -34,6 +34,7 @@ struct FrontSettings {
     // not be held), and the --report file, opened by the supervisor (reopened on SIGHUP).
     std::atomic<bool> tempfail{false};
     std::atomic<bool> policies{false}; // the settings have policies: ask for the envelope
+    std::atomic<bool> configured{false}; // the first config message is in (front_main waits for it)
     std::mutex report_mutex;
     int report_fd{-1};
 };
@@ -66,6 +67,7 @@ void receive_workers(int chan)
         if ((tag & 0xf0) == kConfigTag) {
             g_front.tempfail = (tag & kTempFail) != 0;
             g_front.policies = (tag & kPolicies) != 0;
+            g_front.configured = true;
             g_free.new_generation(); // the workers of the settings before it take no more
             std::lock_guard l(g_front.report_mutex);
             if (g_front.report_fd >= 0) ::close(g_front.report_fd);
@@ -227,10 +229,12 @@ sfsistat on_negotiate(SMFICTX *ctx, unsigned long f0, unsigned long f1, unsigned
     *pf2 = 0;
     *pf3 = 0;
     // The macros it reads: the queue id at the end, the SMTP AUTH login with MAIL FROM
-    // (authenticated = yes/no; Postfix's milter_mail_macros and sendmail's default send it too).
+    // (authenticated = yes/no; Postfix's milter_mail_macros and sendmail's default send it too),
+    // the listener with the connection (daemon-name, daemon-port).
     if (f0 & SMFIF_SETSYMLIST) {
         smfi_setsymlist(ctx, SMFIM_EOM, c_str(std::string("i")));
         smfi_setsymlist(ctx, SMFIM_ENVFROM, c_str(std::string("{auth_authen}")));
+        smfi_setsymlist(ctx, SMFIM_CONNECT, c_str(std::string("{daemon_name} {daemon_port}")));
     }
     return SMFIS_CONTINUE;
 }
@@ -261,6 +265,12 @@ sfsistat on_connect(SMFICTX *ctx, char *, _SOCK_ADDR *addr)
         else ::inet_ntop(AF_INET6, &a6, text, sizeof text);
     }
     c->envelope.client = text;
+    // The listener the client came in by (Postfix's milter_connect_macros send {daemon_name},
+    // and {daemon_port} where added): the daemon-name and daemon-port policy keys.
+    const char *name = smfi_getsymval(ctx, c_str(std::string("{daemon_name}")));
+    const char *port = smfi_getsymval(ctx, c_str(std::string("{daemon_port}")));
+    c->envelope.daemon_name = name ? name : "";
+    c->envelope.daemon_port = port ? port : "";
     return reply_to(c, SMFIP_NR_CONN);
 }
 
@@ -425,6 +435,12 @@ smfiDesc front_description()
     sigemptyset(&usr1);
     sigaddset(&usr1, SIGUSR1);
     ::sigprocmask(SIG_SETMASK, &usr1, nullptr);
+    // No connection is taken before the settings are in: one negotiated earlier would not ask
+    // the MTA for the envelope, and so match no policy (seen in CI: the first message of a
+    // fresh service went by the service's settings, not its policy's). The supervisor sends
+    // them right after the fork; the end of its channel ends the wait too.
+    for (int waited = 0; !g_front.configured && waited < 10000; ++waited)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
     int rc = smfi_main();
     write_stats(opts.stats_path); // at exit: the last counts
     _exit(rc == MI_SUCCESS ? 0 : 1);

@@ -61,7 +61,8 @@ bool valid_domain(const std::string &d)
 
 std::string Envelope::serialize() const
 {
-    std::string out = std::string(known ? "1" : "0") + client + '\0' + sender + '\0' + auth_authen;
+    std::string out = std::string(known ? "1" : "0") + client + '\0' + sender + '\0' + auth_authen + '\0' + daemon_name +
+                      '\0' + daemon_port;
     for (const auto &r : recipients) out += '\0' + r;
     return out;
 }
@@ -75,11 +76,13 @@ Envelope Envelope::deserialize(const std::string &bytes)
         if (c == '\0') fields.emplace_back();
         else fields.back() += c;
     }
-    fields.resize(std::max<std::size_t>(fields.size(), 3));
+    fields.resize(std::max<std::size_t>(fields.size(), 5));
     env.client = fields[0];
     env.sender = fields[1];
     env.auth_authen = fields[2];
-    env.recipients.assign(fields.begin() + 3, fields.end());
+    env.daemon_name = fields[3];
+    env.daemon_port = fields[4];
+    env.recipients.assign(fields.begin() + 5, fields.end());
     return env;
 }
 
@@ -102,19 +105,28 @@ bool PolicyMatch::matches(const Envelope &env) const
         std::string addr = env.client;
         if (addr.rfind("::ffff:", 0) == 0 && addr.find('.') != std::string::npos) addr.erase(0, 7); // v4-mapped
         GPtr<GInetAddress> a = GPtr<GInetAddress>::adopt(g_inet_address_new_from_string(addr.c_str()));
-        if (!a) return false;
-        if (std::none_of(clients.begin(), clients.end(),
-                         [&](const GPtr<GInetAddressMask> &m) { return g_inet_address_mask_matches(m.get(), a.get()); }))
-            return false;
+        if (!a) return false; // unknown: neither in a range nor known to be outside it
+        const bool in = std::any_of(clients.begin(), clients.end(), [&](const GPtr<GInetAddressMask> &m) {
+            return g_inet_address_mask_matches(m.get(), a.get());
+        });
+        if (in == not_client) return false;
     }
-    if (!sender_domains.empty() && !any_domain_matches(envelope_domain(env.sender), sender_domains)) return false;
+    if (!sender_domains.empty() && any_domain_matches(envelope_domain(env.sender), sender_domains) == not_sender)
+        return false;
     if (!recipient_domains.empty()) {
         // Every recipient: the message is one copy for all of them.
         if (env.recipients.empty()) return false;
         for (const auto &r : env.recipients)
-            if (!any_domain_matches(envelope_domain(r), recipient_domains)) return false;
+            if (any_domain_matches(envelope_domain(r), recipient_domains) == not_recipient) return false;
     }
     if (authenticated && *authenticated != !env.auth_authen.empty()) return false;
+    // The listener: a key given matches no message whose MTA did not send the macro.
+    for (auto [list, value, negated] : {std::tuple{&daemon_names, &env.daemon_name, not_daemon_name},
+                                        std::tuple{&daemon_ports, &env.daemon_port, not_daemon_port}}) {
+        if (list->empty()) continue;
+        if (value->empty()) return false;
+        if ((std::find(list->begin(), list->end(), *value) != list->end()) == negated) return false;
+    }
     return true;
 }
 
@@ -136,8 +148,19 @@ PolicyMatch read_policy_match(const std::string &path, const std::string &group,
         return s;
     };
     bool any = false;
+    // "!LIST": the key negated (PolicyMatch's not_*); the list after it read as any list.
+    auto negated = [](std::optional<std::string> &v, bool &flag) {
+        if (!v) return;
+        std::string s = g_strstrip(v->data());
+        if (!s.empty() && s[0] == '!') {
+            flag = true;
+            s.erase(0, 1);
+        }
+        *v = s;
+    };
     if (auto v = raw("client")) {
         any = true;
+        negated(v, m.not_client);
         for (const auto &item : split_list(*v)) {
             GError *err = nullptr;
             GInetAddressMask *mask = g_inet_address_mask_new_from_string(item.c_str(), &err);
@@ -151,16 +174,36 @@ PolicyMatch read_policy_match(const std::string &path, const std::string &group,
         }
         if (split_list(*v).empty()) problems.push_back(where("client") + "client is empty: it would match no message");
     }
-    for (auto [key, list] : {std::pair{"sender-domain", &m.sender_domains}, {"recipient-domain", &m.recipient_domains}}) {
+    for (auto [key, list, flag] : {std::tuple{"sender-domain", &m.sender_domains, &m.not_sender},
+                                   std::tuple{"recipient-domain", &m.recipient_domains, &m.not_recipient}}) {
         auto v = raw(key);
         if (!v) continue;
         any = true;
+        negated(v, *flag);
         for (const auto &item : split_list(*v)) {
             std::string d = lower(item);
             if (!valid_domain(d))
                 problems.push_back(where(key) + key + ": '" + item +
                                    "' is not a domain (example.org, or .example.org for it and its subdomains)");
             else list->push_back(d);
+        }
+        if (split_list(*v).empty()) problems.push_back(where(key) + key + " is empty: it would match no message");
+    }
+    for (auto [key, list, flag] : {std::tuple{"daemon-name", &m.daemon_names, &m.not_daemon_name},
+                                   std::tuple{"daemon-port", &m.daemon_ports, &m.not_daemon_port}}) {
+        auto v = raw(key);
+        if (!v) continue;
+        any = true;
+        negated(v, *flag);
+        const bool port = std::string(key) == "daemon-port";
+        for (const auto &item : split_list(*v)) {
+            const bool ok = port ? item.size() <= 5 && std::all_of(item.begin(), item.end(), [](char c) { return g_ascii_isdigit(c); }) &&
+                                       std::stoul(item) >= 1 && std::stoul(item) <= 65535
+                                 : std::all_of(item.begin(), item.end(), [](char c) { return g_ascii_isgraph(c); });
+            if (!ok)
+                problems.push_back(where(key) + key + ": '" + item +
+                                   (port ? "' is not a port (1 to 65535)" : "' is not a listener's name (smtp, submission)"));
+            else list->push_back(item);
         }
         if (split_list(*v).empty()) problems.push_back(where(key) + key + " is empty: it would match no message");
     }
@@ -178,8 +221,9 @@ PolicyMatch read_policy_match(const std::string &path, const std::string &group,
             problems.push_back(where(keys[k]) + keys[k] + ": the service's as a whole, not a message's: set it in [milter]");
     g_strfreev(keys);
     if (!any)
-        problems.push_back(where({}) + "has no match key (client, sender-domain, recipient-domain, authenticated): it "
-                                   "would match every message; the service's own settings go in [milter]");
+        problems.push_back(where({}) + "has no match key (client, sender-domain, recipient-domain, authenticated, "
+                                   "daemon-name, daemon-port): it would match every message; the service's own "
+                                   "settings go in [milter]");
     g_key_file_free(kf);
     return m;
 }

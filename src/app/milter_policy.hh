@@ -6,8 +6,11 @@
 //   client = 10.0.0.0/8, 192.168.0.0/16, fd00::/8
 //   passes = none
 // DESCRIPTION
-//   A policy holds match keys (client, sender-domain, recipient-domain, authenticated) and
-//   any key [milter] takes, read over [milter] (settings.cc loads one Settings per policy).
+//   A policy holds match keys (client, sender-domain, recipient-domain, authenticated, and
+//   the MTA's listener: daemon-name, daemon-port, as opendkim's MacroList and amavis's policy
+//   banks by port choose) and any key [milter] takes, read over [milter] (settings.cc loads
+//   one Settings per policy). A list key written "!LIST" holds where the key without it would
+//   not (for recipient-domain: no recipient in LIST).
 //   Every match key given must hold; the first policy in file order whose keys all hold
 //   chooses the message's settings; none: the service's own. A policy chosen by recipient
 //   needs every recipient of the message to match (the one copy of the message goes to
@@ -32,6 +35,8 @@ struct Envelope {
     std::string sender;                  // MAIL FROM's address, angle brackets and all
     std::vector<std::string> recipients; // RCPT TO's, each
     std::string auth_authen;             // the {auth_authen} macro: the SMTP AUTH login, "" when none
+    std::string daemon_name;             // the {daemon_name} macro: the listener (Postfix's master.cf service)
+    std::string daemon_port;             // the {daemon_port} macro: the port it listens on
     // Whether the front asked for it: a connection negotiated while no policy was loaded
     // (before the reload that brought the first one) has none, and matches no policy.
     bool known{true};
@@ -47,6 +52,10 @@ struct PolicyMatch {
     std::vector<std::string> sender_domains;    // lower case; ".example.org": it and its subdomains
     std::vector<std::string> recipient_domains; // the same
     std::optional<bool> authenticated;
+    std::vector<std::string> daemon_names;      // as the MTA names its listeners (case kept)
+    std::vector<std::string> daemon_ports;      // decimal
+    // Each list key written "!LIST": it holds where the key without "!" would not.
+    bool not_client{false}, not_sender{false}, not_recipient{false}, not_daemon_name{false}, not_daemon_port{false};
 
     bool matches(const Envelope &env) const;
 };

@@ -66,7 +66,8 @@ inline const std::string kServiceGroup = "milter";
 // service: src/app/milter_policy.hh) and keys as in [milter], read over [milter] for the
 // messages the policy matches. Only the service reads them, one at a time (ConfigRead::policy).
 inline const std::string kPolicyPrefix = "policy:";
-inline const std::vector<std::string> kPolicyMatchKeys{"client", "sender-domain", "recipient-domain", "authenticated"};
+inline const std::vector<std::string> kPolicyMatchKeys{"client",        "sender-domain", "recipient-domain",
+                                                          "authenticated", "daemon-name",   "daemon-port"};
 
 struct OptionSpec {
     std::string long_name;            // "jobs" for --jobs
