@@ -2,6 +2,7 @@
 #include "helpers.hh"
 
 #include <algorithm>
+#include <sys/stat.h>
 
 #include <doctest/doctest.h>
 #include <json-glib/json-glib.h>
@@ -374,12 +375,47 @@ TEST_CASE("configuration: a bad file exits 78 naming file, line and key; --print
     CHECK(p.err.empty());
     CHECK(p.out.rfind("# mimeuri ", 0) == 0);
     CHECK(p.out.find("\nstrict=true\n") != std::string::npos);
-    CHECK(p.out.find("\n[references]\ncid=check\n") != std::string::npos);
-    // The printed settings are themselves a good configuration.
+    CHECK(p.out.find("\n[references]\n# from " + good + ":2\ncid=check\n") != std::string::npos);
+    // The printed settings are themselves a good configuration (where each came from aside).
     std::string printed = d.file("printed.conf", p.out);
     auto again = mimeuri("--no-config --config=" + quote(printed) + " --print-config");
     CHECK(again.status == 0);
-    CHECK(again.out.substr(again.out.find("\n[")) == p.out.substr(p.out.find("\n[")));
+    auto settings = [](const std::string &text) {
+        std::string out;
+        std::istringstream in(text.substr(text.find("\n[")));
+        for (std::string line; std::getline(in, line);)
+            if (line.rfind("# from ", 0) != 0) out += line + "\n";
+        return out;
+    };
+    CHECK(settings(again.out) == settings(p.out));
+}
+
+// Drop-in files (issue 54 item 7): FILE.d/*.conf after FILE, in name order, a later one's
+// setting winning; other names and hidden files not read; --print-config says where each
+// setting came from, the command line's its own; a problem in one names its file and line.
+TEST_CASE("configuration: FILE.d/*.conf read after FILE in name order; --print-config names each setting's file")
+{
+    testing::TempDir d;
+    const std::string main = d.file("m.conf", "[mimeuri]\non-error=tempfail\nmax-depth=5\n[references]\nsummary-header=yes\n");
+    REQUIRE(::mkdir((d / "m.conf.d").c_str(), 0755) == 0);
+    const std::string b = d.file("m.conf.d/20-b.conf", "[references]\nsummary-header=no\n");
+    const std::string a = d.file("m.conf.d/10-a.conf", "\n[mimeuri]\nmax-depth=7\n");
+    d.file("m.conf.d/30-c.conf.dpkg-old", "not a key file");
+    d.file("m.conf.d/.40-hidden.conf", "[mimeuri]\nmax-depth=9\n");
+    auto p = mimeuri("--config=" + quote(main) + " --print-config");
+    CHECK(p.status == 0);
+    CHECK(p.out.find("the defaults, then " + main + ", then " + a + ", then " + b + ", then the command line") !=
+          std::string::npos);
+    CHECK(p.out.find("\n# from " + main + ":2\non-error=tempfail\n") != std::string::npos);
+    CHECK(p.out.find("\n# from " + a + ":3\nmax-depth=7\n") != std::string::npos);
+    CHECK(p.out.find("\n# from " + b + ":2\nsummary-header=false\n") != std::string::npos);
+    auto cl = mimeuri("--config=" + quote(main) + " --max-depth=11 --print-config");
+    CHECK(cl.out.find("\nmax-depth=11\n") != std::string::npos);
+    CHECK(cl.out.find("# from " + a) == std::string::npos); // the command line's, not the file's
+    d.file("m.conf.d/15-bad.conf", "[mimeuri]\njobs=lots\n");
+    auto bad = mimeuri("--config=" + quote(main) + " --check-config");
+    CHECK(bad.status == 78);
+    CHECK(bad.err.find(d / "m.conf.d/15-bad.conf" + ":2: [mimeuri] jobs: 'lots' is not an integer") != std::string::npos);
 }
 
 TEST_CASE("--check on a terminal shows the progress line, unless its report goes to that terminal")

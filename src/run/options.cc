@@ -47,7 +47,25 @@ std::vector<std::string> config_files(int argc, char **argv, const std::string &
     }
     if (paths.empty() && !none && !default_config.empty() && g_file_test(default_config.c_str(), G_FILE_TEST_EXISTS))
         paths.push_back(default_config);
-    return paths;
+    // Drop-in files (issue 54 item 7, Debian's convention for settings that admins and other
+    // packages both give): FILE.d/*.conf beside each file, in name order (bytes, as ls in the
+    // C locale), after it; a later file's setting wins, as the command line's wins over all.
+    std::vector<std::string> all;
+    for (const auto &p : paths) {
+        all.push_back(p);
+        std::vector<std::string> drop_ins;
+        if (GDir *dir = g_dir_open((p + ".d").c_str(), 0, nullptr)) {
+            while (const char *n = g_dir_read_name(dir)) {
+                const std::string name = n, full = p + ".d/" + name;
+                if (name[0] != '.' && g_str_has_suffix(n, ".conf") && g_file_test(full.c_str(), G_FILE_TEST_IS_REGULAR))
+                    drop_ins.push_back(full);
+            }
+            g_dir_close(dir);
+        }
+        std::sort(drop_ins.begin(), drop_ins.end());
+        all.insert(all.end(), drop_ins.begin(), drop_ins.end());
+    }
+    return all;
 }
 
 // Whether the command line starts the service (--milter): the configuration files are
@@ -281,7 +299,8 @@ OptionTable core_option_table(Options &o, const CommandLineSetup &setup)
         {.long_name = "config", .kind = K::Path,
          .default_text = setup.default_config.empty() ? "none" : setup.default_config + " when it exists",
          .help = "Read settings from a key file instead of the default one: keys are the long options' names, in "
-                 "[mimeuri] or in a pass's own group; repeatable (--print-config shows the settings in effect)",
+                 "[mimeuri] or in a pass's own group; repeatable; FILE.d/*.conf are read after each "
+                 "(--print-config shows the settings in effect and where each came from)",
          .arg_name = "FILE", .access = {[](const OptionValue &) { return ok(); }, [] { return std::string(); }}},
     };
     t.checks.push_back([&o] { return check_core_options(o); });
@@ -303,7 +322,7 @@ std::string settings_in_effect(const OptionTable &t, const std::vector<std::stri
                           (service ? " ([milter] over the rest: this is the service)" : "") +
                           ", then the command line.\n# Keys are the long options' names; an unset one is commented "
                           "out.\n" +
-                          config_text(t, "");
+                          config_text(t, "", &read.origins);
     printed += "\n[" + kServiceGroup + "]\n# The service's own settings (mimeuri --milter reads them over [mimeuri]; " +
                (service ? std::string("applied above") : std::string("a command-line run does not read them")) + ")" +
                (read.service_lines.empty() ? std::string(": none set") : std::string()) + "\n";
@@ -394,6 +413,14 @@ Result<ParsedOptions> parse_options(int argc, char **argv, OptionTable extra, co
             if (!setup.problems) return s.error();
             setup.problems->push_back(s.error().message);
         }
+    for (int i = 1; i < argc; ++i) { // what the command line gives is its own, whatever a file said
+        const std::string a = argv[i];
+        if (a == "--") break;
+        if (a.rfind("--", 0) == 0) read.origins.erase(a.substr(2, a.find('=') - 2));
+        else if (a.size() > 1 && a[0] == '-')
+            for (const auto &s : t.options)
+                if (s.short_name == a[1]) read.origins.erase(s.long_name);
+    }
     if (print_config) r.print_and_exit = settings_in_effect(t, configs, setup, no_config, read);
     r.config_files = configs;
     r.policies = std::move(read.policies);

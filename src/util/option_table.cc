@@ -705,6 +705,7 @@ Status load_config_file(const OptionTable &t, const std::string &path, ConfigRea
             auto value = config_value(kf.get(), *spec, group, key, name);
             if (!value) problems.push_back(value.error().message);
             else if (auto st = source.set(*spec, *value); !st) problems.push_back(st.error().message);
+            else if (read) read->origins[spec->long_name] = at(line).substr(0, at(line).size() - 2);
         }
     }
     const bool policy_read = read && read->service && !order.empty() && order.back().rfind(kPolicyPrefix, 0) == 0;
@@ -723,7 +724,7 @@ std::string config_place(const std::string &path, const std::string &group, cons
     return path + (line ? ":" + std::to_string(line) : std::string());
 }
 
-std::string config_text(const OptionTable &t, const std::string &header)
+std::string config_text(const OptionTable &t, const std::string &header, const std::map<std::string, std::string> *origins)
 {
     std::vector<std::string> groups{kMainGroup};
     for (const auto &s : t.options)
@@ -738,6 +739,8 @@ std::string config_text(const OptionTable &t, const std::string &header)
             if (s.kind != OptionKind::Repeated) shown = keyfile_value(shown);
             bool unset = shown.empty() && (s.kind == OptionKind::String || s.kind == OptionKind::Path ||
                                            s.kind == OptionKind::Repeated);
+            if (origins)
+                if (auto o = origins->find(s.long_name); o != origins->end()) out += "# from " + o->second + "\n";
             out += (unset ? "#" : "") + s.long_name + "=" + shown + "\n";
         }
     }

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -165,6 +166,7 @@ struct ConfigRead {
     std::vector<std::string> policies;      // out: the [policy:NAME] groups, files and groups in order, each once
     std::vector<std::string> policy_places; // out: where each is first defined ("FILE:LINE"), as policies
     std::vector<std::string> problems;      // out: every problem of every file read, one line each
+    std::map<std::string, std::string> origins; // out: long option name -> "FILE:LINE" that set it last
 };
 
 // Reads one configuration file through the table. A key is an entry's long option name,
@@ -187,7 +189,9 @@ std::string config_place(const std::string &path, const std::string &group, cons
 // The settings in effect as a configuration file (--print-config): every entry with a
 // group, under its long name, in its own group; `header` (comment lines) first. Empty
 // texts, paths and lists are written commented out: not set.
-std::string config_text(const OptionTable &t, const std::string &header);
+// origins: where each setting came from (ConfigRead::origins), said in a comment above it.
+std::string config_text(const OptionTable &t, const std::string &header,
+                        const std::map<std::string, std::string> *origins = nullptr);
 
 // A bash completion script for the table's long options and their values, and the
 // subcommands at the first word.
