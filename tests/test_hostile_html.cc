@@ -351,7 +351,7 @@ TEST_CASE("--data=attach reads unended data: URIs repeated a million times in li
 // One HTML part naming each of N parts (an MHTML page with all its images, a digest): each
 // reference is looked up, not compared with every part (issue 48 item 6: 10,000 parts took 6 s
 // of CPU). By Content-ID, by Content-Location (MHTML), and by file name (cid:NAME, the last
-// resort); a quarter of the parts against all of them, as the case above.
+// resort); 1,000 parts against 8,000, each less the run without passes.
 TEST_CASE("references to thousands of parts resolve in time linear in the parts")
 {
     enum class By { ContentId, Location, FileName };
@@ -386,14 +386,16 @@ TEST_CASE("references to thousands of parts resolve in time linear in the parts"
             CAPTURE(by_name);
             const std::string job_name = job;
             CAPTURE(job_name);
-            const std::string in = message(8000, by), quarter_in = message(2000, by);
+            const std::string in = message(8000, by), quarter_in = message(1000, by);
             Run r = least(in, job), base = least(in, "--passes=none");
             Run quarter = least(quarter_in, job), quarter_base = least(quarter_in, "--passes=none");
             const double whole = r.cpu_secs - base.cpu_secs, part = quarter.cpu_secs - quarter_base.cpu_secs;
             MESSAGE(job << " by " << by_name << ": 8,000 parts " << r.cpu_secs << " s of CPU (without the passes " << base.cpu_secs
-                        << " s); 2,000 parts " << quarter.cpu_secs << " s (" << quarter_base.cpu_secs << " s)");
+                        << " s); 1,000 parts " << quarter.cpu_secs << " s (" << quarter_base.cpu_secs << " s)");
             CHECK(r.p.status == 0);
-            CHECK(whole < 6 * part + 0.1 * testing::time_scale); // 4x when linear; quadratic would be 16x
+            // 8x when linear, 64x when quadratic: a bound between them that a loaded machine's
+            // noise on the small run (CI runs two suites at once) does not cross.
+            CHECK(whole < 20 * part + 0.2 * testing::time_scale);
             // Every reference resolved (none dangling): the lookup finds what the scan found.
             CHECK(r.report.find("\"dangling\"") == std::string::npos);
             const std::string what = std::string(job) == "--cid=inline" ? "src=\"data:image/png" : "\"resolved\"";
