@@ -77,6 +77,7 @@ void receive_workers(int chan)
         }
         g_free.add(fd);
     }
+    g_front.configured = true; // the supervisor is gone: front_main waits no longer
     smfi_stop();
 }
 
