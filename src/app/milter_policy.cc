@@ -6,6 +6,7 @@
 #include <glib.h>
 
 #include <algorithm>
+#include <functional>
 
 namespace mimeuri {
 namespace {
@@ -174,38 +175,41 @@ PolicyMatch read_policy_match(const std::string &path, const std::string &group,
         }
         if (split_list(*v).empty()) problems.push_back(where("client") + "client is empty: it would match no message");
     }
-    for (auto [key, list, flag] : {std::tuple{"sender-domain", &m.sender_domains, &m.not_sender},
-                                   std::tuple{"recipient-domain", &m.recipient_domains, &m.not_recipient}}) {
-        auto v = raw(key);
+    // The list keys but client: each item normalised, or what is wrong with it.
+    using Item = std::optional<std::string>; // nullopt: not a valid item
+    auto domain = [](const std::string &item) -> Item {
+        std::string d = lower(item);
+        return valid_domain(d) ? Item(d) : std::nullopt;
+    };
+    auto name = [](const std::string &item) -> Item {
+        return std::all_of(item.begin(), item.end(), [](char c) { return g_ascii_isgraph(c); }) ? Item(item) : std::nullopt;
+    };
+    auto port = [](const std::string &item) -> Item {
+        const bool digits = !item.empty() && item.size() <= 5 &&
+                            std::all_of(item.begin(), item.end(), [](char c) { return g_ascii_isdigit(c); });
+        return digits && std::stoul(item) >= 1 && std::stoul(item) <= 65535 ? Item(item) : std::nullopt;
+    };
+    struct ListKey {
+        const char *key;
+        std::vector<std::string> *list;
+        bool *negated;
+        std::function<Item(const std::string &)> read;
+        const char *not_one; // what an item that does not read is not
+    };
+    const std::string not_domain = "a domain (example.org, or .example.org for it and its subdomains)";
+    for (const ListKey &k : {ListKey{"sender-domain", &m.sender_domains, &m.not_sender, domain, not_domain.c_str()},
+                             ListKey{"recipient-domain", &m.recipient_domains, &m.not_recipient, domain, not_domain.c_str()},
+                             ListKey{"daemon-name", &m.daemon_names, &m.not_daemon_name, name, "a listener's name (smtp, submission)"},
+                             ListKey{"daemon-port", &m.daemon_ports, &m.not_daemon_port, port, "a port (1 to 65535)"}}) {
+        auto v = raw(k.key);
         if (!v) continue;
         any = true;
-        negated(v, *flag);
+        negated(v, *k.negated);
         for (const auto &item : split_list(*v)) {
-            std::string d = lower(item);
-            if (!valid_domain(d))
-                problems.push_back(where(key) + key + ": '" + item +
-                                   "' is not a domain (example.org, or .example.org for it and its subdomains)");
-            else list->push_back(d);
+            if (Item read = k.read(item)) k.list->push_back(*read);
+            else problems.push_back(where(k.key) + k.key + ": '" + item + "' is not " + k.not_one);
         }
-        if (split_list(*v).empty()) problems.push_back(where(key) + key + " is empty: it would match no message");
-    }
-    for (auto [key, list, flag] : {std::tuple{"daemon-name", &m.daemon_names, &m.not_daemon_name},
-                                   std::tuple{"daemon-port", &m.daemon_ports, &m.not_daemon_port}}) {
-        auto v = raw(key);
-        if (!v) continue;
-        any = true;
-        negated(v, *flag);
-        const bool port = std::string(key) == "daemon-port";
-        for (const auto &item : split_list(*v)) {
-            const bool ok = port ? item.size() <= 5 && std::all_of(item.begin(), item.end(), [](char c) { return g_ascii_isdigit(c); }) &&
-                                       std::stoul(item) >= 1 && std::stoul(item) <= 65535
-                                 : std::all_of(item.begin(), item.end(), [](char c) { return g_ascii_isgraph(c); });
-            if (!ok)
-                problems.push_back(where(key) + key + ": '" + item +
-                                   (port ? "' is not a port (1 to 65535)" : "' is not a listener's name (smtp, submission)"));
-            else list->push_back(item);
-        }
-        if (split_list(*v).empty()) problems.push_back(where(key) + key + " is empty: it would match no message");
+        if (split_list(*v).empty()) problems.push_back(where(k.key) + k.key + " is empty: it would match no message");
     }
     if (auto v = raw("authenticated")) {
         any = true;
