@@ -135,6 +135,17 @@ inline std::string quote(const std::string &s)
 
 inline std::string bin() { return quote(MIMEURI_BIN); }
 
+// --print-config's settings from its first group on, without the "# from FILE:LINE" lines that
+// say where each came from (they name the file read, not the settings).
+inline std::string printed_settings(const std::string &text)
+{
+    std::string out;
+    std::istringstream in(text.substr(text.find("\n[")));
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("# from ", 0) != 0) out += line + "\n";
+    return out;
+}
+
 // AddressSanitizer maps terabytes of shadow memory: a sanitized build cannot run under an
 // address-space limit, so there the limit is left out (and tests that need it skip it).
 #ifdef MIMEURI_SANITIZED

@@ -380,14 +380,7 @@ TEST_CASE("configuration: a bad file exits 78 naming file, line and key; --print
     std::string printed = d.file("printed.conf", p.out);
     auto again = mimeuri("--no-config --config=" + quote(printed) + " --print-config");
     CHECK(again.status == 0);
-    auto settings = [](const std::string &text) {
-        std::string out;
-        std::istringstream in(text.substr(text.find("\n[")));
-        for (std::string line; std::getline(in, line);)
-            if (line.rfind("# from ", 0) != 0) out += line + "\n";
-        return out;
-    };
-    CHECK(settings(again.out) == settings(p.out));
+    CHECK(testing::printed_settings(again.out) == testing::printed_settings(p.out));
 }
 
 // Drop-in files (issue 54 item 7): FILE.d/*.conf after FILE, in name order, a later one's
