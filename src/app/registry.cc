@@ -5,6 +5,7 @@
 #include "labels.hh"
 #include "references.hh"
 #include "related.hh"
+#include "remote.hh"
 
 #include <algorithm>
 
@@ -16,7 +17,8 @@ namespace {
 const std::vector<PassRow> &rows()
 {
     // Last: data and related leave a part another pass rewrote (edits are splices on the input).
-    static const std::vector<PassRow> r{references_row(), external_body_row(), labels_row(), data_row(), related_row()};
+    static const std::vector<PassRow> r{references_row(), external_body_row(), labels_row(), data_row(), related_row(),
+                                          remote_row()};
     return r;
 }
 

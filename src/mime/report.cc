@@ -131,6 +131,14 @@ void MessageReport::add_related(RelatedEntry entry)
     related_.push_back(std::move(entry));
 }
 
+void MessageReport::add_pass_entry(const std::string &list, std::vector<PassField> entry)
+{
+    mark(Extra::Passes);
+    auto it = std::find_if(pass_lists_.begin(), pass_lists_.end(), [&](const PassList &l) { return l.name == list; });
+    if (it == pass_lists_.end()) it = pass_lists_.insert(pass_lists_.end(), PassList{list, {}});
+    it->entries.push_back(std::move(entry));
+}
+
 void MessageReport::add_data(DataEntry entry)
 {
     mark(Extra::Data);
@@ -224,6 +232,16 @@ void MessageReport::edits_dropped()
             r.action = RelatedEntry::Action::None;
             r.reason = "dropped";
         }
+    for (PassList &l : pass_lists_)
+        for (auto &entry : l.entries) {
+            auto action = std::find_if(entry.begin(), entry.end(), [](const PassField &f) { return f.key == "action"; });
+            if (action == entry.end() || action->value == "none" || action->value == "kept") continue;
+            action->value = "none";
+            auto reason = std::find_if(entry.begin(), entry.end(), [](const PassField &f) { return f.key == "reason"; });
+            if (reason == entry.end()) reason = entry.insert(entry.end(), PassField{"reason", "", PassField::Kind::String});
+            reason->value = "dropped";
+            reason->kind = PassField::Kind::String;
+        }
     for (ExternalBodyEntry &e : external_bodies) {
         using S = ExternalBodyEntry::Status;
         if (e.status != S::Normalized && e.status != S::Mapped && e.status != S::Converted) continue;
@@ -311,6 +329,13 @@ public:
     {
         separate();
         out_ += v ? "true" : "false";
+    }
+    // A number or true/false a pass wrote as text (PassField), checked to be one.
+    void literal(std::string_view v)
+    {
+        separate();
+        const bool number = !v.empty() && v.find_first_not_of("-0123456789") == std::string_view::npos;
+        out_ += number || v == "true" || v == "false" ? v : std::string_view("null");
     }
     void integer(std::int64_t v)
     {
@@ -514,6 +539,21 @@ void write(JsonWriter &w, const PageEntry &p)
     w.end_object();
 }
 
+void write(JsonWriter &w, const std::vector<PassField> &entry)
+{
+    w.begin_object();
+    for (const PassField &f : entry) {
+        w.key(f.key);
+        switch (f.kind) {
+        case PassField::Kind::String: w.string(f.value); break;
+        case PassField::Kind::Number:
+        case PassField::Kind::Bool: w.literal(f.value); break;
+        case PassField::Kind::Null: w.null(); break;
+        }
+    }
+    w.end_object();
+}
+
 // The entries of one list written at most (list_max: MessageReport::kListMax); how many
 // more each list has goes in "omitted".
 using Omitted = std::vector<std::pair<const char *, std::size_t>>;
@@ -567,6 +607,9 @@ Status MessageReport::write_json(std::string &out, const std::function<Status(st
         case Extra::Data: write_array(w, "data", data_, omitted, list_max); break;
         case Extra::Related: write_array(w, "related", related_, omitted, list_max); break;
         case Extra::Pages: write_array(w, "pages", pages_, omitted, list_max); break;
+        case Extra::Passes:
+            for (const PassList &l : pass_lists_) write_array(w, l.name.c_str(), l.entries, omitted, list_max);
+            break;
         }
     }
     if (!omitted.empty()) {

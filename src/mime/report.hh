@@ -173,6 +173,26 @@ struct PageEntry {
     }
 };
 
+// An entry of a list a pass keeps itself (filters/remote.cc's "remote"): its fields in order,
+// each a string, a number, true/false or null as written. The smallest hook, until each pass
+// owns its report section: the core writes them and carries them on the wire, nothing more.
+struct PassField {
+    enum class Kind { String, Number, Bool, Null };
+    std::string key;
+    std::string value; // the text of a number, "true"/"false"
+    Kind kind{Kind::String};
+
+    template <class Io, class Self> static void fields(Io &io, Self &e) { io(e.key, e.value, e.kind); }
+};
+constexpr bool wire_valid(PassField::Kind v) { return v <= PassField::Kind::Null; }
+
+struct PassList {
+    std::string name; // the member's name in the report
+    std::vector<std::vector<PassField>> entries;
+
+    template <class Io, class Self> static void fields(Io &io, Self &e) { io(e.name, e.entries); }
+};
+
 const char *json_name(DataEntry::Action a);
 const char *json_name(RelatedEntry::Action a);
 const char *json_name(RefEntry::Kind k);
@@ -217,7 +237,9 @@ struct MessageReport {
     // entry: the --data pass's, so that a message with no data: URI reports as before),
     // "related" (from its first entry: the --related pass's), "pages" (from its first entry:
     // --cid=extract's sanitised pages; gone again when the pages are not written after all).
-    enum class Extra { Kept, Unreferenced, Signatures, Data, Related, Pages };
+    // "passes": the lists passes keep themselves (PassList), each under its own name, from
+    // the first entry of any of them.
+    enum class Extra { Kept, Unreferenced, Signatures, Data, Related, Pages, Passes };
     void add_kept(const std::string &part, const std::string &edit, const std::string &reason);
     void set_unreferenced(std::vector<UnreferencedEntry> entries);
     void set_signatures(std::vector<SignatureEntry> entries);
@@ -226,6 +248,12 @@ struct MessageReport {
     const std::vector<PageEntry> &pages() const { return pages_; }
     std::vector<DataEntry> &data() { return data_; }
     const std::vector<DataEntry> &data() const { return data_; }
+    // An entry of the pass list `list` (made at its first entry). Where the edits are dropped
+    // (edits_dropped), an entry's "action" that is not "none" or "kept" becomes "none", with
+    // "reason" "dropped".
+    void add_pass_entry(const std::string &list, std::vector<PassField> entry);
+    const std::vector<PassList> &pass_lists() const { return pass_lists_; }
+    std::vector<PassList> &pass_lists() { return pass_lists_; }
     void add_related(RelatedEntry entry);
     std::vector<RelatedEntry> &related() { return related_; }
     const std::vector<RelatedEntry> &related() const { return related_; }
@@ -280,6 +308,7 @@ struct MessageReport {
     {
         io(r.number, r.source, r.offset, r.message_id, r.changed, r.refs, r.external_bodies, r.labels, r.errors);
         io(r.extras_, r.kept_, r.unreferenced_, r.signatures_, r.data_, r.related_, r.pages_, r.summary_header_set);
+        io(r.pass_lists_);
     }
 
 private:
@@ -291,9 +320,10 @@ private:
     std::vector<DataEntry> data_;
     std::vector<RelatedEntry> related_;
     std::vector<PageEntry> pages_;
+    std::vector<PassList> pass_lists_;
     std::vector<Extra> extras_;
 };
 
-constexpr bool wire_valid(MessageReport::Extra v) { return v <= MessageReport::Extra::Pages; }
+constexpr bool wire_valid(MessageReport::Extra v) { return v <= MessageReport::Extra::Passes; }
 
 } // namespace mimeuri

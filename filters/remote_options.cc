@@ -1,0 +1,118 @@
+// The remote pass's options; configuration group [remote]. The files --remote-trackers and
+// --remote-key name are read when the option is read (at start and at each reload), so a
+// message never waits for them and a file that cannot be read stops the settings loading.
+#include "remote.hh"
+
+#include "gobj.hh"
+
+#include <glib.h>
+
+#include <cstring>
+
+namespace mimeuri {
+
+namespace {
+
+Result<std::string> read_file(const OptionValue &v)
+{
+    gchar *bytes = nullptr;
+    gsize size = 0;
+    GError *err = nullptr;
+    if (!g_file_get_contents(v.text.c_str(), &bytes, &size, &err)) {
+        std::string why = err ? err->message : "unreadable";
+        g_clear_error(&err);
+        return usage_error(v.name + ": " + why);
+    }
+    std::string out(bytes, size);
+    g_free(bytes);
+    return out;
+}
+
+// One host ("tracker.example") or URL prefix ("https://x.example/open/") a line; '#' starts
+// a comment.
+Status read_trackers(RemoteOptions &o, const OptionValue &v)
+{
+    auto text = read_file(v);
+    if (!text) return text.error();
+    o.tracker_hosts.clear();
+    o.tracker_urls.clear();
+    std::size_t at = 0;
+    while (at < text->size()) {
+        std::size_t nl = text->find('\n', at);
+        if (nl == std::string::npos) nl = text->size();
+        std::string line = text->substr(at, nl - at);
+        at = nl + 1;
+        if (auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+        g_strstrip(line.data());
+        line.resize(std::strlen(line.c_str()));
+        if (line.empty()) continue;
+        if (line.find('/') != std::string::npos) o.tracker_urls.push_back(line);
+        else o.tracker_hosts.push_back(remote::host_of("//" + line));
+    }
+    o.trackers_file = v.text;
+    return ok();
+}
+
+OptionTable remote_option_table(RemoteOptions &o)
+{
+    using K = OptionKind;
+    using M = RemoteOptions::Mode;
+    const std::string g = "remote";
+    OptionTable t;
+    t.options = {
+        {.long_name = "remote", .group = g, .key = "mode", .kind = K::Choice, .default_text = "keep",
+         .help = "Remote content in HTML and CSS parts (images, stylesheets, every network fetch): keep, check "
+                 "(report each), block (make each inert; tracker images removed) or proxy (images through camo, "
+                 "--remote-proxy; the rest blocked)",
+         .access = bind_choice(o.mode, {{"keep", M::Keep}, {"check", M::Check}, {"block", M::Block}, {"proxy", M::Proxy}})},
+        {.long_name = "remote-keep-hosts", .group = g, .key = "keep-hosts", .kind = K::List, .default_text = "none",
+         .help = "Hosts (and their subdomains) whose content --remote=block and proxy leave as it is", .arg_name = "HOSTS",
+         .access = bind_lower_list(o.keep_hosts)},
+        {.long_name = "remote-trackers", .group = g, .key = "trackers", .kind = K::Path, .default_text = "none",
+         .help = "File of tracker hosts and URL prefixes, one a line: what they name is removed (block, proxy) and "
+                 "reported as a tracker",
+         .arg_name = "FILE",
+         .access = {[&o](const OptionValue &v) { return read_trackers(o, v); }, [&o] { return o.trackers_file; }}},
+        {.long_name = "remote-proxy", .group = g, .key = "proxy", .kind = K::String, .default_text = "none",
+         .help = "Base URL of the camo image proxy --remote=proxy sends images through (https://camo.example)",
+         .arg_name = "BASE",
+         .access = {[&o](const OptionValue &v) -> Status {
+                        if (v.text.rfind("https://", 0) != 0 && v.text.rfind("http://", 0) != 0)
+                            return usage_error(v.name + " '" + v.text + "' is not an http(s) URL");
+                        o.proxy_base = v.text;
+                        while (!o.proxy_base.empty() && o.proxy_base.back() == '/') o.proxy_base.pop_back();
+                        return ok();
+                    },
+                    [&o] { return o.proxy_base; }}},
+        {.long_name = "remote-key", .group = g, .key = "key", .kind = K::Path, .default_text = "none",
+         .help = "File holding camo's shared key (its CAMO_KEY), on its first line", .arg_name = "FILE",
+         .access = {[&o](const OptionValue &v) -> Status {
+                        auto text = read_file(v);
+                        if (!text) return text.error();
+                        std::string key = text->substr(0, text->find('\n'));
+                        if (!key.empty() && key.back() == '\r') key.pop_back();
+                        if (key.empty()) return usage_error(v.name + ": no key on the first line");
+                        o.key = key;
+                        o.key_file = v.text;
+                        return ok();
+                    },
+                    [&o] { return o.key_file; }}},
+    };
+    t.checks.push_back([&o]() -> Status {
+        if (o.mode == RemoteOptions::Mode::Proxy && (o.proxy_base.empty() || o.key.empty()))
+            return usage_error("--remote=proxy needs --remote-proxy and --remote-key");
+        return ok();
+    });
+    return t;
+}
+
+bool remote_off(const RemoteOptions &o) { return o.mode == RemoteOptions::Mode::Keep; }
+
+} // namespace
+
+PassRow remote_row()
+{
+    return pass_row<RemotePass, RemoteOptions, remote_option_table, remote_off>("remote");
+}
+
+} // namespace mimeuri

@@ -1,0 +1,43 @@
+// Opens HTML files in headless Chromium, images on, and says what each asked the network
+// for: every request that is not file: or data:. A request to the page's `allow` prefix (a
+// camo on 127.0.0.1) goes through; every other is aborted and counted. With `images`, what
+// the page's <img> elements show (their natural size: 0 for none).
+// Usage: node remote_pages.mjs MANIFEST.json RESULTS.json
+// MANIFEST: {"chromium": PATH, "pages": [{"path": PATH, "allow": PREFIX|null}...]}
+import { writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { start } from './launch.mjs';
+
+// No traffic of the browser's own, so that every request counted is the page's.
+const { manifest, resultsPath, browser } = await start([
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--disable-default-apps', '--disable-domain-reliability', '--autoplay-policy=no-user-gesture-required']);
+
+const results = [];
+for (const { path, allow } of manifest.pages) {
+  const page = await browser.newPage();
+  const requests = [], allowed = [];
+  await page.setRequestInterception(true);
+  page.on('request', (req) => {
+    const u = req.url();
+    if (u.startsWith('file:') || u.startsWith('data:')) return req.continue();
+    if (allow && u.startsWith(allow)) {
+      allowed.push(u.slice(0, 300));
+      return req.continue();
+    }
+    requests.push(u.slice(0, 300));
+    req.abort();
+  });
+  let error = null, images = [];
+  try {
+    await page.goto(pathToFileURL(path).href, { waitUntil: 'networkidle0', timeout: 20000 });
+    await new Promise((r) => setTimeout(r, 300));
+    images = await page.evaluate(() => [...document.images].map((i) => ({ alt: i.alt, w: i.naturalWidth, src: i.currentSrc })));
+  } catch (e) {
+    error = String(e).slice(0, 300);
+  }
+  results.push({ path, requests, allowed, images, error });
+  await page.close();
+}
+await browser.close();
+writeFileSync(resultsPath, JSON.stringify(results));

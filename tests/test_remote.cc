@@ -1,0 +1,207 @@
+// The remote pass's pieces (issue 52): CSS read as the CSS Syntax tokenizer reads it (each
+// case a bypass of Roundcube's, DOMPurify's or MailScanner's blockers, or a spec example),
+// the fetch sites of HTML, camo's URLs, and blocking that leaves no fetch behind.
+#include "remote.hh"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace mimeuri;
+using namespace std::string_literals;
+
+namespace {
+
+std::vector<std::string> css_urls(std::string_view css)
+{
+    std::vector<std::string> out;
+    for (const auto &f : remote::css_fetches(css)) out.push_back(f.url);
+    return out;
+}
+
+std::vector<std::string> site_urls(std::string_view html)
+{
+    auto s = remote::find_sites(html, html::ParseLimits{});
+    REQUIRE(s);
+    std::vector<std::string> out;
+    for (const auto &site : s->sites) out.push_back(site.where + " " + site.url);
+    return out;
+}
+
+using V = std::vector<std::string>;
+
+} // namespace
+
+TEST_CASE("CSS fetches are the CSS Syntax tokenizer's url tokens, url() strings, image-set() and @import")
+{
+    struct Case {
+        const char *css;
+        V urls;
+    };
+    const Case cases[] = {
+        {"a{background:url(http://x/a)}", {"http://x/a"}},
+        {"a{background:url( 'http://x/b' )}", {"http://x/b"}},
+        {"a{background:URL(\"http://x/c\")}", {"http://x/c"}},
+        // Roundcube 1.4.4 / 1.3.11: escapes in the function name.
+        {"a{background:\\000075rl(http://x/d)}", {"http://x/d"}},
+        {"a{background:\\75 rl(http://x/e)}", {"http://x/e"}},
+        {"a{background:u\\rl(http://x/f)}", {"http://x/f"}},
+        {"a{background:u\\72 l(http://x/g)}", {"http://x/g"}},
+        // Escapes inside the URL.
+        {"a{background:url(\\68ttp://x/h)}", {"http://x/h"}},
+        {"a{background:url('\\68 ttp://x/i')}", {"http://x/i"}},
+        // Comments between tokens; a comment inside url() is part of the URL.
+        {"a{background:/*x*/url(http://x/j)/**/}", {"http://x/j"}},
+        {"a{background:url(/*x*/http://x/k)}", {"/*x*/http://x/k"}},
+        // An unclosed url() still fetches (EOF ends the token: Roundcube 1.6.x, SVG FuncIRI).
+        {"a{background:url(http://x/l", {"http://x/l"}},
+        {"a{background:url('http://x/m'", {"http://x/m"}},
+        // A bad url (a quote inside) fetches nothing.
+        {"a{background:url(http://x/n\"a)}", {}},
+        // image-set() strings and url()s.
+        {"a{background:image-set(\"http://x/o\" 1x, url(http://x/p) 2x)}", {"http://x/o", "http://x/p"}},
+        {"a{background:-webkit-image-set('http://x/q' 1x)}", {"http://x/q"}},
+        // @import with a string or a url, its name escaped.
+        {"@import 'http://x/r';", {"http://x/r"}},
+        {"@import url(http://x/s) screen;", {"http://x/s"}},
+        {"@\\69mport \"http://x/t\";", {"http://x/t"}},
+        // Not url(): a longer name, a dimension, a string outside.
+        {"a{b:foourl(http://x/u); c:10url(http://x/v); d:'url(http://x/w)'}", {}},
+        {"a{content:\"http://x/y\"}", {}},
+        // Escaped newlines in strings; a font.
+        {"@font-face{src:url(http://x/z.woff) format('woff')}", {"http://x/z.woff"}},
+    };
+    for (const Case &c : cases) {
+        CAPTURE(c.css);
+        CHECK(css_urls(c.css) == c.urls);
+    }
+}
+
+TEST_CASE("every fetch site of HTML is found, with SVG, SMIL, srcdoc and a remote base")
+{
+    struct Case {
+        const char *html;
+        V sites;
+    };
+    const Case cases[] = {
+        {"<img src=http://x/a alt=a width=10 height=10>", {"img@src http://x/a"}},
+        {"<img src=cid:a><img src=data:image/png,x><img src=a.png>", {}},
+        {"<img src=//x/b>", {"img@src //x/b"}},
+        {"<img srcset='http://x/c 1x, http://x/d 2x'>", {"img@srcset http://x/c", "img@srcset http://x/d"}},
+        {"<picture><source srcset=http://x/e></picture>", {"source@srcset http://x/e"}},
+        {"<table background=http://x/f><td background='http://x/g'>", {"table@background http://x/f", "td@background http://x/g"}},
+        {"<video poster=http://x/h src=http://x/i><track src=http://x/j></video>",
+         {"video@poster http://x/h", "video@src http://x/i", "track@src http://x/j"}},
+        {"<input type=image src=http://x/k><input src=http://x/no>", {"input@src http://x/k"}},
+        {"<link rel=stylesheet href=http://x/l><link rel=icon href=http://x/m><link rel=preload href=http://x/n>",
+         {"link@href http://x/l", "link@href http://x/m", "link@href http://x/n"}},
+        {"<object data=http://x/o></object><embed src=http://x/p>", {"object@data http://x/o", "embed@src http://x/p"}},
+        {"<meta http-equiv=refresh content=\"0; url=http://x/q\">", {"meta@content http://x/q"}},
+        {"<svg><image href=http://x/r /><image xlink:href=http://x/s /><use href=http://x/t#a /></svg>",
+         {"image@href http://x/r", "image@xlink:href http://x/s", "use@href http://x/t#a"}},
+        {"<svg><filter><feImage href=http://x/u /></filter></svg>", {"feimage@href http://x/u"}},
+        // FuncIRI, an unclosed one too (Roundcube's CVE-2020-12625 family).
+        {"<svg><rect fill=\"url(http://x/v#p)\" /><rect filter=\"url(http://x/w\" /></svg>",
+         {"rect@fill http://x/v#p", "rect@filter http://x/w"}},
+        {"<svg><rect mask=\"url(/**/http://x/aa)\" /></svg>", {"rect@mask /**/http://x/aa"}},
+        // SMIL: values, from, to, by (CVE-2023-5631's family).
+        {"<svg><animate attributeName=href values=\"http://x/ab;http://x/ac\" /><set attributeName=fill to=\"url(http://x/ad)\" /></svg>",
+         {"animate@values http://x/ab", "animate@values http://x/ac", "set@to http://x/ad"}},
+        {"<svg><animate attributeName=href by=\"http://x/ae\" from=http://x/af /></svg>",
+         {"animate@by http://x/ae", "animate@from http://x/af"}},
+        // Character references in attributes, CSS escapes in style.
+        {"<img src=\"&#104;ttp://x/ag\">", {"img@src http://x/ag"}},
+        {"<div style=\"background:\\000075rl(http://x/ah)\">", {"style http://x/ah"}},
+        {"<style>@import 'http://x/ai'; p{background:url(http://x/aj)}</style>", {"style@text http://x/ai", "style@text http://x/aj"}},
+        // SVG <style>: text split by a comment is one style sheet; references decoded.
+        {"<svg><style>@import url(ht<!---->tp://x/ak);</style></svg>", {"style@text http://x/ak"}},
+        {"<svg><style>@import url(&#104;ttp://x/al);</style></svg>", {"style@text http://x/al"}},
+        // A remote <base> makes relative URLs remote.
+        {"<base href=http://x/><img src=am.png>", {"base@href http://x/", "img@src am.png"}},
+        // <iframe srcdoc>: its document's fetches.
+        {"<iframe srcdoc=\"<img src=http://x/an>\"></iframe>", {"iframe@srcdoc>img@src http://x/an"}},
+        // <noscript> is read as markup (mail readers run no script); a ping.
+        {"<noscript><img src=http://x/ao></noscript><a href=http://x/nav ping=http://x/ap>a</a>",
+         {"img@src http://x/ao", "a@ping http://x/ap"}},
+    };
+    for (const Case &c : cases) {
+        CAPTURE(c.html);
+        CHECK(site_urls(c.html) == c.sites);
+    }
+}
+
+TEST_CASE("trackers: a 1x1 image, a hidden one")
+{
+    auto s = remote::find_sites("<img src=http://t/1 width=1 height=1><div style='display:none'><img src=http://t/2></div>"
+                                "<img src=http://t/3 style='width:1px;height:1px'><img src=http://t/4 width=600>",
+                                html::ParseLimits{});
+    REQUIRE(s);
+    REQUIRE(s->sites.size() == 4);
+    CHECK(s->sites[0].tracker == "shape");
+    CHECK(s->sites[1].tracker == "hidden");
+    CHECK(s->sites[2].tracker == "shape");
+    CHECK(s->sites[3].tracker == "");
+}
+
+TEST_CASE("camo's URL: HMAC-SHA1 of the URL with the key in hex, then the URL in hex")
+{
+    // Worked with python3's hmac: hmac.new(b"0x24FEEDFACEDEADBEEFCAFE", b"http://x/a.png", "sha1").hexdigest()
+    const std::string u = remote::camo_url("https://camo.example/", "0x24FEEDFACEDEADBEEFCAFE", "http://x/a.png");
+    CHECK(u == "https://camo.example/" "a2b4ed3fc54d801f08f41d86a1ef132ea3b776eb" "/687474703a2f2f782f612e706e67");
+}
+
+TEST_CASE("hosts: user, port and case dropped; protocol-relative; not network")
+{
+    CHECK(remote::host_of("HTTP://User@Ex.Example:8080/a") == "ex.example");
+    CHECK(remote::host_of("//cdn.example/x") == "cdn.example");
+    CHECK(remote::host_of("https://[::1]:8/") == "[::1]");
+    CHECK(remote::network_url("https://a"));
+    CHECK(remote::network_url("//a/b"));
+    CHECK(remote::network_url("\\\\a\\b"));
+    CHECK(!remote::network_url("cid:a"));
+    CHECK(!remote::network_url("data:image/png,x"));
+    CHECK(!remote::network_url("javascript:x"));
+    CHECK(!remote::network_url("a.png"));
+    CHECK(remote::host_in("a.t.example", {"t.example"}));
+    CHECK(!remote::host_in("at.example", {"t.example"}));
+}
+
+TEST_CASE("blocking leaves no fetch, and every byte outside the fetches as it was")
+{
+    const char *pages[] = {
+        "<p>Hi</p><img src=\"http://x/a\" alt=\"Sale\" width=\"600\" height=\"200\"><p>Bye</p>",
+        "<div style=\"background:\\000075rl(http://x/b); color:red\">t</div>",
+        "<svg><rect fill=\"url(http://x/c\" /><animate values=\"http://x/d\" /></svg>",
+        "<svg><style>@import url(ht<!---->tp://x/e);</style></svg>",
+        "<style>p{background:url('http://x/f')}</style><link rel=stylesheet href=http://x/g><p>x",
+        "<img srcset=\"http://x/h 1x\" src=cid:a><iframe srcdoc=\"<img src=http://x/i>\"></iframe>",
+        "<img src=http://t/1 width=1 height=1><img src='&#104;ttp://x/j'>",
+        "<meta http-equiv=refresh content=\"0;url=http://x/k\"><base href=http://x/><img src=l.png>",
+        "<div style=\"background:image-set('http://x/m' 1x, url(http://x/n) 2x)\">",
+    };
+    for (const char *p : pages) {
+        CAPTURE(p);
+        auto s = remote::find_sites(p, html::ParseLimits{});
+        REQUIRE(s);
+        REQUIRE(!s->sites.empty());
+        std::vector<remote::Action> actions;
+        for (const auto &site : s->sites)
+            actions.push_back({site.element ? remote::Action::Kind::Drop : remote::Action::Kind::Block, {}});
+        const std::string out = remote::apply_actions(p, *s, actions);
+        CAPTURE(out);
+        auto again = remote::find_sites(out, html::ParseLimits{});
+        REQUIRE(again);
+        CHECK(again->sites.empty());
+    }
+    // What a reader shows of a blocked image: its alt and box; the text around it as it was.
+    const std::string p = "<p>Hi</p><img src=\"http://x/a\" alt=\"Sale\" width=\"600\" height=\"200\"><p>Bye</p>";
+    auto s = remote::find_sites(p, html::ParseLimits{});
+    REQUIRE(s);
+    const std::string out = remote::apply_actions(p, *s, {{remote::Action::Kind::Block, {}}});
+    CHECK(out == "<p>Hi</p><img src=\"\" alt=\"Sale\" width=\"600\" height=\"200\"><p>Bye</p>");
+    const std::string css = "<div style=\"color:red;background:url(http://x/b) no-repeat\">";
+    auto c = remote::find_sites(css, html::ParseLimits{});
+    REQUIRE(c);
+    CHECK(remote::apply_actions(css, *c, {{remote::Action::Kind::Block, {}}}) ==
+          "<div style=\"color:red;background:none no-repeat\">");
+}
