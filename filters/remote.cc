@@ -136,9 +136,11 @@ void holder_splices(std::string_view text, const Holder &h, const std::vector<Cu
             for (const Cut &c : cuts) out.push_back({h.raw_begin + c.begin, h.raw_begin + c.end, c.text});
             return;
         }
+        // The whole sheet in the first piece, the others emptied: SVG text escaped (it is
+        // read as markup), HTML's RAWTEXT as it is.
         const std::string css = edited(h.decoded, cuts, 0, false);
         for (std::size_t k = 0; k < h.pieces.size(); ++k)
-            out.push_back({h.pieces[k].first, h.pieces[k].second, k == 0 ? escape_text(css) : std::string()});
+            out.push_back({h.pieces[k].first, h.pieces[k].second, k ? std::string() : h.escaped ? escape_text(css) : css});
         return;
     }
     std::string_view raw = text.substr(h.raw_begin, h.raw_end - h.raw_begin);

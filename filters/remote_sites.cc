@@ -20,6 +20,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
+#include <tuple>
 
 namespace mimeuri::remote {
 
@@ -36,6 +38,19 @@ std::string lower(std::string_view s)
 {
     std::string out(s);
     for (char &c : out) c = static_cast<char>(g_ascii_tolower(c));
+    return out;
+}
+
+std::vector<std::string> words(const std::string &v)
+{
+    std::vector<std::string> out;
+    std::size_t i = 0;
+    while (i < v.size()) {
+        while (i < v.size() && html::detail::is_space(v[i])) ++i;
+        const std::size_t b = i;
+        while (i < v.size() && !html::detail::is_space(v[i])) ++i;
+        if (i > b) out.push_back(v.substr(b, i - b));
+    }
     return out;
 }
 
@@ -304,7 +319,8 @@ void Finder::srcdoc(const El &e, const GumboAttribute *a)
 void Finder::style_text(const El &e, const GumboElement &el)
 {
     // The style sheet is the element's child text content, every text child joined (in SVG
-    // a comment or an element between two pieces splits them: "url(ht<!---->tp://x)").
+    // a comment or an element between two pieces splits them: "url(ht<!---->tp://x)", and
+    // character references are decoded). In HTML it is one RAWTEXT run, read as its bytes.
     Holder h;
     h.attribute = false;
     h.escaped = e.svg;
@@ -315,13 +331,12 @@ void Finder::style_text(const El &e, const GumboElement &el)
         auto off = offset_in(html_, t.original_text.data, t.original_text.length);
         if (!off) continue;
         h.pieces.emplace_back(*off, *off + t.original_text.length);
-        h.decoded += t.text ? t.text : "";
-        if (!e.svg && h.pieces.size() > 1) h.escaped = true;
+        if (e.svg) h.decoded += t.text ? t.text : "";
+        else h.decoded.append(html_.substr(*off, t.original_text.length));
     }
     if (h.pieces.empty()) return;
     h.raw_begin = h.pieces.front().first;
     h.raw_end = h.pieces.back().second;
-    if (!e.svg && h.pieces.size() == 1 && h.decoded != html_.substr(h.raw_begin, h.raw_end - h.raw_begin)) h.escaped = true;
     s_.holders.push_back(std::move(h));
     css(e, s_.holders.size() - 1, "style@text", Site::Kind::Image);
 }
@@ -371,8 +386,16 @@ void Finder::element(const El &e)
         } else if ((name == "href" || name == "xlink:href") && e.svg && tag != "a") {
             url_attr(e, a, where, tag == "image" || tag == "feimage" ? K::Image : K::Other);
         } else if (name == "href" && tag == "link") {
-            const std::string rel = lower(value(el, "rel"));
-            url_attr(e, a, where, rel.find("stylesheet") != std::string::npos ? K::Style : K::Other, drop_of(el));
+            // The rel keywords that load (HTML 4.6.7; icon's spellings); alternate, canonical
+            // and the like only name.
+            bool loads = false, sheet = false;
+            for (const std::string &w : words(lower(value(el, "rel")))) {
+                sheet = sheet || w == "stylesheet";
+                loads = loads || one_of(w, {"stylesheet", "icon", "preload", "prefetch", "modulepreload", "prerender",
+                                            "dns-prefetch", "preconnect", "manifest", "import", "apple-touch-icon",
+                                            "apple-touch-icon-precomposed", "mask-icon", "fluid-icon", "apple-touch-startup-image"});
+            }
+            if (loads) url_attr(e, a, where, sheet ? K::Style : K::Other, drop_of(el));
         } else if (e.svg && one_of(name, {"fill", "stroke", "filter", "mask", "clip-path", "marker", "marker-start",
                                           "marker-mid", "marker-end", "cursor"})) {
             if (auto hi = holder(a)) css(e, *hi, where, K::Other);
@@ -457,7 +480,9 @@ void Finder::walk(const GumboNode *root)
 
 } // namespace
 
-Result<Sites> find_sites(std::string_view html, const html::ParseLimits &limits)
+namespace {
+
+Result<Sites> parse_sites(std::string_view html, const html::ParseLimits &limits)
 {
     if (html.size() >= 0xFFFFFFFFu) return Error::limit("HTML part too large for the tokenizer");
     Sites s;
@@ -477,11 +502,57 @@ Result<Sites> find_sites(std::string_view html, const html::ParseLimits &limits)
     if (!g.out) return Error{Code::Software, "the HTML parser failed"};
     Finder f(html, s, 0);
     f.walk(g.out->document);
+    return s;
+}
+
+// Where "noscript" stands in html, any case.
+std::vector<std::size_t> noscripts(std::string_view html)
+{
+    std::vector<std::size_t> at;
+    for (std::size_t i = 0; i + 8 <= html.size(); ++i)
+        if ((html[i] | 0x20) == 'n' && g_ascii_strncasecmp(html.data() + i, "noscript", 8) == 0) at.push_back(i);
+    return at;
+}
+
+} // namespace
+
+Result<Sites> find_sites(std::string_view html, const html::ParseLimits &limits)
+{
+    auto r = parse_sites(html, limits);
+    if (!r || r->stop != html::Stop::None) return r;
+    Sites &s = *r;
+    // gumbo reads <noscript> as a reader with scripting off does (its content is markup); a
+    // reader with scripting on reads it as text up to </noscript>, and what follows as
+    // markup ('<noscript><p title="</noscript><img src=http://t/x>">'): both readings are
+    // looked at. "noframes" is RAWTEXT to gumbo and as long: the second reading is a parse
+    // of the text with each "noscript" so renamed, every offset the same.
+    if (const auto at = noscripts(html); !at.empty()) {
+        std::string copy(html);
+        for (std::size_t i : at) copy.replace(i, 8, "noframes");
+        auto t = parse_sites(copy, limits);
+        if (!t) return t.error();
+        if (t->stop != html::Stop::None) return t;
+        auto key = [](const Sites &x, const Site &site) {
+            return std::make_tuple(x.holders[site.holder].raw_begin, site.begin, site.url_begin, site.where);
+        };
+        std::set<std::tuple<std::size_t, std::size_t, std::size_t, std::string>> seen;
+        for (const Site &site : s.sites) seen.insert(key(s, site));
+        for (Site site : t->sites) {
+            if (!seen.insert(key(*t, site)).second) continue;
+            s.holders.push_back(t->holders[site.holder]);
+            site.holder = s.holders.size() - 1;
+            if (site.element) {
+                s.drops.push_back(t->drops[site.element - 1]);
+                site.element = s.drops.size();
+            }
+            s.sites.push_back(std::move(site));
+        }
+    }
     // Document order: the sites of each holder together, holders as the bytes come.
     std::stable_sort(s.sites.begin(), s.sites.end(), [&](const Site &a, const Site &b) {
         return s.holders[a.holder].raw_begin < s.holders[b.holder].raw_begin;
     });
-    return s;
+    return r;
 }
 
 Sites css_sites(std::string_view css)

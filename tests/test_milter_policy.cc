@@ -3,6 +3,7 @@
 #include "helpers.hh"
 #include "milter_policy.hh"
 #include "milter_stats.hh"
+#include "remote.hh"
 #include "settings.hh"
 
 #include <fcntl.h>
@@ -334,4 +335,29 @@ TEST_CASE("the counters file's temporary file is new, never one planted in the f
         CHECK(files == 3); // the counters, the victim and what was planted: no temporary left
         (void)::unlink(path.c_str());
     }
+}
+
+TEST_CASE("policy: --remote per recipient domain, the camo key read at load (issue 52, the privacy relay)")
+{
+    testing::TempDir d;
+    const std::string key = d.file("camo.key", "s3cret\n");
+    auto loaded = service_settings(d, "[policy:relay]\nrecipient-domain = alias.example\nremote = proxy\n"
+                                      "remote-proxy = https://camo.alias.example/\nremote-key = " + key + "\n"
+                                      "[policy:strict]\nrecipient-domain = .private.example\nremote = block\n");
+    REQUIRE(loaded);
+    const Settings &s = *loaded->settings;
+    CHECK(s.pass_opts.of<RemoteOptions>().mode == RemoteOptions::Mode::Keep); // the service's own
+    REQUIRE(s.policies.size() == 2);
+    const RemoteOptions &relay = s.policies[0].settings->pass_opts.of<RemoteOptions>();
+    CHECK(relay.mode == RemoteOptions::Mode::Proxy);
+    CHECK(relay.proxy_base == "https://camo.alias.example");
+    CHECK(relay.key == "s3cret");
+    CHECK(s.policies[1].settings->pass_opts.of<RemoteOptions>().mode == RemoteOptions::Mode::Block);
+    CHECK(s.policy_for(envelope("192.0.2.1", "<a@b.example>", {"<x@alias.example>"}))->name == "relay");
+    CHECK(s.policy_for(envelope("192.0.2.1", "<a@b.example>", {"<x@mx.private.example>"}))->name == "strict");
+    CHECK(s.policy_for(envelope("192.0.2.1", "<a@b.example>", {"<x@alias.example>", "<y@other.example>"})) == nullptr);
+    // proxy without its key is a problem at load.
+    std::vector<std::string> problems;
+    auto bad = service_settings(d, "[policy:relay]\nrecipient-domain = alias.example\nremote = proxy\n", &problems);
+    CHECK(!bad);
 }

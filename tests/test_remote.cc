@@ -30,6 +30,13 @@ std::vector<std::string> site_urls(std::string_view html)
 
 using V = std::vector<std::string>;
 
+std::string joined(const V &v)
+{
+    std::string out;
+    for (const auto &s : v) out += "[" + s + "]";
+    return out;
+}
+
 } // namespace
 
 TEST_CASE("CSS fetches are the CSS Syntax tokenizer's url tokens, url() strings, image-set() and @import")
@@ -72,8 +79,8 @@ TEST_CASE("CSS fetches are the CSS Syntax tokenizer's url tokens, url() strings,
         {"@font-face{src:url(http://x/z.woff) format('woff')}", {"http://x/z.woff"}},
     };
     for (const Case &c : cases) {
-        CAPTURE(c.css);
-        CHECK(css_urls(c.css) == c.urls);
+        CAPTURE(std::string(c.css));
+        CHECK(joined(css_urls(c.css)) == joined(c.urls));
     }
 }
 
@@ -103,7 +110,10 @@ TEST_CASE("every fetch site of HTML is found, with SVG, SMIL, srcdoc and a remot
         // FuncIRI, an unclosed one too (Roundcube's CVE-2020-12625 family).
         {"<svg><rect fill=\"url(http://x/v#p)\" /><rect filter=\"url(http://x/w\" /></svg>",
          {"rect@fill http://x/v#p", "rect@filter http://x/w"}},
-        {"<svg><rect mask=\"url(/**/http://x/aa)\" /></svg>", {"rect@mask /**/http://x/aa"}},
+        // A comment inside url() is part of the URL: a path here, no remote fetch; between
+        // tokens it is nothing.
+        {"<svg><rect mask=\"url(/**/http://x/aa)\" /></svg>", {}},
+        {"<svg><rect mask=\"/**/url(http://x/aa)\" /></svg>", {"rect@mask http://x/aa"}},
         // SMIL: values, from, to, by (CVE-2023-5631's family).
         {"<svg><animate attributeName=href values=\"http://x/ab;http://x/ac\" /><set attributeName=fill to=\"url(http://x/ad)\" /></svg>",
          {"animate@values http://x/ab", "animate@values http://x/ac", "set@to http://x/ad"}},
@@ -123,10 +133,14 @@ TEST_CASE("every fetch site of HTML is found, with SVG, SMIL, srcdoc and a remot
         // <noscript> is read as markup (mail readers run no script); a ping.
         {"<noscript><img src=http://x/ao></noscript><a href=http://x/nav ping=http://x/ap>a</a>",
          {"img@src http://x/ao", "a@ping http://x/ap"}},
+        // ... and as a reader with scripting on reads it (DOMPurify's noscript mXSS).
+        {"<noscript><p title=\"</noscript><img src=http://x/aq>\">", {"img@src http://x/aq"}},
+        // Only the <link> rels that load.
+        {"<link rel=canonical href=http://x/no><link rel=\"shortcut icon\" href=http://x/ar>", {"link@href http://x/ar"}},
     };
     for (const Case &c : cases) {
-        CAPTURE(c.html);
-        CHECK(site_urls(c.html) == c.sites);
+        CAPTURE(std::string(c.html));
+        CHECK(joined(site_urls(c.html)) == joined(c.sites));
     }
 }
 
@@ -180,7 +194,7 @@ TEST_CASE("blocking leaves no fetch, and every byte outside the fetches as it wa
         "<div style=\"background:image-set('http://x/m' 1x, url(http://x/n) 2x)\">",
     };
     for (const char *p : pages) {
-        CAPTURE(p);
+        CAPTURE(std::string(p));
         auto s = remote::find_sites(p, html::ParseLimits{});
         REQUIRE(s);
         REQUIRE(!s->sites.empty());
