@@ -514,6 +514,41 @@ std::vector<std::size_t> noscripts(std::string_view html)
     return at;
 }
 
+// Where an end tag </p or </br starts (its name ended by white space, '/' or '>').
+std::vector<std::size_t> p_br_ends(std::string_view html)
+{
+    std::vector<std::size_t> at;
+    for (std::size_t i = html.find("</"); i != std::string_view::npos; i = html.find("</", i + 2)) {
+        std::size_t n = 0;
+        if (i + 3 < html.size() && (html[i + 2] | 0x20) == 'p') n = 1;
+        else if (i + 4 < html.size() && (html[i + 2] | 0x20) == 'b' && (html[i + 3] | 0x20) == 'r') n = 2;
+        if (!n) continue;
+        const char c = html[i + 2 + n];
+        if (c == '>' || c == '/' || html::detail::is_space(c)) at.push_back(i);
+    }
+    return at;
+}
+
+// The sites of s2 (a parse of a text with the same offsets) that s has not, added to s.
+void merge(Sites &s, const Sites &s2)
+{
+    auto key = [](const Sites &x, const Site &site) {
+        return std::make_tuple(x.holders[site.holder].raw_begin, site.begin, site.url_begin, site.where);
+    };
+    std::set<std::tuple<std::size_t, std::size_t, std::size_t, std::string>> seen;
+    for (const Site &site : s.sites) seen.insert(key(s, site));
+    for (Site site : s2.sites) {
+        if (!seen.insert(key(s2, site)).second) continue;
+        s.holders.push_back(s2.holders[site.holder]);
+        site.holder = s.holders.size() - 1;
+        if (site.element) {
+            s.drops.push_back(s2.drops[site.element - 1]);
+            site.element = s.drops.size();
+        }
+        s.sites.push_back(std::move(site));
+    }
+}
+
 } // namespace
 
 Result<Sites> find_sites(std::string_view html, const html::ParseLimits &limits)
@@ -521,32 +556,38 @@ Result<Sites> find_sites(std::string_view html, const html::ParseLimits &limits)
     auto r = parse_sites(html, limits);
     if (!r || r->stop != html::Stop::None) return r;
     Sites &s = *r;
-    // gumbo reads <noscript> as a reader with scripting off does (its content is markup); a
-    // reader with scripting on reads it as text up to </noscript>, and what follows as
-    // markup ('<noscript><p title="</noscript><img src=http://t/x>">'): both readings are
-    // looked at. "noframes" is RAWTEXT to gumbo and as long: the second reading is a parse
-    // of the text with each "noscript" so renamed, every offset the same.
-    if (const auto at = noscripts(html); !at.empty()) {
-        std::string copy(html);
-        for (std::size_t i : at) copy.replace(i, 8, "noframes");
-        auto t = parse_sites(copy, limits);
+    // Where gumbo 0.10 and today's browsers read the same bytes differently, each reading is
+    // looked at: a parse of the text with the same offsets, its sites added.
+    //  - </p> and </br> in SVG or MathML leave foreign content (HTML 13.2.6.5, since 2020;
+    //    "<svg></p><style><a id='</style><img src=http://t/x>'>"); gumbo keeps them inside.
+    //    "<p/" and "<br/" are start tags that leave it in gumbo too, and as long: each so spelled.
+    //  - gumbo reads <noscript> with scripting off (its content markup); a reader with
+    //    scripting on reads it as text up to </noscript>, and what follows as markup
+    //    ('<noscript><p title="</noscript><img src=http://t/x>">'). "noframes" is RAWTEXT to
+    //    gumbo and as long: each "noscript" so renamed.
+    const auto ends = p_br_ends(html), nos = noscripts(html);
+    std::vector<std::string> readings;
+    std::string breakout;
+    if (!ends.empty()) {
+        breakout.assign(html);
+        for (std::size_t i : ends) { // "</p" -> "<p/", "</br" -> "<br/"
+            const bool br = (html[i + 2] | 0x20) == 'b';
+            breakout[i + 1] = html[i + 2];
+            if (br) breakout[i + 2] = html[i + 3];
+            breakout[i + (br ? 3 : 2)] = '/';
+        }
+        readings.push_back(breakout);
+    }
+    if (!nos.empty()) {
+        std::string scripting = ends.empty() ? std::string(html) : breakout;
+        for (std::size_t i : nos) scripting.replace(i, 8, "noframes");
+        readings.push_back(std::move(scripting));
+    }
+    for (const std::string &text : readings) {
+        auto t = parse_sites(text, limits);
         if (!t) return t.error();
         if (t->stop != html::Stop::None) return t;
-        auto key = [](const Sites &x, const Site &site) {
-            return std::make_tuple(x.holders[site.holder].raw_begin, site.begin, site.url_begin, site.where);
-        };
-        std::set<std::tuple<std::size_t, std::size_t, std::size_t, std::string>> seen;
-        for (const Site &site : s.sites) seen.insert(key(s, site));
-        for (Site site : t->sites) {
-            if (!seen.insert(key(*t, site)).second) continue;
-            s.holders.push_back(t->holders[site.holder]);
-            site.holder = s.holders.size() - 1;
-            if (site.element) {
-                s.drops.push_back(t->drops[site.element - 1]);
-                site.element = s.drops.size();
-            }
-            s.sites.push_back(std::move(site));
-        }
+        merge(s, *t);
     }
     // Document order: the sites of each holder together, holders as the bytes come.
     std::stable_sort(s.sites.begin(), s.sites.end(), [&](const Site &a, const Site &b) {
