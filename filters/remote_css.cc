@@ -10,21 +10,20 @@
 // functions are a stack of at most the text's parentheses.
 #include "remote.hh"
 
+#include "html_detail.hh"
+
 #include <glib.h>
+
+#include <cstring>
 
 namespace mimeuri::remote {
 
 namespace {
 
+using html::detail::hexval;
+
 bool newline(char c) { return c == '\n' || c == '\r' || c == '\f'; }
 bool white(char c) { return c == ' ' || c == '\t' || newline(c); }
-int hex(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 // 4.2: a name-start code point (non-ASCII included: every byte of a UTF-8 sequence is >= 0x80;
 // a NUL is U+FFFD after preprocessing, 3.3).
 bool name_start(char c)
@@ -39,32 +38,17 @@ bool non_printable(char c)
     return (u <= 8 && u != 0) || u == 0x0B || (u >= 0x0E && u <= 0x1F) || u == 0x7F;
 }
 
-void append_utf8(std::string &out, unsigned long cp)
+// 4.3.7: zero, a surrogate or past U+10FFFF is U+FFFD.
+void append_code_point(std::string &out, unsigned long cp)
 {
     if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
+    char buf[6];
+    out.append(buf, static_cast<std::size_t>(g_unichar_to_utf8(static_cast<gunichar>(cp), buf)));
 }
 
-bool iequal(std::string_view a, std::string_view b)
+bool iequal(std::string_view a, const char *b)
 {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (g_ascii_tolower(a[i]) != g_ascii_tolower(b[i])) return false;
-    return true;
+    return a.size() == std::strlen(b) && g_ascii_strncasecmp(a.data(), b, a.size()) == 0;
 }
 
 // A function or block open: where it starts, and whether it is an image-set() (whose strings
@@ -114,14 +98,14 @@ private:
     std::size_t escape(std::size_t k, std::string &out) const
     {
         if (!has(k)) {
-            append_utf8(out, 0xFFFD);
+            append_code_point(out, 0xFFFD);
             return k;
         }
-        if (hex(t_[k]) >= 0) {
+        if (hexval(t_[k]) >= 0) {
             unsigned long cp = 0;
-            for (int d = 0; d < 6 && has(k) && hex(t_[k]) >= 0; ++d, ++k) cp = cp * 16 + static_cast<unsigned long>(hex(t_[k]));
+            for (int d = 0; d < 6 && has(k) && hexval(t_[k]) >= 0; ++d, ++k) cp = cp * 16 + static_cast<unsigned long>(hexval(t_[k]));
             if (has(k) && white(t_[k])) k += (t_[k] == '\r' && at(k + 1) == '\n') ? 2 : 1;
-            append_utf8(out, cp);
+            append_code_point(out, cp);
             return k;
         }
         out += t_[k] == '\0' ? std::string("\xEF\xBF\xBD") : std::string(1, t_[k]);

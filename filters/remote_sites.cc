@@ -15,6 +15,7 @@
 
 #include "html_detail.hh"
 #include "html_sanitize.hh"
+#include "text.hh"
 
 #include <glib.h>
 
@@ -32,13 +33,6 @@ using html::detail::Guarded;
 bool one_of(std::string_view s, std::initializer_list<std::string_view> list)
 {
     return std::find(list.begin(), list.end(), s) != list.end();
-}
-
-std::string lower(std::string_view s)
-{
-    std::string out(s);
-    for (char &c : out) c = static_cast<char>(g_ascii_tolower(c));
-    return out;
 }
 
 std::vector<std::string> words(const std::string &v)
@@ -389,7 +383,7 @@ void Finder::element(const El &e)
             // The rel keywords that load (HTML 4.6.7; icon's spellings); alternate, canonical
             // and the like only name.
             bool loads = false, sheet = false;
-            for (const std::string &w : words(lower(value(el, "rel")))) {
+            for (const std::string &w : words(text::ascii_lower(value(el, "rel")))) {
                 sheet = sheet || w == "stylesheet";
                 loads = loads || one_of(w, {"stylesheet", "icon", "preload", "prefetch", "modulepreload", "prerender",
                                             "dns-prefetch", "preconnect", "manifest", "import", "apple-touch-icon",
@@ -403,7 +397,7 @@ void Finder::element(const El &e)
                    one_of(tag, {"animate", "set", "animatemotion", "animatetransform", "animatecolor"})) {
             smil(e, a, where);
         } else if (name == "content" && tag == "meta" &&
-                   lower(value(el, "http-equiv")).find("refresh") != std::string::npos) {
+                   text::ascii_lower(value(el, "http-equiv")).find("refresh") != std::string::npos) {
             auto hi = holder(a);
             if (!hi) continue;
             auto [b, en] = refresh_url(s_.holders[*hi].decoded);
@@ -452,12 +446,12 @@ void Finder::walk(const GumboNode *root)
             if (tag.empty() && el.original_tag.data) {
                 GumboStringPiece t = el.original_tag;
                 gumbo_tag_from_original_text(&t);
-                tag = lower(std::string_view(t.data, t.length));
+                tag = text::ascii_lower(std::string_view(t.data, t.length));
             }
             const GumboAttribute *style = gumbo_get_attribute(&el.attributes, "style");
             hid = hidden || gumbo_get_attribute(&el.attributes, "hidden") ||
                   (style && style->value && style_shape(style->value).hidden);
-            order.push_back({&el, lower(tag), el.tag_namespace == GUMBO_NAMESPACE_SVG, hid});
+            order.push_back({&el, text::ascii_lower(tag), el.tag_namespace == GUMBO_NAMESPACE_SVG, hid});
             children = &el.children;
         }
         if (!children) continue;

@@ -356,8 +356,11 @@ TEST_CASE("policy: --remote per recipient domain, the camo key read at load (iss
     CHECK(s.policy_for(envelope("192.0.2.1", "<a@b.example>", {"<x@alias.example>"}))->name == "relay");
     CHECK(s.policy_for(envelope("192.0.2.1", "<a@b.example>", {"<x@mx.private.example>"}))->name == "strict");
     CHECK(s.policy_for(envelope("192.0.2.1", "<a@b.example>", {"<x@alias.example>", "<y@other.example>"})) == nullptr);
-    // proxy without its key is a problem at load.
+    // proxy without its key is a problem at load: the policy is left out, the problem said.
     std::vector<std::string> problems;
     auto bad = service_settings(d, "[policy:relay]\nrecipient-domain = alias.example\nremote = proxy\n", &problems);
-    CHECK(!bad);
+    REQUIRE(bad);
+    CHECK(bad->settings->policies.empty());
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].find("--remote=proxy needs --remote-proxy and --remote-key") != std::string::npos);
 }
