@@ -217,6 +217,9 @@ private:
     void element(const El &e);
     void style_text(const El &e, const GumboElement &el);
     void smil(const El &e, const GumboAttribute *a, const std::string &where);
+    void srcset(const std::string &tag, const GumboAttribute *a, const std::string &where);
+    void link(const GumboElement &el, const GumboAttribute *a, const std::string &where);
+    void refresh(const GumboElement &el, const GumboAttribute *a, const std::string &where);
     void srcdoc(const El &e, const GumboAttribute *a);
 
     std::string_view html_;
@@ -335,6 +338,55 @@ void Finder::style_text(const El &e, const GumboElement &el)
     css(e, s_.holders.size() - 1, "style@text", Site::Kind::Image);
 }
 
+void Finder::srcset(const std::string &tag, const GumboAttribute *a, const std::string &where)
+{
+    auto hi = holder(a);
+    if (!hi) return;
+    for (auto [b, en] : srcset_urls(s_.holders[*hi].decoded)) {
+        Site site;
+        site.holder = *hi;
+        site.where = where;
+        site.kind = tag == "link" ? Site::Kind::Other : Site::Kind::Image;
+        site.url = s_.holders[*hi].decoded.substr(b, en - b);
+        site.url_begin = b;
+        site.url_end = en;
+        site.whole = true;
+        site.end = s_.holders[*hi].decoded.size();
+        add(std::move(site));
+    }
+}
+
+void Finder::link(const GumboElement &el, const GumboAttribute *a, const std::string &where)
+{
+    // The rel keywords that load (HTML 4.6.7; icon's spellings); alternate, canonical and
+    // the like only name.
+    bool loads = false, sheet = false;
+    for (const std::string &w : words(text::ascii_lower(value(el, "rel")))) {
+        sheet = sheet || w == "stylesheet";
+        loads = loads || one_of(w, {"stylesheet", "icon", "preload", "prefetch", "modulepreload", "prerender",
+                                    "dns-prefetch", "preconnect", "manifest", "import", "apple-touch-icon",
+                                    "apple-touch-icon-precomposed", "mask-icon", "fluid-icon", "apple-touch-startup-image"});
+    }
+    if (loads) url_attr(El{&el, "link", false, false}, a, where, sheet ? Site::Kind::Style : Site::Kind::Other, drop_of(el));
+}
+
+void Finder::refresh(const GumboElement &el, const GumboAttribute *a, const std::string &where)
+{
+    auto hi = holder(a);
+    if (!hi) return;
+    auto [b, en] = refresh_url(s_.holders[*hi].decoded);
+    Site site;
+    site.holder = *hi;
+    site.where = where;
+    site.url = s_.holders[*hi].decoded.substr(b, en - b);
+    site.url_begin = b;
+    site.url_end = en;
+    site.whole = true;
+    site.end = s_.holders[*hi].decoded.size();
+    site.element = drop_of(el);
+    add(std::move(site));
+}
+
 void Finder::element(const El &e)
 {
     const GumboElement &el = *e.el;
@@ -359,20 +411,7 @@ void Finder::element(const El &e)
             const bool img = image_el || (tag == "source" && el.tag == GUMBO_TAG_SOURCE);
             url_attr(e, a, where, img ? K::Image : K::Other);
         } else if (name == "srcset" || name == "imagesrcset") {
-            auto hi = holder(a);
-            if (!hi) continue;
-            for (auto [b, en] : srcset_urls(s_.holders[*hi].decoded)) {
-                Site site;
-                site.holder = *hi;
-                site.where = where;
-                site.kind = tag == "link" ? K::Other : K::Image;
-                site.url = s_.holders[*hi].decoded.substr(b, en - b);
-                site.url_begin = b;
-                site.url_end = en;
-                site.whole = true;
-                site.end = s_.holders[*hi].decoded.size();
-                add(std::move(site));
-            }
+            srcset(tag, a, where);
         } else if (name == "background" || name == "poster") {
             url_attr(e, a, where, K::Image);
         } else if ((name == "data" && tag == "object") || name == "ping" || (name == "manifest" && tag == "html")) {
@@ -380,16 +419,7 @@ void Finder::element(const El &e)
         } else if ((name == "href" || name == "xlink:href") && e.svg && tag != "a") {
             url_attr(e, a, where, tag == "image" || tag == "feimage" ? K::Image : K::Other);
         } else if (name == "href" && tag == "link") {
-            // The rel keywords that load (HTML 4.6.7; icon's spellings); alternate, canonical
-            // and the like only name.
-            bool loads = false, sheet = false;
-            for (const std::string &w : words(text::ascii_lower(value(el, "rel")))) {
-                sheet = sheet || w == "stylesheet";
-                loads = loads || one_of(w, {"stylesheet", "icon", "preload", "prefetch", "modulepreload", "prerender",
-                                            "dns-prefetch", "preconnect", "manifest", "import", "apple-touch-icon",
-                                            "apple-touch-icon-precomposed", "mask-icon", "fluid-icon", "apple-touch-startup-image"});
-            }
-            if (loads) url_attr(e, a, where, sheet ? K::Style : K::Other, drop_of(el));
+            link(el, a, where);
         } else if (e.svg && one_of(name, {"fill", "stroke", "filter", "mask", "clip-path", "marker", "marker-start",
                                           "marker-mid", "marker-end", "cursor"})) {
             if (auto hi = holder(a)) css(e, *hi, where, K::Other);
@@ -398,19 +428,7 @@ void Finder::element(const El &e)
             smil(e, a, where);
         } else if (name == "content" && tag == "meta" &&
                    text::ascii_lower(value(el, "http-equiv")).find("refresh") != std::string::npos) {
-            auto hi = holder(a);
-            if (!hi) continue;
-            auto [b, en] = refresh_url(s_.holders[*hi].decoded);
-            Site site;
-            site.holder = *hi;
-            site.where = where;
-            site.url = s_.holders[*hi].decoded.substr(b, en - b);
-            site.url_begin = b;
-            site.url_end = en;
-            site.whole = true;
-            site.end = s_.holders[*hi].decoded.size();
-            site.element = drop_of(el);
-            add(std::move(site));
+            refresh(el, a, where);
         } else if (name == "srcdoc" && tag == "iframe") {
             srcdoc(e, a);
         }
