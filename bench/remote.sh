@@ -21,7 +21,11 @@ echo "load before: $(uptime)"
 
 echo "== 1. the corpus through --remote=check, then --remote=block and check again"
 tail -n +2 "$corpus/INDEX.tsv" | cut -f1 | sed "s|^|$corpus/|" | tr '\n' '\0' > "$d/files"
-xargs -0 "$bin" --passes=remote --remote=check --report="$d/check.jsonl" < "$d/files" > /dev/null 2>&1 || true
+: > "$d/check.jsonl"
+while IFS= read -r -d '' f; do
+  "$bin" --check --passes=remote --remote=check --report="$d/one.jsonl" "$f" > /dev/null 2>&1 || true
+  [ -f "$d/one.jsonl" ] && cat "$d/one.jsonl" >> "$d/check.jsonl" && rm -f "$d/one.jsonl"
+done < "$d/files"
 python3 - "$d/check.jsonl" <<'PY'
 import collections, json, sys
 msgs = with_remote = fetches = trackers = 0
@@ -42,18 +46,26 @@ print(f"messages {msgs}, with remote content {with_remote}; fetches {fetches} ({
       f"trackers {trackers} ({dict(why)}); hosts {len(hosts)}; top: {hosts.most_common(5)}")
 PY
 mkdir -p "$d/blocked"
+: > "$d/block.jsonl"
 i=0
 while IFS= read -r -d '' f; do
   i=$((i + 1))
-  "$bin" --passes=remote --remote=block "$f" > "$d/blocked/$i" 2>/dev/null || cp "$f" "$d/blocked/$i"
+  "$bin" --passes=remote --remote=block --report="$d/one.jsonl" "$f" > "$d/blocked/$i" 2>/dev/null || cp "$f" "$d/blocked/$i"
+  [ -f "$d/one.jsonl" ] && cat "$d/one.jsonl" >> "$d/block.jsonl" && rm -f "$d/one.jsonl"
 done < "$d/files"
-"$bin" --passes=remote --remote=check --report="$d/after.jsonl" "$d"/blocked/* > /dev/null 2>&1 || true
-python3 - "$d/after.jsonl" <<'PY'
-import json, sys
-left = [e for line in open(sys.argv[1]) for e in json.loads(line).get("remote", [])]
-kept = [e for e in left if e["action"] == "none" and e.get("reason")]
-print(f"after block: {len(left)} fetches found again ({len(kept)} in parts block could not change: "
-      f"{sorted(set(e['reason'] for e in kept))})")
+: > "$d/after.jsonl"
+for f in "$d"/blocked/*; do
+  "$bin" --check --passes=remote --remote=check --report="$d/one.jsonl" "$f" > /dev/null 2>&1 || true
+  [ -f "$d/one.jsonl" ] && cat "$d/one.jsonl" >> "$d/after.jsonl" && rm -f "$d/one.jsonl"
+done
+python3 - "$d/block.jsonl" "$d/after.jsonl" <<'PY'
+import collections, json, sys
+done = collections.Counter((e["action"], e.get("reason", "")) for line in open(sys.argv[1])
+                           for e in json.loads(line).get("remote", []))
+left = [e for line in open(sys.argv[2]) for e in json.loads(line).get("remote", [])]
+print(f"block: {dict(done)}")
+print(f"after block, checked again: {len(left)} fetches found (block kept {sum(n for (a, _), n in done.items() if a == 'kept')} "
+      f"in signed parts, left {sum(n for (a, r), n in done.items() if a == 'none' and r != 'keep-host')} it could not change)")
 PY
 
 echo "== 2. linear time: $n and $((10 * n)) remote images, --remote=block, best of $runs"

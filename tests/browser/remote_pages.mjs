@@ -30,8 +30,8 @@ for (const { path, allow } of manifest.pages) {
   });
   let error = null, images = [];
   try {
-    await page.goto(pathToFileURL(path).href, { waitUntil: 'networkidle0', timeout: 20000 });
-    await new Promise((r) => setTimeout(r, 300));
+    await page.goto(pathToFileURL(path).href, { waitUntil: 'load', timeout: 10000 });
+    await new Promise((r) => setTimeout(r, 500));
     images = await page.evaluate(() => [...document.images].map((i) => ({ alt: i.alt, w: i.naturalWidth, src: i.currentSrc })));
   } catch (e) {
     error = String(e).slice(0, 300);
