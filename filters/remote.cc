@@ -375,6 +375,7 @@ InertHint RemotePass::inert_hint() const
 Status RemotePass::apply(MessageContext &ctx)
 {
     if (opts_.mode == RemoteOptions::Mode::Keep || !ctx.message()) return ok();
+    if (!loaded_) return loaded_;
     const auto &nodes = ctx.nodes();
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const Node &n = nodes[i];

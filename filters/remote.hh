@@ -37,15 +37,19 @@ struct RemoteOptions {
     std::string key;
 };
 
+// Reads the files of --remote-key and --remote-trackers into o (key, tracker_hosts, tracker_urls).
+Status load_remote_files(RemoteOptions &o);
+
 class RemotePass final : public Pass {
 public:
-    explicit RemotePass(RemoteOptions opts) : opts_(std::move(opts)) {}
+    explicit RemotePass(RemoteOptions opts) : opts_(std::move(opts)) { loaded_ = load_remote_files(opts_); }
     std::string_view name() const override { return "remote"; }
     Status apply(MessageContext &ctx) override;
     InertHint inert_hint() const override;
 
 private:
     RemoteOptions opts_;
+    Status loaded_ = ok();
 };
 
 PassRow remote_row();

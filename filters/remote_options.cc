@@ -1,6 +1,6 @@
 // The remote pass's options; configuration group [remote]. The files --remote-trackers and
-// --remote-key name are read when the option is read (at start and at each reload), so a
-// message never waits for them and a file that cannot be read stops the settings loading.
+// --remote-key name are checked at load (a file that cannot be read stops the settings
+// loading) and read when the pass is made.
 #include "remote.hh"
 
 #include "gobj.hh"
@@ -13,26 +13,37 @@ namespace mimeuri {
 
 namespace {
 
-Result<std::string> read_file(const OptionValue &v)
+Result<std::string> read_file(const std::string &path, const char *option)
 {
     gchar *bytes = nullptr;
     gsize size = 0;
     GError *err = nullptr;
-    if (!g_file_get_contents(v.text.c_str(), &bytes, &size, &err)) {
+    if (!g_file_get_contents(path.c_str(), &bytes, &size, &err)) {
         std::string why = err ? err->message : "unreadable";
         g_clear_error(&err);
-        return usage_error(v.name + ": " + why);
+        return usage_error(std::string(option) + ": " + why);
     }
     std::string out(bytes, size);
     g_free(bytes);
     return out;
 }
 
+} // namespace
+
 // One host ("tracker.example") or URL prefix ("https://x.example/open/") a line; '#' starts
-// a comment.
-Status read_trackers(RemoteOptions &o, const OptionValue &v)
+// a comment. The key: the first line of its file.
+Status load_remote_files(RemoteOptions &o)
 {
-    auto text = read_file(v);
+    if (!o.key_file.empty()) {
+        auto text = read_file(o.key_file, "--remote-key");
+        if (!text) return text.error();
+        std::string key = text->substr(0, text->find('\n'));
+        if (!key.empty() && key.back() == '\r') key.pop_back();
+        if (key.empty()) return usage_error("--remote-key: no key on the first line of " + o.key_file);
+        o.key = key;
+    }
+    if (o.trackers_file.empty()) return ok();
+    auto text = read_file(o.trackers_file, "--remote-trackers");
     if (!text) return text.error();
     o.tracker_hosts.clear();
     o.tracker_urls.clear();
@@ -49,9 +60,10 @@ Status read_trackers(RemoteOptions &o, const OptionValue &v)
         if (line.find('/') != std::string::npos) o.tracker_urls.push_back(line);
         else o.tracker_hosts.push_back(remote::host_of("//" + line));
     }
-    o.trackers_file = v.text;
     return ok();
 }
+
+namespace {
 
 OptionTable remote_option_table(RemoteOptions &o)
 {
@@ -72,7 +84,7 @@ OptionTable remote_option_table(RemoteOptions &o)
          .help = "File of tracker hosts and URL prefixes, one a line: what they name is removed (block, proxy) and "
                  "reported as a tracker",
          .arg_name = "FILE",
-         .access = {[&o](const OptionValue &v) { return read_trackers(o, v); }, [&o] { return o.trackers_file; }}},
+         .access = bind_text(o.trackers_file)},
         {.long_name = "remote-proxy", .group = g, .key = "proxy", .kind = K::String, .default_text = "none",
          .help = "Base URL of the camo image proxy --remote=proxy sends images through (https://camo.example)",
          .arg_name = "BASE",
@@ -86,20 +98,10 @@ OptionTable remote_option_table(RemoteOptions &o)
                     [&o] { return o.proxy_base; }}},
         {.long_name = "remote-key", .group = g, .key = "key", .kind = K::Path, .default_text = "none",
          .help = "File holding camo's shared key (its CAMO_KEY), on its first line", .arg_name = "FILE",
-         .access = {[&o](const OptionValue &v) -> Status {
-                        auto text = read_file(v);
-                        if (!text) return text.error();
-                        std::string key = text->substr(0, text->find('\n'));
-                        if (!key.empty() && key.back() == '\r') key.pop_back();
-                        if (key.empty()) return usage_error(v.name + ": no key on the first line");
-                        o.key = key;
-                        o.key_file = v.text;
-                        return ok();
-                    },
-                    [&o] { return o.key_file; }}},
+         .access = bind_text(o.key_file)},
     };
     t.checks.push_back([&o]() -> Status {
-        if (o.mode == RemoteOptions::Mode::Proxy && (o.proxy_base.empty() || o.key.empty()))
+        if (o.mode == RemoteOptions::Mode::Proxy && (o.proxy_base.empty() || o.key_file.empty()))
             return usage_error("--remote=proxy needs --remote-proxy and --remote-key");
         return ok();
     });
@@ -108,11 +110,18 @@ OptionTable remote_option_table(RemoteOptions &o)
 
 bool remote_off(const RemoteOptions &o) { return o.mode == RemoteOptions::Mode::Keep; }
 
+// At load (a run's start, the service's start and each reload): the files can be read.
+Status check_remote(const PassOptions &p)
+{
+    RemoteOptions o = p.of<RemoteOptions>();
+    return o.mode == RemoteOptions::Mode::Keep ? ok() : load_remote_files(o);
+}
+
 } // namespace
 
 PassRow remote_row()
 {
-    return pass_row<RemotePass, RemoteOptions, remote_option_table, remote_off>("remote");
+    return pass_row<RemotePass, RemoteOptions, remote_option_table, remote_off>("remote", check_remote);
 }
 
 } // namespace mimeuri

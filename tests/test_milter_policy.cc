@@ -351,7 +351,10 @@ TEST_CASE("policy: --remote per recipient domain, the camo key read at load (iss
     const RemoteOptions &relay = s.policies[0].settings->pass_opts.of<RemoteOptions>();
     CHECK(relay.mode == RemoteOptions::Mode::Proxy);
     CHECK(relay.proxy_base == "https://camo.alias.example");
-    CHECK(relay.key == "s3cret");
+    CHECK(relay.key_file == key);
+    RemoteOptions loaded_relay = relay; // the pass reads the file when it is made
+    REQUIRE(load_remote_files(loaded_relay));
+    CHECK(loaded_relay.key == "s3cret");
     CHECK(s.policies[1].settings->pass_opts.of<RemoteOptions>().mode == RemoteOptions::Mode::Block);
     CHECK(s.policy_for(envelope("192.0.2.1", "<a@b.example>", {"<x@alias.example>"}))->name == "relay");
     CHECK(s.policy_for(envelope("192.0.2.1", "<a@b.example>", {"<x@mx.private.example>"}))->name == "strict");
