@@ -1,5 +1,5 @@
 // Opens HTML files in headless Chromium, images on, and says what each asked the network
-// for: every request that is not file: or data:. A request to the page's `allow` prefix (a
+// for: every request that is not file:, data:, cid:, mid:, about: or blob:. A request to the page's `allow` prefix (a
 // camo on 127.0.0.1) goes through; every other is aborted and counted. With `images`, what
 // the page's <img> elements show (their natural size: 0 for none).
 // Usage: node remote_pages.mjs MANIFEST.json RESULTS.json
@@ -21,6 +21,9 @@ for (const { path, allow } of manifest.pages) {
   page.on('request', (req) => {
     const u = req.url();
     if (u.startsWith('file:') || u.startsWith('data:')) return req.continue();
+    // A part of the message (cid:, mid:) is no network request: a page opened as a file
+    // cannot resolve it.
+    if (/^(cid|mid|about|blob):/i.test(u)) return req.abort();
     if (allow && u.startsWith(allow)) {
       allowed.push(u.slice(0, 300));
       return req.continue();
