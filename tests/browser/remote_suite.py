@@ -8,7 +8,8 @@ CSS, an SVG <style> split by a comment, character references and tabs in URLs, i
 @import spelled with escapes, srcdoc, a remote <base>, mutation-XSS readings) is a message;
 each page is opened as the HTML part as sent and as mimeuri writes it, every request that is
 not file: or data: aborted and counted (remote_pages.mjs):
-  - as sent, the vectors make requests (the test can fail);
+  - as sent, the vectors make requests (the test can fail), and every host Chromium asks is
+    one --remote=check reports (a differential: the browser's request log against the report);
   - after --remote=block: zero requests, every page;
   - after --remote=proxy: every request goes to the camo base;
   - a real camo (Debian's, /usr/share/camo/server.js, on 127.0.0.1) with the key serves an
@@ -19,7 +20,7 @@ MIMEURI_REMOTE_CORPUS_MAX, 60), after block with --signed=rewrite (DKIM-signed n
 change too): zero requests.
 Usage: remote_suite.py MIMEURI LOG_DIR [CORPUS]   (exit 77 as browser_suite.py does)
 """
-import email, email.policy, os, socket, subprocess, sys, tempfile, time, urllib.error, urllib.request
+import email, email.policy, json, os, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -219,7 +220,11 @@ def main():
             open(path, "w").write(message(name, html, enc))
             before = os.path.join(work, f"{name}-sent.html")
             open(before, "w").write(html)
-            pages.append({"path": before, "allow": None, "name": name, "mode": "sent"})
+            # What --remote=check reports of it: the hosts, for the differential below.
+            r = subprocess.run([mimeuri, "--check", "--remote=check", "--report=/dev/stdout", path], capture_output=True, text=True)
+            lines = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+            hosts = {e["host"] for l in lines for e in l.get("remote", [])}
+            pages.append({"path": before, "allow": None, "name": name, "mode": "sent", "hosts": sorted(hosts)})
             for mode, args in (("block", ["--remote=block"]),
                                ("proxy", ["--remote=proxy", "--remote-proxy=" + camo_base, "--remote-key=" + keyfile])):
                 rc, out, err = run(mimeuri, path, args)
@@ -245,6 +250,10 @@ def main():
             if mode == "sent":
                 sent_requests += len(r["requests"])
                 print(f"{where}: {len(r['requests'])} requests as sent")
+                # The differential: every host Chromium asked, --remote=check reported.
+                missed = [u for u in r["requests"] if urllib.parse.urlsplit(u).hostname not in p["hosts"]]
+                if missed:
+                    problems.append(f"{where}: Chromium asked what --remote=check did not report: {missed[:5]}")
             elif mode == "block" and r["requests"]:
                 problems.append(f"{where} block: requests left: {r['requests'][:5]}")
             elif mode == "proxy":
