@@ -17,10 +17,14 @@ in_root() { chroot "$R" /bin/bash -c "cd /work/main && $1" </dev/null; }
 cleanup() {
   chroot "$R" /bin/bash -c 'postfix stop; pkill exim4; pkill -f "^/tmp/mimeuri-.*/bin/mimeuri"; pkill -f "^/usr/bin/mimeuri"' >/dev/null 2>&1 || true
   for m in dev/pts dev sys proc; do mountpoint -q "$R/$m" && umount "$R/$m"; done
+  mountpoint -q "$R" && umount "$R"
   return 0
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
+# The root a mount point of its own: inside it, "/" is then one, and the tests' own
+# `unshare -m` (test-exim.sh, test-miltertest.sh) can make their namespaces private.
+mount --bind "$R" "$R"
 for m in proc sys dev dev/pts; do mount --bind "/$m" "$R/$m"; done
 
 status=0
