@@ -2,6 +2,7 @@
 // part; with --data=attach, rewrite the part's data: images to cid: references and add one
 // inline part per distinct image to the part's multipart/related, made if need be.
 #include "data.hh"
+#include "data_report.hh"
 
 #include "base64.hh"
 #include "charsets.hh"
@@ -525,7 +526,7 @@ Status Attacher::classify(const Node &n, PartText &p)
             auto known = d.text.empty() ? p.hashes.end() : p.hashes.find(d.text);
             std::string hash = known != p.hashes.end() ? known->second : hex_sha256(d.bytes);
             p.reps.push_back({ri, {}, true}); // url("cid:..."): what mailparser reads to its quote
-            p.rep_entry.push_back(ctx_.report().data().size());
+            p.rep_entry.push_back(ctx_.report().section<DataReport>().entries.size());
             auto it = p.fresh.find(hash);
             if (it == p.fresh.end()) {
                 const bool copied = !d.text.empty();
@@ -536,7 +537,7 @@ Status Attacher::classify(const Node &n, PartText &p)
             p.rep_image.push_back(&it->second);
             p.rep_hash.push_back(std::move(hash));
         }
-        ctx_.report().add_data(std::move(e));
+        ctx_.report().section<DataReport>().entries.push_back(std::move(e));
     }
     return ok();
 }
@@ -552,7 +553,7 @@ Status Attacher::part(int node)
     if (!*scanned) return ok();
     if (Status s = classify(n, p); !s) return s;
     if (p.reps.empty()) return ok();
-    auto &entries = ctx_.report().data();
+    auto &entries = ctx_.report().section<DataReport>().entries;
     auto leave = [&](const std::string &reason) {
         for (std::size_t k : p.rep_entry) entries[k].reason = reason;
         return ok();
@@ -588,7 +589,7 @@ Status Attacher::part(int node)
 Status Attacher::attach(int node, const Container &c, PartText &p)
 {
     const Node &n = ctx_.nodes()[static_cast<std::size_t>(node)];
-    auto &entries = ctx_.report().data();
+    auto &entries = ctx_.report().section<DataReport>().entries;
     const int owner = c.related >= 0 ? c.related : node;
     const std::string dom = domain(n);
     for (std::size_t k = 0; k < p.reps.size(); ++k) // in the order named: the same ids on every run

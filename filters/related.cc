@@ -3,6 +3,7 @@
 // set or are not marked inline reported, and with --related=repair moved and marked, as
 // splices on the input (docs/design.md): a moved part's bytes are copied as read.
 #include "related.hh"
+#include "related_report.hh"
 
 #include "charsets.hh"
 #include "gobj.hh"
@@ -114,7 +115,7 @@ private:
     bool inside(int n, int ancestor) const { return ix_.is_descendant(n, ancestor); }
     std::vector<int> children(int parent) const;
     std::optional<std::string> disposition(const Node &n) const;
-    RelatedEntry &entry(const Finding &f) { return ctx_.report().related()[f.entry]; }
+    RelatedEntry &entry(const Finding &f) { return ctx_.report().section<RelatedReport>().entries[f.entry]; }
     Result<std::int64_t> part_start(int n) const;
     Result<std::int64_t> line_after(int n) const;
     Result<std::string> moved_text(int n) const;
@@ -226,8 +227,8 @@ Status Related::find(int html)
         if (e.reason.empty() && h.message != ctx_.message()) e.reason = "attached-message";
         if (!e.outside && e.disposition == "inline") continue;
         if (e.reason.empty() && is_type(tn, "text", "html")) e.reason = "html"; // a page of its own
-        found_.push_back({html, t.node, ctx_.report().related().size()});
-        ctx_.report().add_related(std::move(e));
+        found_.push_back({html, t.node, ctx_.report().section<RelatedReport>().entries.size()});
+        ctx_.report().section<RelatedReport>().entries.push_back(std::move(e));
     }
     return ok();
 }
