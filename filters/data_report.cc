@@ -29,12 +29,6 @@ void write_json(JsonWriter &w, const DataEntry &d)
     w.end_object();
 }
 
-const ReportSectionType &DataReport::kind()
-{
-    static const ReportSectionType k{"data", [] { return std::unique_ptr<ReportSection>(std::make_unique<DataReport>()); }};
-    return k;
-}
-
 std::size_t DataReport::attached() const
 {
     return count_if([](const DataEntry &e) { return e.action == DataEntry::Action::Attached; });

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace mimeuri {
 
@@ -36,7 +37,7 @@ void write_json(JsonWriter &w, const DataEntry &d);
 // Made when the pass meets its first data: URI, so that a message with none reports as before.
 class DataReport final : public EntryList<DataReport, DataEntry> {
 public:
-    static const ReportSectionType &kind();
+    static constexpr std::string_view kName = "data";
     // data: URIs made cid: references (--data=attach): ", data: images attached=N" on the log
     // line, " attached=N" in --summary-header's field, the service's "data" edits.
     std::size_t attached() const;

@@ -31,13 +31,6 @@ void write_json(JsonWriter &w, const RelatedEntry &r)
     w.end_object();
 }
 
-const ReportSectionType &RelatedReport::kind()
-{
-    static const ReportSectionType k{"related",
-                                     [] { return std::unique_ptr<ReportSection>(std::make_unique<RelatedReport>()); }};
-    return k;
-}
-
 std::size_t RelatedReport::moved() const
 {
     return count_if([](const RelatedEntry &e) { return e.action == RelatedEntry::Action::Moved; });

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace mimeuri {
 
@@ -36,7 +37,7 @@ void write_json(JsonWriter &w, const RelatedEntry &r);
 // Made when the pass meets its first such part, so that a message with none reports as before.
 class RelatedReport final : public EntryList<RelatedReport, RelatedEntry> {
 public:
-    static const ReportSectionType &kind();
+    static constexpr std::string_view kName = "related";
     // Parts moved into their HTML's related set, and parts in it only marked inline
     // (--related=repair): ", parts moved=N, parts marked inline=N" on the log line, " moved=N
     // marked=N" in --summary-header's field, both the service's "related" edits.

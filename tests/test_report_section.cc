@@ -35,11 +35,7 @@ void write_json(JsonWriter &w, const ProbeEntry &e)
 
 class ProbeReport final : public EntryList<ProbeReport, ProbeEntry> {
 public:
-    static const ReportSectionType &kind()
-    {
-        static const ReportSectionType k{"probe", [] { return std::unique_ptr<ReportSection>(std::make_unique<ProbeReport>()); }};
-        return k;
-    }
+    static constexpr std::string_view kName = "probe";
     std::size_t done() const { return count_if([](const ProbeEntry &e) { return e.action == ProbeEntry::Action::Done; }); }
     void describe(std::string &line) const override
     {

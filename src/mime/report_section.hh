@@ -63,13 +63,19 @@ public:
 
 // The section of most passes: a list of entries, each of a type that declares its wire
 // fields (`fields`, wire.hh) and is written by `void write_json(JsonWriter &, const Entry &)`
-// beside it. S is the section class itself: it names its kind (`static const
-// ReportSectionType &kind()`) and says its counts.
+// beside it. S is the section class itself: it names its JSON member (`static constexpr
+// std::string_view kName`) and says its counts.
 template <class S, class Entry> class EntryList : public ReportSection {
 public:
     std::vector<Entry> entries;
 
-    const ReportSectionType &type() const override { return S::kind(); }
+    // S's kind: one object in the program (an inline function's static), known by its address.
+    static const ReportSectionType &kind()
+    {
+        static const ReportSectionType k{S::kName, [] { return std::unique_ptr<ReportSection>(std::make_unique<S>()); }};
+        return k;
+    }
+    const ReportSectionType &type() const override { return kind(); }
     std::unique_ptr<ReportSection> clone() const override { return std::make_unique<S>(static_cast<const S &>(*this)); }
     std::size_t size() const override { return entries.size(); }
     void write_entry(JsonWriter &w, std::size_t k) const override { write_json(w, entries[k]); }
