@@ -2,7 +2,7 @@
 // left for the whole message once every HTML part is done.
 #include "references.hh"
 
-#include "extract_index.hh"
+#include "contents_row.hh"
 #include "html_refs.hh"
 #include "ref_extract.hh"
 #include "ref_part.hh"
@@ -402,7 +402,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
                                        refs::PageOptions{extracting(), opts_.extract_remote_images});
     if (extracting() && !ctx.extraction().empty()) {
         ctx.extraction().number = tally.folder;
-        ctx.extraction().row = refs::index_row(ctx, tally.folder);
+        ctx.extraction().row = refs::contents_row(ctx, tally.folder);
         pages_.planned(tally.folder, std::move(files));
     }
     return ok();
