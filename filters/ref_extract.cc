@@ -340,6 +340,7 @@ private:
         std::string section; // the HTML part's (the report's "pages")
     };
     const std::string &file_for(int node);
+    std::string svg_image_url(const PendingExtract &pe, std::size_t ri, int node);
     void absolute_urls(const PendingExtract &pe, const std::set<std::size_t> &to_files,
                        std::vector<html::Replacement> &reps) const;
     PageParts parts_list() const;
@@ -375,6 +376,31 @@ const std::string &FolderPlan::file_for(int node)
     return file_of_[node] = name;
 }
 
+// An SVG image is written beside the pages as .svg.txt (inert_name: as a document, SVG runs
+// script), which no browser shows as an image. Where the mail shows it as an image (an
+// <img>, a srcset candidate, a background or poster, CSS url()), the page names it by a
+// data: URL instead: an image runs no script and loads nothing, and the pages' policy allows
+// data: images. Up to 1 MiB; elsewhere (a link, a frame) and larger, the file.
+std::string FolderPlan::svg_image_url(const PendingExtract &pe, std::size_t ri, int node)
+{
+    constexpr std::size_t kMaxInline = 1u << 20;
+    const Node &tn = nodes_[static_cast<std::size_t>(node)];
+    if (ri >= pe.scan.refs.size() || file_type(ctx_, tn) != "image/svg+xml") return {};
+    const html::Ref &r = pe.scan.refs[ri];
+    if (!r.css) {
+        if (r.inner >= 0 || r.holder >= pe.scan.holders.size()) return {};
+        const html::Holder &h = pe.scan.holders[r.holder];
+        const bool image = (h.element == "img" && (h.attr == "src" || h.attr == "srcset")) ||
+                           (h.element == "source" && h.attr == "srcset") || h.attr == "background" ||
+                           (h.element == "video" && h.attr == "poster");
+        if (!image) return {};
+    }
+    const std::string bytes = part_bytes(tn);
+    if (bytes.empty() || bytes.size() > kMaxInline) return {};
+    GCharPtr b64(g_base64_encode(reinterpret_cast<const guchar *>(bytes.data()), bytes.size()));
+    return std::string("data:image/svg+xml;base64,") + b64.get();
+}
+
 // The page's <base href> is dropped (html_sanitize), so that the file names resolve beside
 // it. Its other relative URLs (links, images left on the web) keep the meaning the base gave
 // them: each is made absolute against it, or against the part's own base (Content-Location,
@@ -403,7 +429,8 @@ void FolderPlan::extract(const PendingExtract &pe)
     std::set<std::size_t> to_files;
     for (const auto &[ri, node] : pe.refs) {
         GCharPtr rel(g_uri_escape_string(file_for(node).c_str(), nullptr, FALSE));
-        reps.push_back({ri, rel.get()});
+        std::string svg = svg_image_url(pe, ri, node);
+        reps.push_back({ri, svg.empty() ? std::string(rel.get()) : std::move(svg)});
         to_files.insert(ri);
     }
     // The page: index.html for the message's page part (PageBook), part-SECTION.html
