@@ -341,6 +341,7 @@ private:
     };
     const std::string &file_for(int node);
     std::string svg_image_url(const PendingExtract &pe, std::size_t ri, int node);
+    std::string text_page_images(int text_node);
     void absolute_urls(const PendingExtract &pe, const std::set<std::size_t> &to_files,
                        std::vector<html::Replacement> &reps) const;
     PageParts parts_list() const;
@@ -476,9 +477,31 @@ void FolderPlan::page_the_rest()
     }
     if (!have_page) {
         const int tn = text_node(ctx_);
-        pages_.push_back({"index.html", tn >= 0 ? text_page_body(nodes_[static_cast<std::size_t>(tn)]) : std::string(), true, true});
+        std::string body = tn >= 0 ? text_page_body(nodes_[static_cast<std::size_t>(tn)]) : std::string();
         if (tn >= 0) written_[nodes_[static_cast<std::size_t>(tn)].section] = "index.html";
+        body += text_page_images(tn);
+        pages_.push_back({"index.html", std::move(body), true, true});
     }
+}
+
+// A message with no HTML part: its images (each leaf of an image type a browser shows as a
+// file, SVG aside, outside an attached message) written as files and shown under its text, as
+// a reader and MHonArc show them; the page is ours (written as is), so each name is escaped.
+std::string FolderPlan::text_page_images(int text_node)
+{
+    std::string out;
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+        const Node &n = nodes_[i];
+        if (static_cast<int>(i) == text_node || n.kind != Node::Kind::Leaf || n.message != ctx_.message()) continue;
+        const std::string type = file_type(ctx_, n);
+        if (type.compare(0, 6, "image/") != 0 || type == "image/svg+xml") continue;
+        const std::string &name = file_for(static_cast<int>(i));
+        if (!keeps_extension(text::ascii_lower(name.substr(name.rfind('.') == std::string::npos ? name.size() : name.rfind('.'))), type))
+            continue; // named .txt: not an image to a browser
+        GCharPtr url(g_uri_escape_string(name.c_str(), nullptr, FALSE));
+        out += "<p class=\"mimeuri-image\"><img src=\"" + html_text(url.get()) + "\" alt=\"" + html_text(name) + "\"></p>\n";
+    }
+    return out;
 }
 
 // The header's list of parts: each leaf, linked to the file or page that holds it.
