@@ -6,6 +6,7 @@
 #include "charsets.hh"
 #include "gobj.hh"
 #include "html_sanitize.hh"
+#include "remote_report.hh"
 #include "transfer.hh"
 
 #include <gmime/gmime.h>
@@ -219,14 +220,14 @@ bool is_type(const Node &n, const char *type, const char *subtype)
     return ct && g_mime_content_type_is_type(ct, type, subtype);
 }
 
-const char *kind_name(Site::Kind k)
+RemoteEntry::Kind entry_kind(Site::Kind k)
 {
     switch (k) {
-    case Site::Kind::Image: return "image";
-    case Site::Kind::Style: return "style";
+    case Site::Kind::Image: return RemoteEntry::Kind::Image;
+    case Site::Kind::Style: return RemoteEntry::Kind::Style;
     case Site::Kind::Other: break;
     }
-    return "other";
+    return RemoteEntry::Kind::Other;
 }
 
 class PartRun {
@@ -243,7 +244,7 @@ private:
         return false;
     }
     Action action_for(Site &s) const;
-    void report(const Site &s, const char *action, const std::string &reason);
+    void report(const Site &s, RemoteEntry::Action action, const std::string &reason);
 
     MessageContext &ctx_;
     const RemoteOptions &o_;
@@ -267,18 +268,18 @@ Action PartRun::action_for(Site &s) const
     return {s.element ? Action::Kind::Drop : Action::Kind::Block, {}};
 }
 
-void PartRun::report(const Site &s, const char *action, const std::string &reason)
+void PartRun::report(const Site &s, RemoteEntry::Action action, const std::string &reason)
 {
-    using F = PassField;
-    std::vector<F> e{{"part", n_.section},
-                     {"attr", s.where},
-                     {"url", s.url},
-                     {"host", s.host},
-                     {"kind", kind_name(s.kind)}};
-    e.push_back(s.tracker.empty() ? F{"tracker", "", F::Kind::Null} : F{"tracker", s.tracker});
-    e.push_back({"action", action});
-    if (!reason.empty()) e.push_back({"reason", reason});
-    ctx_.report().add_pass_entry("remote", std::move(e));
+    RemoteEntry e;
+    e.part = n_.section;
+    e.attr = s.where;
+    e.url = s.url;
+    e.host = s.host;
+    e.kind = entry_kind(s.kind);
+    if (!s.tracker.empty()) e.tracker = s.tracker;
+    e.action = action;
+    e.reason = reason;
+    ctx_.report().section<RemoteReport>().entries.push_back(std::move(e));
 }
 
 Status PartRun::run()
@@ -341,19 +342,20 @@ Status PartRun::run()
         if (leave.empty()) kept = ctx_.kept(n_);
     }
     auto word = [](const Action &a) {
+        using R = RemoteEntry::Action;
         switch (a.kind) {
-        case Action::Kind::Keep: return "none";
-        case Action::Kind::Block: return "blocked";
-        case Action::Kind::Proxy: return "proxied";
-        case Action::Kind::Drop: return "removed";
+        case Action::Kind::Keep: return R::None;
+        case Action::Kind::Block: return R::Blocked;
+        case Action::Kind::Proxy: return R::Proxied;
+        case Action::Kind::Drop: return R::Removed;
         }
-        return "none";
+        return R::None;
     };
     for (std::size_t k = 0; k < sites.sites.size(); ++k) {
         const bool acts = actions[k].kind != Action::Kind::Keep;
         const bool exempt = !acts && (o_.mode == RemoteOptions::Mode::Block || o_.mode == RemoteOptions::Mode::Proxy);
-        if (acts && kept) report(sites.sites[k], "kept", *kept);
-        else if (acts && !leave.empty()) report(sites.sites[k], "none", leave);
+        if (acts && kept) report(sites.sites[k], RemoteEntry::Action::Kept, *kept);
+        else if (acts && !leave.empty()) report(sites.sites[k], RemoteEntry::Action::None, leave);
         else report(sites.sites[k], word(actions[k]), exempt ? "keep-host" : "");
     }
     if (!edits || kept || !leave.empty()) return ok();

@@ -2,6 +2,7 @@
 // --remote-key name are checked at load (a file that cannot be read stops the settings
 // loading) and read when the pass is made.
 #include "remote.hh"
+#include "remote_report.hh"
 
 #include "gobj.hh"
 
@@ -121,7 +122,9 @@ Status check_remote(const PassOptions &p)
 
 PassRow remote_row()
 {
-    return pass_row<RemotePass, RemoteOptions, remote_option_table, remote_off>("remote", check_remote);
+    PassRow row = pass_row<RemotePass, RemoteOptions, remote_option_table, remote_off>("remote", check_remote);
+    row.report = &RemoteReport::kind();
+    return row;
 }
 
 } // namespace mimeuri

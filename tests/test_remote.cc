@@ -1,7 +1,9 @@
 // The remote pass's pieces (issue 52): CSS read as the CSS Syntax tokenizer reads it (each
 // case a bypass of Roundcube's, DOMPurify's or MailScanner's blockers, or a spec example),
 // the fetch sites of HTML, camo's URLs, and blocking that leaves no fetch behind.
+#include "engine.hh"
 #include "remote.hh"
+#include "remote_report.hh"
 
 #include <doctest/doctest.h>
 
@@ -221,4 +223,59 @@ TEST_CASE("blocking leaves no fetch, and every byte outside the fetches as it wa
     REQUIRE(c);
     CHECK(remote::apply_actions(css, *c, {{remote::Action::Kind::Block, {}}}) ==
           "<div style=\"color:red;background:none no-repeat\">");
+}
+
+// The report: the "remote" section (remote_report.hh) as docs/remote.md shows its entries,
+// written by the pass through the engine, sent between processes as it was, counted, and
+// said undone when the message's edits are dropped.
+TEST_CASE("the remote section: each fetch an entry, across processes, counted, undone with the edits")
+{
+    const std::string m = "Message-ID: <r@x>\nMIME-Version: 1.0\nContent-Type: text/html\n\n"
+                          "<p><img src=\"https://t.example/o.gif?u=42\" width=1 height=1>"
+                          "<img src=\"https://cdn.example/a.png\" alt=\"Sale\">"
+                          "<img src=\"https://keep.example/b.png\"></p>\n";
+    RemoteOptions o;
+    o.mode = RemoteOptions::Mode::Block;
+    o.keep_hosts = {"keep.example"};
+    std::vector<std::unique_ptr<Pass>> passes;
+    passes.push_back(std::make_unique<RemotePass>(o));
+    EngineConfig cfg;
+    cfg.report = true;
+    cfg.summary = true;
+    Engine engine(passes, cfg);
+    Plan plan = plan_message(engine, m);
+    REQUIRE_FALSE(plan.failed());
+    // docs/remote.md's example entry, byte for byte; the tracker null, a reason only when there is one.
+    CHECK(plan.report_line().find(
+              "\"remote\":[{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"https://t.example/o.gif?u=42\",\"host\":\"t.example\","
+              "\"kind\":\"image\",\"tracker\":\"shape\",\"action\":\"removed\"},"
+              "{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"https://cdn.example/a.png\",\"host\":\"cdn.example\","
+              "\"kind\":\"image\",\"tracker\":null,\"action\":\"blocked\"},"
+              "{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"https://keep.example/b.png\",\"host\":\"keep.example\","
+              "\"kind\":\"image\",\"tracker\":null,\"action\":\"none\",\"reason\":\"keep-host\"}]") != std::string::npos);
+    CHECK(plan.log_line == "changed, remote blocked=1, removed=1");
+    REQUIRE(plan.report);
+    const RemoteReport *r = plan.report->find<RemoteReport>();
+    REQUIRE(r);
+    CHECK(r->edits() == 2);
+    std::string words;
+    plan.report->summary_words(words);
+    CHECK(words == " blocked=1 removed=1");
+    // Another process reads the plan's record back as it was.
+    Plan q = deserialize(serialize(plan));
+    REQUIRE(q.report);
+    CHECK(q.report_line() == plan.report_line());
+    // The edits dropped (a limit met later): nothing said done, each "dropped".
+    MessageReport dropped = *plan.report;
+    dropped.edits_dropped();
+    CHECK(dropped.find<RemoteReport>()->edits() == 0);
+    CHECK(dropped.find<RemoteReport>()->entries[0].action == RemoteEntry::Action::None);
+    CHECK(dropped.find<RemoteReport>()->entries[0].reason == "dropped");
+    CHECK(dropped.find<RemoteReport>()->entries[2].reason == "keep-host");
+    std::string line;
+    dropped.describe_sections(line);
+    CHECK(line.empty());
+    // A message with no fetch has no "remote" member, as before the pass.
+    Plan none = plan_message(engine, "Message-ID: <n@x>\nContent-Type: text/html\n\n<p>hi</p>\n");
+    CHECK(none.report_line().find("\"remote\"") == std::string::npos);
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "error_code.hh"
+#include "report_section.hh"
 #include "result.hh"
 
 #include <cstddef>
@@ -121,45 +122,6 @@ struct SignatureEntry {
     }
 };
 
-// A "data" entry: one data: URI of an HTML or CSS part (--data, filters/data.hh).
-struct DataEntry {
-    enum class Action { None, Attached, Kept };
-    std::string part;                // the HTML (or CSS) part's section
-    std::string attr;                // "element@attribute", "style" text, or "css" (a text/css part)
-    std::string type;                // the media type the URI declares, lower case ("text/plain" when none)
-    std::optional<std::int64_t> size; // decoded bytes; null when the payload does not decode
-    std::string sniffed;             // the bytes' own image type where it differs; absent when empty
-    Action action{Action::None};
-    std::string reason;              // why it was left ("not-image", "size", "base64", ...); absent when empty
-    std::optional<std::string> kept; // signed content: the signature kind, with Action::Kept
-    std::string cid;                 // attached: the new part's Content-ID; absent when empty
-
-    template <class Io, class Self> static void fields(Io &io, Self &e)
-    {
-        io(e.part, e.attr, e.type, e.size, e.sniffed, e.action, e.reason, e.kept, e.cid);
-    }
-};
-
-// A "related" entry: a part an HTML part references that sits outside the HTML part's
-// multipart/related, or whose disposition is not inline (--related, filters/related.hh).
-struct RelatedEntry {
-    enum class Action { None, Moved, Marked, Kept };
-    std::string part;                   // the HTML part's section
-    std::string url;                    // the reference, as the HTML has it
-    std::string target;                 // the referenced part's section
-    std::optional<std::string> related; // the HTML part's multipart/related; null when none
-    bool outside{false};                // the target is outside it
-    std::optional<std::string> disposition; // the target's disposition as read, lower case; null when none
-    Action action{Action::None};
-    std::string reason;                 // why it was left ("shared", "message", ...); absent when empty
-    std::optional<std::string> kept;    // signed content: the signature kind, with Action::Kept
-
-    template <class Io, class Self> static void fields(Io &io, Self &e)
-    {
-        io(e.part, e.url, e.target, e.related, e.outside, e.disposition, e.action, e.reason, e.kept);
-    }
-};
-
 // A "pages" entry: a page --cid=extract wrote of an HTML part, and what the sanitiser took
 // out of it (src/html/html_sanitize.hh says what each count counts).
 struct PageEntry {
@@ -173,28 +135,6 @@ struct PageEntry {
     }
 };
 
-// An entry of a list a pass keeps itself (filters/remote.cc's "remote"): its fields in order,
-// each a string, a number, true/false or null as written. The smallest hook, until each pass
-// owns its report section: the core writes them and carries them on the wire, nothing more.
-struct PassField {
-    enum class Kind { String, Number, Bool, Null };
-    std::string key;
-    std::string value; // the text of a number, "true"/"false"
-    Kind kind{Kind::String};
-
-    template <class Io, class Self> static void fields(Io &io, Self &e) { io(e.key, e.value, e.kind); }
-};
-constexpr bool wire_valid(PassField::Kind v) { return v <= PassField::Kind::Null; }
-
-struct PassList {
-    std::string name; // the member's name in the report
-    std::vector<std::vector<PassField>> entries;
-
-    template <class Io, class Self> static void fields(Io &io, Self &e) { io(e.name, e.entries); }
-};
-
-const char *json_name(DataEntry::Action a);
-const char *json_name(RelatedEntry::Action a);
 const char *json_name(RefEntry::Kind k);
 const char *json_name(RefEntry::Status s);
 const char *json_name(RefEntry::Action a);
@@ -208,8 +148,6 @@ constexpr bool wire_valid(RefEntry::Status v) { return v <= RefEntry::Status::Am
 constexpr bool wire_valid(RefEntry::Action v) { return v <= RefEntry::Action::Kept; }
 constexpr bool wire_valid(ExternalBodyEntry::Status v) { return v <= ExternalBodyEntry::Status::Kept; }
 constexpr bool wire_valid(SignatureEntry::State v) { return v <= SignatureEntry::State::Unverifiable; }
-constexpr bool wire_valid(DataEntry::Action v) { return v <= DataEntry::Action::Kept; }
-constexpr bool wire_valid(RelatedEntry::Action v) { return v <= RelatedEntry::Action::Kept; }
 
 struct MessageReport {
     // Where the message is, as reported: a copy of its coordinates (MessageContext::at()).
@@ -233,30 +171,25 @@ struct MessageReport {
 
     // The members after the four arrays above, each present once set and written in the
     // order first set: "kept" (from its first entry), "unreferenced" (once the references
-    // pass ran), "signatures" (once the signatures are reported), "data" (from its first
-    // entry: the --data pass's, so that a message with no data: URI reports as before),
-    // "related" (from its first entry: the --related pass's), "pages" (from its first entry:
-    // --cid=extract's sanitised pages; gone again when the pages are not written after all).
-    // "passes": the lists passes keep themselves (PassList), each under its own name, from
-    // the first entry of any of them.
-    enum class Extra { Kept, Unreferenced, Signatures, Data, Related, Pages, Passes };
+    // pass ran), "signatures" (once the signatures are reported), "pages" (from its first
+    // entry: --cid=extract's sanitised pages; gone again when the pages are not written
+    // after all), and each pass's own section (report_section.hh: "data", "related", ...)
+    // from when the pass first asks for it, so that a message it found nothing in reports
+    // as before.
+    enum class Extra { Kept, Unreferenced, Signatures, Pages, Section };
     void add_kept(const std::string &part, const std::string &edit, const std::string &reason);
     void set_unreferenced(std::vector<UnreferencedEntry> entries);
     void set_signatures(std::vector<SignatureEntry> entries);
-    void add_data(DataEntry entry);
     void add_page(PageEntry entry);
     const std::vector<PageEntry> &pages() const { return pages_; }
-    std::vector<DataEntry> &data() { return data_; }
-    const std::vector<DataEntry> &data() const { return data_; }
-    // An entry of the pass list `list` (made at its first entry). Where the edits are dropped
-    // (edits_dropped), an entry's "action" that is not "none" or "kept" becomes "none", with
-    // "reason" "dropped".
-    void add_pass_entry(const std::string &list, std::vector<PassField> entry);
-    const std::vector<PassList> &pass_lists() const { return pass_lists_; }
-    std::vector<PassList> &pass_lists() { return pass_lists_; }
-    void add_related(RelatedEntry entry);
-    std::vector<RelatedEntry> &related() { return related_; }
-    const std::vector<RelatedEntry> &related() const { return related_; }
+    // A pass's section of kind S (S::kind()): made, and its member placed, when first asked for.
+    template <class S> S &section() { return static_cast<S &>(section(S::kind())); }
+    ReportSection &section(const ReportSectionType &t);
+    // S's section when the pass made one; null otherwise.
+    template <class S> const S *find() const { return static_cast<const S *>(find_section(S::kind())); }
+    const ReportSection *find_section(const ReportSectionType &t) const { return sections_.find(t); }
+    // The sections, in the order first made.
+    const std::vector<std::unique_ptr<ReportSection>> &sections() const { return sections_.all(); }
     const std::vector<KeptEntry> &kept() const { return kept_; }
     const std::vector<UnreferencedEntry> &unreferenced() const { return unreferenced_; }
     const std::vector<SignatureEntry> &signatures() const { return signatures_; }
@@ -270,11 +203,10 @@ struct MessageReport {
     // counters count.
     std::size_t refs_rewritten() const;
     std::size_t external_bodies_rewritten() const;
-    // data: URIs made cid: references (--data=attach); parts moved into their HTML's related
-    // set, and parts in it only marked inline (--related=repair).
-    std::size_t data_attached() const;
-    std::size_t related_moved() const;
-    std::size_t related_marked() const;
+    // What the passes' sections say of themselves, in the order their kinds were registered
+    // (report_section.hh): the log line's parts, --summary-header's words.
+    void describe_sections(std::string &line) const;
+    void summary_words(std::string &value) const;
 
     // --cid=extract failed when the files were written: the references it claimed are not
     // extracted after all, the message is not changed, and the error says why.
@@ -307,8 +239,7 @@ struct MessageReport {
     template <class Io, class Self> static void fields(Io &io, Self &r)
     {
         io(r.number, r.source, r.offset, r.message_id, r.changed, r.refs, r.external_bodies, r.labels, r.errors);
-        io(r.extras_, r.kept_, r.unreferenced_, r.signatures_, r.data_, r.related_, r.pages_, r.summary_header_set);
-        io(r.pass_lists_);
+        io(r.extras_, r.kept_, r.unreferenced_, r.signatures_, r.sections_, r.pages_, r.summary_header_set);
     }
 
 private:
@@ -317,13 +248,11 @@ private:
     std::vector<KeptEntry> kept_;
     std::vector<UnreferencedEntry> unreferenced_;
     std::vector<SignatureEntry> signatures_;
-    std::vector<DataEntry> data_;
-    std::vector<RelatedEntry> related_;
+    ReportSections sections_;
     std::vector<PageEntry> pages_;
-    std::vector<PassList> pass_lists_;
     std::vector<Extra> extras_;
 };
 
-constexpr bool wire_valid(MessageReport::Extra v) { return v <= MessageReport::Extra::Passes; }
+constexpr bool wire_valid(MessageReport::Extra v) { return v <= MessageReport::Extra::Section; }
 
 } // namespace mimeuri
