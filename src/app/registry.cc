@@ -3,6 +3,7 @@
 #include "data.hh"
 #include "external_body.hh"
 #include "labels.hh"
+#include "offload.hh"
 #include "references.hh"
 #include "related.hh"
 
@@ -15,8 +16,9 @@ namespace {
 // Every pass, in running order: a pass is its files in filters/ and its row here.
 const std::vector<PassRow> &rows()
 {
-    // Last: data and related leave a part another pass rewrote (edits are splices on the input).
-    static const std::vector<PassRow> r{references_row(), external_body_row(), labels_row(), data_row(), related_row()};
+    // Last: data and related leave a part another pass rewrote (edits are splices on the input);
+    // offload last of all: it leaves a part another pass edited, and swaps whole parts.
+    static const std::vector<PassRow> r{references_row(), external_body_row(), labels_row(), data_row(), related_row(), offload_row()};
     return r;
 }
 

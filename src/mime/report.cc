@@ -5,6 +5,7 @@
 #include <glib.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <string_view>
 
 namespace mimeuri {
@@ -141,6 +142,13 @@ void MessageReport::add_page(PageEntry entry)
 {
     mark(Extra::Pages);
     pages_.push_back(std::move(entry));
+}
+
+void MessageReport::add_pass_entry(const std::string &section, std::vector<PassField> entry)
+{
+    auto it = std::find_if(pass_sections_.begin(), pass_sections_.end(), [&](const PassSection &p) { return p.name == section; });
+    if (it == pass_sections_.end()) it = pass_sections_.insert(pass_sections_.end(), PassSection{section, {}});
+    it->entries.push_back(std::move(entry));
 }
 
 // The pages are not written after all: no entry says they were.
@@ -514,6 +522,16 @@ void write(JsonWriter &w, const PageEntry &p)
     w.end_object();
 }
 
+void write(JsonWriter &w, const std::vector<PassField> &e)
+{
+    w.begin_object();
+    for (const PassField &f : e) {
+        if (f.number) w.key(f.key).integer(std::strtoll(f.value.c_str(), nullptr, 10));
+        else w.key(f.key).string(f.value);
+    }
+    w.end_object();
+}
+
 // The entries of one list written at most (list_max: MessageReport::kListMax); how many
 // more each list has goes in "omitted".
 using Omitted = std::vector<std::pair<const char *, std::size_t>>;
@@ -569,6 +587,7 @@ Status MessageReport::write_json(std::string &out, const std::function<Status(st
         case Extra::Pages: write_array(w, "pages", pages_, omitted, list_max); break;
         }
     }
+    for (const PassSection &p : pass_sections_) write_array(w, p.name.c_str(), p.entries, omitted, list_max);
     if (!omitted.empty()) {
         w.key("omitted").begin_object();
         for (const auto &[name, n] : omitted) w.key(name).integer(static_cast<std::int64_t>(n));

@@ -173,6 +173,20 @@ struct PageEntry {
     }
 };
 
+// An entry of a section a pass keeps in its own files (the offload pass's "offload"): its
+// members in order, each a string or (number) an integer written as digits.
+struct PassField {
+    std::string key;
+    std::string value;
+    bool number{false};
+    template <class Io, class Self> static void fields(Io &io, Self &f) { io(f.key, f.value, f.number); }
+};
+struct PassSection {
+    std::string name;
+    std::vector<std::vector<PassField>> entries;
+    template <class Io, class Self> static void fields(Io &io, Self &s) { io(s.name, s.entries); }
+};
+
 const char *json_name(DataEntry::Action a);
 const char *json_name(RelatedEntry::Action a);
 const char *json_name(RefEntry::Kind k);
@@ -233,6 +247,9 @@ struct MessageReport {
     const std::vector<UnreferencedEntry> &unreferenced() const { return unreferenced_; }
     const std::vector<SignatureEntry> &signatures() const { return signatures_; }
     const std::vector<Extra> &extras() const { return extras_; }
+    // A pass's own section, written after the extras in the order first added.
+    void add_pass_entry(const std::string &section, std::vector<PassField> entry);
+    const std::vector<PassSection> &pass_sections() const { return pass_sections_; }
 
     // References to no part: all, and those with a mid: URL (a later message may resolve them).
     std::size_t dangling() const;
@@ -280,6 +297,7 @@ struct MessageReport {
     {
         io(r.number, r.source, r.offset, r.message_id, r.changed, r.refs, r.external_bodies, r.labels, r.errors);
         io(r.extras_, r.kept_, r.unreferenced_, r.signatures_, r.data_, r.related_, r.pages_, r.summary_header_set);
+        io(r.pass_sections_);
     }
 
 private:
@@ -292,6 +310,7 @@ private:
     std::vector<RelatedEntry> related_;
     std::vector<PageEntry> pages_;
     std::vector<Extra> extras_;
+    std::vector<PassSection> pass_sections_;
 };
 
 constexpr bool wire_valid(MessageReport::Extra v) { return v <= MessageReport::Extra::Pages; }
