@@ -129,6 +129,9 @@ private:
 
 } // namespace offload
 
+// `mimeuri offload-verify DIR INPUT...` (offload_verify.cc); argv[0] is "offload-verify".
+int run_offload_verify_command(int argc, char **argv);
+
 // What the pass registry knows of the offload pass (offload_options.cc).
 PassRow offload_row();
 

@@ -7,6 +7,8 @@ byte (issue 51), and the store's faults leave no message pointing nowhere.
     been offloaded (the report says so) and every offloaded part's file is in the store, named
     by HMAC-SHA-256 under the store's key (checked here with Python's hmac, a second reader);
   - the same after --url-map moved the links (the external-body pass rewrites the URL);
+  - `mimeuri offload-verify`: 0 when every reference has its file, 1 with an orphan file,
+    65 with a dangling reference, each listed;
   - faults: a full disk (a 64 KiB tmpfs in a private mount namespace) is a temporary failure:
     exit 75, nothing written, no file left in the store; a file deleted and a file changed:
     that part is left as it is, the report says "missing"/"mismatch", the exit status is 65,
@@ -107,6 +109,13 @@ def two_attachments(crlf, sizes=(5000, 7000)):
     return text.replace("\n", "\r\n").encode() if crlf else text.encode()
 
 
+def verify(store, path, status, lines):
+    """`mimeuri offload-verify`: its exit status and what it lists."""
+    r = subprocess.run([MIMEURI, "offload-verify", store, path], capture_output=True, text=True)
+    if r.returncode != status or r.stdout.splitlines() != lines:
+        fail(f"offload-verify: exit {r.returncode} (want {status}), listed {r.stdout.splitlines()} (want {lines})")
+
+
 def faults(tmp):
     src = os.path.join(tmp, "two.eml")
     open(src, "wb").write(two_attachments(False))
@@ -137,11 +146,17 @@ def faults(tmp):
         if len(names) != 2:
             fail(f"two attachments, {len(names)} files stored")
             continue
+        verify(store, f"{tmp}/off.eml", 0, [])
+        orphan = os.path.join(store, "0" * 64)
+        open(orphan, "wb").write(b"")
+        verify(store, f"{tmp}/off.eml", 1, [f"orphan {'0' * 64}"])
+        os.unlink(orphan)
         for how in ("missing", "mismatch"):
             victim = os.path.join(store, sorted(names)[0])
             keep = open(victim, "rb").read()
             if how == "missing":
                 os.unlink(victim)
+                verify(store, f"{tmp}/off.eml", 65, [f"dangling {sorted(names)[0]} {tmp}/off.eml"])
             else:
                 open(victim, "ab").write(b"x")
             r = run(["--offload-restore", f"--offload-dir={store}", f"--report={tmp}/f.json", f"{tmp}/off.eml"])
