@@ -42,13 +42,6 @@ OptionTable offload_option_table(OffloadOptions &o)
                  "stored file is missing or does not match)",
          .access = bind_flag(o.restore), .implies = OptionImplies{"strict", "true"}},
     };
-    t.checks.push_back([&o]() -> Status {
-        if (o.min == 0 && !o.restore) return ok();
-        if (o.dir.empty()) return usage_error(std::string(o.restore ? "--offload-restore" : "--offload-min") + " needs --offload-dir");
-        if (!o.restore && o.url.find("{name}") == std::string::npos)
-            return usage_error("--offload-min needs --offload-url with {name} in it");
-        return ok();
-    });
     return t;
 }
 
@@ -59,6 +52,9 @@ Status offload_check(const PassOptions &p)
 {
     const OffloadOptions &o = p.of<OffloadOptions>();
     if (offload_off(o)) return ok();
+    if (o.dir.empty()) return usage_error(std::string(o.restore ? "--offload-restore" : "--offload-min") + " needs --offload-dir");
+    if (!o.restore && o.url.find("{name}") == std::string::npos)
+        return usage_error("--offload-min needs --offload-url with {name} in it");
     auto s = offload::Store::open(o.dir, o.key, !o.restore);
     if (!s) return s.error();
     return ok();
