@@ -18,16 +18,17 @@ for min in 1048576 102400 10240; do
   chmod -R u+w "$d/c"
   find "$d/c" -type f -size 0 -delete
   before=$(du -sb "$d/c" | cut -f1)
-  /usr/bin/time -f "%e %M" -o "$d/t1" bash -c "find '$d/c' -type f -print0 | xargs -0 '$bin' --in-place --passes=offload \
-    --offload-min=$min --offload-dir='$d/s' --offload-url='https://files.example.org/{name}' --report='$d/r1.json'" || true
+  mapfile -d '' files < <(find "$d/c" -type f -print0) # one run: one report
+  /usr/bin/time -f "%e %M" -o "$d/t1" "$bin" --in-place --passes=offload --offload-min=$min --offload-dir="$d/s" \
+    --offload-url='https://files.example.org/{name}' --report="$d/r1.json" "${files[@]}" 2>/dev/null || true
   after=$(du -sb "$d/c" | cut -f1)
   store=$(du -sb --exclude=.key "$d/s" | cut -f1)
-  n=$(grep -o '"action":"offloaded"' "$d/r1.json" | wc -l)
-  /usr/bin/time -f "%e %M" -o "$d/t2" bash -c "find '$d/c' -type f -print0 | xargs -0 '$bin' --in-place --passes=offload \
-    --offload-restore --offload-dir='$d/s' >/dev/null 2>&1" || true
+  n=$(grep -o '"action":"offloaded"' "$d/r1.json" | wc -l || true)
+  /usr/bin/time -f "%e %M" -o "$d/t2" "$bin" --in-place --passes=offload --offload-restore --offload-dir="$d/s" \
+    "${files[@]}" 2>/dev/null || true
   same=yes
   while IFS= read -r -d '' f; do cmp -s "$f" "../shared/corpus/${f#$d/c/}" || same=no; done < <(find "$d/c" -type f -print0)
-  read -r t1 m1 < "$d/t1"; read -r t2 m2 < "$d/t2"
+  read -r t1 m1 < <(tail -1 "$d/t1"); read -r t2 m2 < <(tail -1 "$d/t2")
   printf '%-10s %8s %12s %12s %12s %9s %9s %9s %9s %s\n' "$min" "$n" "$before" "$after" "$store" "$t1" "$m1" "$t2" "$m2" "$same"
 done
 if [ "${BIG:-1}" != 0 ]; then
@@ -47,7 +48,7 @@ PY
   /usr/bin/time -f "%e %M" -o "$d/t1" "$bin" --offload-min=1048576 --offload-dir="$d/s" \
     --offload-url='https://x/{name}' -o "$d/big.out" "$d/big.eml"
   /usr/bin/time -f "%e %M" -o "$d/t2" "$bin" --offload-restore --offload-dir="$d/s" -o "$d/big.back" "$d/big.out"
-  read -r t1 m1 < "$d/t1"; read -r t2 m2 < "$d/t2"
+  read -r t1 m1 < <(tail -1 "$d/t1"); read -r t2 m2 < <(tail -1 "$d/t2")
   cmp -s "$d/big.eml" "$d/big.back" && same=yes || same=no
   echo "512 MiB attachment ($(stat -c %s "$d/big.eml") bytes of message): offload ${t1} s, ${m1} KB peak;" \
        "restore ${t2} s, ${m2} KB peak; identical: $same"
