@@ -55,3 +55,50 @@ PY
   rm -f "$d/big.eml" "$d/big.out" "$d/big.back"
 fi
 echo "load after: $(uptime)"
+
+# Side by side with MIMEDefang's action_replace_with_url (Debian's mimedefang, with
+# libnet-dns-perl, which its mimedefang.pl needs and the package does not pull in), on the
+# corpus's single-message files at least as large as the threshold (an mbox is one message
+# per MIMEDefang run: left out; smaller files cannot hold a part that large): the bytes each
+# leaves, whether the message can be given back (mimeuri: restored and cmp; MIMEDefang: its
+# note replaces the part, its header is gone), the time (whole processes, sequentially) and
+# the largest peak memory of one message.
+if command -v mimedefang.pl >/dev/null; then
+  echo "MIMEDefang $(dpkg-query -W -f '${Version}' mimedefang) action_replace_with_url, filter bench/offload_mimedefang.pl"
+  printf '%-8s %-10s %6s %6s %12s %12s %10s %8s %9s\n' min tool files parts bytes-before bytes-after restorable time-s max-rss-KB
+  for min in 1048576 102400; do
+    mapfile -t set < <(awk -F'\t' -v m=$min 'NR > 1 && $8 == 0 && $2 >= m { print $1 }' ../shared/corpus/INDEX.tsv)
+    rm -rf "$d/md" && mkdir -p "$d/md/store" "$d/mu/store"
+    before=0; after_md=0; after_mu=0; parts_md=0; parts_mu=0; rss_md=0; rss_mu=0; back=0
+    t0=$(date +%s.%N)
+    for f in "${set[@]}"; do
+      w="$d/md/w" && rm -rf "$w" && mkdir -p "$w"
+      cp "../shared/corpus/$f" "$w/INPUTMSG"; printf 'Sa@example.org\nRb@example.org\nF\n' > "$w/COMMANDS"; : > "$w/HEADERS"
+      n0=$(ls "$d/md/store" | wc -l)
+      MD_MIN=$min MD_STORE="$PWD/$d/md/store" /usr/bin/time -f %M -o "$d/t" mimedefang.pl -f "$PWD/bench/offload_mimedefang.pl" "$PWD/$w" >/dev/null 2>&1 || true
+      rss_md=$(( $(tail -1 "$d/t") > rss_md ? $(tail -1 "$d/t") : rss_md ))
+      size=$(stat -c %s "$w/INPUTMSG"); before=$((before + size))
+      if [ -f "$w/NEWBODY" ]; then # the header block as it came (its Content-Type changed in place) and the new body
+        hdr=$(awk '/^\r?$/ { print NR; exit }' "$w/INPUTMSG"); after_md=$((after_md + $(head -n "$hdr" "$w/INPUTMSG" | wc -c) + $(stat -c %s "$w/NEWBODY")))
+        parts_md=$((parts_md + $(grep -c 'was stored at' "$w/NEWBODY" || true)))
+      else after_md=$((after_md + size)); fi
+    done
+    t1=$(date +%s.%N)
+    for f in "${set[@]}"; do
+      /usr/bin/time -f %M -o "$d/t" "$bin" --passes=offload --offload-min=$min --offload-dir="$d/mu/store" \
+        --offload-url='https://files.example.org/{name}' --report="$d/r.json" -o "$d/mu/out" "../shared/corpus/$f" 2>/dev/null || true
+      rss_mu=$(( $(tail -1 "$d/t") > rss_mu ? $(tail -1 "$d/t") : rss_mu ))
+      after_mu=$((after_mu + $(stat -c %s "$d/mu/out")))
+      parts_mu=$((parts_mu + $(grep -o '"action":"offloaded"' "$d/r.json" | wc -l || true)))
+      "$bin" --passes=offload --offload-restore --offload-dir="$d/mu/store" -o "$d/mu/back" "$d/mu/out" 2>/dev/null || true
+      cmp -s "$d/mu/back" "../shared/corpus/$f" && back=$((back + 1))
+    done
+    t2=$(date +%s.%N)
+    printf '%-8s %-10s %6s %6s %12s %12s %10s %8.2f %9s\n' $min MIMEDefang ${#set[@]} $parts_md $before $after_md no \
+      "$(echo "$t1 - $t0" | bc)" $rss_md
+    printf '%-8s %-10s %6s %6s %12s %12s %10s %8.2f %9s\n' $min mimeuri ${#set[@]} $parts_mu $before $after_mu \
+      "$back/${#set[@]}" "$(echo "$t2 - $t1" | bc)" $rss_mu
+  done
+  echo "(mimeuri's time includes the restore and cmp of every message)"
+  echo "load after: $(uptime)"
+fi
