@@ -17,8 +17,6 @@
                     {auth_authen}, recipient domains, mixed recipients): each message's report
                     line names the policy that matched (none when none did) and shows its
                     setting in effect; a SIGHUP re-reads them, a bad file keeps the old ones.
-  offload           the offload pass by policy (recipient domain), and a store that cannot be
-                    written answered with tempfail.
 
 Either logrotate mode: every message sent before, during and after the rotation has its one
 report line in report.jsonl.1 or report.jsonl, and those sent after the reopen in the new file."""
@@ -735,80 +733,6 @@ def restarts(folder):
           "time its own after a restart")
 
 
-OFFLOAD = """[milter]
-report = {report}
-on-error = tempfail
-[policy:archive]
-recipient-domain = archive.example.org
-offload-min = 4000
-offload-dir = {store}
-offload-url = https://files.example.org/{{name}}/{{filename}}
-"""
-
-
-def attachment_message(mid):
-    """A message with a 6,000-byte attachment (base64 in 76-character lines, CRLF)."""
-    import base64
-    data = bytes(k % 253 for k in range(6000))
-    body = (b'--m\r\nContent-Type: text/plain\r\n\r\nSee the file.\r\n\r\n--m\r\n'
-            b'Content-Type: application/octet-stream; name="f.bin"\r\nContent-Disposition: attachment; filename="f.bin"\r\n'
-            b"Content-Transfer-Encoding: base64\r\n\r\n" + base64.encodebytes(data).replace(b"\n", b"\r\n") + b"--m--\r\n")
-    fields = [(b"From", b"a@example.org"), (b"Message-ID", f"<{mid}>".encode()), (b"MIME-Version", b"1.0"),
-              (b"Content-Type", b'multipart/mixed; boundary="m"')]
-    return fields, body, data
-
-
-def offload(folder):
-    """The offload pass in the service, by policy (issue 51): a message for the archive's
-    domain has its attachment stored (the file there, named by its HMAC, before the message is
-    accepted) and its body replaced by one holding the link; one for another domain is left;
-    a store that cannot be written (an immutable folder: root writes anywhere else) answers
-    tempfail, nothing replaced."""
-    import hashlib, hmac
-    rep, store = os.path.join(folder, "report.jsonl"), os.path.join(folder, "store")
-    os.mkdir(store)
-    conf = os.path.join(folder, "mimeuri.conf")
-    with open(conf, "w") as f:
-        f.write(OFFLOAD.format(report=rep, store=store))
-    svc = Service(folder, ["--config=" + conf])
-    for k, rcpt in enumerate(["x@archive.example.org", "y@example.com"]):
-        fields, body, data = attachment_message(f"o{k}@example.test")
-        c = Client(svc.sock)
-        c.envelope("192.0.2.1", "a@example.org", [rcpt])
-        if c.message(fields, body) != b"a":
-            fail(f"message o{k} was not accepted")
-        c.close()
-        name = hmac.new(open(os.path.join(store, ".key"), "rb").read(), data, hashlib.sha256).hexdigest()
-        stored = os.path.join(store, name)
-        if k == 0 and (not os.path.exists(stored) or open(stored, "rb").read() != data
-                       or f'x-mimeuri-offload="1 {name} base64 76 0"'.encode() not in c.body
-                       or b"https://files.example.org/" not in c.body or b"access-type=URL" not in c.body):
-            fail(f"the archive's message: stored {os.path.exists(stored)}, body replaced with {c.body[:600]!r}")
-        if k == 1 and c.body:
-            fail("a message for another domain was changed")
-    subprocess.run(["chattr", "+i", store], check=True)
-    try:
-        fields, body, _ = attachment_message("o2@example.test")
-        fields[-1] = (b"Content-Type", b'multipart/mixed; boundary="m"')
-        body = body.replace(b"See the file.", b"Another file.").replace(b"AAEC", b"AQEC", 1)
-        c = Client(svc.sock)
-        c.envelope("192.0.2.1", "a@example.org", ["x@archive.example.org"])
-        got = c.message(fields, body)
-        said = c.said
-        c.close()
-    finally:
-        subprocess.run(["chattr", "-i", store], check=True)
-    # A temporary failure: SMFIR_TEMPFAIL, or a reply code of 4xx (SMFIR_REPLYCODE, with the text).
-    if not (got == b"t" or (got == b"y" and said[:1] == b"4")) or c.body:
-        fail(f"an unwritable store: answered {got!r} {said!r}, body {'replaced' if c.body else 'kept'}")
-    time.sleep(0.5)
-    line = [r for r in report(rep) if r["message_id"] == "o2@example.test"]
-    if not line or not any("offload store: cannot write" in e["message"] for e in line[0]["errors"]):
-        fail(f"the report does not say the store failed: {line}")
-    svc.stop()
-    print("offload: the archive's message offloaded by policy, another domain's left, an unwritable store tempfails")
-
-
 def main():
     folder = tempfile.mkdtemp(prefix="mimeuri-ops-")
     try:
@@ -820,8 +744,6 @@ def main():
             policy(folder)
         elif MODE == "restarts":
             restarts(folder)
-        elif MODE == "offload":
-            offload(folder)
         elif MODE in ("logrotate-watch", "logrotate-signal"):
             logrotate(folder, MODE == "logrotate-signal")
         else:
@@ -830,4 +752,5 @@ def main():
         shutil.rmtree(folder, ignore_errors=True)
 
 
-main()
+if __name__ == "__main__":
+    main()
