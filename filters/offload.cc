@@ -207,6 +207,8 @@ std::string html_text(const MessageContext &ctx)
     for (const Node &h : ctx.nodes())
         if (h.kind == Node::Kind::Leaf && is_type(h, "text", "html"))
             if (auto c = ctx.decoded_content(h, std::size_t{8} << 20)) out += text::ascii_lower(c->view());
+    // A Content-ID's '@' as a URL may write it (RFC 2392: cid: URLs are %-encoded).
+    for (std::size_t at = out.find("%40"); at != std::string::npos; at = out.find("%40", at + 1)) out.replace(at, 3, "@");
     return out;
 }
 
@@ -245,7 +247,7 @@ struct Stored {
 };
 
 Result<Stored> store_part(const MessageContext &ctx, const offload::Store &store, std::int64_t begin, std::int64_t end,
-                          bool base64)
+                          bool base64, std::size_t min)
 {
     auto w = store.writer();
     if (!w) return w.error();
@@ -270,8 +272,10 @@ Result<Stored> store_part(const MessageContext &ctx, const offload::Store &store
     }
     Stored r;
     r.form = base64 ? check.end() : std::optional<Form>(Form{});
-    if (!r.form) return r; // the writer's temporary file goes with it
     r.size = w->size();
+    // Not in a form that can be made again, or smaller than it looked: the writer's temporary
+    // file goes with it, and no file is left that no message references.
+    if (!r.form || r.size < min) return r;
     auto name = w->commit();
     if (!name) return name.error();
     r.name = std::move(*name);
@@ -350,13 +354,13 @@ namespace {
 Status offload_part(MessageContext &ctx, const OffloadOptions &opts_, const offload::Store &store, const PartPlan &p,
                     bool base64)
 {
-    auto stored = store_part(ctx, store, p.begin, p.end, base64);
+    auto stored = store_part(ctx, store, p.begin, p.end, base64, opts_.min);
     if (!stored) return Error{Code::TempFail, "offload store: " + stored.error().message};
     if (!stored->form) {
         report(ctx, p.n, "left", {{"reason", "encoding"}});
         return ok();
     }
-    if (stored->size < opts_.min) return ok();
+    if (stored->name.empty()) return ok(); // smaller than --offload-min once decoded
     const std::string eol = eol_of(ctx);
     const std::string boundary = std::string(offload::kBoundaryPrefix) + stored->name.substr(0, 24);
     if (!boundary_free(ctx, p.n, boundary)) {

@@ -174,8 +174,42 @@ def faults(tmp):
             fail(f"crlf {crlf}: with both files back the message is not restored byte for byte")
 
 
+def b64(data):
+    return base64.encodebytes(data).decode()
+
+
+def left_alone(tmp):
+    """Parts that are left, each with its reason, and no file stored for any of them: an
+    attachment the HTML names as cid: with its '@' %-encoded (RFC 2392), the message's own
+    text, a quoted-printable attachment; and a base64 part that looked large enough but decodes
+    to 4,999 bytes with --offload-min=5000 (left silently, no orphan file)."""
+    qp = "".join(f"line {k} =3D caf=C3=A9\n" for k in range(400))
+    text = ("From: a@example.org\nTo: b@example.org\nSubject: left\nMIME-Version: 1.0\n"
+            "Content-Type: multipart/mixed; boundary=\"B\"\n\n"
+            "--B\nContent-Type: text/html\n\n<p><img src=\"cid:img%40example.org\"></p>\n\n"
+            "--B\nContent-Type: image/png\nContent-ID: <img@example.org>\nContent-Disposition: attachment;"
+            " filename=\"i.png\"\nContent-Transfer-Encoding: base64\n\n" + b64(bytes(6000)) +
+            "--B\nContent-Type: text/plain\n\n" + "words " * 1200 + "\n\n"
+            "--B\nContent-Type: text/csv\nContent-Disposition: attachment; filename=\"q.csv\"\n"
+            "Content-Transfer-Encoding: quoted-printable\n\n" + qp + "\n"
+            "--B\nContent-Type: application/octet-stream\nContent-Disposition: attachment; filename=\"s.bin\"\n"
+            "Content-Transfer-Encoding: base64\n\n" + b64(bytes(range(256)) * 19 + bytes(135)) + "--B--\n")
+    src, store = os.path.join(tmp, "left.eml"), os.path.join(tmp, "left-store")
+    open(src, "w").write(text)
+    os.makedirs(store)
+    r = run(["--offload-min=5000", f"--offload-dir={store}", f"--offload-url={URL}", f"--report={tmp}/l.json", src])
+    got = [(e["part"], e["action"], e.get("reason")) for e in reports(f"{tmp}/l.json")]
+    want = [("2", "left", "html-target"), ("3", "left", "message-text"), ("4", "left", "encoding")]
+    if r.returncode != 0 or got != want or r.stdout != text.encode():
+        fail(f"parts left: exit {r.returncode}, entries {got} (want {want}), output changed: {r.stdout != text.encode()}")
+    stored = [n for n in os.listdir(store) if not n.startswith(".")]
+    if stored:
+        fail(f"parts left, yet files stored: {stored}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
+        left_alone(tmp)
         faults(tmp)
         for threshold, jobs in ((1000, 1), (1000, 2), (100000, 1)):
             round_trip(tmp, threshold, jobs)
