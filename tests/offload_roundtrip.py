@@ -9,6 +9,8 @@ byte (issue 51), and the store's faults leave no message pointing nowhere.
   - the same after --url-map moved the links (the external-body pass rewrites the URL);
   - `mimeuri offload-verify`: 0 when every reference has its file, 1 with an orphan file,
     65 with a dangling reference, each listed;
+  - the stored files synced, renamed and their folder synced before the message is written
+    (strace), with --jobs=1 and 2;
   - faults: a full disk (a 64 KiB tmpfs in a private mount namespace) is a temporary failure:
     exit 75, nothing written, no file left in the store; a file deleted and a file changed:
     that part is left as it is, the report says "missing"/"mismatch", the exit status is 65,
@@ -207,8 +209,48 @@ def left_alone(tmp):
         fail(f"parts left, yet files stored: {stored}")
 
 
+def durable_first(tmp):
+    """The order of the system calls (strace -f, --in-place, --jobs=1 and 2): the stored file
+    is synced, renamed to its name and its folder synced before the message's new file is
+    opened, so a run killed at any point never leaves a message pointing to a file that was
+    not durably there."""
+    import re
+    if not shutil.which("strace"):
+        fail("no strace (Debian package strace)")
+        return
+    for jobs in (1, 2):
+        src, store, trace = os.path.join(tmp, f"d{jobs}.eml"), os.path.join(tmp, f"d{jobs}"), os.path.join(tmp, "st")
+        open(src, "wb").write(two_attachments(False))
+        os.makedirs(store)
+        open(os.path.join(store, ".key"), "wb").write(os.urandom(32))  # made before: its own sync aside
+        subprocess.run(["strace", "-f", "-e", "trace=openat,rename,fsync", "-e", "signal=none", "-o", trace, MIMEURI,
+                        "--in-place", f"--jobs={jobs}", "--offload-min=1000", f"--offload-dir={store}",
+                        f"--offload-url={URL}", src], capture_output=True)
+        calls = [line.split(None, 1)[1] for line in open(trace) if " " in line]
+        fd_of = lambda c: c.rsplit("= ", 1)[-1].strip()
+        steps, tmpfd, dirfd = [], None, None
+        for c in calls:
+            if re.match(r'openat\(.*"' + re.escape(store) + r'/\.tmp-', c):
+                tmpfd = fd_of(c)
+            elif tmpfd and c.startswith(f"fsync({tmpfd})"):
+                steps.append("sync file")
+                tmpfd = None
+            elif c.startswith("rename(") and re.search(r'/[0-9a-f]{64}"', c):
+                steps.append("rename")
+            elif re.match(r'openat\(AT_FDCWD, "' + re.escape(store) + r'", .*O_DIRECTORY', c):
+                dirfd = fd_of(c)
+            elif dirfd and c.startswith(f"fsync({dirfd})"):
+                steps.append("sync folder")
+                dirfd = None
+            elif ".mimeuri-" in c and "O_CREAT" in c:
+                steps.append("message")
+        if steps != ["sync file", "rename", "sync folder"] * 2 + ["message"]:
+            fail(f"--jobs={jobs}: the order of the writes is {steps}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
+        durable_first(tmp)
         left_alone(tmp)
         faults(tmp)
         for threshold, jobs in ((1000, 1), (1000, 2), (100000, 1)):
