@@ -328,7 +328,12 @@ std::variant<PartPlan, std::string> plan_part(const MessageContext &ctx, const N
     auto start = ctx.part_start(n);
     if (!span || !start) return std::string("structure");
     auto head = ctx.source().slice(*start, span->first);
-    if (!head) return std::string("structure");
+    // Its header block starts right after its delimiter line (RFC 2046 5.1.1): nothing GMime
+    // skipped lies between them, which the part put back would lose.
+    auto before = ctx.source().slice(std::max(ctx.segment().msg_begin, *start - 1024), *start);
+    if (!head || !before || before->empty() || before->back() != '\n') return std::string("structure");
+    const std::size_t line = before->find_last_of('\n', before->size() >= 2 ? before->size() - 2 : 0);
+    if (before->compare(line == std::string::npos ? 0 : line + 1, 2, "--") != 0) return std::string("structure");
     const std::string eol = eol_of(ctx), blank = eol + eol;
     if (head->size() < blank.size() || head->compare(head->size() - blank.size(), blank.size(), blank) != 0)
         return std::string("line-ends");

@@ -205,7 +205,7 @@ public:
     // Removes a part of a multipart: its delimiter line, headers and body.
     Status remove_part(const Node &n);
     // Where a part of a multipart starts: its first header, or the empty line of an empty
-    // header block; checked to follow a delimiter line.
+    // header block (remove_part checks the delimiter line before it).
     Result<std::int64_t> part_start(const Node &n) const;
     // Replaces the input's bytes [begin, end) with text written exactly as given (the
     // offload pass swaps a whole part for one it made, and back). The caller's text is in
