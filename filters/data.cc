@@ -2,13 +2,14 @@
 // part; with --data=attach, rewrite the part's data: images to cid: references and add one
 // inline part per distinct image to the part's multipart/related, made if need be.
 #include "data.hh"
+#include "data_report.hh"
 
 #include "base64.hh"
 #include "charsets.hh"
 #include "gobj.hh"
 #include "html_refs.hh"
 #include "html_tokenizer.hh"
-#include "sha256.hh"
+#include "new_related.hh"
 #include "text.hh"
 #include "transfer.hh"
 
@@ -77,25 +78,6 @@ std::string canonical_type(std::string t)
     if (t == "image/x-png") return "image/png";
     if (t == "image/vnd.microsoft.icon") return "image/x-icon";
     return t;
-}
-
-// Lower-case hex, as GLib's g_compute_checksum_for_data writes it: on the CPU's SHA
-// instructions where it has them (sha256.hh), else GLib's.
-std::string hex_sha256(std::string_view bytes)
-{
-    if (!Sha256::available()) {
-        GCharPtr h(g_compute_checksum_for_data(G_CHECKSUM_SHA256, reinterpret_cast<const guchar *>(bytes.data()), bytes.size()));
-        return h.get();
-    }
-    Sha256 h;
-    h.update(bytes.data(), bytes.size());
-    static const char hex[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned char c : h.digest()) {
-        out += hex[c >> 4];
-        out += hex[c & 15];
-    }
-    return out;
 }
 
 // A domain fit for the right side of a Content-ID (RFC 5322 dot-atom, letters, digits, '-').
@@ -235,7 +217,7 @@ bool Attacher::same_image(int node, const std::string &hash, int related) const
     GMimeContentType *ct = g_mime_object_get_content_type(n.object);
     if (p != related || !ct || g_ascii_strcasecmp(g_mime_content_type_get_media_type(ct), "image") != 0) return false;
     auto content = ctx_.decoded_content(n, opts_.max);
-    return content && hex_sha256(content->view()) == hash;
+    return content && hex_sha256({content->view()}) == hash;
 }
 
 // A Content-ID per image and container: the hash's first 32 hex digits at the domain, with
@@ -371,28 +353,14 @@ Status Attacher::wrap(const Node &n, std::string_view html, const std::vector<co
         inner += "Content-Transfer-Encoding:" + ctx_.header_value(cte);
     else if (!raw)
         inner += "Content-Transfer-Encoding: quoted-printable\n";
-    // A boundary no line of the new body starts with, nor any enclosing boundary's prefix.
-    std::vector<std::string> enclosing;
-    for (int p = n.parent; p >= 0; p = ctx_.nodes()[static_cast<std::size_t>(p)].parent) {
-        const Node &pn = ctx_.nodes()[static_cast<std::size_t>(p)];
-        if (pn.kind == Node::Kind::Multipart)
-            if (const char *b = g_mime_multipart_get_boundary(GMIME_MULTIPART(pn.object))) enclosing.emplace_back(b);
-    }
-    const std::string seed = hex_sha256(html).substr(0, 24);
-    std::string boundary;
-    for (int k = 0;; ++k) {
-        boundary = "=_mimeuri_" + seed + (k ? "_" + std::to_string(k) : std::string());
-        bool clash = (raw ? std::string_view(html) : std::string_view(body)).find("--" + boundary) != std::string_view::npos;
-        for (const auto &e : enclosing)
-            clash = clash || boundary.compare(0, e.size(), e) == 0 || e.compare(0, boundary.size(), boundary) == 0;
-        if (!clash) break;
-    }
-    std::string out = to_eol("--" + boundary + "\n" + inner + "\n", crlf);
+    // A boundary no line of the new body holds, nor any enclosing boundary's prefix.
+    const NewRelated nr = NewRelated::around(ctx_, n, "=_mimeuri_", {html}, {raw ? std::string_view(html) : std::string_view(body)});
+    std::string out = to_eol(nr.delimiter() + inner + "\n", crlf);
     if (raw) out.append(html).append(crlf ? "\r\n" : "\n");
     else out += to_eol(body, crlf);
     std::string tail;
-    for (const Image *img : images) tail += "--" + boundary + "\n" + part_text(*img);
-    tail += "--" + boundary + "--";
+    for (const Image *img : images) tail += nr.delimiter() + part_text(*img);
+    tail += nr.close();
     // The content ends with a line break where it did (replace_body keeps that, but in LF).
     auto span = ctx_.content_span(n);
     if (!span) return span.error();
@@ -401,8 +369,7 @@ Status Attacher::wrap(const Node &n, std::string_view html, const std::vector<co
         if (auto r = ctx_.source().read_at(span->second - 1, &last, 1); !r) return r.error();
     if (last == '\n') tail += '\n';
     out += to_eol(tail, crlf);
-    if (Status s = ctx_.replace_header(ct, " multipart/related; boundary=\"" + boundary + "\"; type=\"text/html\"\n"); !s)
-        return s;
+    if (Status s = ctx_.replace_header(ct, nr.content_type("text/html") + "\n"); !s) return s;
     if (cte && outer_7bit)
         if (Status s = ctx_.replace_header(cte, " 7bit\n"); !s) return s;
     return ctx_.replace_body(n, std::move(out), false);
@@ -523,9 +490,9 @@ Status Attacher::classify(const Node &n, PartText &p)
         }
         if (attach && e.reason.empty()) {
             auto known = d.text.empty() ? p.hashes.end() : p.hashes.find(d.text);
-            std::string hash = known != p.hashes.end() ? known->second : hex_sha256(d.bytes);
+            std::string hash = known != p.hashes.end() ? known->second : hex_sha256({d.bytes});
             p.reps.push_back({ri, {}, true}); // url("cid:..."): what mailparser reads to its quote
-            p.rep_entry.push_back(ctx_.report().data().size());
+            p.rep_entry.push_back(ctx_.report().section<DataReport>().entries.size());
             auto it = p.fresh.find(hash);
             if (it == p.fresh.end()) {
                 const bool copied = !d.text.empty();
@@ -536,7 +503,7 @@ Status Attacher::classify(const Node &n, PartText &p)
             p.rep_image.push_back(&it->second);
             p.rep_hash.push_back(std::move(hash));
         }
-        ctx_.report().add_data(std::move(e));
+        ctx_.report().section<DataReport>().entries.push_back(std::move(e));
     }
     return ok();
 }
@@ -552,7 +519,7 @@ Status Attacher::part(int node)
     if (!*scanned) return ok();
     if (Status s = classify(n, p); !s) return s;
     if (p.reps.empty()) return ok();
-    auto &entries = ctx_.report().data();
+    auto &entries = ctx_.report().section<DataReport>().entries;
     auto leave = [&](const std::string &reason) {
         for (std::size_t k : p.rep_entry) entries[k].reason = reason;
         return ok();
@@ -588,7 +555,7 @@ Status Attacher::part(int node)
 Status Attacher::attach(int node, const Container &c, PartText &p)
 {
     const Node &n = ctx_.nodes()[static_cast<std::size_t>(node)];
-    auto &entries = ctx_.report().data();
+    auto &entries = ctx_.report().section<DataReport>().entries;
     const int owner = c.related >= 0 ? c.related : node;
     const std::string dom = domain(n);
     for (std::size_t k = 0; k < p.reps.size(); ++k) // in the order named: the same ids on every run

@@ -1,5 +1,6 @@
 // The data: pass's options; configuration group [data].
 #include "data.hh"
+#include "data_report.hh"
 
 namespace mimeuri {
 
@@ -41,7 +42,9 @@ bool data_off(const DataOptions &o) { return o.mode == DataOptions::Mode::Off; }
 
 PassRow data_row()
 {
-    return pass_row<DataPass, DataOptions, data_option_table, data_off>("data");
+    PassRow row = pass_row<DataPass, DataOptions, data_option_table, data_off>("data");
+    row.report = &DataReport::kind();
+    return row;
 }
 
 } // namespace mimeuri

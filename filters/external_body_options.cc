@@ -55,7 +55,9 @@ bool external_body_off(const ExternalBodyOptions &o) { return o.mode == External
 
 PassRow external_body_row()
 {
-    return pass_row<ExternalBodyPass, ExternalBodyOptions, external_body_option_table, external_body_off>("external-body");
+    PassRow row = pass_row<ExternalBodyPass, ExternalBodyOptions, external_body_option_table, external_body_off>("external-body");
+    row.edits = [](const MessageReport &r) { return r.external_bodies_rewritten(); };
+    return row;
 }
 
 } // namespace mimeuri

@@ -1,6 +1,8 @@
 // The type-label pass's options; configuration group [labels].
 #include "labels.hh"
 
+#include <algorithm>
+
 namespace mimeuri {
 
 namespace {
@@ -39,7 +41,11 @@ bool labels_off(const LabelOptions &o) { return o.mode == LabelOptions::Mode::Of
 
 PassRow labels_row()
 {
-    return pass_row<LabelsPass, LabelOptions, labels_option_table, labels_off>("labels");
+    PassRow row = pass_row<LabelsPass, LabelOptions, labels_option_table, labels_off>("labels");
+    row.edits = [](const MessageReport &r) { // a label under a signature is not written
+        return static_cast<std::size_t>(std::count_if(r.labels.begin(), r.labels.end(), [](const LabelEntry &l) { return !l.kept; }));
+    };
+    return row;
 }
 
 } // namespace mimeuri

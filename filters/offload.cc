@@ -6,6 +6,7 @@
 #include "decode.hh"
 #include "external_body.hh"
 #include "gobj.hh"
+#include "offload_report.hh"
 #include "offload_store.hh"
 #include "streamed_body.hh"
 #include "text.hh"
@@ -179,12 +180,12 @@ std::string with_eol(std::string_view lf, const std::string &eol)
     return out;
 }
 
-void report(MessageContext &ctx, const Node &n, std::string action, std::vector<PassField> more = {})
+void report(MessageContext &ctx, OffloadEntry e)
 {
-    std::vector<PassField> e{{"part", n.section}, {"action", std::move(action)}};
-    e.insert(e.end(), more.begin(), more.end());
-    ctx.report().add_pass_entry("offload", std::move(e));
+    ctx.report().section<OffloadReport>().entries.push_back(std::move(e));
 }
+
+OffloadEntry left(const Node &n, std::string reason) { return {n.section, OffloadEntry::Action::Left, {}, {}, {}, std::move(reason), {}}; }
 
 bool has_ancestor(const MessageContext &ctx, const Node &n, const std::function<bool(const Node &)> &is)
 {
@@ -362,14 +363,14 @@ Status offload_part(MessageContext &ctx, const OffloadOptions &opts_, const offl
     auto stored = store_part(ctx, store, p.begin, p.end, base64, opts_.min);
     if (!stored) return Error{Code::TempFail, "offload store: " + stored.error().message};
     if (!stored->form) {
-        report(ctx, p.n, "left", {{"reason", "encoding"}});
+        report(ctx, left(p.n, "encoding"));
         return ok();
     }
     if (stored->name.empty()) return ok(); // smaller than --offload-min once decoded
     const std::string eol = eol_of(ctx);
     const std::string boundary = std::string(offload::kBoundaryPrefix) + stored->name.substr(0, 24);
     if (!boundary_free(ctx, p.n, boundary)) {
-        report(ctx, p.n, "left", {{"reason", "boundary"}});
+        report(ctx, left(p.n, "boundary"));
         return ok();
     }
     const char *fn = g_mime_part_get_filename(GMIME_PART(p.n.object));
@@ -390,11 +391,10 @@ Status offload_part(MessageContext &ctx, const OffloadOptions &opts_, const offl
     std::string text = with_eol(lf, eol) + p.header + eol + "--" + boundary + "--";
     if (Status s = ctx.replace_span(p.start, p.end, std::move(text)); !s) {
         if (s.error().code == Code::Software) return s;
-        report(ctx, p.n, "left", {{"reason", s.error().message}});
+        report(ctx, left(p.n, s.error().message));
         return ok();
     }
-    report(ctx, p.n, "offloaded",
-           {{"name", stored->name}, {"size", std::to_string(stored->size), true}, {"url", url}});
+    report(ctx, {p.n.section, OffloadEntry::Action::Offloaded, stored->name, static_cast<std::int64_t>(stored->size), url, {}, {}});
     return ok();
 }
 
@@ -416,9 +416,9 @@ Status OffloadPass::offload(MessageContext &ctx)
         std::string why = why_not(ctx, n, html);
         auto plan = why.empty() ? plan_part(ctx, n) : std::variant<PartPlan, std::string>(why);
         if (auto *w = std::get_if<std::string>(&plan)) {
-            std::vector<PassField> more{{"reason", *w}};
-            if (*w == "signed") more.push_back({"kept", ctx.kept(n) ? *ctx.kept(n) : *ctx.kept(n, "content-type")});
-            report(ctx, n, "left", std::move(more));
+            OffloadEntry e = left(n, *w);
+            if (*w == "signed") e.kept = ctx.kept(n) ? *ctx.kept(n) : *ctx.kept(n, "content-type");
+            report(ctx, std::move(e));
             continue;
         }
         if (!store) {

@@ -1,6 +1,7 @@
 // The offload pass's options; configuration group [offload].
 #include "offload.hh"
 
+#include "offload_report.hh"
 #include "offload_store.hh"
 
 namespace mimeuri {
@@ -64,7 +65,9 @@ Status offload_check(const PassOptions &p)
 
 PassRow offload_row()
 {
-    return pass_row<OffloadPass, OffloadOptions, offload_option_table, offload_off>("offload", offload_check);
+    PassRow row = pass_row<OffloadPass, OffloadOptions, offload_option_table, offload_off>("offload", offload_check);
+    row.report = &OffloadReport::kind();
+    return row;
 }
 
 } // namespace mimeuri

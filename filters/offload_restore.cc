@@ -5,6 +5,7 @@
 #include "offload.hh"
 
 #include "cturi.hh"
+#include "offload_report.hh"
 #include "offload_store.hh"
 
 #include <gmime/gmime.h>
@@ -106,12 +107,10 @@ std::optional<Made> made_at(const MessageContext &ctx, std::size_t i, const std:
     return made;
 }
 
-void report_restore(MessageContext &ctx, const Node &n, const std::string &action, const std::string &name,
+void report_restore(MessageContext &ctx, const Node &n, OffloadEntry::Action action, const std::string &name,
                     const std::string &reason = {})
 {
-    std::vector<PassField> e{{"part", n.section}, {"action", action}, {"name", name}};
-    if (!reason.empty()) e.push_back({"reason", reason});
-    ctx.report().add_pass_entry("offload", std::move(e));
+    ctx.report().section<OffloadReport>().entries.push_back({n.section, action, name, {}, {}, reason, {}});
 }
 
 } // namespace
@@ -125,7 +124,7 @@ Status OffloadPass::restore(MessageContext &ctx)
         if (!made) continue;
         const Node &n = ctx.nodes()[i];
         if (offload::edited(ctx, made->start, made->end)) {
-            report_restore(ctx, n, "left", made->name, "edited");
+            report_restore(ctx, n, OffloadEntry::Action::Left, made->name, "edited");
             continue;
         }
         if (!store) {
@@ -142,17 +141,17 @@ Status OffloadPass::restore(MessageContext &ctx)
         });
         if (!s) {
             const std::string why = s.error().code == Code::NoInput ? "missing" : s.error().code == Code::DataErr ? "mismatch" : "unreadable";
-            report_restore(ctx, n, "left", made->name, why);
+            report_restore(ctx, n, OffloadEntry::Action::Left, made->name, why);
             ctx.report().add_error(n.section, ErrorCode::Invalid, "offloaded part not restored: " + s.error().message);
             continue;
         }
         writer.end(text);
         if (Status r = ctx.replace_span(made->start, made->end, std::move(text)); !r) {
             if (r.error().code == Code::Software) return r;
-            report_restore(ctx, n, "left", made->name, r.error().message);
+            report_restore(ctx, n, OffloadEntry::Action::Left, made->name, r.error().message);
             continue;
         }
-        report_restore(ctx, n, "restored", made->name);
+        report_restore(ctx, n, OffloadEntry::Action::Restored, made->name);
     }
     return ok();
 }

@@ -1,7 +1,7 @@
 // --cid=extract: the pages themselves (see page_writer.hh).
 #include "page_writer.hh"
 
-#include "extract_index.hh"
+#include "contents_row.hh"
 
 #include <gmime/gmime.h>
 

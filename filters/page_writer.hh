@@ -9,7 +9,7 @@
 // be bypassed by that markup; this one cannot be preceded by it.
 #pragma once
 
-#include "archive_index.hh" // kNavMarker, kNavRoom: the thread links
+#include "archive_contents.hh" // kNavMarker, kNavRoom: the thread links
 #include "html_sanitize.hh"
 #include "message.hh"
 

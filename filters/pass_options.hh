@@ -1,6 +1,6 @@
 // What the pass registry (src/app/registry.cc) knows of a pass: one PassRow, made by the
-// pass's own *_options.cc, with its name, its option table, how to make it and what to check
-// at load. Every pass's settings live in one PassOptions, each in the pass's own struct.
+// pass's own *_options.cc, with its name, its option table, how to make it, what to check
+// at load and its own section of the report. Every pass's settings live in one PassOptions, each in the pass's own struct.
 #pragma once
 
 #include "option_table.hh"
@@ -45,6 +45,13 @@ struct PassRow {
     // What is checked once, when the settings are loaded (an index that must open); null:
     // nothing.
     Status (*check)(const PassOptions &) = nullptr;
+    // Its own section of the report (report_section.hh), when it has one: registered when the
+    // registry is first read; what it counts is the pass's in the log line, --summary-header
+    // and the service's counters.
+    const ReportSectionType *report = nullptr;
+    // A pass whose entries the core's report holds (references, external bodies, labels):
+    // the edits they say were made, for the service's counters.
+    std::size_t (*edits)(const MessageReport &) = nullptr;
 };
 
 // The row every pass has: its settings are O, read by Table; it is made as P from them

@@ -36,9 +36,9 @@ unsigned fork_generation()
     return generation.load(std::memory_order_relaxed);
 }
 
-class MidIndexFile final : public ExternalIndex {
+class MidStoreFile final : public ExternalIndex {
 public:
-    explicit MidIndexFile(std::string path) : path_(std::move(path)) {}
+    explicit MidStoreFile(std::string path) : path_(std::move(path)) {}
 
     const RunIndex::Entry *find(const std::string &id, bool cids) override
     {
@@ -398,7 +398,7 @@ Status check_notmuch(const std::string &database)
 
 std::unique_ptr<ExternalIndex> open_mid_index(const std::string &path)
 {
-    return std::make_unique<SharedIndex>(kept<MidIndexFile>(path));
+    return std::make_unique<SharedIndex>(kept<MidStoreFile>(path));
 }
 
 Status check_mid_index(const std::string &path)

@@ -2,7 +2,7 @@
 #include "ref_extract.hh"
 
 #include "charsets.hh"
-#include "extract_index.hh"
+#include "contents_row.hh"
 #include "page_writer.hh"
 #include "text.hh"
 
@@ -410,10 +410,10 @@ void FolderPlan::extract(const PendingExtract &pe)
     // for another HTML part with something to extract. Before page_node was known, the
     // first HTML part with something to extract was index.html: the same but where an
     // earlier HTML part had nothing to extract.
-    const bool index_page = !pe.css && (page_node_ >= 0 ? pe.html_node == page_node_ : first_html_);
+    const bool message_page = !pe.css && (page_node_ >= 0 ? pe.html_node == page_node_ : first_html_);
     // mid: links to pages: another message's (a relative URL), or this one's.
     for (const auto &[ri, url] : pe.links) {
-        reps.push_back({ri, !url.empty() ? url : index_page ? std::string("#") : std::string("index.html")});
+        reps.push_back({ri, !url.empty() ? url : message_page ? std::string("#") : std::string("index.html")});
         to_files.insert(ri);
     }
     absolute_urls(pe, to_files, reps);
@@ -424,30 +424,30 @@ void FolderPlan::extract(const PendingExtract &pe)
     const Node &hn = nodes_[static_cast<std::size_t>(pe.html_node)];
     // Chosen among the names taken, never assumed free: an attachment may be called
     // part-2.html (or part-2-2.html).
-    const std::string html_name = index_page ? "index.html" : choose_name(used_, "part-" + hn.section + ".html");
-    first_html_ = first_html_ && !index_page;
+    const std::string html_name = message_page ? "index.html" : choose_name(used_, "part-" + hn.section + ".html");
+    first_html_ = first_html_ && !message_page;
     written_[hn.section] = html_name;
     paged_.insert(pe.html_node);
-    pages_.push_back({html_name, page_text(hn, html::rewrite(pe.html, pe.scan, reps).html), false, index_page, hn.section});
+    pages_.push_back({html_name, page_text(hn, html::rewrite(pe.html, pe.scan, reps).html), false, message_page, hn.section});
 }
 
 // Every HTML part of the message has a page; the message has one (index.html) whatever
 // it holds: its first HTML part, else its text, else the list of its parts.
 void FolderPlan::page_the_rest()
 {
-    bool have_index = false;
-    for (const Page &p : pages_) have_index = have_index || p.message_page;
+    bool have_page = false;
+    for (const Page &p : pages_) have_page = have_page || p.message_page;
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
         const Node &n = nodes_[i];
         if (n.kind != Node::Kind::Leaf || mime_type(n) != "text/html" || paged_.count(static_cast<int>(i))) continue;
         if (written_.count(n.section)) continue; // saved as a file (a page already)
-        const bool index_page = !have_index && (page_node_ < 0 || static_cast<int>(i) == page_node_);
-        const std::string name = index_page ? "index.html" : choose_name(used_, "part-" + n.section + ".html");
-        have_index = have_index || index_page;
+        const bool message_page = !have_page && (page_node_ < 0 || static_cast<int>(i) == page_node_);
+        const std::string name = message_page ? "index.html" : choose_name(used_, "part-" + n.section + ".html");
+        have_page = have_page || message_page;
         written_[n.section] = name;
-        pages_.push_back({name, page_text(n, part_bytes(n)), false, index_page, n.section});
+        pages_.push_back({name, page_text(n, part_bytes(n)), false, message_page, n.section});
     }
-    if (!have_index) {
+    if (!have_page) {
         const int tn = text_node(ctx_);
         pages_.push_back({"index.html", tn >= 0 ? text_page_body(nodes_[static_cast<std::size_t>(tn)]) : std::string(), true, true});
         if (tn >= 0) written_[nodes_[static_cast<std::size_t>(tn)].section] = "index.html";

@@ -117,7 +117,7 @@ public:
 
     // Indexes the message and the messages embedded in it; pages: --cid=extract, each
     // entry says whether its message has a page (Entry::html).
-    void add_message(const MessageContext &ctx, bool pages = false);
+    void add_message(const MessageContext &ctx, bool pages);
     void add(const std::string &id, Entry e);
     // The entry of exactly id; with ci, of id with its domain compared case-insensitively.
     Found find(const std::string &id, bool ci) const;

@@ -2,7 +2,7 @@
 // left for the whole message once every HTML part is done.
 #include "references.hh"
 
-#include "extract_index.hh"
+#include "contents_row.hh"
 #include "html_refs.hh"
 #include "ref_extract.hh"
 #include "ref_part.hh"
@@ -288,16 +288,14 @@ Status set_summary(MessageContext &ctx, const Tally &tally)
     return ok();
 }
 
-// Once every pass has run (MessageContext::after_passes): what --data attached and what
-// --related moved or marked is counted in the field set_summary wrote (edits [from, to) are
-// its own: the one holding its value), where they did anything; the field stays where it was.
+// Once every pass has run (MessageContext::after_passes): what the later passes did (their
+// report sections' words: --data's attached=, --related's moved= and marked=) is counted in
+// the field set_summary wrote (edits [from, to) are its own: the one holding its value),
+// where they did anything; the field stays where it was.
 Status count_later_passes(MessageContext &ctx, std::size_t from, std::size_t to, const std::string &value)
 {
-    const MessageReport &rep = ctx.report();
     std::string more;
-    if (auto n = rep.data_attached()) more += " attached=" + std::to_string(n);
-    if (auto n = rep.related_moved()) more += " moved=" + std::to_string(n);
-    if (auto n = rep.related_marked()) more += " marked=" + std::to_string(n);
+    ctx.report().summary_words(more);
     if (more.empty()) return ok();
     for (std::size_t i = from; i < to && i < ctx.edits().size(); ++i) {
         std::string text = ctx.edits()[i].text;
@@ -404,7 +402,7 @@ Status ReferencesPass::apply(MessageContext &ctx)
                                        refs::PageOptions{extracting(), opts_.extract_remote_images});
     if (extracting() && !ctx.extraction().empty()) {
         ctx.extraction().number = tally.folder;
-        ctx.extraction().row = refs::index_row(ctx, tally.folder);
+        ctx.extraction().row = refs::contents_row(ctx, tally.folder);
         pages_.planned(tally.folder, std::move(files));
     }
     return ok();

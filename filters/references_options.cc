@@ -113,7 +113,9 @@ Status references_check(const PassOptions &p)
 
 PassRow references_row()
 {
-    return pass_row<ReferencesPass, RefOptions, references_option_table, references_off>("references", references_check);
+    PassRow row = pass_row<ReferencesPass, RefOptions, references_option_table, references_off>("references", references_check);
+    row.edits = [](const MessageReport &r) { return r.refs_rewritten(); };
+    return row;
 }
 
 } // namespace mimeuri

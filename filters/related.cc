@@ -3,11 +3,13 @@
 // set or are not marked inline reported, and with --related=repair moved and marked, as
 // splices on the input (docs/design.md): a moved part's bytes are copied as read.
 #include "related.hh"
+#include "related_report.hh"
 
 #include "charsets.hh"
 #include "gobj.hh"
 #include "html_refs.hh"
 #include "html_tokenizer.hh"
+#include "new_related.hh"
 #include "ref_resolver.hh"
 #include "text.hh"
 
@@ -15,7 +17,6 @@
 
 #include <algorithm>
 #include <map>
-#include <memory>
 #include <set>
 
 namespace mimeuri {
@@ -114,7 +115,7 @@ private:
     bool inside(int n, int ancestor) const { return ix_.is_descendant(n, ancestor); }
     std::vector<int> children(int parent) const;
     std::optional<std::string> disposition(const Node &n) const;
-    RelatedEntry &entry(const Finding &f) { return ctx_.report().related()[f.entry]; }
+    RelatedEntry &entry(const Finding &f) { return ctx_.report().section<RelatedReport>().entries[f.entry]; }
     Result<std::int64_t> part_start(int n) const;
     Result<std::int64_t> line_after(int n) const;
     Result<std::string> moved_text(int n) const;
@@ -226,8 +227,8 @@ Status Related::find(int html)
         if (e.reason.empty() && h.message != ctx_.message()) e.reason = "attached-message";
         if (!e.outside && e.disposition == "inline") continue;
         if (e.reason.empty() && is_type(tn, "text", "html")) e.reason = "html"; // a page of its own
-        found_.push_back({html, t.node, ctx_.report().related().size()});
-        ctx_.report().add_related(std::move(e));
+        found_.push_back({html, t.node, ctx_.report().section<RelatedReport>().entries.size()});
+        ctx_.report().section<RelatedReport>().entries.push_back(std::move(e));
     }
     return ok();
 }
@@ -426,27 +427,12 @@ Status Related::wrap(int root, const std::vector<int> &movers)
     }
     auto root_bytes = ctx_.source().slice(*start, *after);
     if (!root_bytes) return root_bytes.error();
-    std::vector<std::string> enclosing;
-    for (int p = m; p >= 0 && node(p).kind == Node::Kind::Multipart; p = node(p).parent)
-        if (const char *b = g_mime_multipart_get_boundary(GMIME_MULTIPART(node(p).object))) enclosing.emplace_back(b);
-    // A boundary no line of the new parts starts with, nor an enclosing boundary's prefix.
-    std::unique_ptr<GChecksum, decltype(&g_checksum_free)> sum(g_checksum_new(G_CHECKSUM_SHA256), g_checksum_free);
-    g_checksum_update(sum.get(), reinterpret_cast<const guchar *>(root_bytes->data()), static_cast<gssize>(root_bytes->size()));
-    g_checksum_update(sum.get(), reinterpret_cast<const guchar *>(all.data()), static_cast<gssize>(all.size()));
-    const std::string seed = g_checksum_get_string(sum.get());
-    std::string boundary;
-    for (int k = 0;; ++k) {
-        boundary = "=_mimeuri_rel_" + seed.substr(0, 24) + (k ? "_" + std::to_string(k) : std::string());
-        bool clash = root_bytes->find("--" + boundary) != std::string::npos || all.find("--" + boundary) != std::string::npos;
-        for (const auto &e : enclosing)
-            clash = clash || boundary.compare(0, e.size(), e) == 0 || e.compare(0, boundary.size(), boundary) == 0;
-        if (!clash) break;
-    }
-    std::string head = "Content-Type: multipart/related; boundary=\"" + boundary + "\"; type=\"" + root_type + "\"\n\n--" +
-                       boundary + "\n";
+    // A boundary no line of the new parts holds, nor an enclosing boundary's prefix.
+    const NewRelated nr = NewRelated::around(ctx_, node(root), "=_mimeuri_rel_", {*root_bytes, all}, {*root_bytes, all});
+    std::string head = "Content-Type:" + nr.content_type(root_type) + "\n\n" + nr.delimiter();
     std::string tail;
-    for (const std::string &t : texts) tail += "--" + boundary + "\n" + t + "\n";
-    tail += "--" + boundary + "--\n";
+    for (const std::string &t : texts) tail += nr.delimiter() + t + "\n";
+    tail += nr.close() + "\n";
     if (!clear(*start, *start) || !clear(*after, *after)) return Error{Code::DataErr, "edited"};
     if (Status s = ctx_.insert_lines(*start, head); !s) return s;
     for (int t : movers)

@@ -1,5 +1,6 @@
 // The related pass's options; configuration group [related].
 #include "related.hh"
+#include "related_report.hh"
 
 namespace mimeuri {
 
@@ -24,7 +25,9 @@ bool related_off(const RelatedOptions &o) { return o.mode == RelatedOptions::Mod
 
 PassRow related_row()
 {
-    return pass_row<RelatedPass, RelatedOptions, related_option_table, related_off>("related");
+    PassRow row = pass_row<RelatedPass, RelatedOptions, related_option_table, related_off>("related");
+    row.report = &RelatedReport::kind();
+    return row;
 }
 
 } // namespace mimeuri

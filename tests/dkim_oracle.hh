@@ -10,7 +10,7 @@ namespace mimeuri::dkim_oracle {
 
 class BodyHash {
 public:
-    BodyHash(GChecksumType type, dkim::Canon canon, std::optional<std::uint64_t> limit, bool unquote_from = false);
+    BodyHash(GChecksumType type, dkim::Canon canon, std::optional<std::uint64_t> limit, bool unquote_from);
     ~BodyHash();
     BodyHash(const BodyHash &) = delete;
     BodyHash &operator=(const BodyHash &) = delete;

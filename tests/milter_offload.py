@@ -13,7 +13,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from milter_ops import Client, Service, fail, report  # noqa: E402
+from milter_ops import Client, Service, counters_now, fail, report  # noqa: E402
 
 MIMEURI = sys.argv[1]
 
@@ -49,7 +49,8 @@ def offload(folder):
     conf = os.path.join(folder, "mimeuri.conf")
     with open(conf, "w") as f:
         f.write(OFFLOAD.format(report=rep, store=store))
-    svc = Service(folder, ["--config=" + conf])
+    stats = os.path.join(folder, "mimeuri.prom")
+    svc = Service(folder, ["--config=" + conf, "--stats=" + stats])
     for k, rcpt in enumerate(["x@archive.example.org", "y@example.com"]):
         fields, body, data = attachment_message(f"o{k}@example.test")
         c = Client(svc.sock)
@@ -65,6 +66,12 @@ def offload(folder):
             fail(f"the archive's message: stored {os.path.exists(stored)}, body replaced with {c.body[:600]!r}")
         if k == 1 and c.body:
             fail("a message for another domain was changed")
+    # The part offloaded is the pass's edit in the counters, in all and under its policy (its
+    # report section's edits()); the other domain's message has none.
+    text = counters_now(svc, stats)
+    for sample in ['mimeuri_edits_total{pass="offload"} 1', 'mimeuri_policy_edits_total{policy="archive",pass="offload"} 1']:
+        if sample not in text.splitlines():
+            fail(f"the counters do not say {sample}:\n{text}")
     subprocess.run(["chattr", "+i", store], check=True)
     try:
         fields, body, _ = attachment_message("o2@example.test")
@@ -85,7 +92,7 @@ def offload(folder):
     if not line or not any("offload store: cannot write" in e["message"] for e in line[0]["errors"]):
         fail(f"the report does not say the store failed: {line}")
     svc.stop()
-    print("offload: the archive's message offloaded by policy, another domain's left, an unwritable store tempfails")
+    print("offload: the archive's message offloaded by policy and counted, another domain's left, an unwritable store tempfails")
 
 
 

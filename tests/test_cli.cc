@@ -569,7 +569,9 @@ TEST_CASE("setup.sh and tests/run.sh name each stage as it starts and show the b
     stub("apt-get", "");
     stub("meson", "case $1 in\n"
                   "setup) mkdir -p \"$2\" && : > \"$2/build.ninja\" ;;\n"
-                  "test) mkdir -p \"$3/meson-logs\" && echo '{\"result\": \"OK\"}' > \"$3/meson-logs/testlog.json\" ;;\n"
+                  "test) mkdir -p \"$3/meson-logs\"\n"
+                  "  if [ -n \"$TESTS_FAIL\" ]; then echo '{\"result\": \"FAIL\"}' > \"$3/meson-logs/testlog.json\"; exit 1; fi\n"
+                  "  echo '{\"result\": \"OK\"}' > \"$3/meson-logs/testlog.json\" ;;\n"
                   "esac\n");
     stub("ninja", "echo '[1/2] Compiling C++ object a.o'\necho '[2/2] Linking target mimeuri'\n"
                   "[ -z \"$NINJA_FAILS\" ] || exit 1\n"
@@ -602,7 +604,16 @@ TEST_CASE("setup.sh and tests/run.sh name each stage as it starts and show the b
     auto tests = testing::sh(env + "bash " + quote(top + "/tests/run.sh") + " " + quote(d / "b3"));
     CAPTURE(tests.out);
     CHECK(tests.status == 0);
+    // The fast suites first, then the rest; the counts of both runs.
     in_order(tests.out, {"== tests: configuring the build", "== tests: enabling the test suites",
                          "== tests: building the program and the test suites", "[1/2] Compiling", "[2/2] Linking",
-                         "== tests: running the test suites", "1 passed, 0 failed, 0 skipped"});
+                         "== tests: running the test suites (meson test --suite unit --suite golden --suite hostile",
+                         "== tests: running the test suites (meson test --no-suite unit --no-suite golden --no-suite hostile",
+                         "2 passed, 0 failed, 0 skipped"});
+    // A fast suite that fails ends the run there: the rest is not started.
+    auto gate = testing::sh(env + "TESTS_FAIL=1 bash " + quote(top + "/tests/run.sh") + " " + quote(d / "b3"));
+    CAPTURE(gate.out);
+    CHECK(gate.status != 0);
+    CHECK(gate.out.find("--no-suite unit") == std::string::npos);
+    CHECK(gate.out.find("0 passed, 1 failed, 0 skipped") != std::string::npos);
 }

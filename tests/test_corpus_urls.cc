@@ -7,6 +7,7 @@
 #include "html_tokenizer.hh"
 #include "mbox.hh"
 #include "message.hh"
+#include "tokenizer_agrees.hh"
 #include "url_oracle.hh"
 
 #include <doctest/doctest.h>
@@ -14,7 +15,10 @@
 #include <gmime/gmime.h>
 
 #include <algorithm>
+#include <fstream>
 #include <functional>
+#include <map>
+#include <sstream>
 
 using namespace mimeuri;
 
@@ -105,4 +109,47 @@ TEST_CASE("differential over the corpus's HTML: URL attributes as gumbo and the 
     CHECK(parts > 400);
     CHECK(urls > 500);
     CHECK(mismatches == 0);
+}
+
+// The tokenizer against gumbo on every HTML part of the corpus (tests/tokenizer_agrees.hh).
+TEST_CASE("tokenizer: every HTML part of the corpus, as gumbo reads it")
+{
+    const std::string corpus = MIMEURI_CORPUS;
+    std::ifstream index(corpus + "/INDEX.tsv");
+    if (!index) {
+        return testing::skip("corpus not found at " MIMEURI_CORPUS);
+    }
+    std::string line;
+    std::getline(index, line);
+    std::size_t parts = 0, answered = 0;
+    std::map<std::string, int> why; // what sent a part to gumbo
+    while (std::getline(index, line)) {
+        std::stringstream ss(line);
+        std::string path, size, has_html;
+        std::getline(ss, path, '\t');
+        std::getline(ss, size, '\t');
+        std::getline(ss, has_html, '\t');
+        if (has_html != "1") continue;
+        auto src = Source::open_path(corpus + "/" + path, 1 << 20);
+        REQUIRE(src.ok());
+        mimeuri::Segment seg;
+        seg.msg_end = seg.next = src->size();
+        auto ctx = MessageContext::parse(*src, seg, 1, false, Limits{});
+        if (!ctx->message()) continue;
+        for (const Node &n : ctx->nodes()) {
+            GMimeContentType *ct = g_mime_object_get_content_type(n.object);
+            if (n.kind != Node::Kind::Leaf || !ct || !g_mime_content_type_is_type(ct, "text", "html")) continue;
+            auto html = ctx->decoded_content(n, 32u << 20);
+            if (!html) continue;
+            CAPTURE(path);
+            ++parts;
+            const std::string text(html->view());
+            if (testing::agrees(text)) ++answered;
+            else ++why[html::tokenize_refs(text, 1000000).fallback];
+        }
+    }
+    MESSAGE(answered << " of " << parts << " corpus HTML parts read by the tokenizer, the rest by gumbo");
+    for (const auto &[reason, n] : why) MESSAGE(n << " to gumbo for " << reason);
+    CHECK(parts > 400);
+    CHECK(answered * 2 > parts); // the fast path is the common one
 }

@@ -14,7 +14,7 @@
 //   7 <a/b@>         HTML: mid:reply-1%40thread.example, mid:dup (ambiguous)
 #include "helpers.hh"
 
-#include "extract_index.hh"
+#include "contents_row.hh"
 #include "ref_extract.hh"
 
 #include <doctest/doctest.h>

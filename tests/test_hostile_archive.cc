@@ -3,7 +3,7 @@
 // a thread index made quadratic by References, thread links lost behind a long Subject.
 #include "helpers.hh"
 
-#include "archive_index.hh"
+#include "archive_contents.hh"
 
 #include <doctest/doctest.h>
 

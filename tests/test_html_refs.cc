@@ -1,4 +1,5 @@
 #include "helpers.hh"
+#include "body_colours.hh"
 #include "html_refs.hh"
 #include "html_tokenizer.hh"
 #include "url_oracle.hh"
@@ -458,4 +459,19 @@ TEST_CASE("srcdoc: an <iframe srcdoc> document's references, at their URLs' offs
     CHECK(may_hold_reference("<iframe srcDOC \n\f= '<img src=&quot;c&amp;#105;d:x&quot;>'>"));
     CHECK(urls("<iframe srcDOC \n\f= '<img src=&quot;c&amp;#105;d:x&quot;>'>") == V{"cid:x"});
     CHECK(!may_hold_reference("<iframe src=\"doc.html\" title=\"srcdoc\">"));
+}
+
+// HTML's rules for parsing a legacy colour value (WHATWG HTML 2.3.6), by the spec's steps;
+// the browser suite's browser-body-colours holds the whole against Chromium's reading.
+TEST_CASE("legacy colours: named, #rgb, and the spec's mangling of anything else")
+{
+    using mimeuri::html::legacy_colour;
+    CHECK(legacy_colour(" Red ") == "red");
+    CHECK(legacy_colour("#abc") == "#aabbcc");
+    CHECK(legacy_colour("abc") == "#0a0b0c");         // no '#': three components of one digit
+    CHECK(legacy_colour("chucknorris") == "#c00000"); // non-hex digits are 0: c00c 0000 0000
+    CHECK(legacy_colour("#12345678901234567890") == "#128956"); // 21 digits: 7 each, their first 2
+    CHECK(legacy_colour("transparent") == std::nullopt);
+    CHECK(legacy_colour("") == std::nullopt);
+    CHECK(legacy_colour("\xF0\x9F\x98\x80" "abc") == "#00abc0"); // above U+FFFF: "00"
 }

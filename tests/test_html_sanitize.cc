@@ -2,7 +2,7 @@
 // The browser is the oracle for what runs (tests/browser/hostile_suite.py); here: what the
 // sanitiser keeps and drops, and that its output reads the same when parsed again (a page
 // sanitised twice is the page sanitised once: no second reading finds a new tag).
-#include "archive_index.hh"
+#include "archive_contents.hh"
 #include "html_sanitize.hh"
 #include "helpers.hh"
 #include "ref_extract.hh"
@@ -290,7 +290,7 @@ TEST_CASE("thread_archive: References, then In-Reply-To; a missing parent starts
     for (std::size_t k = 0; k < t.order.size(); ++k) folders.push_back(back[t.order[k]].folder), depths.push_back(t.depth[k]);
     CHECK(folders == std::vector<std::size_t>{1, 3, 2, 4, 5, 7, 6}); // 7 is 6's parent: 6 would be its own ancestor
     CHECK(depths == std::vector<std::size_t>{0, 1, 1, 2, 0, 0, 1});
-    const std::string page = archive_index_page(back, t);
+    const std::string page = contents_page(back, t);
     CHECK(page.find("1/index.html") < page.find("3/index.html"));
     CHECK(nav_links(3, 4) == "<a rel=\"prev\" href=\"../3/index.html\">previous in thread</a>"
                              "<a rel=\"next\" href=\"../4/index.html\">next in thread</a>");

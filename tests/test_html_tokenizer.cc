@@ -1,58 +1,21 @@
 // The streaming tokenizer (src/html/html_tokenizer.cc) against gumbo (find_refs), the oracle:
 // wherever the tokenizer gives a Scan, it is the one gumbo's tree gives, field by field
 // (holders, raw spans, quotes, decoded values, references, base href). Over hand-written
-// edge cases, generated hostile HTML, and every HTML part of the corpus; and its work stays
+// edge cases and generated hostile HTML (every HTML part of the corpus: tests/test_corpus_urls.cc); and its work stays
 // linear on inputs that make a tree builder quadratic.
 #include <doctest/doctest.h>
 #include "helpers.hh"
-#include "scan_equal.hh"
+#include "tokenizer_agrees.hh"
 
 #include "html_tokenizer.hh"
-#include "message.hh"
 
-#include <fstream>
 #include <map>
-#include <sstream>
 
 using namespace mimeuri;
 using namespace mimeuri::html;
+using testing::agrees;
 
 namespace {
-
-// The text fed to PieceTokenizer in pieces of every size in `sizes`: each time the answer
-// tokenize_refs gives for the whole (the same scan, or gumbo needed for the same reason).
-void pieces_agree(const std::string &h, const TokenizerResult &whole, std::initializer_list<std::size_t> sizes)
-{
-    for (std::size_t size : sizes) {
-        CAPTURE(size);
-        PieceTokenizer t(1000000, 1u << 20);
-        for (std::size_t at = 0; at < h.size(); at += size)
-            if (!t.feed(std::string_view(h).substr(at, size))) break;
-        auto r = t.finish();
-        REQUIRE_MESSAGE(r.scan.has_value() == whole.scan.has_value(), "in: " << h.substr(0, 300));
-        if (r.scan) {
-            const std::string diff = testing::scan_difference(*r.scan, *whole.scan);
-            CHECK_MESSAGE(diff.empty(), diff << " in: " << h.substr(0, 300));
-        } else {
-            CHECK(r.fallback == whole.fallback);
-        }
-    }
-}
-
-// Tokenizer and gumbo agree where the tokenizer answers; returns whether it answered. The
-// tokenizer fed in pieces answers as it does for the whole text.
-bool agrees(const std::string &h)
-{
-    auto fast = tokenize_refs(h, 1000000);
-    if (h.size() <= 4096) pieces_agree(h, fast, {1, 2, 3, 7, 61});
-    pieces_agree(h, fast, {4096, 65536});
-    auto slow = find_refs(h, 1000000);
-    REQUIRE(slow.ok());
-    if (!fast.scan) return false;
-    const std::string diff = testing::scan_difference(*fast.scan, *slow);
-    CHECK_MESSAGE(diff.empty(), diff << " in: " << h.substr(0, 300));
-    return true;
-}
 
 std::string repeat(const std::string &s, std::size_t n)
 {
@@ -449,48 +412,6 @@ TEST_CASE("tokenizer: hostile HTML costs linear work, and agrees with gumbo")
         CHECK(r.work <= 2 * big.size() + 16);
         agrees(h.prefix + repeat(h.piece, 2000 / h.piece.size()) + h.suffix);
     }
-}
-
-TEST_CASE("tokenizer: every HTML part of the corpus, as gumbo reads it")
-{
-    const std::string corpus = MIMEURI_CORPUS;
-    std::ifstream index(corpus + "/INDEX.tsv");
-    if (!index) {
-        return testing::skip("corpus not found at " MIMEURI_CORPUS);
-    }
-    std::string line;
-    std::getline(index, line);
-    std::size_t parts = 0, answered = 0;
-    std::map<std::string, int> why; // what sent a part to gumbo
-    while (std::getline(index, line)) {
-        std::stringstream ss(line);
-        std::string path, size, has_html;
-        std::getline(ss, path, '\t');
-        std::getline(ss, size, '\t');
-        std::getline(ss, has_html, '\t');
-        if (has_html != "1") continue;
-        auto src = Source::open_path(corpus + "/" + path, 1 << 20);
-        REQUIRE(src.ok());
-        mimeuri::Segment seg;
-        seg.msg_end = seg.next = src->size();
-        auto ctx = MessageContext::parse(*src, seg, 1, false, Limits{});
-        if (!ctx->message()) continue;
-        for (const Node &n : ctx->nodes()) {
-            GMimeContentType *ct = g_mime_object_get_content_type(n.object);
-            if (n.kind != Node::Kind::Leaf || !ct || !g_mime_content_type_is_type(ct, "text", "html")) continue;
-            auto html = ctx->decoded_content(n, 32u << 20);
-            if (!html) continue;
-            CAPTURE(path);
-            ++parts;
-            const std::string text(html->view());
-            if (agrees(text)) ++answered;
-            else ++why[tokenize_refs(text, 1000000).fallback];
-        }
-    }
-    MESSAGE(answered << " of " << parts << " corpus HTML parts read by the tokenizer, the rest by gumbo");
-    for (const auto &[reason, n] : why) MESSAGE(n << " to gumbo for " << reason);
-    CHECK(parts > 400);
-    CHECK(answered * 2 > parts); // the fast path is the common one
 }
 
 TEST_CASE("tokenizer in pieces: what it holds is the construct a piece ends in, at most max_carry bytes")

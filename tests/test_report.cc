@@ -3,6 +3,8 @@
 // "Signed mail"): member names and order, nulls, and which members are left out.
 #include "report.hh"
 
+#include "data_report.hh"
+
 #include <doctest/doctest.h>
 #include <json-glib/json-glib.h>
 
@@ -347,7 +349,7 @@ TEST_CASE("report: a long list is cut at kListMax entries, the count of the rest
         rep.refs.push_back(r);
     }
     for (std::size_t i = 0; i < MessageReport::kListMax; ++i) rep.add_error("", ErrorCode::Limit, "e" + std::to_string(i));
-    for (int i = 0; i < 501; ++i) rep.add_data(DataEntry{.part = "1", .attr = "img@src", .type = "image/png"});
+    for (int i = 0; i < 501; ++i) rep.section<DataReport>().entries.push_back({.part = "1", .attr = "img@src", .type = "image/png"});
     const std::string line = rep.to_json();
     // Read back by a second reader (json-glib): the lists and the counts.
     std::unique_ptr<JsonParser, decltype(&g_object_unref)> parser(json_parser_new(), g_object_unref);

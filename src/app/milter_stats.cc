@@ -2,6 +2,7 @@
 #include "milter_stats.hh"
 
 #include "fdio.hh"
+#include "registry.hh"
 
 #include <glib.h>
 #include <gmime/gmime.h>
@@ -18,7 +19,6 @@ namespace {
 
 // The label values, in the enums' order.
 constexpr std::array<const char *, kOutcomes> kOutcomeNames{"unchanged", "changed", "passed-on-error", "tempfailed"};
-constexpr std::array<const char *, kCountedPasses> kPassNames{"references", "external-body", "labels", "data", "related"};
 
 std::string number(double v)
 {
@@ -58,16 +58,11 @@ MessageTally tally_report(Outcome outcome, const MessageReport *report)
         if (wire_valid(e.code)) ++t.errors[static_cast<std::size_t>(e.code)];
     // A message that went on as it came had no edit done, whatever its entries say.
     if (outcome != Outcome::Changed) return t;
-    t.edits[0] = static_cast<std::uint32_t>(report->refs_rewritten());
-    t.edits[1] = static_cast<std::uint32_t>(report->external_bodies_rewritten());
-    for (const LabelEntry &l : report->labels)
-        if (!l.kept) ++t.edits[2];
-    t.edits[3] = static_cast<std::uint32_t>(report->data_attached());
-    t.edits[4] = static_cast<std::uint32_t>(report->related_moved() + report->related_marked());
+    for (std::size_t n : pass_edits(*report)) t.edits.push_back(static_cast<std::uint32_t>(n));
     return t;
 }
 
-Stats::Stats() { start_now(); }
+Stats::Stats() : edits_(pass_names().size()) { start_now(); }
 
 void Stats::start_now()
 {
@@ -78,7 +73,7 @@ void Stats::message(const MessageTally &t, double seconds)
 {
     constexpr auto relaxed = std::memory_order_relaxed;
     outcomes_[static_cast<std::size_t>(t.outcome)].fetch_add(1, relaxed);
-    for (std::size_t i = 0; i < edits_.size(); ++i)
+    for (std::size_t i = 0; i < edits_.size() && i < t.edits.size(); ++i)
         if (t.edits[i]) edits_[i].fetch_add(t.edits[i], relaxed);
     for (std::size_t i = 0; i < errors_.size(); ++i)
         if (t.errors[i]) errors_[i].fetch_add(t.errors[i], relaxed);
@@ -90,7 +85,8 @@ void Stats::message(const MessageTally &t, double seconds)
     std::lock_guard l(policies_mutex_);
     PolicyCounts &p = policies_[t.policy];
     ++p.outcomes[static_cast<std::size_t>(t.outcome)];
-    for (std::size_t i = 0; i < p.edits.size(); ++i) p.edits[i] += t.edits[i];
+    p.edits.resize(edits_.size());
+    for (std::size_t i = 0; i < p.edits.size() && i < t.edits.size(); ++i) p.edits[i] += t.edits[i];
 }
 
 std::string Stats::exposition() const
@@ -102,7 +98,7 @@ std::string Stats::exposition() const
                std::to_string(outcomes_[i].load()) + "\n";
     family(out, "mimeuri_edits_total", "counter", "Changes made to messages that went on changed, by pass.");
     for (std::size_t i = 0; i < edits_.size(); ++i)
-        out += std::string("mimeuri_edits_total{pass=\"") + kPassNames[i] + "\"} " + std::to_string(edits_[i].load()) +
+        out += std::string("mimeuri_edits_total{pass=\"") + pass_names()[i] + "\"} " + std::to_string(edits_[i].load()) +
                "\n";
     family(out, "mimeuri_report_errors_total", "counter", "Entries in the errors of the messages' reports, by code.");
     for (std::size_t i = 0; i < errors_.size(); ++i)
@@ -167,7 +163,7 @@ void Stats::policy_exposition(std::string &out) const
            "Changes made under a [policy:NAME] to messages that went on changed, by policy and pass.");
     for (const auto &[name, p] : policies_)
         for (std::size_t i = 0; i < p.edits.size(); ++i)
-            out += "mimeuri_policy_edits_total{policy=\"" + label_value(name) + "\",pass=\"" + kPassNames[i] + "\"} " +
+            out += "mimeuri_policy_edits_total{policy=\"" + label_value(name) + "\",pass=\"" + pass_names()[i] + "\"} " +
                    std::to_string(p.edits[i]) + "\n";
 }
 
@@ -181,7 +177,7 @@ std::string Stats::log_line() const
     }
     line = "counters: messages " + std::to_string(total) + " (" + line + "); edits";
     for (std::size_t i = 0; i < edits_.size(); ++i)
-        line += std::string(" ") + kPassNames[i] + "=" + std::to_string(edits_[i].load());
+        line += std::string(" ") + pass_names()[i] + "=" + std::to_string(edits_[i].load());
     line += "; errors";
     bool any = false;
     for (std::size_t i = 0; i < errors_.size(); ++i)

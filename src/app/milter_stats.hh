@@ -18,6 +18,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace mimeuri::milter {
 
@@ -29,18 +30,16 @@ constexpr int kOutcomes = static_cast<int>(Outcome::TempFailed) + 1;
 // Seconds between two writes of --stats.
 constexpr long kStatsSeconds = 10;
 
-// The passes whose edits are counted, as --passes names them.
-constexpr int kCountedPasses = 5;
-
 // What one message's report holds for the counters, taken before the report is written.
 struct MessageTally {
     Outcome outcome{Outcome::Unchanged};
     std::string policy; // the [policy:NAME] that gave the message its settings, or 
-    std::array<std::uint32_t, kCountedPasses> edits{};
+    std::vector<std::uint32_t> edits; // by pass, in running order (registry.hh: pass_names); none: none
     std::array<std::uint32_t, kErrorCodes> errors{};
 };
 
-// The edits each pass made (its report entries that say a change) and the errors by code.
+// The edits each pass made (its report entries that say a change, registry.hh: pass_edits)
+// and the errors by code.
 MessageTally tally_report(Outcome outcome, const MessageReport *report);
 
 // Upper bounds of the latency histogram's buckets, in seconds (+Inf besides).
@@ -64,7 +63,7 @@ private:
     void events_exposition(std::string &out) const;
     double started_; // the front's start, seconds since the epoch
     std::array<std::atomic<std::uint64_t>, kOutcomes> outcomes_{};
-    std::array<std::atomic<std::uint64_t>, kCountedPasses> edits_{};
+    std::vector<std::atomic<std::uint64_t>> edits_; // by pass, as --passes names them (pass_names)
     std::array<std::atomic<std::uint64_t>, kErrorCodes> errors_{};
     std::array<std::atomic<std::uint64_t>, kLatencyBuckets.size() + 1> buckets_{}; // not cumulative
     std::atomic<std::uint64_t> latency_ns_{0};
@@ -74,7 +73,7 @@ private:
     // loaded (a policy removed by a reload keeps its counts: counters never go back).
     struct PolicyCounts {
         std::array<std::uint64_t, kOutcomes> outcomes{};
-        std::array<std::uint64_t, kCountedPasses> edits{};
+        std::vector<std::uint64_t> edits;
     };
     mutable std::mutex policies_mutex_;
     std::map<std::string, PolicyCounts> policies_;

@@ -13,12 +13,19 @@ namespace mimeuri {
 
 namespace {
 
-// Every pass, in running order: a pass is its files in filters/ and its row here.
+// Every pass, in running order: a pass is its files in filters/ and its row here. Their
+// report sections are registered as the rows are first read, in this order, by every process
+// (each reads its settings, so the rows, before it reads a plan another process wrote).
 const std::vector<PassRow> &rows()
 {
     // Last: data and related leave a part another pass rewrote (edits are splices on the input);
     // offload last of all: it leaves a part another pass edited, and swaps whole parts.
-    static const std::vector<PassRow> r{references_row(), external_body_row(), labels_row(), data_row(), related_row(), offload_row()};
+    static const std::vector<PassRow> r = [] {
+        std::vector<PassRow> all{references_row(), external_body_row(), labels_row(), data_row(), related_row(), offload_row()};
+        for (const PassRow &row : all)
+            if (row.report) register_section_type(*row.report);
+        return all;
+    }();
     return r;
 }
 
@@ -73,6 +80,16 @@ std::vector<std::unique_ptr<Pass>> build_passes(const Options &opts, const PassO
         if (wanted(opts, row.name))
             if (auto p = row.make(pass_opts)) passes.push_back(std::move(p));
     return passes;
+}
+
+std::vector<std::size_t> pass_edits(const MessageReport &report)
+{
+    std::vector<std::size_t> n;
+    for (const PassRow &row : rows()) {
+        const ReportSection *s = row.report ? report.find_section(*row.report) : nullptr;
+        n.push_back(s ? s->edits() : row.edits ? row.edits(report) : 0);
+    }
+    return n;
 }
 
 Result<std::vector<std::unique_ptr<Pass>>> make_passes(const Options &opts, const PassOptions &pass_opts)

@@ -16,6 +16,10 @@ OptionTable pass_option_table(PassOptions &o);
 // The names --passes accepts, in running order.
 const std::vector<std::string> &pass_names();
 
+// The edits each pass's entries say were made in a message, in running order (the service's
+// counters, by pass).
+std::vector<std::size_t> pass_edits(const MessageReport &report);
+
 // What is checked once, when the settings are loaded (at a run's start, the service's start
 // and each reload): the pass names, and that every --mid-index and --notmuch can be read.
 Status check_passes(const Options &opts, const PassOptions &pass_opts);

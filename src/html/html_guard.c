@@ -21,7 +21,7 @@ struct HtmlGuard {
     size_t max_bytes, max_stack;
     int (*out_of_time)(void *);
     void *data;
-    size_t live, peak;
+    size_t live;
     unsigned long calls;
     uintptr_t stack_base;
     Block head; /* a circular list of live blocks */
@@ -57,7 +57,6 @@ static void *guard_alloc(void *data, size_t size)
     g->head.next->prev = b;
     g->head.next = b;
     g->live += sizeof(Block) + size;
-    if (g->live > g->peak) g->peak = g->live;
     return b + 1;
 }
 
@@ -104,7 +103,6 @@ HtmlGuardStatus html_guard_parse(HtmlGuard *g, const char *html, size_t len, Gum
     return HTML_GUARD_OK;
 }
 
-size_t html_guard_peak(const HtmlGuard *g) { return g->peak; }
 
 void html_guard_free(HtmlGuard *g)
 {

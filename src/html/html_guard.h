@@ -33,8 +33,6 @@ HtmlGuard *html_guard_new(size_t max_bytes, size_t max_stack, int (*out_of_time)
  * document, valid until html_guard_free; else *out is NULL. Call once per guard. */
 HtmlGuardStatus html_guard_parse(HtmlGuard *g, const char *html, size_t len, GumboOutput **out);
 
-/* The most bytes gumbo held at once (its requests plus this guard's per-block header). */
-size_t html_guard_peak(const HtmlGuard *g);
 
 /* Frees every block gumbo still holds, then the guard. */
 void html_guard_free(HtmlGuard *g);

@@ -734,7 +734,6 @@ Result<Scan> find_refs_once(std::string_view html, const ParseLimits &limits, in
         return stopped;
     }
     Scan scan = builder.finish();
-    scan.parser_peak = html_guard_peak(g.guard);
     return scan;
 }
 

@@ -66,7 +66,6 @@ struct Scan {
     bool truncated{false};                // stopped at max_refs
     Stop stop{Stop::None};                // a limit stopped the parse: no holders, no refs
     std::string stop_message;
-    std::size_t parser_peak{0};           // the most bytes the HTML parser held at once
     std::vector<Inner> inner;             // the places of references inside srcdoc documents
 };
 

@@ -2,6 +2,7 @@
 // states (HTML Living Standard 13.2.5, as in html_tokenizer.cc), each token kept written
 // again in one canonical spelling, what runs or fetches left out and counted.
 #include "html_sanitize.hh"
+#include "body_colours.hh"
 
 #include "html_tags.hh"
 
@@ -448,7 +449,7 @@ private:
     void write_start(const std::string &name, bool svg)
     {
         std::string tag = name;
-        if (name == "body") { // a <div> where it has attributes (its colours), else its content only
+        if (name == "body") { // a <div> where it has attributes (its colours: body_style), else its content only
             const bool first = !body_seen_;
             body_seen_ = true;
             if (attrs_.empty() || !first) return;
@@ -597,6 +598,19 @@ private:
         return false;
     }
 
+    // A <body>'s presentational colours as the CSS a <div> needs to show them (body_colours.hh);
+    // a remote or script background, or style, left out as the attribute would be (dropped).
+    std::string body_style()
+    {
+        auto read = [&](const char *name) -> std::optional<std::string> {
+            const Attr *a = attribute(name);
+            auto v = a ? written_value(*a) : std::nullopt;
+            if (v && dropped(name, *v, "body")) return std::nullopt;
+            return v;
+        };
+        return body_css(read("bgcolor"), read("text"), read("background"), read("style"));
+    }
+
     void attributes(const std::string &tag)
     {
         // An image not loaded shows its URL in place of its alt text.
@@ -605,8 +619,11 @@ private:
         if (tag == "img" && !opts_.allow_remote_images)
             if (const Attr *src = attribute("src"))
                 if (auto v = written_value(*src); v && is_remote_url(*v) && !is_script_url(*v)) remote_image = *v;
+        const std::string body_css = tag == "body" ? body_style() : std::string();
         for (const Attr &a : attrs_) {
             if (!plain_name(a.name) || attribute(a.name) != &a) continue; // a later one of a name is dropped
+            if (tag == "body" && (a.name == "bgcolor" || a.name == "background" || a.name == "text" || a.name == "style"))
+                continue; // in body_css
             const auto v = written_value(a);
             if (!v || dropped(a.name, *v, tag)) continue;
             if (a.name == "alt" && !remote_image.empty()) continue;
@@ -615,6 +632,11 @@ private:
             out += a.name;
             out += "=\"";
             append_escaped(out, *v, true);
+            out += '"';
+        }
+        if (!body_css.empty()) {
+            out += " style=\"";
+            append_escaped(out, body_css, true);
             out += '"';
         }
         if (!remote_image.empty()) {

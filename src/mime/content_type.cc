@@ -204,7 +204,6 @@ Result<ScannedContentType> scan_content_type(std::string_view text)
     sc.next();
     if (auto st = sc.skip_cfws(); !st) return st.error();
     ct.subtype = sc.take_until(";");
-    ct.type_end = offset + sc.pos();
     if (ct.type.empty() || ct.subtype.empty()) return fail("not a type/subtype: empty type or subtype");
     for (;;) {
         if (auto st = sc.skip_cfws(); !st) return st.error();

@@ -40,7 +40,6 @@ struct ParamSpan {
 struct ScannedContentType {
     std::string type;
     std::string subtype;
-    std::size_t type_end{0}; // offset just past the subtype
     std::vector<ParamSpan> params;
 };
 

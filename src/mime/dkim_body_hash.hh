@@ -27,7 +27,7 @@ enum class Canon { Simple, Relaxed };
 // byte-at-a-time version it is checked against.
 class BodyHash {
 public:
-    BodyHash(GChecksumType type, Canon canon, std::optional<std::uint64_t> limit, bool unquote_from = false);
+    BodyHash(GChecksumType type, Canon canon, std::optional<std::uint64_t> limit, bool unquote_from);
     ~BodyHash();
     BodyHash(const BodyHash &) = delete;
     BodyHash &operator=(const BodyHash &) = delete;

@@ -28,9 +28,7 @@ std::string describe(const MessageReport &rep)
     if (dangling) out += ", dangling=" + std::to_string(dangling);
     if (ext) out += ", external bodies rewritten=" + std::to_string(ext);
     if (!rep.labels.empty()) out += ", labels=" + std::to_string(rep.labels.size());
-    if (auto n = rep.data_attached()) out += ", data: images attached=" + std::to_string(n);
-    if (auto n = rep.related_moved()) out += ", parts moved=" + std::to_string(n);
-    if (auto n = rep.related_marked()) out += ", parts marked inline=" + std::to_string(n);
+    rep.describe_sections(out); // each pass's own section: what it says it did
     if (rep.changed && rep.summary_header_set) out += ", Mimeuri-Refs field set (--summary-header)";
     if (rep.error_count()) out += ", problems=" + std::to_string(rep.error_count());
     // The causes, in the command line's words: which limit, what could not be read, which

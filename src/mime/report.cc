@@ -1,11 +1,6 @@
 #include "report.hh"
 
-#include "gobj.hh"
-
-#include <glib.h>
-
 #include <algorithm>
-#include <cstdlib>
 #include <string_view>
 
 namespace mimeuri {
@@ -39,27 +34,6 @@ const char *json_name(RefEntry::Action a)
     case RefEntry::Action::Extracted: return "extracted";
     case RefEntry::Action::Rewritten: return "rewritten";
     case RefEntry::Action::Kept: return "kept";
-    }
-    return "";
-}
-
-const char *json_name(DataEntry::Action a)
-{
-    switch (a) {
-    case DataEntry::Action::None: return "none";
-    case DataEntry::Action::Attached: return "attached";
-    case DataEntry::Action::Kept: return "kept";
-    }
-    return "";
-}
-
-const char *json_name(RelatedEntry::Action a)
-{
-    switch (a) {
-    case RelatedEntry::Action::None: return "none";
-    case RelatedEntry::Action::Moved: return "moved";
-    case RelatedEntry::Action::Marked: return "marked";
-    case RelatedEntry::Action::Kept: return "kept";
     }
     return "";
 }
@@ -108,6 +82,25 @@ void MessageReport::mark(Extra e)
     if (std::find(extras_.begin(), extras_.end(), e) == extras_.end()) extras_.push_back(e);
 }
 
+ReportSection &MessageReport::section(const ReportSectionType &t)
+{
+    if (ReportSection *s = sections_.find(t)) return *s;
+    extras_.push_back(Extra::Section); // one for each: the next section in sections_ is written there
+    return sections_.add(t);
+}
+
+void MessageReport::describe_sections(std::string &line) const
+{
+    for (const ReportSectionType *t : section_types())
+        if (const ReportSection *s = sections_.find(*t)) s->describe(line);
+}
+
+void MessageReport::summary_words(std::string &value) const
+{
+    for (const ReportSectionType *t : section_types())
+        if (const ReportSection *s = sections_.find(*t)) s->summary_words(value);
+}
+
 void MessageReport::add_kept(const std::string &part, const std::string &edit, const std::string &reason)
 {
     mark(Extra::Kept);
@@ -126,29 +119,10 @@ void MessageReport::set_signatures(std::vector<SignatureEntry> entries)
     signatures_ = std::move(entries);
 }
 
-void MessageReport::add_related(RelatedEntry entry)
-{
-    mark(Extra::Related);
-    related_.push_back(std::move(entry));
-}
-
-void MessageReport::add_data(DataEntry entry)
-{
-    mark(Extra::Data);
-    data_.push_back(std::move(entry));
-}
-
 void MessageReport::add_page(PageEntry entry)
 {
     mark(Extra::Pages);
     pages_.push_back(std::move(entry));
-}
-
-void MessageReport::add_pass_entry(const std::string &section, std::vector<PassField> entry)
-{
-    auto it = std::find_if(pass_sections_.begin(), pass_sections_.end(), [&](const PassSection &p) { return p.name == section; });
-    if (it == pass_sections_.end()) it = pass_sections_.insert(pass_sections_.end(), PassSection{section, {}});
-    it->entries.push_back(std::move(entry));
 }
 
 // The pages are not written after all: no entry says they were.
@@ -187,24 +161,6 @@ std::size_t MessageReport::external_bodies_rewritten() const
     }));
 }
 
-std::size_t MessageReport::data_attached() const
-{
-    return static_cast<std::size_t>(
-        std::count_if(data_.begin(), data_.end(), [](const DataEntry &e) { return e.action == DataEntry::Action::Attached; }));
-}
-
-std::size_t MessageReport::related_moved() const
-{
-    return static_cast<std::size_t>(
-        std::count_if(related_.begin(), related_.end(), [](const RelatedEntry &e) { return e.action == RelatedEntry::Action::Moved; }));
-}
-
-std::size_t MessageReport::related_marked() const
-{
-    return static_cast<std::size_t>(
-        std::count_if(related_.begin(), related_.end(), [](const RelatedEntry &e) { return e.action == RelatedEntry::Action::Marked; }));
-}
-
 void MessageReport::extraction_failed(const std::string &cause)
 {
     changed = false;
@@ -227,11 +183,7 @@ void MessageReport::edits_dropped()
             r.action = RefEntry::Action::None;
             r.reason = "dropped"; // the message passes as it came; the error says why
         }
-    for (RelatedEntry &r : related_)
-        if (r.action == RelatedEntry::Action::Moved || r.action == RelatedEntry::Action::Marked) {
-            r.action = RelatedEntry::Action::None;
-            r.reason = "dropped";
-        }
+    for (const auto &s : sections_.all()) s->edits_dropped();
     for (ExternalBodyEntry &e : external_bodies) {
         using S = ExternalBodyEntry::Status;
         if (e.status != S::Normalized && e.status != S::Mapped && e.status != S::Converted) continue;
@@ -240,147 +192,9 @@ void MessageReport::edits_dropped()
     }
 }
 
-// --- JSON, written as it goes (no tree): a member at a time into one string, strings made
-// valid UTF-8 first (header bytes from the wild may be anything) and escaped by table. The
-// bytes are those json-glib's generator wrote before (tests/test_report.cc holds the two
-// side by side), but for U+001F, which json-glib wrote raw (invalid JSON) and this escapes.
+// --- JSON (json_writer.hh): the core's entries; each pass's section writes its own.
 
 namespace {
-
-// The escape of each ASCII octet: empty for the octets written as they are.
-struct EscapeTable {
-    char text[128][7]{};
-    constexpr EscapeTable()
-    {
-        const char hex[] = "0123456789abcdef";
-        for (int c = 0; c < 0x20; ++c) {
-            const char u[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
-            for (int k = 0; k < 7; ++k) text[c][k] = u[k];
-        }
-        auto set = [this](int c, char e) {
-            text[c][0] = '\\';
-            text[c][1] = e;
-            text[c][2] = 0;
-        };
-        set('\b', 'b');
-        set('\f', 'f');
-        set('\n', 'n');
-        set('\r', 'r');
-        set('\t', 't');
-        set('"', '"');
-        set('\\', '\\');
-        const char del[7] = {'\\', 'u', '0', '0', '7', 'f', 0}; // as json-glib writes it
-        for (int k = 0; k < 7; ++k) text[0x7f][k] = del[k];
-    }
-};
-constexpr EscapeTable escapes;
-
-// One JSON object or array after another, members separated by commas: begin and end what
-// is open, name each member. Adding a field to an entry is one more call.
-class JsonWriter {
-public:
-    explicit JsonWriter(std::string &out, const std::function<Status(std::string &)> *flush = nullptr)
-        : out_(out), flush_(flush)
-    {
-    }
-    // Between entries: what is written so far handed on once it is 64 KiB, so that a line
-    // with many entries is never held whole. The first error sticks and stops the handing on.
-    void entry_done()
-    {
-        if (flush_ && status_ && out_.size() >= (std::size_t{64} << 10)) status_ = (*flush_)(out_);
-    }
-    const Status &status() const { return status_; }
-
-    void begin_object() { open('{'); }
-    void end_object() { close('}'); }
-    void begin_array() { open('['); }
-    void end_array() { close(']'); }
-    // A member's name; the value follows.
-    JsonWriter &key(std::string_view name)
-    {
-        separate();
-        quoted(name);
-        out_ += ':';
-        pending_value_ = true;
-        return *this;
-    }
-    void string(std::string_view v)
-    {
-        separate();
-        quoted(v);
-    }
-    void null()
-    {
-        separate();
-        out_ += "null";
-    }
-    void nullable(const std::optional<std::string> &v) { v ? string(*v) : null(); }
-    void boolean(bool v)
-    {
-        separate();
-        out_ += v ? "true" : "false";
-    }
-    void integer(std::int64_t v)
-    {
-        separate();
-        out_ += std::to_string(v);
-    }
-
-private:
-    void open(char c)
-    {
-        separate();
-        out_ += c;
-        first_ = true;
-    }
-    void close(char c)
-    {
-        out_ += c;
-        first_ = false;
-    }
-    // A comma before every value in an object or array but its first; none after a key.
-    void separate()
-    {
-        if (pending_value_) pending_value_ = false;
-        else if (!first_) out_ += ',';
-        first_ = false;
-    }
-    void quoted(std::string_view v)
-    {
-        out_ += '"';
-        const std::size_t mark = out_.size();
-        if (!escaped(v, true)) { // not ASCII text: made valid UTF-8 first (a NUL replaced too)
-            out_.resize(mark);
-            GCharPtr valid;
-            if (!g_utf8_validate_len(v.data(), v.size(), nullptr)) {
-                valid.reset(g_utf8_make_valid(v.data(), static_cast<gssize>(v.size())));
-                v = valid.get();
-            }
-            escaped(v, false);
-        }
-        out_ += '"';
-    }
-    // Appends v escaped; with ascii, stops (false) at the first octet that is not ASCII or NUL.
-    bool escaped(std::string_view v, bool ascii)
-    {
-        std::size_t run = 0; // octets since the last escape, appended at once
-        for (std::size_t i = 0; i < v.size(); ++i) {
-            const auto u = static_cast<unsigned char>(v[i]);
-            if (ascii && (u >= 128 || u == 0)) return false;
-            if (u >= 128 || !escapes.text[u][0]) continue;
-            out_.append(v.data() + run, i - run).append(escapes.text[u]);
-            run = i + 1;
-        }
-        out_.append(v.data() + run, v.size() - run);
-        return true;
-    }
-
-    std::string &out_;
-    const std::function<Status(std::string &)> *flush_;
-    Status status_ = ok();
-    bool first_{true};
-    bool pending_value_{false};
-};
 
 void write_fields(JsonWriter &w, const ExternalBodyEntry::Fields &fields)
 {
@@ -424,39 +238,6 @@ void write(JsonWriter &w, const ExternalBodyEntry &e)
         if (e.reason.empty()) w.key("reason").null();
         else w.key("reason").string(e.reason);
     }
-    w.end_object();
-}
-
-void write(JsonWriter &w, const DataEntry &d)
-{
-    w.begin_object();
-    w.key("part").string(d.part);
-    w.key("attr").string(d.attr);
-    w.key("type").string(d.type);
-    if (d.size) w.key("size").integer(*d.size);
-    else w.key("size").null();
-    if (!d.sniffed.empty()) w.key("sniffed").string(d.sniffed);
-    w.key("action").string(json_name(d.action));
-    if (!d.reason.empty()) w.key("reason").string(d.reason);
-    if (d.kept) w.key("kept").string(*d.kept);
-    if (!d.cid.empty()) w.key("cid").string(d.cid);
-    w.end_object();
-}
-
-void write(JsonWriter &w, const RelatedEntry &r)
-{
-    w.begin_object();
-    w.key("part").string(r.part);
-    w.key("url").string(r.url);
-    w.key("target").string(r.target);
-    if (r.related) w.key("related").string(*r.related);
-    else w.key("related").null();
-    w.key("outside").boolean(r.outside);
-    if (r.disposition) w.key("disposition").string(*r.disposition);
-    else w.key("disposition").null();
-    w.key("action").string(json_name(r.action));
-    if (!r.reason.empty()) w.key("reason").string(r.reason);
-    if (r.kept) w.key("kept").string(*r.kept);
     w.end_object();
 }
 
@@ -522,31 +303,34 @@ void write(JsonWriter &w, const PageEntry &p)
     w.end_object();
 }
 
-void write(JsonWriter &w, const std::vector<PassField> &e)
-{
-    w.begin_object();
-    for (const PassField &f : e) {
-        if (f.number) w.key(f.key).integer(std::strtoll(f.value.c_str(), nullptr, 10));
-        else w.key(f.key).string(f.value);
-    }
-    w.end_object();
-}
-
 // The entries of one list written at most (list_max: MessageReport::kListMax); how many
 // more each list has goes in "omitted".
-using Omitted = std::vector<std::pair<const char *, std::size_t>>;
+using Omitted = std::vector<std::pair<std::string_view, std::size_t>>;
+
+// A list of n entries, entry(k) writing the k-th.
+template <class F>
+void write_list(JsonWriter &w, std::string_view name, std::size_t n, F entry, Omitted &omitted, std::size_t list_max)
+{
+    w.key(name).begin_array();
+    const std::size_t shown = std::min(n, list_max);
+    for (std::size_t k = 0; k < shown; ++k) {
+        entry(k);
+        w.entry_done();
+    }
+    w.end_array();
+    if (n > shown) omitted.emplace_back(name, n - shown);
+}
 
 template <class T>
 void write_array(JsonWriter &w, const char *name, const std::vector<T> &entries, Omitted &omitted, std::size_t list_max)
 {
-    w.key(name).begin_array();
-    const std::size_t shown = std::min(entries.size(), list_max);
-    for (std::size_t k = 0; k < shown; ++k) {
-        write(w, entries[k]);
-        w.entry_done();
-    }
-    w.end_array();
-    if (entries.size() > shown) omitted.emplace_back(name, entries.size() - shown);
+    write_list(w, name, entries.size(), [&](std::size_t k) { write(w, entries[k]); }, omitted, list_max);
+}
+
+// A pass's section, as the core's lists are written.
+void write_section(JsonWriter &w, const ReportSection &s, Omitted &omitted, std::size_t list_max)
+{
+    write_list(w, s.type().name, s.size(), [&](std::size_t k) { s.write_entry(w, k); }, omitted, list_max);
 }
 
 } // namespace
@@ -577,17 +361,18 @@ Status MessageReport::write_json(std::string &out, const std::function<Status(st
     write_array(w, "external_bodies", external_bodies, omitted, list_max);
     write_array(w, "labels", labels, omitted, list_max);
     write_array(w, "errors", errors, omitted, list_max);
+    std::size_t next_section = 0;
     for (Extra e : extras_) {
         switch (e) {
         case Extra::Kept: write_array(w, "kept", kept_, omitted, list_max); break;
         case Extra::Unreferenced: write_array(w, "unreferenced", unreferenced_, omitted, list_max); break;
         case Extra::Signatures: write_array(w, "signatures", signatures_, omitted, list_max); break;
-        case Extra::Data: write_array(w, "data", data_, omitted, list_max); break;
-        case Extra::Related: write_array(w, "related", related_, omitted, list_max); break;
         case Extra::Pages: write_array(w, "pages", pages_, omitted, list_max); break;
+        case Extra::Section:
+            if (next_section < sections().size()) write_section(w, *sections()[next_section++], omitted, list_max);
+            break;
         }
     }
-    for (const PassSection &p : pass_sections_) write_array(w, p.name.c_str(), p.entries, omitted, list_max);
     if (!omitted.empty()) {
         w.key("omitted").begin_object();
         for (const auto &[name, n] : omitted) w.key(name).integer(static_cast<std::int64_t>(n));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "error_code.hh"
+#include "report_section.hh"
 #include "result.hh"
 
 #include <cstddef>
@@ -121,45 +122,6 @@ struct SignatureEntry {
     }
 };
 
-// A "data" entry: one data: URI of an HTML or CSS part (--data, filters/data.hh).
-struct DataEntry {
-    enum class Action { None, Attached, Kept };
-    std::string part;                // the HTML (or CSS) part's section
-    std::string attr;                // "element@attribute", "style" text, or "css" (a text/css part)
-    std::string type;                // the media type the URI declares, lower case ("text/plain" when none)
-    std::optional<std::int64_t> size; // decoded bytes; null when the payload does not decode
-    std::string sniffed;             // the bytes' own image type where it differs; absent when empty
-    Action action{Action::None};
-    std::string reason;              // why it was left ("not-image", "size", "base64", ...); absent when empty
-    std::optional<std::string> kept; // signed content: the signature kind, with Action::Kept
-    std::string cid;                 // attached: the new part's Content-ID; absent when empty
-
-    template <class Io, class Self> static void fields(Io &io, Self &e)
-    {
-        io(e.part, e.attr, e.type, e.size, e.sniffed, e.action, e.reason, e.kept, e.cid);
-    }
-};
-
-// A "related" entry: a part an HTML part references that sits outside the HTML part's
-// multipart/related, or whose disposition is not inline (--related, filters/related.hh).
-struct RelatedEntry {
-    enum class Action { None, Moved, Marked, Kept };
-    std::string part;                   // the HTML part's section
-    std::string url;                    // the reference, as the HTML has it
-    std::string target;                 // the referenced part's section
-    std::optional<std::string> related; // the HTML part's multipart/related; null when none
-    bool outside{false};                // the target is outside it
-    std::optional<std::string> disposition; // the target's disposition as read, lower case; null when none
-    Action action{Action::None};
-    std::string reason;                 // why it was left ("shared", "message", ...); absent when empty
-    std::optional<std::string> kept;    // signed content: the signature kind, with Action::Kept
-
-    template <class Io, class Self> static void fields(Io &io, Self &e)
-    {
-        io(e.part, e.url, e.target, e.related, e.outside, e.disposition, e.action, e.reason, e.kept);
-    }
-};
-
 // A "pages" entry: a page --cid=extract wrote of an HTML part, and what the sanitiser took
 // out of it (src/html/html_sanitize.hh says what each count counts).
 struct PageEntry {
@@ -173,22 +135,6 @@ struct PageEntry {
     }
 };
 
-// An entry of a section a pass keeps in its own files (the offload pass's "offload"): its
-// members in order, each a string or (number) an integer written as digits.
-struct PassField {
-    std::string key;
-    std::string value;
-    bool number{false};
-    template <class Io, class Self> static void fields(Io &io, Self &f) { io(f.key, f.value, f.number); }
-};
-struct PassSection {
-    std::string name;
-    std::vector<std::vector<PassField>> entries;
-    template <class Io, class Self> static void fields(Io &io, Self &s) { io(s.name, s.entries); }
-};
-
-const char *json_name(DataEntry::Action a);
-const char *json_name(RelatedEntry::Action a);
 const char *json_name(RefEntry::Kind k);
 const char *json_name(RefEntry::Status s);
 const char *json_name(RefEntry::Action a);
@@ -202,8 +148,6 @@ constexpr bool wire_valid(RefEntry::Status v) { return v <= RefEntry::Status::Am
 constexpr bool wire_valid(RefEntry::Action v) { return v <= RefEntry::Action::Kept; }
 constexpr bool wire_valid(ExternalBodyEntry::Status v) { return v <= ExternalBodyEntry::Status::Kept; }
 constexpr bool wire_valid(SignatureEntry::State v) { return v <= SignatureEntry::State::Unverifiable; }
-constexpr bool wire_valid(DataEntry::Action v) { return v <= DataEntry::Action::Kept; }
-constexpr bool wire_valid(RelatedEntry::Action v) { return v <= RelatedEntry::Action::Kept; }
 
 struct MessageReport {
     // Where the message is, as reported: a copy of its coordinates (MessageContext::at()).
@@ -227,29 +171,29 @@ struct MessageReport {
 
     // The members after the four arrays above, each present once set and written in the
     // order first set: "kept" (from its first entry), "unreferenced" (once the references
-    // pass ran), "signatures" (once the signatures are reported), "data" (from its first
-    // entry: the --data pass's, so that a message with no data: URI reports as before),
-    // "related" (from its first entry: the --related pass's), "pages" (from its first entry:
-    // --cid=extract's sanitised pages; gone again when the pages are not written after all).
-    enum class Extra { Kept, Unreferenced, Signatures, Data, Related, Pages };
+    // pass ran), "signatures" (once the signatures are reported), "pages" (from its first
+    // entry: --cid=extract's sanitised pages; gone again when the pages are not written
+    // after all), and each pass's own section (report_section.hh: "data", "related", ...)
+    // from when the pass first asks for it, so that a message it found nothing in reports
+    // as before.
+    enum class Extra { Kept, Unreferenced, Signatures, Pages, Section };
     void add_kept(const std::string &part, const std::string &edit, const std::string &reason);
     void set_unreferenced(std::vector<UnreferencedEntry> entries);
     void set_signatures(std::vector<SignatureEntry> entries);
-    void add_data(DataEntry entry);
     void add_page(PageEntry entry);
     const std::vector<PageEntry> &pages() const { return pages_; }
-    std::vector<DataEntry> &data() { return data_; }
-    const std::vector<DataEntry> &data() const { return data_; }
-    void add_related(RelatedEntry entry);
-    std::vector<RelatedEntry> &related() { return related_; }
-    const std::vector<RelatedEntry> &related() const { return related_; }
+    // A pass's section of kind S (S::kind()): made, and its member placed, when first asked for.
+    template <class S> S &section() { return static_cast<S &>(section(S::kind())); }
+    ReportSection &section(const ReportSectionType &t);
+    // S's section when the pass made one; null otherwise.
+    template <class S> const S *find() const { return static_cast<const S *>(find_section(S::kind())); }
+    const ReportSection *find_section(const ReportSectionType &t) const { return sections_.find(t); }
+    // The sections, in the order first made.
+    const std::vector<std::unique_ptr<ReportSection>> &sections() const { return sections_.all(); }
     const std::vector<KeptEntry> &kept() const { return kept_; }
     const std::vector<UnreferencedEntry> &unreferenced() const { return unreferenced_; }
     const std::vector<SignatureEntry> &signatures() const { return signatures_; }
     const std::vector<Extra> &extras() const { return extras_; }
-    // A pass's own section, written after the extras in the order first added.
-    void add_pass_entry(const std::string &section, std::vector<PassField> entry);
-    const std::vector<PassSection> &pass_sections() const { return pass_sections_; }
 
     // References to no part: all, and those with a mid: URL (a later message may resolve them).
     std::size_t dangling() const;
@@ -259,11 +203,10 @@ struct MessageReport {
     // counters count.
     std::size_t refs_rewritten() const;
     std::size_t external_bodies_rewritten() const;
-    // data: URIs made cid: references (--data=attach); parts moved into their HTML's related
-    // set, and parts in it only marked inline (--related=repair).
-    std::size_t data_attached() const;
-    std::size_t related_moved() const;
-    std::size_t related_marked() const;
+    // What the passes' sections say of themselves, in the order their kinds were registered
+    // (report_section.hh): the log line's parts, --summary-header's words.
+    void describe_sections(std::string &line) const;
+    void summary_words(std::string &value) const;
 
     // --cid=extract failed when the files were written: the references it claimed are not
     // extracted after all, the message is not changed, and the error says why.
@@ -296,8 +239,7 @@ struct MessageReport {
     template <class Io, class Self> static void fields(Io &io, Self &r)
     {
         io(r.number, r.source, r.offset, r.message_id, r.changed, r.refs, r.external_bodies, r.labels, r.errors);
-        io(r.extras_, r.kept_, r.unreferenced_, r.signatures_, r.data_, r.related_, r.pages_, r.summary_header_set);
-        io(r.pass_sections_);
+        io(r.extras_, r.kept_, r.unreferenced_, r.signatures_, r.sections_, r.pages_, r.summary_header_set);
     }
 
 private:
@@ -306,13 +248,11 @@ private:
     std::vector<KeptEntry> kept_;
     std::vector<UnreferencedEntry> unreferenced_;
     std::vector<SignatureEntry> signatures_;
-    std::vector<DataEntry> data_;
-    std::vector<RelatedEntry> related_;
+    ReportSections sections_;
     std::vector<PageEntry> pages_;
     std::vector<Extra> extras_;
-    std::vector<PassSection> pass_sections_;
 };
 
-constexpr bool wire_valid(MessageReport::Extra v) { return v <= MessageReport::Extra::Pages; }
+constexpr bool wire_valid(MessageReport::Extra v) { return v <= MessageReport::Extra::Section; }
 
 } // namespace mimeuri

@@ -1,7 +1,7 @@
 // --cid=extract, the writing half (see extract.hh).
 #include "extract.hh"
 
-#include "archive_index.hh"
+#include "archive_contents.hh"
 
 #include <glib.h>
 
@@ -114,7 +114,7 @@ std::optional<off_t> find_marker(int fd)
 }
 
 // The thread links of one page, written over the room its header keeps for them after the
-// marker (archive_index.hh). The page is the run's own file, opened as the others: relative
+// marker (archive_contents.hh). The page is the run's own file, opened as the others: relative
 // to the top's descriptor, no link followed. A page whose marker is not where mimeuri put it
 // (before any byte of the mail), or not followed by its room, is left as it is.
 void write_nav(int top_fd, std::size_t folder, const std::string &links)
@@ -140,7 +140,7 @@ Status write_top_files(const std::string &top, const std::string &rows, const st
     if (top_fd.fd < 0) return refused(AT_FDCWD, top, top, errno);
     const std::vector<ArchiveEntry> entries = read_archive_records(rows);
     const Threads threads = thread_archive(entries);
-    const std::string index = archive_index_page(entries, threads);
+    const std::string index = contents_page(entries, threads);
     const std::string css = archive_stylesheet();
     for (const auto &[name, bytes] : {std::pair<const char *, const std::string &>{"index.html", index},
                                       {"pages.tsv", pages},

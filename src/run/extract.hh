@@ -21,7 +21,7 @@ namespace mimeuri {
 Result<std::string> write_extraction(const std::string &top, std::size_t number, const std::vector<OutputFile> &files);
 
 // The top folder's own files, once the run is done: index.html, the run's messages threaded
-// (rows: the records the references pass made, src/archive_index.hh), mimeuri.css (the
+// (rows: the records the references pass made, src/archive_contents.hh), mimeuri.css (the
 // pages' stylesheet), and pages.tsv, a line "N<TAB>Message-ID" per page (what `mimeuri index
 // --pages=DIR` records, so that a later run's mid: links can name these pages); then each
 // page's links to the previous and next message of its thread, written into the room its

@@ -26,7 +26,11 @@ need() {
     exit 77
   fi
   local missing=() p
-  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  # Installed, not only known: a package removed with its configuration kept (as Exim's
+  # removes Postfix) is "deinstall ok config-files", which dpkg -s answers with 0.
+  for p in "$@"; do
+    [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || missing+=("$p")
+  done
   [ ${#missing[@]} -eq 0 ] && return 0
   export DEBIAN_FRONTEND=noninteractive
   echo "postfix postfix/main_mailer_type select No configuration" | debconf-set-selections

@@ -1,25 +1,37 @@
 #!/usr/bin/env bash
-# Follows the README as a new user would, on a clean machine: a fresh Debian 12 root made with
-# debootstrap, a clone of this repository in it, then the README's set-up command, every
-# command block of "Where to run it" exactly as written (procmail, Dovecot, Postfix, Exim),
-# and last the Debian package block of "Installing".
+# Follows the documentation as a new user would, on a clean machine: a fresh Debian 12 root
+# made with debootstrap, a clone of this repository in it, then the README's set-up command,
+# every command block of docs/mta.md exactly as written (the source install; procmail,
+# Dovecot, Postfix, Exim; the Debian package; the milter service under Postfix with its
+# --check-config, a policy and the counters), and the service examples of the man pages
+# (mimeuri.conf(5)'s EXAMPLE file, its checks and Postfix macros; mimeuri-milter(8)'s
+# EXAMPLES and its runit script). tests/readme_commands.py --extract takes those blocks out
+# of the files (its WALK names each); the golden suite checks offline that each is found.
 # After each agent it checks that the sample was delivered and rewritten; for Postfix and
 # Exim it also makes mimeuri fail and checks the mail is deferred (not bounced, not lost) and
 # delivered once mimeuri works again. After the package block it checks that the package is
 # installed, that `man mimeuri` and `man mimeuri.conf` open its pages, that its example
 # configuration passes --print-config and that its /usr/bin/mimeuri repairs the sample. Then
 # the installed package alone, as an admin configures it (issue 30): its user, unit and
-# snippets name /usr/bin/mimeuri; with one setting in /etc/mimeuri.conf (the summary header),
-# the packaged procmail recipe, Sieve filter program and Postfix pipe wrapper, and the
-# service started as the packaged unit starts it under Postfix with the packaged milter part
-# (opendkim signing after it, the signature verified with python3-dkim), each deliver the
-# sample rewritten with that header; the service writes its report under /var/log/mimeuri.
+# snippets name /usr/bin/mimeuri; with one setting (the summary header) in /etc/mimeuri.conf,
+# later in a drop-in, the packaged procmail recipe, Sieve filter program and Postfix pipe
+# wrapper, and the service started by docs/mta.md's steps under Postfix with the packaged
+# milter part (opendkim signing after it, the signature verified with python3-dkim), each
+# deliver the sample rewritten with that header; the service writes its report under
+# /var/log/mimeuri and its counters under /var/lib/mimeuri, both made by the package.
 #
-# Not part of `meson test` (it downloads a Debian base system and takes minutes). Run as root:
-#   bash tests/integration/readme-walkthrough.sh [ROOT_DIR]    (default /srv/mimeuri-walkthrough)
-# The only things it adds to the README's commands: the users alice and bob, stopping
-# Postfix before Exim replaces it (systemd would do that on a real machine), and
-# DEB_BUILD_OPTIONS for the package build (see there).
+# This root has no init: `systemctl` and `journalctl` are stand-ins (in /usr/local/sbin and
+# /usr/local/bin) that run a unit's ExecStartPre and ExecStart lines as written, the service
+# in the background, and show the lines it wrote to standard error (its own lines; its
+# per-message syslog lines go nowhere here).
+#
+# Not part of `meson test` (it downloads a Debian base system and takes minutes). Run as root,
+# in a mount namespace of its own (as CI does), so that nothing it mounts outlives it:
+#   unshare --mount --propagation private bash tests/integration/readme-walkthrough.sh [ROOT_DIR]
+# (default /srv/mimeuri-walkthrough). What it adds to the documents' commands: the users mail
+# is sent to, stopping Postfix before Exim replaces it (systemd would do that on a real
+# machine), DEB_BUILD_OPTIONS for the package build (see there), opendkim's configuration,
+# the stand-ins above, and the checks.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 R=${1:-/srv/mimeuri-walkthrough}
@@ -31,11 +43,22 @@ fail() { printf 'FAIL: %s (log: %s)\n' "$*" "$log"; exit 1; }
 in_root() { chroot "$R" /bin/bash -c "cd /work/main && $1" </dev/null >>"$log" 2>&1; }
 count() { chroot "$R" /bin/bash -c "if [ -f '$2' ]; then grep -c '$1' '$2'; else echo 0; fi" || true; }
 
+# Stops what the root's programs started, each by its own pid file (the root shares the
+# machine's processes: a name could match another program's process).
+stop_all='for f in /run/*.walk-pid /run/opendkim/opendkim.pid /run/exim4/exim.pid; do [ -f "$f" ] && kill -TERM -- "$(cat "$f")"; done
+  for f in /run/*.walk-pgid; do [ -f "$f" ] && kill -TERM -- "-$(cat "$f")"; done; postfix stop; doveadm stop'
+# Then any process still in the root (its root directory is $R), TERM and then KILL.
+in_this_root() { local p; for p in /proc/[0-9]*; do [ "$(readlink "$p/root" 2>/dev/null)" = "$R" ] && echo "${p#/proc/}"; done; true; }
 cleanup() {
   if [ -d "$R/proc/self" ]; then
-    chroot "$R" /bin/bash -c 'postfix stop; doveadm stop; pkill exim4; pkill -f "^/usr/bin/mimeuri --milter"; pkill opendkim' >/dev/null 2>&1 || true
-    sleep 1
+    chroot "$R" /bin/bash -c "$stop_all" >/dev/null 2>&1 || true
+    sleep 2
   fi
+  local left sig
+  for sig in TERM KILL; do
+    left=$(in_this_root); [ -n "$left" ] || break
+    kill -"$sig" $left 2>/dev/null; sleep 2
+  done
   for m in dev/pts dev sys proc; do mountpoint -q "$R/$m" && umount "$R/$m"; done
   return 0
 }
@@ -56,27 +79,73 @@ for m in proc sys dev dev/pts; do mount --bind "/$m" "$R/$m"; done
 mkdir -p "$R/work"
 git clone -q "$here" "$R/work/main"
 
-# The README's blocks: the set-up command, the install line, the agents' blocks (each starts
-# with its apt-get install line) and the Debian package block.
-python3 - "$R/work/main/README.md" "$R/root" <<'EOF'
-import re, sys
-text = open(sys.argv[1]).read()
-blocks = re.findall(r'```sh\n(.*?)```', text, re.S)
-want = {'setup': lambda b: b.startswith('apt-get update'),
-        'install': lambda b: b.startswith('install -m 0755 build/mimeuri'),
-        'procmail': lambda b: b.startswith('apt-get install -y procmail'),
-        'dovecot': lambda b: b.startswith('apt-get install -y dovecot'),
-        'postfix': lambda b: b.startswith('apt-get install -y postfix'),
-        'exim': lambda b: b.startswith('apt-get install -y exim4'),
-        'package': lambda b: b.startswith('apt-get build-dep')}
-for name, match in want.items():
-    found = [b for b in blocks if match(b)]
-    if len(found) != 1:
-        sys.exit(f'README: expected one {name} block, found {len(found)}')
-    open(f'{sys.argv[2]}/readme-{name}.sh', 'w').write(found[0])
-EOF
+# The documents' blocks (tests/readme_commands.py, WALK): /root/readme-NAME.sh each.
+python3 "$R/work/main/tests/readme_commands.py" --extract "$R/work/main" "$R/root" || fail "a block the walk-through runs is not in the documents"
 
-run_block() { say "README: $1"; in_root "${2:-} bash -ex /root/readme-$1.sh" || fail "the $1 block"; }
+# The stand-ins for systemctl and journalctl (this root has no init; see the top).
+cat > "$R/usr/local/sbin/systemctl" <<'EOF'
+#!/bin/bash
+# The walk-through's systemctl: a unit's ExecStartPre lines (a leading +, -, @ or ! taken
+# off) and its ExecStart line run as written, the service in the background in a session of
+# its own, its standard error in /var/log/UNIT.walk-log, its pid in /run/UNIT.walk-pid; each
+# line run is logged in /run/walk-systemd.log.
+set -eu
+unit_file() {
+  for d in /etc/systemd/system /lib/systemd/system; do [ -f "$d/$1.service" ] && { echo "$d/$1.service"; return; }; done
+  echo "systemctl stand-in: no unit $1" >&2; exit 5
+}
+pidf() { echo "/run/$1.walk-pid"; }
+running() { [ -f "$(pidf "$1")" ] && kill -0 "$(cat "$(pidf "$1")")" 2>/dev/null; }
+start() {
+  running "$1" && return 0
+  local file pre cmd; file=$(unit_file "$1")
+  while read -r pre; do
+    pre=${pre#[-+@!]}; echo "$1: ExecStartPre $pre" >> /run/walk-systemd.log; $pre
+  done < <(sed -n 's/^ExecStartPre=//p' "$file")
+  cmd=$(sed -n 's/^ExecStart=//p' "$file")
+  echo "$1: ExecStart $cmd" >> /run/walk-systemd.log
+  setsid $cmd >> "/var/log/$1.walk-log" 2>&1 < /dev/null &
+  local pid=$! x
+  echo $pid > "$(pidf "$1")"
+  # Returns once the service blocks or catches SIGUSR1 (bit 9 of SigBlk or SigCgt), up to 5 s:
+  # the next step may signal it at once, where an admin's typing takes longer.
+  for _ in $(seq 50); do
+    for x in $(sed -n 's/^Sig\(Blk\|Cgt\):\t//p' "/proc/$pid/status" 2>/dev/null); do (( 0x$x & 0x200 )) && return 0; done
+    sleep 0.1
+  done
+}
+stop() {
+  running "$1" || return 0
+  local pid; pid=$(cat "$(pidf "$1")"); kill -TERM "$pid"
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+  rm -f "$(pidf "$1")"
+}
+unit=${!#}; unit=${unit%.service}
+case "$1" in
+  daemon-reload) ;;
+  enable) [ "$2" = --now ] && start "$unit" ;;
+  start) start "$unit" ;;
+  stop) stop "$unit" ;;
+  restart) stop "$unit"; start "$unit" ;;
+  reload) kill -HUP "$(cat "$(pidf "$unit")")" ;;
+  show) [ "$2 $3 $4" = "-p MainPID --value" ] && cat "$(pidf "$unit")" ;;
+  *) echo "systemctl stand-in: $* is not known here" >&2; exit 1 ;;
+esac
+EOF
+cat > "$R/usr/local/bin/journalctl" <<'EOF'
+#!/bin/bash
+# The walk-through's journalctl -t IDENT [-n N] [-o cat]: the last N lines starting "IDENT:"
+# that the services the systemctl stand-in started wrote to standard error.
+set -eu
+n=10 ident=
+while [ $# -gt 0 ]; do
+  case "$1" in -t) ident=$2; shift 2 ;; -n) n=$2; shift 2 ;; -o) shift 2 ;; *) echo "journalctl stand-in: $1 is not known here" >&2; exit 1 ;; esac
+done
+cat /var/log/*.walk-log 2>/dev/null | grep -- "^$ident: " | tail -n "$n"
+EOF
+chmod 755 "$R/usr/local/sbin/systemctl" "$R/usr/local/bin/journalctl"
+
+run_block() { say "docs: $1"; in_root "${2:-} bash -ex /root/readme-$1.sh" || fail "the $1 block"; }
 
 run_block setup
 run_block install
@@ -164,7 +233,7 @@ say "ok: the package's /usr/bin/mimeuri repaired the sample (testdata/sample/new
 # The binary the source install put in /usr/local/bin goes, so that a snippet naming it fails;
 # the snippets are the package's, copied verbatim (only user names substituted); one setting in
 # /etc/mimeuri.conf (the summary header) must show in what each entry point delivers.
-say "the installed package: its user, unit and snippets; /etc/mimeuri.conf honoured by procmail and the service"
+say "the installed package: its user, unit, folders and snippets; /etc/mimeuri.conf honoured by procmail and the service"
 in_root 'rm -f /usr/local/bin/mimeuri && hash -r'
 ex=/usr/share/doc/mimeuri/examples/integration
 in_root "getent passwd mimeuri >/dev/null && getent group mimeuri >/dev/null" || fail "the package made no user mimeuri"
@@ -175,7 +244,11 @@ in_root "! grep -rl /usr/local/bin/mimeuri $ex && grep -q '| /usr/bin/mimeuri' $
 in_root "[ -d /var/log/mimeuri ] && [ \"\$(stat -c %U /var/log/mimeuri)\" = mimeuri ] && [ -f /etc/logrotate.d/mimeuri ]" \
   || fail "no /var/log/mimeuri for the service's report, or no logrotate snippet"
 in_root "[ \"\$(stat -c %U:%G /var/lib/mimeuri)\" = mimeuri:mimeuri ]" || fail "the package made no /var/lib/mimeuri for the counters"
-say "ok: the package made its user and group, its unit and snippets name /usr/bin/mimeuri"
+# Postfix was installed before the package (its queue folder stayed when Exim replaced it), so
+# the package made the socket's folder: nothing has run the unit's ExecStartPre yet.
+in_root "[ \"\$(stat -c %U:%G /var/spool/postfix/mimeuri)\" = mimeuri:mimeuri ] && [ ! -e /run/walk-systemd.log ]" \
+  || fail "the package did not make the socket's folder /var/spool/postfix/mimeuri"
+say "ok: the package made its user and group, its folders, its unit and snippets name /usr/bin/mimeuri"
 in_root 'printf "[references]\nsummary-header = yes\n" > /etc/mimeuri.conf && /usr/bin/mimeuri --milter=unix:/x --print-config | grep -qx "summary-header=true"' \
   || fail "--print-config does not show /etc/mimeuri.conf's setting"
 in_root '/usr/bin/mimeuri < testdata/sample/newsletter.eml | grep -q "^Mimeuri-Refs: "' \
@@ -186,53 +259,60 @@ in_root "useradd -m carol && cp $ex/procmailrc ~carol/.procmailrc && chown carol
 [ "$(count '^Mimeuri-Refs: ' /var/mail/carol)" = 1 ] && [ "$(count 'cid:map@garden.example' /var/mail/carol)" = 1 ] \
   || fail "procmail with the packaged recipe: /etc/mimeuri.conf's summary header or the repair missing in /var/mail/carol"
 say "ok: procmail ran the packaged recipe; /etc/mimeuri.conf honoured (Mimeuri-Refs added)"
-# Dovecot Sieve: the packaged filter program, verbatim, where the README's block put the source
+# Dovecot Sieve: the packaged filter program, verbatim, where the docs' block put the source
 # build's (Dovecot is still running from that block).
 in_root "install -m 0755 $ex/dovecot-filter-mimeuri /usr/local/lib/dovecot/sieve-filter/mimeuri && (doveadm reload || dovecot) && useradd -m dave && /usr/lib/dovecot/dovecot-lda -d dave < testdata/sample/newsletter.eml" \
   || fail "dovecot-lda with the packaged Sieve filter program"
 [ "$(count '^Mimeuri-Refs: ' /var/mail/dave)" = 1 ] && [ "$(count 'cid:map@garden.example' /var/mail/dave)" = 1 ] \
   || fail "Sieve with the packaged filter program: /etc/mimeuri.conf's summary header or the repair missing in /var/mail/dave"
 say "ok: Dovecot ran the packaged Sieve filter program; /etc/mimeuri.conf honoured"
-# Postfix again (Exim replaced it; its configuration files stayed, with the README's pipe
-# filter on smtp): the packaged pipe wrapper, verbatim, where the README's block put the
-# source build's. Postfix logs to a file: this root has no syslog daemon.
+# Postfix again (Exim replaced it; its configuration files stayed, with the docs' pipe filter
+# on smtp): the packaged pipe wrapper, verbatim, where the docs' block put the source build's.
+# Postfix logs to a file: this root has no syslog daemon.
 in_root "DEBIAN_FRONTEND=noninteractive apt-get install -y postfix && postconf -e maillog_file=/var/log/postfix.log && install -m 0755 $ex/postfix-filter-wrapper.sh /usr/local/libexec/mimeuri-postfix && useradd -m erin && (postfix start || postfix reload)" \
   || fail "installing Postfix again with the packaged pipe wrapper"
 smtp_to() { in_root "python3 -c 'import smtplib; smtplib.SMTP(\"127.0.0.1\").sendmail(\"me@example.org\", [\"$1@localhost\"], open(\"${2:-testdata/sample/newsletter.eml}\", \"rb\").read())'" || fail "SMTP to $1"; }
-delivered() { # user, what: one message, rewritten, with /etc/mimeuri.conf's summary header
+delivered() { # user, what: one message, rewritten, with the summary header the configuration asks for
   local from=0
   for _ in $(seq 60); do from=$(count '^From ' "/var/mail/$1"); [ "$from" = 1 ] && break; sleep 0.5; done
   [ "$from" = 1 ] && [ "$(count '^Mimeuri-Refs: ' "/var/mail/$1")" = 1 ] && [ "$(count 'cid:map@garden.example' "/var/mail/$1")" = 1 ] && return 0
   { echo "--- mailq"; chroot "$R" mailq; echo "--- /var/log/postfix.log"; tail -n 30 "$R/var/log/postfix.log";
-    echo "--- the service's log"; cat "$R/var/log/mimeuri-service.log"; } 2>&1 | sed 's/^/   /'
-  fail "$2: /var/mail/$1 has $from messages; expected one, rewritten, with /etc/mimeuri.conf's summary header"
+    echo "--- the services' standard error"; tail -n 30 "$R"/var/log/*.walk-log; } 2>&1 | sed 's/^/   /'
+  fail "$2: /var/mail/$1 has $from messages; expected one, rewritten, with the configuration's summary header"
 }
 smtp_to erin
 delivered erin "Postfix with the packaged pipe wrapper"
 say "ok: Postfix ran the packaged pipe wrapper; /etc/mimeuri.conf honoured"
-# The service as the packaged unit starts it (no systemd in this root: its ExecStartPre and
-# ExecStart lines run as written, in the background), with the one step the README leaves to
-# the admin (Postfix in the group mimeuri); Postfix with the packaged milter part verbatim,
-# the pipe filter taken out again, and opendkim signing after mimeuri, as the part's comment
-# says. python3-dkim then verifies the delivered message's signature against the key.
+
+# The milter service by docs/mta.md's steps, as pasted: Postfix in the group mimeuri, a
+# configuration for the service ([milter]: its report and syslog), --check-config before
+# anything ran the unit's ExecStartPre, the start, the packaged main.cf part. Before them, as
+# an admin moving from the pipe filter: the pipe filter taken out, and the summary-header
+# setting moved to a drop-in (so that the docs' step writes /etc/mimeuri.conf). After them,
+# opendkim signing after mimeuri, as the part's comment says; python3-dkim then verifies the
+# delivered message's signature against the key.
 in_root "DEBIAN_FRONTEND=noninteractive apt-get install -y opendkim opendkim-tools python3-dkim" || fail "installing opendkim"
-in_root "usermod -aG mimeuri postfix && pre=\$(sed -n 's/^ExecStartPre=+//p' /lib/systemd/system/mimeuri-milter.service) && \$pre &&
-  start=\$(sed -n 's/^ExecStart=//p' /lib/systemd/system/mimeuri-milter.service) &&
-  (setsid \$start --report=/var/log/mimeuri/report.jsonl > /var/log/mimeuri-service.log 2>&1 &) &&
-  for i in \$(seq 50); do [ -S /var/spool/postfix/mimeuri/milter.sock ] && break; sleep 0.2; done &&
-  [ -S /var/spool/postfix/mimeuri/milter.sock ]" || fail "the service did not start as the unit starts it"
+in_root "postconf -P -X smtp/inet/content_filter && postfix reload && mv /etc/mimeuri.conf /etc/mimeuri.conf.d/10-walkthrough.conf" \
+  || fail "taking the pipe filter out"
+run_block milter
+in_root "grep -qx 'mimeuri-milter: ExecStartPre /usr/bin/install -d -o mimeuri -g mimeuri -m 0750 /var/spool/postfix/mimeuri' /run/walk-systemd.log &&
+  grep -qx '\[milter\]' /etc/mimeuri.conf" || fail "the milter block did not start the unit, or wrote no [milter]"
+# Whether the service accepts a connection on its socket (a socket file alone may be stale).
+unix_sock="python3 -c 'import socket; socket.socket(socket.AF_UNIX).connect(\"/var/spool/postfix/mimeuri/milter.sock\")' 2>/dev/null"
+sock() { in_root "for i in \$(seq 100); do $unix_sock && exit 0; sleep 0.2; done; exit 1" || fail "$1: not listening"; }
+sock "the service started by systemctl enable --now"
+say "ok: --check-config passed on the fresh install, then the unit started the service"
 in_root "mkdir -p /etc/dkimkeys /run/opendkim && opendkim-genkey -D /etc/dkimkeys -d garden.example -s mail && chown -R opendkim: /etc/dkimkeys /run/opendkim &&
   printf 'Syslog no\nMode s\nDomain garden.example\nSelector mail\nKeyFile /etc/dkimkeys/mail.private\nCanonicalization relaxed/simple\nSocket inet:8891@127.0.0.1\nUserID opendkim\nPidFile /run/opendkim/opendkim.pid\n' > /etc/opendkim-walkthrough.conf &&
   opendkim -x /etc/opendkim-walkthrough.conf" || fail "opendkim did not start"
-in_root "postconf -P -X smtp/inet/content_filter && grep -v '^#' $ex/postfix-milter.cf | grep . | xargs -d '\n' -n1 postconf -e &&
-  postconf -e 'smtpd_milters = unix:mimeuri/milter.sock, inet:127.0.0.1:8891' && postfix reload" \
-  || fail "Postfix with the packaged milter part and opendkim after it"
+in_root "postconf -e 'smtpd_milters = unix:mimeuri/milter.sock, inet:127.0.0.1:8891' && postfix reload" \
+  || fail "Postfix with opendkim after mimeuri"
 in_root "useradd -m frank"
 smtp_to frank
-delivered frank "the service under Postfix, as the packaged unit starts it"
+delivered frank "the service under Postfix, started by docs/mta.md's steps"
 in_root "grep -q '\"queue_id\":' /var/log/mimeuri/report.jsonl && [ \"\$(stat -c %U /var/log/mimeuri/report.jsonl)\" = mimeuri ]" \
-  || fail "the service's --report under /var/log/mimeuri"
-say "ok: the service, started as the packaged unit says, honoured /etc/mimeuri.conf under Postfix (and wrote its report)"
+  || fail "the service's report= under /var/log/mimeuri"
+say "ok: the service honoured /etc/mimeuri.conf and its drop-in under Postfix (and wrote its report)"
 in_root "python3 - /var/mail/frank /etc/dkimkeys/mail.txt <<'PY'
 import dkim, mailbox, sys
 key = open(sys.argv[2]).read()
@@ -243,20 +323,56 @@ ok = dkim.verify(msg, dnsfunc=lambda name, timeout=5: txt.encode())
 sys.exit(0 if ok else 1)
 PY" || fail "opendkim's signature on the message mimeuri rewrote does not verify"
 say "ok: opendkim signed after mimeuri; python3-dkim verifies the delivered message"
-# The README's "Operating the service" steps that need no restart (issue 42): a policy checked
-# by --check-config (counted when good, one line and 78 when its range is none), the counters
-# logged on SIGUSR1; /etc/mimeuri.conf put back as it was.
-say "the service as the README operates it: a policy through --check-config, the counters on SIGUSR1"
-chk='/usr/bin/mimeuri --milter=unix:/var/spool/postfix/mimeuri/milter.sock --user=mimeuri --check-config'
-in_root "cp /etc/mimeuri.conf /tmp/mimeuri.conf.before &&
-  printf '\n[policy:internal]\nclient = 10.0.0.0/8, 192.168.0.0/16, fd00::/8\npasses = none\n' >> /etc/mimeuri.conf &&
-  $chk | grep -q 'would start on unix:/var/spool/postfix/mimeuri/milter.sock with 1 policy'" \
-  || fail "--check-config does not count the README's policy"
+
+# docs/mta.md's second step, as pasted: the counters' file, a policy, --check-config and a
+# restart, SIGUSR1 and the journal's last line, the .prom file read back. Then a message
+# through the restarted service must be counted, and --check-config must count the policy and
+# refuse a range that is none (one line, 78); /etc/mimeuri.conf put back as it was.
+run_block counters
+sock "the service restarted by systemctl restart"
+in_root "useradd -m grace"
+smtp_to grace
+delivered grace "the restarted service, with the docs' policy (not for 127.0.0.1)"
+in_root "kill -USR1 \$(cat /run/mimeuri-milter.walk-pid) && sleep 1 && grep -qx 'mimeuri_messages_total{outcome=\"changed\"} 1' /var/lib/mimeuri/mimeuri.prom" || fail "the counters did not count the message (SIGUSR1, /var/lib/mimeuri/mimeuri.prom)"
+say "ok: the docs' counters step worked; the restarted service counted the next message"
+chk='mimeuri --milter=unix:/var/spool/postfix/mimeuri/milter.sock --user=mimeuri --check-config'
+in_root "cp /etc/mimeuri.conf /tmp/mimeuri.conf.docs && $chk | grep -q 'would start on unix:/var/spool/postfix/mimeuri/milter.sock with 1 policy'" \
+  || fail "--check-config does not count the docs' policy"
 in_root "printf '[policy:bad]\nclient = 10.0.0.0/33\n' >> /etc/mimeuri.conf; $chk 2> /tmp/check.err; [ \$? = 78 ] &&
   grep -q \"\[policy:bad\] client: '10.0.0.0/33' is not an address or a CIDR range\" /tmp/check.err" \
   || fail "--check-config does not refuse a policy whose range is none (exit 78, one line)"
-in_root "cp /tmp/mimeuri.conf.before /etc/mimeuri.conf && pkill -USR1 -f '^/usr/bin/mimeuri --milter' -o && sleep 1 &&
-  grep -q 'counters: messages [1-9]' /var/log/mimeuri-service.log" || fail "SIGUSR1 did not log the service's counters"
-say "ok: --check-config counted and refused policies; SIGUSR1 logged the counters"
-in_root 'postfix stop; pkill -TERM -f "^/usr/bin/mimeuri --milter"; pkill -TERM opendkim; true'
-say "all README steps worked as written; nothing bounced (log: $log)"
+in_root "cp /tmp/mimeuri.conf.docs /etc/mimeuri.conf"
+say "ok: --check-config counted and refused policies"
+
+# The man pages' service examples, as pasted. mimeuri.conf(5): Postfix's connection macros
+# for the listener keys; its EXAMPLE file as mimeuri.conf.new, printed and checked as it says.
+run_block man-macros
+in_root "postfix reload" || fail "Postfix with mimeuri.conf(5)'s milter_connect_macros"
+in_root "mkdir /root/man-conf && cp /root/readme-man-conf.sh /root/man-conf/mimeuri.conf.new" || fail "mimeuri.conf(5)'s EXAMPLE"
+run_block man-conf-print "cd /root/man-conf &&"
+run_block man-conf-check "cd /root/man-conf &&"
+# mimeuri-milter(8): its EXAMPLES (the service on the unix socket, Postfix's main.cf lines;
+# on TCP) and RUNNING WITHOUT SYSTEMD's runit script, each started in the background in place
+# of the unit's service, a message sent through it (through Postfix, main.cf as the page has
+# it; on TCP with smtpd_milters naming that port), then stopped.
+in_root "systemctl stop mimeuri-milter && ! $unix_sock" || fail "systemctl stop"
+in_root "grep . /root/readme-man-main-cf.sh | xargs -d '\n' -n1 postconf -e && postfix reload" || fail "mimeuri-milter(8)'s main.cf lines"
+man_service() { # block, user, socket test, what
+  say "docs: $1 (in the background)"
+  in_root "setsid bash -ex /root/readme-$1.sh > /var/log/$1.walk-log 2>&1 < /dev/null & echo \$! > /run/$1.walk-pgid" || fail "starting $1"
+  in_root "for i in \$(seq 100); do $3 && exit 0; sleep 0.2; done; exit 1" || fail "$4: not listening"
+  in_root "useradd -m $2"
+  smtp_to "$2"
+  delivered "$2" "$4"
+  in_root "kill -TERM -- -\$(cat /run/$1.walk-pgid); for i in \$(seq 100); do kill -0 -- -\$(cat /run/$1.walk-pgid) 2>/dev/null || exit 0; sleep 0.2; done; exit 1" \
+    || fail "$4: did not stop on SIGTERM"
+  in_root "rm /run/$1.walk-pgid"
+  say "ok: $4"
+}
+man_service man-milter-unix heidi "$unix_sock" "mimeuri-milter(8)'s first example under Postfix with its main.cf lines"
+man_service man-runit ivan "$unix_sock" "mimeuri-milter(8)'s runit script under Postfix"
+in_root "postconf -e 'smtpd_milters = inet:127.0.0.1:8893' && postfix reload" || fail "Postfix on the TCP milter"
+man_service man-milter-inet judy "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", 8893), 1)' 2>/dev/null" \
+  "mimeuri-milter(8)'s TCP example under Postfix"
+in_root "$stop_all" || true
+say "all the documents' steps worked as written; nothing bounced (log: $log)"

@@ -15,8 +15,9 @@ namespace mimeuri::refs {
 // spaces, & < > " ' escaped.
 std::string html_text(std::string_view text);
 
-// The message's record for the archive's index (src/archive_index.hh), its page in folder N:
-// date (UTC), sender and subject as HTML text, Message-ID, and the ids it replies to.
-std::string index_row(const MessageContext &ctx, std::size_t folder);
+// The message's record for the archive's contents page (src/mime/archive_contents.hh), its
+// page in folder N: date (UTC), sender and subject as HTML text, Message-ID, and the ids it
+// replies to.
+std::string contents_row(const MessageContext &ctx, std::size_t folder);
 
 } // namespace mimeuri::refs

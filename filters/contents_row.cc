@@ -1,7 +1,7 @@
-// --cid=extract: a message's row in the top index.html (see extract_index.hh).
-#include "extract_index.hh"
+// --cid=extract: a message's row in the top index.html (see contents_row.hh).
+#include "contents_row.hh"
 
-#include "archive_index.hh"
+#include "archive_contents.hh"
 #include "page_writer.hh"
 
 #include <gmime/gmime.h>
@@ -21,7 +21,7 @@ std::string html_text(std::string_view text)
     return escaped.get();
 }
 
-std::string index_row(const MessageContext &ctx, std::size_t folder)
+std::string contents_row(const MessageContext &ctx, std::size_t folder)
 {
     const Shown f = shown_fields(ctx);
     ArchiveEntry e;

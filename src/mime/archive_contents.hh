@@ -1,10 +1,10 @@
-// --cid=extract, the archive's top: its messages threaded, the index page, the stylesheet,
-// and each page's links to the previous and next message of its thread.
+// --cid=extract, the archive's top: its messages threaded, the contents page (its
+// index.html), the stylesheet, and each page's links to the previous and next message of its thread.
 //
 // Threads as MHonArc and public-inbox make them: a message's parent is the nearest of its
 // References (the last first), else its In-Reply-To, that the run holds (not itself, and not
 // one of its own replies); a reply whose parent is missing starts a thread of its own. The
-// index lists the threads newest first (by their newest message), each message's replies
+// contents page lists the threads newest first (by their newest message), each message's replies
 // nested under it in date order. Previous and next are the neighbours in that reading order
 // inside the thread.
 //
@@ -48,9 +48,9 @@ struct Threads {
 Threads thread_archive(const std::vector<ArchiveEntry> &entries);
 
 // The top index.html: the threads, each message a link to N/index.html.
-std::string archive_index_page(const std::vector<ArchiveEntry> &entries, const Threads &t);
+std::string contents_page(const std::vector<ArchiveEntry> &entries, const Threads &t);
 
-// mimeuri.css, the pages' and the index's stylesheet.
+// mimeuri.css, the pages' and the contents page's stylesheet.
 std::string archive_stylesheet();
 
 // The marker each message page holds in its header, followed by kNavRoom spaces that the

@@ -1,5 +1,5 @@
-// --cid=extract, the archive's top (archive_index.hh).
-#include "archive_index.hh"
+// --cid=extract, the archive's top (archive_contents.hh).
+#include "archive_contents.hh"
 
 #include <algorithm>
 #include <map>
@@ -158,7 +158,7 @@ Threads thread_archive(const std::vector<ArchiveEntry> &entries)
     return t;
 }
 
-std::string archive_index_page(const std::vector<ArchiveEntry> &entries, const Threads &t)
+std::string contents_page(const std::vector<ArchiveEntry> &entries, const Threads &t)
 {
     std::string p = "<!DOCTYPE html>\n<html><head>\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
                     "'none'; style-src 'self'; form-action 'none'; base-uri 'none'\">\n<meta charset=\"utf-8\">\n"
