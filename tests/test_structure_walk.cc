@@ -108,7 +108,12 @@ TEST_CASE("structure walk: the entities GMime finds, where the walk reads a mess
          true},
         {head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: message/delivery-status\n\nx\n--b--\n", true},
         {head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nx\n--bc\n--b--\n", false},
-        {head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nunclosed\n", false},
+        // Not closed: ended by the end of the input, or by a parent's delimiter line.
+        {head + "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nunclosed\n", true},
+        {head + "Content-Type: multipart/mixed; boundary=o\n\n--o\nContent-Type: multipart/alternative; boundary=i\n\n"
+                "--i\n\nt\n--o\nContent-Type: text/html\n\n<p>\n--o--\n",
+         true},
+        {head + "Content-Type: multipart/mixed; boundary=b\n\nonly a preamble\n", true},
         {head + "Content-Type: multipart/mixed; boundary*=b\n\n--b\n\nx\n--b--\n", false},
         {head + "Content-Type: multipart/digest; boundary=b\n\n--b\n\nSubject: s\n\nx\n--b--\n", false},
         {head + "Content-Type: message/partial; id=x\n\nSubject: s\n", false},

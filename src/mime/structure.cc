@@ -10,9 +10,10 @@
 // break before a delimiter line (RFC 2046 5.1.1: the CRLF before a delimiter belongs to it);
 // message/rfc822, rfc2822, news and global are embedded messages unless their
 // Content-Transfer-Encoding is base64, quoted-printable or uuencode (then GMime reads them
-// as application/octet-stream); the report types (message/delivery-status) are leaves. Anything else GMime has a reading of (a header line that is
-// not "name:", a header block ended by a delimiter line, an unclosed multipart, a parameter
-// in RFC 2231 or RFC 2047 form, a comment) is left to GMime: the walk says it is not sure.
+// as application/octet-stream); the report types (message/delivery-status) are leaves; the
+// end of the input or a parent's delimiter line ends a multipart not closed. Anything else GMime has a reading of (a header line that is
+// not "name:", a header block ended by a delimiter line or the end, a boundary in RFC 2231
+// or RFC 2047 form, a comment) is left to GMime: the walk says it is not sure.
 #include "structure.hh"
 
 #include "header_lines.hh"
@@ -43,10 +44,11 @@ struct ParsedType {
 };
 
 // A Content-Type value in the plain form "type/subtype *(; name=token-or-quoted-string)",
-// else nothing: comments, escapes, RFC 2231 and 2047 forms, repeated boundaries are GMime's.
+// else nothing: comments, escapes, a boundary in RFC 2231 or 2047 form, repeated boundaries
+// are GMime's. Other parameters in those forms (a file name) change neither the type nor the
+// boundary; where a scanned part's charset may be one, the inert check asks GMime.
 std::optional<ParsedType> parse_content_type(std::string_view v)
 {
-    if (v.find("=?") != std::string_view::npos) return std::nullopt;
     std::size_t i = 0;
     auto blanks = [&] {
         while (i < v.size() && lwsp(v[i])) ++i;
@@ -73,7 +75,8 @@ std::optional<ParsedType> parse_content_type(std::string_view v)
         if (i == v.size()) break; // a trailing ';'
         const std::string name = text::ascii_lower(token());
         blanks();
-        if (name.empty() || name.find('*') != std::string::npos || i >= v.size() || v[i] != '=') return std::nullopt;
+        if (name.empty() || (name != "boundary" && name.rfind("boundary", 0) == 0)) return std::nullopt;
+        if (i >= v.size() || v[i] != '=') return std::nullopt;
         ++i;
         blanks();
         std::string_view value;
@@ -88,7 +91,8 @@ std::optional<ParsedType> parse_content_type(std::string_view v)
         }
         blanks();
         if (name == "boundary") {
-            if (t.has_boundary || value.empty() || lwsp(value.back())) return std::nullopt;
+            if (t.has_boundary || value.empty() || lwsp(value.back()) || value.find("=?") != std::string_view::npos)
+                return std::nullopt;
             t.has_boundary = true;
             t.boundary = value;
         }
@@ -216,10 +220,19 @@ bool Walker::multipart(std::size_t index, const std::string &boundary, int depth
 {
     bounds_.push_back("--" + boundary);
     const std::size_t level = bounds_.size() - 1;
-    if (!scan(entities[index].content_begin, found) || found.eos || found.level != level || found.close) return false;
+    // The end of the input, or a parent's delimiter line, ends an unclosed multipart (and the
+    // part it was in); a multipart whose preamble runs to the end has no parts.
+    auto unclosed = [&] {
+        bounds_.pop_back();
+        return true;
+    };
+    if (!scan(entities[index].content_begin, found)) return false;
+    if (found.eos) return unclosed();
+    if (found.level != level || found.close) return false;
     for (;;) {
         const std::size_t next = line_end(found.line) + 1;
-        if (!entity(next, depth + 1, found) || found.eos || found.level != level) return false;
+        if (!entity(next, depth + 1, found)) return false;
+        if (found.eos || found.level < level) return unclosed();
         if (found.close) break;
     }
     const std::size_t after = line_end(found.line) + 1;

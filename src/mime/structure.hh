@@ -29,7 +29,7 @@ struct WalkEntity {
 
 // The entities of message m, or nothing where the walk is not sure to read m as GMime does
 // (a header block that is not plain, a Content-Type it does not parse, a delimiter line that
-// only begins like one, a multipart not closed, a digest, more than max_entities entities or
+// only begins like one, a digest, more than max_entities entities or
 // deeper than max_depth): the caller then asks GMime.
 std::optional<std::vector<WalkEntity>> walk_structure(std::string_view m, std::size_t max_entities, int max_depth);
 
