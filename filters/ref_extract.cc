@@ -340,6 +340,8 @@ private:
         std::string section; // the HTML part's (the report's "pages")
     };
     const std::string &file_for(int node);
+    std::string svg_image_url(const PendingExtract &pe, std::size_t ri, int node);
+    std::string text_page_images(int text_node);
     void absolute_urls(const PendingExtract &pe, const std::set<std::size_t> &to_files,
                        std::vector<html::Replacement> &reps) const;
     PageParts parts_list() const;
@@ -375,6 +377,31 @@ const std::string &FolderPlan::file_for(int node)
     return file_of_[node] = name;
 }
 
+// An SVG image is written beside the pages as .svg.txt (inert_name: as a document, SVG runs
+// script), which no browser shows as an image. Where the mail shows it as an image (an
+// <img>, a srcset candidate, a background or poster, CSS url()), the page names it by a
+// data: URL instead: an image runs no script and loads nothing, and the pages' policy allows
+// data: images. Up to 1 MiB; elsewhere (a link, a frame) and larger, the file.
+std::string FolderPlan::svg_image_url(const PendingExtract &pe, std::size_t ri, int node)
+{
+    constexpr std::size_t kMaxInline = 1u << 20;
+    const Node &tn = nodes_[static_cast<std::size_t>(node)];
+    if (ri >= pe.scan.refs.size() || file_type(ctx_, tn) != "image/svg+xml") return {};
+    const html::Ref &r = pe.scan.refs[ri];
+    if (!r.css) {
+        if (r.inner >= 0 || r.holder >= pe.scan.holders.size()) return {};
+        const html::Holder &h = pe.scan.holders[r.holder];
+        const bool image = (h.element == "img" && (h.attr == "src" || h.attr == "srcset")) ||
+                           (h.element == "source" && h.attr == "srcset") || h.attr == "background" ||
+                           (h.element == "video" && h.attr == "poster");
+        if (!image) return {};
+    }
+    const std::string bytes = part_bytes(tn);
+    if (bytes.empty() || bytes.size() > kMaxInline) return {};
+    GCharPtr b64(g_base64_encode(reinterpret_cast<const guchar *>(bytes.data()), bytes.size()));
+    return std::string("data:image/svg+xml;base64,") + b64.get();
+}
+
 // The page's <base href> is dropped (html_sanitize), so that the file names resolve beside
 // it. Its other relative URLs (links, images left on the web) keep the meaning the base gave
 // them: each is made absolute against it, or against the part's own base (Content-Location,
@@ -403,7 +430,8 @@ void FolderPlan::extract(const PendingExtract &pe)
     std::set<std::size_t> to_files;
     for (const auto &[ri, node] : pe.refs) {
         GCharPtr rel(g_uri_escape_string(file_for(node).c_str(), nullptr, FALSE));
-        reps.push_back({ri, rel.get()});
+        std::string svg = svg_image_url(pe, ri, node);
+        reps.push_back({ri, svg.empty() ? std::string(rel.get()) : std::move(svg)});
         to_files.insert(ri);
     }
     // The page: index.html for the message's page part (PageBook), part-SECTION.html
@@ -449,9 +477,31 @@ void FolderPlan::page_the_rest()
     }
     if (!have_page) {
         const int tn = text_node(ctx_);
-        pages_.push_back({"index.html", tn >= 0 ? text_page_body(nodes_[static_cast<std::size_t>(tn)]) : std::string(), true, true});
+        std::string body = tn >= 0 ? text_page_body(nodes_[static_cast<std::size_t>(tn)]) : std::string();
         if (tn >= 0) written_[nodes_[static_cast<std::size_t>(tn)].section] = "index.html";
+        body += text_page_images(tn);
+        pages_.push_back({"index.html", std::move(body), true, true});
     }
+}
+
+// A message with no HTML part: its images (each leaf of an image type a browser shows as a
+// file, SVG aside, outside an attached message) written as files and shown under its text, as
+// a reader and MHonArc show them; the page is ours (written as is), so each name is escaped.
+std::string FolderPlan::text_page_images(int text_node)
+{
+    std::string out;
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+        const Node &n = nodes_[i];
+        if (static_cast<int>(i) == text_node || n.kind != Node::Kind::Leaf || n.message != ctx_.message()) continue;
+        const std::string type = file_type(ctx_, n);
+        if (type.compare(0, 6, "image/") != 0 || type == "image/svg+xml") continue;
+        const std::string &name = file_for(static_cast<int>(i));
+        if (!keeps_extension(text::ascii_lower(name.substr(name.rfind('.') == std::string::npos ? name.size() : name.rfind('.'))), type))
+            continue; // named .txt: not an image to a browser
+        GCharPtr url(g_uri_escape_string(name.c_str(), nullptr, FALSE));
+        out += "<p class=\"mimeuri-image\"><img src=\"" + html_text(url.get()) + "\" alt=\"" + html_text(name) + "\"></p>\n";
+    }
+    return out;
 }
 
 // The header's list of parts: each leaf, linked to the file or page that holds it.

@@ -223,3 +223,29 @@ TEST_CASE("extract with --mid-url: the messages' mid: links go to the web archiv
     CHECK(has(r.out, "href=\"https://lists.example.org/msg/root%40thread.example\""));
     CHECK(has(testing::read_file(d / "out/2/index.html"), "href=\"mid:root@thread.example\""));
 }
+
+// Issue 50: a message with no HTML part showed its text and no image; a reader and MHonArc
+// show its image attachments. Each is written as a file and shown under the text (an <img>
+// of the file, its name escaped); a non-image attachment is listed only, as before; an image
+// inside an attached message is the attached message's.
+TEST_CASE("extract: a text message's image attachments are files its page shows")
+{
+    testing::TempDir d;
+    const std::string msg = d / "t.eml", dir = d / "out";
+    testing::write_file(msg, "From: a@example.org\nMessage-ID: <txt@t>\nSubject: photo\nMIME-Version: 1.0\n"
+                             "Content-Type: multipart/mixed; boundary=\"m\"\n\n--m\nContent-Type: text/plain\n\n"
+                             "Here is the <photo>.\n--m\nContent-Type: image/png\n"
+                             "Content-Disposition: attachment; filename=\"pic <1>.png\"\nContent-Transfer-Encoding: base64\n\n"
+                             "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==\n"
+                             "--m\nContent-Type: application/octet-stream\nContent-Disposition: attachment; filename=x.js\n\n"
+                             "alert(1)\n--m\nContent-Type: message/rfc822\n\nSubject: inner\nMIME-Version: 1.0\n"
+                             "Content-Type: image/gif\nContent-Transfer-Encoding: base64\n\nR0lGODlhAQABAAAAACw=\n--m--\n");
+    auto r = testing::mimeuri("--cid=extract --extract-dir=" + quote(dir) + " " + quote(msg));
+    REQUIRE(r.status == 0);
+    const std::string page = testing::read_file(dir + "/1/index.html");
+    CHECK(testing::read_file(dir + "/1/pic _1_.png").size() == 70); // the PNG: 70 bytes, as Python decodes the base64
+    CHECK(has(page, "Here is the &lt;photo&gt;."));
+    CHECK(has(page, "<img src=\"pic%20_1_.png\" alt=\"pic _1_.png\">"));
+    CHECK_FALSE(has(page, "x.js\">"));    // listed, not linked: no file written for it
+    CHECK_FALSE(has(page, ".gif"));       // the attached message's image is not this page's
+}

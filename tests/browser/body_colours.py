@@ -4,7 +4,8 @@ as <div bgcolor=...>, which no browser paints).
 
 For each legacy colour value below (named colours, #rgb, digits without '#', the spec's
 mangled forms, "transparent", whitespace, non-ASCII, long values) a message whose HTML body
-has bgcolor=V and text=V, and in some a background image by cid:, is extracted; headless
+has bgcolor=V and text=V, and in some a background image by cid: (PNG, or SVG: issue 50, an
+SVG named by CSS was not shown), is extracted; headless
 Chromium reads the original HTML's <body> and the page's <div> in its place
 (body_colours.mjs): the same background colour, the same text colour, and a background image
 on the page, shown, wherever the original has one.
@@ -16,6 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from browser_suite import browser_tools, run_pages  # noqa: E402
 
+SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8" fill="#0a0"/></svg>'
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
 VALUES = ["red", "ReD", " navy ", "#abc", "#ABCDEF", "abc", "ffcc00", "#ffcc0", "chucknorris", "ninjaturtle",
           "crap", "transparent", "", "#", "rgb(1,2,3)", "#12345678901234567890", "0" * 40 + "ff",
@@ -23,15 +25,18 @@ VALUES = ["red", "ReD", " navy ", "#abc", "#ABCDEF", "abc", "ffcc00", "#ffcc0", 
 
 
 def message(i, value, image):
+    """image: None, "png" or "svg" (an SVG background: the page shows it by a data: URL, its
+    file beside the page being .svg.txt, which no browser shows as an image)."""
     html = (f'<html><head><title>t</title></head><body bgcolor="{value}" text="{value}"'
             + (f' background="cid:bg{i}@t"' if image else "") + '><p id="m">text</p></body></html>')
+    ctype, data = ("image/svg+xml", SVG) if image == "svg" else ("image/png", PNG)
     if not image:
         return ("From: a@example.org\nMessage-ID: <c%d@t>\nMIME-Version: 1.0\n"
                 "Content-Type: text/html; charset=utf-8\n\n%s\n" % (i, html)).encode(), html
     return ("From: a@example.org\nMessage-ID: <c%d@t>\nMIME-Version: 1.0\n"
             'Content-Type: multipart/related; boundary="r"\n\n--r\nContent-Type: text/html; charset=utf-8\n\n%s\n'
-            "--r\nContent-Type: image/png\nContent-ID: <bg%d@t>\nContent-Transfer-Encoding: base64\n\n%s--r--\n"
-            % (i, html, i, base64.encodebytes(PNG).decode())).encode(), html
+            "--r\nContent-Type: %s\nContent-ID: <bg%d@t>\nContent-Transfer-Encoding: base64\n\n%s--r--\n"
+            % (i, html, ctype, i, base64.encodebytes(data).decode())).encode(), html
 
 
 def main():
@@ -41,14 +46,14 @@ def main():
     try:
         cases = []
         for i, v in enumerate(VALUES):
-            image = i % 3 == 0
+            image = {0: "png", 1: "svg"}.get(i % 3)
             msg, html = message(i, v, image)
             d = os.path.join(work, str(i))
             os.makedirs(d)
             orig = os.path.join(d, "orig.html")
-            open(orig, "w", encoding="utf-8").write(html.replace(f"cid:bg{i}@t", "bg.png"))
+            open(orig, "w", encoding="utf-8").write(html.replace(f"cid:bg{i}@t", f"bg.{image}"))
             if image:
-                open(os.path.join(d, "bg.png"), "wb").write(PNG)
+                open(os.path.join(d, f"bg.{image}"), "wb").write(SVG if image == "svg" else PNG)
             src = os.path.join(d, "msg.eml")
             open(src, "wb").write(msg)
             out = os.path.join(d, "archive")
