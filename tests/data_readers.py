@@ -206,8 +206,8 @@ def check_round_trip(mimeuri, path, before, after, tmp):
             fail(f"{path}: round trip: {where} does not show the original image")
 
 
-def node_readers(build, files):
-    """What mailparser and postal-mime see of each file: (why skipped, the JSON lines)."""
+def node_readers(build, files, script="data_readers.mjs"):
+    """What mailparser and postal-mime see of each file, as script prints it: (why skipped, the JSON lines)."""
     if not shutil.which("node") or not shutil.which("npm"):
         return "no node or npm (Debian packages nodejs, npm)", []
     prefix = os.path.join(build, "readers-npm")
@@ -219,7 +219,7 @@ def node_readers(build, files):
         if r.returncode != 0:
             return f"npm install failed: {r.stderr.strip()[-300:]}", []
     here = os.path.dirname(os.path.abspath(__file__))
-    r = subprocess.run(["node", os.path.join(here, "data_readers.mjs"), *files], capture_output=True, text=True,
+    r = subprocess.run(["node", os.path.join(here, script), *files], capture_output=True, text=True,
                        env=dict(os.environ, NODE_PATH=mods))
     if r.returncode != 0:
         fail(f"node readers: {r.stderr.strip()[-500:]}")

@@ -121,8 +121,11 @@ class Client:
             self.send(b"B", body)
             self.reply()
         self.send(b"E")
+        self.body = b""  # what the service replaced the body with (SMFIR_REPLBODY chunks)
         while True:
             cmd, self.said = self.reply()
+            if cmd == b"b":
+                self.body += self.said
             if cmd in b"acrtdy":
                 return cmd
 
@@ -749,4 +752,5 @@ def main():
         shutil.rmtree(folder, ignore_errors=True)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -355,7 +355,7 @@ TEST_CASE("--version names the libraries; --help the passes and exit codes")
     CHECK(v.out.find(", gumbo ") != std::string::npos);
     auto h = mimeuri("--help");
     CHECK(h.status == 0);
-    CHECK(h.out.find("references, external-body, labels, data, related, remote, in this order") != std::string::npos);
+    CHECK(h.out.find("references, external-body, labels, data, related, remote, offload, in this order") != std::string::npos);
     CHECK(h.out.find("78 configuration error") != std::string::npos);
     CHECK(h.out.find("/mimeuri.conf when it exists") != std::string::npos);
 }

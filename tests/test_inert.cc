@@ -340,7 +340,28 @@ TEST_CASE("inert copy: HTML that no reference can be made of is copied; what cou
         {head + "Content-Type: text/html\n\n<p style=\"background:url(\\63 id:x@y)\">\n", false},
         {head + "Content-Type: text/html\nContent-Transfer-Encoding: quoted-printable\n\n<img src=3D\"=63id:x@y\">\n", false},
         {head + "Content-Type: text/html\nContent-Transfer-Encoding: quoted-printable\n\n<img src=3D\"ci=\nd:x@y\">\n", false},
-        {head + "Content-Type: text/html\nContent-Transfer-Encoding: base64\n\nPHA+PC9wPgo=\n", false},
+        // base64: decoded as GMime decodes it for the pass (issue 53), "<p></p>" and "<img src="cid:x@y">".
+        {head + "Content-Type: text/html\nContent-Transfer-Encoding: base64\n\nPHA+PC9wPgo=\n", true},
+        {head + "Content-Type: text/html\nContent-Transfer-Encoding: base64\n\nPGltZyBzcmM9ImNpZDp4QHkiPgo=\n", false},
+        // The structure walk (src/mime/structure.cc) reads only the HTML parts: a Content-ID
+        // on an image, a backslash or "&#" in a plain-text part, a signature line "-- ", an
+        // image in base64 and the epilogue of a nested multipart stop nothing any more.
+        {head + "Content-Type: multipart/mixed; boundary=o\n\n--o\nContent-Type: multipart/alternative; boundary=i\n\n"
+                "--i\nContent-Type: text/plain\n\nC:\\dir &#99;id:x\n-- \nsig\n--i\nContent-Type: text/html\n\n<p>x</p>\n"
+                "--i--\n\n--o\nContent-Type: image/png\nContent-Transfer-Encoding: base64\nContent-ID: <i@x>\n\niVBORw0K\n--o--\n",
+         false}, // the Content-ID, where the run keeps an index
+        {head + "Content-Type: multipart/mixed; boundary=o\n\n--o\nContent-Type: multipart/alternative; boundary=i\n\n"
+                "--i\nContent-Type: text/plain\n\nC:\\dir &#99;id:x\n-- \nsig\n--i\nContent-Type: text/html\n\n<p>x</p>\n"
+                "--i--\n\n--o\nContent-Type: image/png\nContent-Transfer-Encoding: base64\n\niVBORw0K\n--o--\n",
+         true},
+        {head + "Content-Type: multipart/mixed; boundary=o\n\n--o\nContent-Type: multipart/alternative; boundary=i\n\n"
+                "--i\nContent-Type: text/plain\n\nx\n--i\nContent-Type: text/html\n\n<img src=cid:a>\n"
+                "--i--\n\n--o\nContent-Type: image/png\nContent-Transfer-Encoding: base64\n\niVBORw0K\n--o--\n",
+         false},
+        // A delimiter line that only begins like one, an unclosed multipart: not the walk's to
+        // read; the line check decides, as before (it copies the second).
+        {alt + "Content-Type: text/html\n\n<p>x</p>\n--bx\n--b--\n", false},
+        {alt + "Content-Type: text/html\n\n<p>x</p>\n", true},
         {head + "Content-Type: text/html\nContent-Transfer-Encoding: quoted-printable (yes)\n\n<p>x</p>\n", false},
         {head + "Content-Type: text/html; charset=UTF-16LE\n\n<p>x</p>\n", false},
         {head + "Content-Type: text/html; charset*=''utf-8\n\n<p>x</p>\n", false},

@@ -108,6 +108,7 @@ Sample sample(const OptionSpec &s)
     const std::string opt = "--" + s.long_name;
     if (s.long_name == "data-domain") return {{opt + "=mail.example.org"}, "mail.example.org"}; // a domain only
     if (s.long_name == "remote-proxy") return {{opt + "=https://camo.example"}, "https://camo.example"}; // an http(s) URL only
+    if (s.long_name == "offload-expire") return {{opt + "=30d"}, "30d"};                         // a duration only
     switch (s.kind) {
     case OptionKind::Flag: return {{opt}, "true"};
     case OptionKind::String: return {{opt + "=X-{id}"}, "X-{id}"};

@@ -3,6 +3,7 @@
 #include "data.hh"
 #include "external_body.hh"
 #include "labels.hh"
+#include "offload.hh"
 #include "references.hh"
 #include "related.hh"
 #include "remote.hh"
@@ -18,10 +19,11 @@ namespace {
 // (each reads its settings, so the rows, before it reads a plan another process wrote).
 const std::vector<PassRow> &rows()
 {
-    // Last: data and related leave a part another pass rewrote (edits are splices on the input).
+    // Last: data and related leave a part another pass rewrote (edits are splices on the input);
+    // offload last of all: it leaves a part another pass edited, and swaps whole parts.
     static const std::vector<PassRow> r = [] {
-        std::vector<PassRow> all{references_row(), external_body_row(), labels_row(), data_row(), related_row(),
-                                  remote_row()};
+        std::vector<PassRow> all{references_row(), external_body_row(), labels_row(), data_row(), related_row(), remote_row(),
+                                  offload_row()};
         for (const PassRow &row : all)
             if (row.report) register_section_type(*row.report);
         return all;

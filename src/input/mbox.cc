@@ -8,8 +8,10 @@
 
 #include "header_lines.hh"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 #include <glib.h>
@@ -234,6 +236,7 @@ Result<Splitter::Next> Splitter::step_line()
         if (auto f = fill(line_); !f) return f.error();
     bool from = line_ + 5 <= size_ && byte_at(line_) == 'F' && byte_at(line_ + 1) == 'r' &&
                 byte_at(line_ + 2) == 'o' && byte_at(line_ + 3) == 'm' && byte_at(line_ + 4) == ' ';
+    if (!from && !census_ && skip_lines()) return Next::On;
     bool opens = from && prev_empty_;
     std::int64_t nl = -1;
     if (auto r = find_line_end(nl); !r || *r == Next::Pause) return r;
@@ -260,6 +263,40 @@ Result<Splitter::Next> Splitter::step_line()
         state_ = State::Length;
     }
     return Next::On;
+}
+
+// Where no census reads every line, the lines of the buffer that cannot open a message are
+// skipped in one search (issue 53: a line at a time was 4 instructions a byte): up to the
+// next line starting "From " (Horspool's search for "\nFrom "), or the last line that starts within the
+// buffer and the budget. The line before the one it stops at is read as step_line would
+// have read it (prev_line_, prev_empty_); the lines skipped open nothing, since none starts
+// "From " (the one at line_ does not either). False: nothing to skip.
+bool Splitter::skip_lines()
+{
+    const std::int64_t end = std::min(buf_off_ + static_cast<std::int64_t>(buf_.size()), stop_);
+    if (line_ < buf_off_ || end - line_ < 8) return false;
+    const char *base = buf_.data() - buf_off_; // base[off] is the byte at source offset off
+    const char *from = base + line_;
+    const auto n = static_cast<std::size_t>(end - line_);
+    static const std::string_view needle = "\nFrom ";
+    static const std::boyer_moore_horspool_searcher<const char *> search(needle.begin(), needle.end());
+    const char *hit = std::search(from, from + n, search); // skips up to 6 bytes a step: about 1 instruction a byte
+    std::int64_t target;
+    if (hit != from + n) {
+        target = hit - base + 1;
+    } else {
+        // The last line that starts inside [line_, end), its start not the buffer's last byte.
+        const void *nl = memrchr(from, '\n', n - 1);
+        if (!nl) return false;
+        target = static_cast<const char *>(nl) - base + 1;
+    }
+    if (target <= line_) return false;
+    const void *before = target - 1 > line_ ? memrchr(from, '\n', static_cast<std::size_t>(target - 1 - line_)) : nullptr;
+    const std::int64_t prev = before ? static_cast<const char *>(before) - base + 1 : line_;
+    prev_line_ = prev;
+    prev_empty_ = target - prev == 1 || (target - prev == 2 && base[prev] == '\r');
+    line_ = target;
+    return true;
 }
 
 // The LF that ends the line at line_ (nl), or -1 when the input ends in this line. Ending

@@ -84,6 +84,7 @@ private:
     enum class Next { On, Pause }; // a state's method: go on, or end this step (returns false)
     Result<Next> step_length();
     Result<Next> step_line();
+    bool skip_lines(); // the lines that cannot open a message, in one search
     Result<Next> step_end();
     Result<Next> find_line_end(std::int64_t &nl);
     Status tell_census(std::int64_t next);

@@ -9,6 +9,7 @@
 
 #include "decode.hh"
 #include "header_lines.hh"
+#include "structure.hh"
 #include "text.hh"
 
 #include <algorithm>
@@ -30,6 +31,10 @@ std::string field_value(std::string_view field)
         if (c != ' ' && c != '\t' && c != '\r' && c != '\n') v += c;
     return text::ascii_lower(v);
 }
+
+// Charsets whose bytes do not keep ASCII's meaning (the passes convert those first).
+constexpr const char *kNotAsciiCharsets[] = {"utf-16", "utf-32", "ucs-2", "ucs-4", "utf-7", "iso-2022", "hz-gb",
+                                             "ebcdic", "cp037", "ibm037", "cp500", "ibm500", "cp1026", "cp875"};
 
 // Whether no HTML part of m can hold what the scanning passes look for (InertCheck::
 // may_hold_reference, for the references pass html::may_hold_reference): m's bytes as they
@@ -81,8 +86,7 @@ bool nothing_to_edit_in_html(std::string_view m, const InertCheck &check)
             const std::string field = text::ascii_lower(std::string(m.substr(line, field_end(m, line) - line)));
             if (in_header && field_value(field).rfind("multipart/", 0) == 0) multipart = true;
             if (field.find_first_of("\\*") != std::string::npos || field.find("=?") != std::string::npos) return false;
-            for (const char *bad : {"utf-16", "utf-32", "ucs-2", "ucs-4", "utf-7", "iso-2022", "hz-gb", "ebcdic", "cp037",
-                                    "ibm037", "cp500", "ibm500", "cp1026", "cp875"})
+            for (const char *bad : kNotAsciiCharsets)
                 if (field.find(bad) != std::string::npos) return false;
         } else if (text::ci_at(m, line, "content-transfer-encoding")) {
             const std::string v = field_value(m.substr(line, field_end(m, line) - line));
@@ -94,6 +98,57 @@ bool nothing_to_edit_in_html(std::string_view m, const InertCheck &check)
     }
     // The message's own header block holds no part's content (and has a Message-ID field).
     return nothing_to_reference(m.substr(header_block_size(m)), quoted_printable, check);
+}
+
+// Whether a text/html or text/css leaf the walk found is certain to give the scanning passes
+// nothing to edit: the conditions of nothing_to_edit_in_html, for its own content (decoded
+// as GMime decodes it for the passes) and its own Content-Type field.
+bool nothing_to_edit_in_leaf(std::string_view m, const WalkEntity &e, const InertCheck &check)
+{
+    const std::string_view raw = m.substr(e.content_begin, e.content_end - e.content_begin);
+    // An empty one: where GMime puts its content is MessageContext::content_span's to tell.
+    if (raw.empty() || raw.size() > check.scan_max || !check.may_hold_reference) return false;
+    const std::string field = text::ascii_lower(e.content_type);
+    if (field.find_first_of("\\*") != std::string::npos || field.find("=?") != std::string::npos) return false;
+    for (const char *bad : kNotAsciiCharsets)
+        if (field.find(bad) != std::string::npos) return false;
+    GMimeContentEncoding enc;
+    if (e.encoding.empty() || e.encoding == "7bit" || e.encoding == "8bit" || e.encoding == "binary")
+        return !check.may_hold_reference(raw);
+    if (e.encoding == "quoted-printable") enc = GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE;
+    else if (e.encoding == "base64") enc = GMIME_CONTENT_ENCODING_BASE64;
+    else return false;
+    GMimeEncoding st;
+    g_mime_encoding_init_decode(&st, enc);
+    std::string out(g_mime_encoding_outlen(&st, raw.size()) + 16, '\0');
+    out.resize(decode::flush(&st, raw.data(), raw.size(), out.data()));
+    return !check.may_hold_reference(out);
+}
+
+// The walk's verdict (src/mime/structure.cc): true when no pass can change m, false when one
+// may, nothing when the walk is not sure of m's structure (the line check below decides).
+// Every entity is within the limits (the walk's depth below --max-depth, as a Content-Type
+// field per level gives provably_inert's count); of the leaves, those of an edited type
+// must all be scanned ones that nothing_to_edit_in_leaf clears, in a message with no
+// Content-Location or Content-Base field (a relative URL may then name a part).
+std::optional<bool> inert_by_walk(std::string_view m, const InertCheck &check, const Limits &limits)
+{
+    if (limits.max_parts < 3 || limits.max_depth < 1) return std::nullopt;
+    auto walked = walk_structure(m, limits.max_parts - 2, limits.max_depth - 1);
+    if (!walked) return std::nullopt;
+    bool location = false;
+    std::vector<const WalkEntity *> scanned;
+    for (const WalkEntity &e : *walked) {
+        if (check.index && (e.content_id || e.kind == WalkEntity::Kind::Message)) return false;
+        location = location || e.location;
+        if (e.kind != WalkEntity::Kind::Leaf) continue;
+        const std::string type = e.type + "/" + e.subtype;
+        if (std::find(check.types.begin(), check.types.end(), type) == check.types.end()) continue;
+        if (std::find(check.scanned_types.begin(), check.scanned_types.end(), type) == check.scanned_types.end()) return false;
+        scanned.push_back(&e);
+    }
+    if (!scanned.empty() && location) return false;
+    return std::all_of(scanned.begin(), scanned.end(), [&](const WalkEntity *e) { return nothing_to_edit_in_leaf(m, *e, check); });
 }
 
 } // namespace
@@ -156,6 +211,7 @@ MessageSubtype message_subtype(std::string_view field, std::size_t at)
 // nothing_to_edit_in_html(m) holds besides.
 bool provably_inert(std::string_view m, const InertCheck &check, const Limits &limits)
 {
+    if (auto verdict = inert_by_walk(m, check, limits)) return *verdict;
     struct Needle {
         std::string word;
         bool scanned;

@@ -204,6 +204,14 @@ public:
     Status replace_body(const Node &n, StreamedBody body);
     // Removes a part of a multipart: its delimiter line, headers and body.
     Status remove_part(const Node &n);
+    // Where a part of a multipart starts: its first header, or the empty line of an empty
+    // header block (remove_part checks the delimiter line before it).
+    Result<std::int64_t> part_start(const Node &n) const;
+    // Replaces the input's bytes [begin, end) with text written exactly as given (the
+    // offload pass swaps a whole part for one it made, and back). The caller's text is in
+    // the message's line ends and holds no delimiter line of an enclosing multipart and no
+    // From_ line: it is made of the message's own bytes, base64 and lines the caller wrote.
+    Status replace_span(std::int64_t begin, std::int64_t end, std::string text) { return add_edit(begin, end, std::move(text)); }
     // Inserts whole lines (LF line ends, made the message's) at the start of a line of the
     // input, inside the message: new parts before a closing delimiter (src/mime/entity_insert.cc).
     Status insert_lines(std::int64_t at, std::string_view lf_text);

@@ -350,14 +350,10 @@ Status MessageContext::finish()
     return ok();
 }
 
-Status MessageContext::remove_part(const Node &n)
+Result<std::int64_t> MessageContext::part_start(const Node &n) const
 {
     if (n.parent < 0 || nodes_[static_cast<std::size_t>(n.parent)].kind != Node::Kind::Multipart)
-        return Error{Code::Software, "remove_part on a part outside a multipart"};
-    if (n.kind != Node::Kind::Leaf) return Error{Code::DataErr, "only leaf parts are removed"};
-    GMimeDataWrapper *w = g_mime_part_get_content(GMIME_PART(n.object));
-    GMimeStream *s = w ? g_mime_data_wrapper_get_stream(w) : nullptr;
-    if (!s) return Error{Code::DataErr, "part " + n.section + " has no content"};
+        return Error{Code::Software, "part_start on a part outside a multipart"};
     // Where the part starts: its first header, or the blank line of an empty header block.
     std::int64_t start = -1;
     GMimeHeaderList *hl = headers_of(n);
@@ -370,6 +366,20 @@ Status MessageContext::remove_part(const Node &n)
         if (!blank) return blank.error();
         start = *blank;
     }
+    return start;
+}
+
+Status MessageContext::remove_part(const Node &n)
+{
+    if (n.parent < 0 || nodes_[static_cast<std::size_t>(n.parent)].kind != Node::Kind::Multipart)
+        return Error{Code::Software, "remove_part on a part outside a multipart"};
+    if (n.kind != Node::Kind::Leaf) return Error{Code::DataErr, "only leaf parts are removed"};
+    GMimeDataWrapper *w = g_mime_part_get_content(GMIME_PART(n.object));
+    GMimeStream *s = w ? g_mime_data_wrapper_get_stream(w) : nullptr;
+    if (!s) return Error{Code::DataErr, "part " + n.section + " has no content"};
+    auto first = part_start(n);
+    if (!first) return first.error();
+    const std::int64_t start = *first;
     // The delimiter line before it, and the line break before that, which RFC 2046 5.1.1
     // makes part of the delimiter.
     auto before = src_->slice(std::max(seg_.msg_begin, start - 4096), start);

@@ -197,7 +197,8 @@ std::vector<std::string> long_names(const OptionTable &t)
 }
 
 // The text of a value, as either source wrote it, in the entry's kind. A Flag and a
-// Repeated value are read by the caller (they have no single text).
+// Repeated value are read by the caller (they have no single text), but for a Flag an
+// implication sets ("true": --offload-restore implies --strict).
 Result<OptionValue> convert(const OptionSpec &s, const std::string &text, std::string name)
 {
     OptionValue v;
@@ -205,6 +206,8 @@ Result<OptionValue> convert(const OptionSpec &s, const std::string &text, std::s
     v.text = text;
     switch (s.kind) {
     case OptionKind::Flag:
+        v.flag = text == "true";
+        break;
     case OptionKind::String:
     case OptionKind::Path:
     case OptionKind::Repeated:
