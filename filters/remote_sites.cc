@@ -123,29 +123,6 @@ std::pair<std::size_t, std::size_t> refresh_url(std::string_view c)
     return {i, e};
 }
 
-// srcset (HTML 4.8.4.3.10): each candidate's URL span.
-std::vector<std::pair<std::size_t, std::size_t>> srcset_urls(std::string_view v)
-{
-    std::vector<std::pair<std::size_t, std::size_t>> out;
-    std::size_t i = 0;
-    while (i < v.size()) {
-        while (i < v.size() && (html::detail::is_space(v[i]) || v[i] == ',')) ++i;
-        const std::size_t b = i;
-        while (i < v.size() && !html::detail::is_space(v[i])) ++i;
-        std::size_t e = i;
-        while (e > b && v[e - 1] == ',') --e;
-        if (e > b) out.emplace_back(b, e);
-        int depth = 0;
-        while (i < v.size()) {
-            if (v[i] == '(') ++depth;
-            else if (v[i] == ')') --depth;
-            else if (v[i] == ',' && depth <= 0) break;
-            ++i;
-        }
-    }
-    return out;
-}
-
 std::optional<std::size_t> offset_in(std::string_view html, const char *p, std::size_t len)
 {
     const auto base = reinterpret_cast<std::uintptr_t>(html.data()), at = reinterpret_cast<std::uintptr_t>(p);
@@ -342,7 +319,7 @@ void Finder::srcset(const std::string &tag, const GumboAttribute *a, const std::
 {
     auto hi = holder(a);
     if (!hi) return;
-    for (auto [b, en] : srcset_urls(s_.holders[*hi].decoded)) {
+    for (auto [b, en] : html::srcset_urls(s_.holders[*hi].decoded)) {
         Site site;
         site.holder = *hi;
         site.where = where;

@@ -22,6 +22,30 @@
 
 namespace mimeuri::html {
 
+std::vector<std::pair<std::size_t, std::size_t>> srcset_urls(std::string_view v)
+{
+    using detail::is_space;
+    std::vector<std::pair<std::size_t, std::size_t>> out;
+    std::size_t i = 0;
+    while (i < v.size()) {
+        while (i < v.size() && (is_space(v[i]) || v[i] == ',')) ++i;
+        const std::size_t b = i;
+        while (i < v.size() && !is_space(v[i])) ++i;
+        std::size_t e = i;
+        while (e > b && v[e - 1] == ',') --e; // "url," with no descriptor
+        if (e > b) out.emplace_back(b, e);
+        // skip descriptors up to the next comma outside parentheses
+        int depth = 0;
+        while (i < v.size()) {
+            if (v[i] == '(') ++depth;
+            else if (v[i] == ')') --depth;
+            else if (v[i] == ',' && depth <= 0) break;
+            ++i;
+        }
+    }
+    return out;
+}
+
 using detail::Guarded;
 using detail::hexval;
 using detail::is_space;
@@ -191,24 +215,7 @@ void ScanBuilder::attribute(const std::string &tag, const std::string &name, std
     if (style) {
         css_refs(hi);
     } else if (srcset) {
-        // HTML 4.8.4.3.10: candidates separated by commas; a URL then descriptors.
-        std::size_t i = 0;
-        while (i < v.size()) {
-            while (i < v.size() && (is_space(v[i]) || v[i] == ',')) ++i;
-            std::size_t b = i;
-            while (i < v.size() && !is_space(v[i])) ++i;
-            std::size_t e = i;
-            while (e > b && v[e - 1] == ',') --e; // "url," with no descriptor
-            if (e > b) add_ref(hi, b, e, v.substr(b, e - b), false, false);
-            // skip descriptors up to the next comma outside parentheses
-            int depth = 0;
-            while (i < v.size()) {
-                if (v[i] == '(') ++depth;
-                else if (v[i] == ')') --depth;
-                else if (v[i] == ',' && depth <= 0) break;
-                ++i;
-            }
-        }
+        for (const auto &[b, e] : srcset_urls(v)) add_ref(hi, b, e, v.substr(b, e - b), false, false);
     } else {
         // The whole value is the slot: a repair replaces the padding too.
         auto [b, e] = trim(v, 0, v.size());

@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace mimeuri::html {
@@ -117,6 +118,10 @@ constexpr std::size_t kDefaultHtmlMax = 32u << 20;
 // The parser's memory cap for an HTML text of `size` bytes under --html-max `html_max`
 // (see docs/design.md): 40 times the text, at least 64 MiB, at most 8 times --html-max.
 std::size_t memory_cap(std::size_t size, std::size_t html_max);
+
+// A srcset's candidates (HTML 4.8.4.3.10: separated by commas, each a URL then descriptors):
+// each URL's span in v, a trailing comma not part of it.
+std::vector<std::pair<std::size_t, std::size_t>> srcset_urls(std::string_view v);
 
 // Every reference in src, href, background, poster, data, longdesc, lowsrc, action, srcset
 // (each candidate), SVG href and xlink:href, <base href> (reported as base_href, not as a
