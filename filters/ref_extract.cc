@@ -132,13 +132,20 @@ std::string file_type(MessageContext &ctx, const Node &n)
     return sniffed.empty() ? type : sniffed;
 }
 
+// A name's extension, lower case, with its dot ("" for none, and for a name that only starts
+// with a dot).
+std::string extension_of(const std::string &name)
+{
+    const auto dot = name.rfind('.');
+    return dot == std::string::npos || dot == 0 ? std::string() : text::ascii_lower(name.substr(dot));
+}
+
 // name with an extension of type: kept when it has one already (any case), else the
 // type's first added (load.php -> load.php.css). A type the table does not know keeps the
 // name as it is (inert_name decides whether its extension may stay).
 std::string with_extension(std::string name, const std::string &type)
 {
-    const auto dot = name.rfind('.');
-    const std::string ext = dot == std::string::npos || dot == 0 ? std::string() : text::ascii_lower(name.substr(dot));
+    const std::string ext = extension_of(name);
     const char *known = extensions_of(type);
     if (!known) return name;
     std::string_view list = known;
@@ -230,8 +237,7 @@ std::string file_name(MessageContext &ctx, const Node &tn, const IndexedPart &tp
 std::string inert_name(const std::string &name, const std::string &type)
 {
     std::string out = with_extension(name, type);
-    const auto dot = out.rfind('.');
-    const std::string ext = dot == std::string::npos || dot == 0 ? std::string() : text::ascii_lower(out.substr(dot));
+    const std::string ext = extension_of(out);
     // An HTML part is written as a page, sanitised (page_writer.hh): named .html.
     if (is_html_type(type)) return ext == ".html" || ext == ".htm" ? out : out + ".html";
     return keeps_extension(ext, type) ? out : out + ".txt";
@@ -354,6 +360,7 @@ private:
     std::map<std::string, std::string> written_; // section -> file or page name
     std::set<std::string> used_{"index.html"};
     std::map<int, std::string> file_of_;
+    std::map<int, std::string> svg_url_of_; // svg_image_url's answer a target ("": the file)
     // A stylesheet with references to extract is written as its file with them rewritten
     // (the stylesheets come first: references.cc), so that the page's backgrounds load.
     std::map<int, std::string> css_files_;
@@ -385,8 +392,7 @@ const std::string &FolderPlan::file_for(int node)
 std::string FolderPlan::svg_image_url(const PendingExtract &pe, std::size_t ri, int node)
 {
     constexpr std::size_t kMaxInline = 1u << 20;
-    const Node &tn = nodes_[static_cast<std::size_t>(node)];
-    if (ri >= pe.scan.refs.size() || file_type(ctx_, tn) != "image/svg+xml") return {};
+    if (ri >= pe.scan.refs.size()) return {};
     const html::Ref &r = pe.scan.refs[ri];
     if (!r.css) {
         if (r.inner >= 0 || r.holder >= pe.scan.holders.size()) return {};
@@ -396,10 +402,15 @@ std::string FolderPlan::svg_image_url(const PendingExtract &pe, std::size_t ri, 
                            (h.element == "video" && h.attr == "poster");
         if (!image) return {};
     }
+    // Once a target, however often the mail names it: its type, its bytes, their base64.
+    auto [url, fresh] = svg_url_of_.try_emplace(node);
+    if (!fresh) return url->second;
+    const Node &tn = nodes_[static_cast<std::size_t>(node)];
+    if (file_type(ctx_, tn) != "image/svg+xml") return {};
     const std::string bytes = part_bytes(tn);
     if (bytes.empty() || bytes.size() > kMaxInline) return {};
     GCharPtr b64(g_base64_encode(reinterpret_cast<const guchar *>(bytes.data()), bytes.size()));
-    return std::string("data:image/svg+xml;base64,") + b64.get();
+    return url->second = std::string("data:image/svg+xml;base64,") + b64.get();
 }
 
 // The page's <base href> is dropped (html_sanitize), so that the file names resolve beside
@@ -496,7 +507,7 @@ std::string FolderPlan::text_page_images(int text_node)
         const std::string type = file_type(ctx_, n);
         if (type.compare(0, 6, "image/") != 0 || type == "image/svg+xml") continue;
         const std::string &name = file_for(static_cast<int>(i));
-        if (!keeps_extension(text::ascii_lower(name.substr(name.rfind('.') == std::string::npos ? name.size() : name.rfind('.'))), type))
+        if (!keeps_extension(extension_of(name), type))
             continue; // named .txt: not an image to a browser
         GCharPtr url(g_uri_escape_string(name.c_str(), nullptr, FALSE));
         out += "<p class=\"mimeuri-image\"><img src=\"" + html_text(url.get()) + "\" alt=\"" + html_text(name) + "\"></p>\n";
