@@ -103,6 +103,25 @@ bool is_type(const Node &n, const char *type, const char *subtype)
     return ct && g_mime_content_type_is_type(ct, type, subtype);
 }
 
+// RFC 5322 3.6.4: In-Reply-To names the parent(s); References the thread, the parent last.
+std::vector<std::string> answered_ids(GMimeMessage *m)
+{
+    std::vector<std::string> out;
+    for (const char *field : {"In-Reply-To", "References"}) {
+        const char *raw = g_mime_object_get_header(GMIME_OBJECT(m), field);
+        GMimeReferences *refs = raw ? g_mime_references_parse(nullptr, raw) : nullptr;
+        if (!refs) continue;
+        std::vector<std::string> ids;
+        for (int k = 0; k < g_mime_references_length(refs); ++k) ids.emplace_back(g_mime_references_get_message_id(refs, k));
+        g_mime_references_free(refs);
+        if (field[0] == 'R') std::reverse(ids.begin(), ids.end());
+        for (std::string &id : ids)
+            if (out.size() < kMaxAnswered && !id.empty() && std::find(out.begin(), out.end(), id) == out.end())
+                out.push_back(std::move(id));
+    }
+    return out;
+}
+
 IndexedMessage indexed_message(GMimeMessage *m, const std::string &section, const std::vector<Node> &nodes)
 {
     IndexedMessage im;
@@ -113,6 +132,7 @@ IndexedMessage indexed_message(GMimeMessage *m, const std::string &section, cons
     // The entity mid:ID names: the last one with the message's section (0 for the top).
     for (std::size_t i = 0; i < nodes.size(); ++i)
         if (nodes[i].section == section && !section.empty()) im.node = static_cast<int>(i);
+    im.answers = answered_ids(m);
     return im;
 }
 
@@ -130,6 +150,12 @@ MessageIndex index_message(const MessageContext &ctx)
                 owners.push_back(m);
                 ix.messages.push_back(indexed_message(m, n.section, nodes));
             }
+    // A message never answers itself, nor one it holds (a loop in References, a forward).
+    for (IndexedMessage &m : ix.messages)
+        m.answers.erase(std::remove_if(m.answers.begin(), m.answers.end(), [&](const std::string &id) {
+            return std::any_of(ix.messages.begin(), ix.messages.end(),
+                               [&](const IndexedMessage &own) { return own.has_id && own.message_id == id; });
+        }), m.answers.end());
     ix.parts.resize(nodes.size());
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const Node &n = nodes[i];

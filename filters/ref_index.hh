@@ -58,7 +58,15 @@ struct IndexedMessage {
     std::string message_id; // as GMime decodes it
     std::string section;    // "" for the top-level message, else its message/rfc822 part
     int node{0};            // the entity mid:ID (without a content-id) names
+    // The messages it answers, the nearest first: In-Reply-To's ids, then References' from
+    // the last (RFC 5322 3.6.4), each once, none of this message's own ids (nor of the
+    // messages embedded in it), at most kMaxAnswered. A cid: that names no part of the
+    // message is looked for in them (Resolver::cid, "matched":"thread").
+    std::vector<std::string> answers;
 };
+
+// How many of the ids a message answers are read: a sender's 20,000 References cost no more.
+inline constexpr std::size_t kMaxAnswered = 32;
 
 struct MessageIndex {
     std::vector<IndexedPart> parts; // one per node, in document order

@@ -201,6 +201,12 @@ std::optional<Decision> PartRewriter::resolve_ref(const html::Ref &ref, const st
         if (opts_.cid == RefOptions::Cid::Off) return std::nullopt;
         d.kind = Kind::Cid;
         d.target = resolver_.cid(ref.url, node_, ref.padded);
+        // Found in a message the reply answers, among those indexed so far: as for mid: below.
+        // Not found, and a message it answers not indexed (yet): planned again once the
+        // input is, whatever came (the census of ids counts what an mbox holds, not which
+        // worker indexed it), so that --jobs=1 and --jobs=2 give one answer.
+        if (d.target.match == Match::Thread && d.target.in_run) ctx_.wait_for(d.target.message_id);
+        else if (d.target.status == RefStatus::Dangling && !d.target.unknown_id.empty()) ctx_.wait_for({});
     } else if (starts_ci(ref.url, "mid:")) {
         if (opts_.mid == RefOptions::Mid::Off) return std::nullopt;
         d.kind = Kind::Mid;
@@ -340,6 +346,9 @@ void PartRewriter::decide(const html::Ref &ref, std::size_t ri, Decision &d)
                 d.action = Action::Repaired;
             }
         }
+    } else if (t.match == Match::Thread) { // a part of a message it answers: a link in a page
+        if (extracting()) decide_page_link(ri, d);
+        else if (opts_.cid == RefOptions::Cid::Inline) d.reason = "other-message";
     } else if (t.status == RefStatus::Resolved && t.node >= 0 && t.message_id.empty()) {
         decide_local(ri, d);
     }

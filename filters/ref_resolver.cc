@@ -26,6 +26,7 @@ const char *match_name(Match m)
     case Match::ContentLocation: return "content-location";
     case Match::ContentIdWithoutScheme: return "content-id-without-scheme";
     case Match::Filename: return "filename";
+    case Match::Thread: return "thread";
     case Match::AsWritten: break;
     }
     return "";
@@ -186,7 +187,13 @@ Target Resolver::cid(const std::string &url, int from, bool padded) const
         // rewrites the URL to the Content-ID of a target that has one.
         if (clean.empty()) return t;
         int n = unique_in_related(from, find(l.file, clean));
-        if (n < 0) return t;
+        if (n < 0) {
+            // Named by no part of its message: a reply's, whose part stayed in the message it answers.
+            const int k = ix_.parts[static_cast<std::size_t>(from)].message;
+            Target th = in_thread(clean, k < 0 ? 0 : k);
+            th.broken = t.broken;
+            return th;
+        }
         const IndexedPart &tp = ix_.parts[static_cast<std::size_t>(n)];
         t.status = RefStatus::Resolved;
         t.node = n;
@@ -253,6 +260,55 @@ Target Resolver::in_message(const std::string &found_id, const RunIndex::Entry &
     return t;
 }
 
+std::optional<Resolver::Other> Resolver::other_message(const std::string &id, bool ci, bool cids) const
+{
+    if (RunIndex::Found found = run_.find(id, ci)) {
+        // The run's own message wins over an index; but an index of the whole archive
+        // that holds the id more than once makes it ambiguous, as one run over the
+        // archive would find it (a sharded run gives one run's answers).
+        int count = found->second.count;
+        if (externals_)
+            for (const auto &x : *externals_)
+                if (count < 2)
+                    if (auto other = x->find(found->first, false); other && other->count > 1) count = other->count;
+        return Other{found->first, std::move(found->second), count, true};
+    }
+    if (externals_)
+        for (const auto &x : *externals_) {
+            std::string key = id;
+            if (ci) {
+                auto k = x->find_ci(id);
+                if (!k) continue;
+                key = *k;
+            }
+            if (const RunIndex::Entry *e = x->find(key, cids)) return Other{key, *e, e->count, false};
+        }
+    return std::nullopt;
+}
+
+Target Resolver::in_thread(const std::string &content_id, int k) const
+{
+    auto at = answered_.find(k);
+    if (at == answered_.end()) {
+        std::vector<std::optional<Other>> found;
+        for (const std::string &id : ix_.messages[static_cast<std::size_t>(k)].answers)
+            found.push_back(other_message(id, false, true));
+        at = answered_.emplace(k, std::move(found)).first;
+    }
+    Target none;
+    for (std::size_t i = 0; i < at->second.size(); ++i) {
+        const std::optional<Other> &o = at->second[i];
+        if (!o && none.unknown_id.empty()) none.unknown_id = ix_.messages[static_cast<std::size_t>(k)].answers[i];
+        // One of several messages with that id: which one the reply answers is not known.
+        if (!o || o->count > 1 || !o->entry.cids.count(content_id)) continue;
+        Target t = in_message(o->id, o->entry, o->count, content_id);
+        t.in_run = o->in_run;
+        t.match = Match::Thread;
+        return t;
+    }
+    return none;
+}
+
 Target Resolver::mid(const std::string &url, int from) const
 {
     std::string rest = url.substr(4);
@@ -271,34 +327,12 @@ Target Resolver::mid(const std::string &url, int from) const
             here->broken = broken || ci;
             return *here;
         }
-        if (RunIndex::Found found = run_.find(id, ci)) {
-            // The run's own message wins over an index; but an index of the whole archive
-            // that holds the id more than once makes it ambiguous, as one run over the
-            // archive would find it (a sharded run gives one run's answers).
-            int count = found->second.count;
-            if (externals_)
-                for (const auto &x : *externals_)
-                    if (count < 2)
-                        if (auto other = x->find(found->first, false); other && other->count > 1) count = other->count;
-            Target t = in_message(found->first, found->second, count, content_id);
+        if (auto other = other_message(id, ci, !content_id.empty())) {
+            Target t = in_message(other->id, other->entry, other->count, content_id);
             t.broken = broken || ci;
-            t.in_run = true;
+            t.in_run = other->in_run;
             return t;
         }
-        if (externals_)
-            for (const auto &x : *externals_) {
-                std::string key = id;
-                if (ci) {
-                    auto k = x->find_ci(id);
-                    if (!k) continue;
-                    key = *k;
-                }
-                auto e = x->find(key, !content_id.empty());
-                if (!e) continue;
-                Target t = in_message(key, *e, e->count, content_id);
-                t.broken = broken || ci;
-                return t;
-            }
     }
     Target none;
     none.unknown_id = id;

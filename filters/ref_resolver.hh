@@ -13,11 +13,21 @@
 // URL with no scheme that is a Content-ID as written (<img src="image001.png"> for
 // Content-ID: <image001.png>), and a cid: URL that no Content-ID or Content-Location names
 // but that is a part's file name (Content-Disposition filename or Content-Type name).
+//
+// Last of all, a cid: that names nothing in its message is looked for in the messages that
+// message answers (In-Reply-To, then References from the last: IndexedMessage::answers), in
+// the run's index and then the indexes on disk: a client that replies or forwards keeps
+// <img src="cid:..."> and drops the part (issue 50). The first of them, nearest first, that
+// holds a part with that Content-ID (exactly) is the target, "matched":"thread"; one
+// whose Message-ID several messages carry is passed over (which one is meant is not known).
+// RFC 2392 lets a cid: name only a part of its own message; the reference stays as written
+// (the page of --cid=extract links the file of that message's folder).
 #pragma once
 
 #include "ref_external.hh"
 #include "ref_index.hh"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,8 +40,9 @@ enum class RefStatus { Resolved, Dangling, Ambiguous };
 const char *status_name(RefStatus s); // "resolved", "dangling", "ambiguous"
 
 // How a reference matched its target when not as its scheme says (the report's "matched").
-enum class Match { AsWritten, ContentLocation, ContentIdWithoutScheme, Filename };
-const char *match_name(Match m); // "", "content-location", "content-id-without-scheme", "filename"
+// Thread: a cid: that names no part of its message, found in a message it answers.
+enum class Match { AsWritten, ContentLocation, ContentIdWithoutScheme, Filename, Thread };
+const char *match_name(Match m); // "", "content-location", "content-id-without-scheme", "filename", "thread"
 
 struct Target {
     RefStatus status{RefStatus::Dangling};
@@ -46,7 +57,8 @@ struct Target {
     Match match{Match::AsWritten};
     std::string named_id;     // a cid: matched by Content-Location or file name: the Content-ID
                               // it names (repair gives it to a target that has none)
-    std::string unknown_id;   // mid: the Message-ID looked for and not (yet) in the run
+    std::string unknown_id;   // mid: the Message-ID looked for and not (yet) in the run; a
+                              // cid: that dangles, the nearest message it answers not found
     // mid: another message: its place in the run (input, 1-based number there), whether it
     // has a page of its own (--cid=extract), and the page an earlier run wrote (an index's).
     bool in_run{false};
@@ -99,6 +111,17 @@ private:
     // several, and outside a related set.
     int unique_in_related(int from, const std::vector<int> &candidates) const;
     std::optional<Target> mid_here(const std::string &id, const std::string &content_id, int from, bool ci) const;
+    // A message of the run, else of an index, with exactly (or, ci, but for the domain's case)
+    // this Message-ID; count: how many carry it (the run's, or more that an index knows of).
+    struct Other {
+        std::string id; // as indexed
+        RunIndex::Entry entry;
+        int count{0};
+        bool in_run{false};
+    };
+    std::optional<Other> other_message(const std::string &id, bool ci, bool cids) const;
+    // A cid: (its Content-ID, cleaned) named by no part of message k: in the messages it answers.
+    Target in_thread(const std::string &content_id, int k) const;
     // count: how many messages have the id (e's own count, or more that an index knows of).
     Target in_message(const std::string &found_id, const RunIndex::Entry &e, int count, const std::string &content_id) const;
     const Lookup &lookup() const;
@@ -106,6 +129,9 @@ private:
     const RunIndex &run_;
     const ExternalIndexes *externals_;
     mutable std::unique_ptr<Lookup> lookup_; // built by lookup() when first needed
+    // in_thread's: per message of ix_, the messages it answers as found (nullopt: in no index),
+    // looked up at its first dangling cid:, once for all of them.
+    mutable std::map<int, std::vector<std::optional<Other>>> answered_;
 };
 
 } // namespace mimeuri::refs
