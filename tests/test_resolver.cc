@@ -409,3 +409,171 @@ TEST_CASE("run index: each entry given back whole, the first in run order keepin
     merged.merge(run.save());
     check(merged);
 }
+
+// --- A reply's cid: whose part stayed in the message it answers (issue 50): a cid: that names
+// no part of its message is looked up in the messages that message answers (In-Reply-To,
+// then References from the last: RFC 5322 3.6.4), in the run's index, nearest first.
+
+namespace {
+
+// The reference from the reply's HTML part (1).
+Target thread_cid(const Parsed &p, const RunIndex &run, const std::string &url)
+{
+    return resolve_one(p, run, url, p.node("1"));
+}
+
+// A reply: its header fields (In-Reply-To, References), an HTML part, and own images.
+std::string reply(const std::string &fields, const std::vector<std::string> &own_cids = {})
+{
+    std::string m = "Message-ID: <reply@x>\n" + fields + "Content-Type: multipart/related; boundary=r\n\n"
+                    "--r\nContent-Type: text/html\n\n<img src=\"cid:logo@x\">\n";
+    for (const auto &c : own_cids) m += "--r\nContent-Type: image/png\nContent-ID: <" + c + ">\n\nAAAA\n";
+    return m + "--r--\n";
+}
+
+// A message of the run with these Content-IDs (each in part 2, 3...); count 1.
+RunIndex::Entry message(std::size_t number, const std::vector<std::string> &cids)
+{
+    RunIndex::Entry e;
+    e.count = 1;
+    e.index = number;
+    e.source = "thread.mbox";
+    e.offset = static_cast<std::int64_t>(number) * 100;
+    for (std::size_t k = 0; k < cids.size(); ++k) e.cids[cids[k]] = std::to_string(k + 2);
+    return e;
+}
+
+} // namespace
+
+TEST_CASE("thread: the ids a message answers, nearest first, each once, never its own")
+{
+    SUBCASE("In-Reply-To, then References from the last")
+    {
+        Parsed r(reply("In-Reply-To: <parent@x>\nReferences: <root@x> <mid@x> <parent@x>\n"));
+        CHECK(r.ix.messages.front().answers == std::vector<std::string>{"parent@x", "mid@x", "root@x"});
+    }
+    SUBCASE("a loop: References naming the message itself, and an id twice")
+    {
+        Parsed r(reply("References: <reply@x> <a@x> <b@x> <a@x> <reply@x>\n"));
+        CHECK(r.ix.messages.front().answers == std::vector<std::string>{"a@x", "b@x"});
+    }
+    SUBCASE("a sender's long References: the nearest kMaxAnswered")
+    {
+        std::string refs = "References:";
+        for (int i = 0; i < 40; ++i) refs += " <r" + std::to_string(i) + "@x>";
+        Parsed r(reply(refs + "\n"));
+        const auto &a = r.ix.messages.front().answers;
+        REQUIRE(a.size() == kMaxAnswered);
+        CHECK(a.front() == "r39@x");
+        CHECK(a.back() == "r" + std::to_string(40 - kMaxAnswered) + "@x");
+    }
+    SUBCASE("no thread fields: none")
+    {
+        CHECK(Parsed(reply("")).ix.messages.front().answers.empty());
+    }
+}
+
+TEST_CASE("thread: a reply's dangling cid: is found in the message it answers")
+{
+    RunIndex run;
+    run.add("parent@x", message(1, {"logo@x"}));
+    Parsed r(reply("In-Reply-To: <parent@x>\n"));
+    Target t = thread_cid(r, run, "cid:logo@x");
+    CHECK(t.status == RefStatus::Resolved);
+    CHECK(t.match == Match::Thread);
+    CHECK(std::string(match_name(t.match)) == "thread");
+    CHECK(t.message_id == "parent@x");
+    CHECK(t.mid == "parent@x");
+    CHECK(t.mid_cid == "logo@x");
+    CHECK(t.section == "2");
+    CHECK(t.node == -1);
+    CHECK(t.in_run);
+    CHECK(t.number == 1);
+    CHECK(t.source == "thread.mbox");
+    CHECK(t.offset == 100);
+    // As the URL is written: %-encoded, in brackets (broken: not RFC 2392's form).
+    CHECK(thread_cid(r, run, "cid:logo%40x").match == Match::Thread);
+    Target padded = thread_cid(r, run, "cid:<logo@x>");
+    CHECK(padded.match == Match::Thread);
+    CHECK(padded.broken);
+}
+
+TEST_CASE("thread: in the grandparent through References, when the parent lacks it")
+{
+    RunIndex run;
+    run.add("root@x", message(1, {"logo@x"}));
+    run.add("parent@x", message(2, {"other@x"}));
+    Parsed r(reply("In-Reply-To: <parent@x>\nReferences: <root@x> <parent@x>\n"));
+    Target t = thread_cid(r, run, "cid:logo@x");
+    CHECK(t.status == RefStatus::Resolved);
+    CHECK(t.match == Match::Thread);
+    CHECK(t.message_id == "root@x");
+    CHECK(t.number == 1);
+}
+
+TEST_CASE("thread: the nearest message that has the part wins")
+{
+    RunIndex run;
+    run.add("root@x", message(1, {"logo@x"}));
+    run.add("parent@x", message(2, {"x@x", "logo@x"}));
+    Parsed r(reply("References: <root@x> <parent@x>\n"));
+    Target t = thread_cid(r, run, "cid:logo@x");
+    CHECK(t.message_id == "parent@x");
+    CHECK(t.section == "3");
+}
+
+TEST_CASE("thread: a cid: in no message it answers stays dangling")
+{
+    RunIndex run;
+    run.add("parent@x", message(1, {"other@x"}));
+    Parsed r(reply("In-Reply-To: <parent@x>\nReferences: <gone@x> <parent@x>\n")); // gone@x: in no index
+    Target t = thread_cid(r, run, "cid:logo@x");
+    CHECK(t.status == RefStatus::Dangling);
+    CHECK(t.match == Match::AsWritten);
+    CHECK(t.message_id.empty());
+    // Compared exactly: a Content-ID in another case is another part.
+    CHECK(thread_cid(r, run, "cid:LOGO@x").status == RefStatus::Dangling);
+    // No thread fields: nothing looked up.
+    RunIndex all;
+    all.add("parent@x", message(1, {"logo@x"}));
+    CHECK(thread_cid(Parsed(reply("")), all, "cid:logo@x").status == RefStatus::Dangling);
+}
+
+TEST_CASE("thread: a part of the reply's own wins over the message it answers")
+{
+    RunIndex run;
+    run.add("parent@x", message(1, {"logo@x"}));
+    Parsed r(reply("In-Reply-To: <parent@x>\n", {"logo@x"}));
+    Target t = thread_cid(r, run, "cid:logo@x");
+    CHECK(t.status == RefStatus::Resolved);
+    CHECK(t.match == Match::AsWritten);
+    CHECK(t.message_id.empty());
+    REQUIRE(t.node >= 0);
+    CHECK(r.ix.parts[static_cast<std::size_t>(t.node)].section == "2");
+}
+
+TEST_CASE("thread: an ancestor not in the index is passed over; one several messages carry too")
+{
+    RunIndex run;
+    run.add("root@x", message(1, {"logo@x"}));
+    run.add("dup@x", message(2, {"logo@x"}));
+    run.add("dup@x", message(3, {"logo@x"})); // two messages with one id: which one is not known
+    Parsed r(reply("In-Reply-To: <missing@x>\nReferences: <root@x> <dup@x> <missing@x>\n"));
+    Target t = thread_cid(r, run, "cid:logo@x");
+    CHECK(t.status == RefStatus::Resolved);
+    CHECK(t.message_id == "root@x");
+}
+
+TEST_CASE("thread: two messages that answer each other do not loop")
+{
+    // A's References name B and B's name A (a client's loop); each is looked up once.
+    RunIndex run;
+    run.add("a@x", message(1, {"pic-a@x"}));
+    Parsed b("Message-ID: <b@x>\nReferences: <a@x>\nContent-Type: text/html\n\n<img src=\"cid:none@x\">\n");
+    run.add("b@x", message(2, {}));
+    Parsed a("Message-ID: <a@x>\nReferences: <b@x> <a@x>\nContent-Type: text/html\n\n<img src=\"cid:none@x\">\n");
+    CHECK(a.ix.messages.front().answers == std::vector<std::string>{"b@x"});
+    CHECK(thread_cid(a, run, "cid:none@x").status == RefStatus::Dangling);
+    CHECK(thread_cid(b, run, "cid:none@x").status == RefStatus::Dangling);
+    CHECK(thread_cid(b, run, "cid:pic-a@x").message_id == "a@x");
+}
