@@ -76,6 +76,29 @@ bool MessageIndex::is_descendant(int node, int ancestor) const
     return false;
 }
 
+std::vector<std::string> MessageIndex::answers(int k) const
+{
+    const IndexedMessage &m = messages[static_cast<std::size_t>(k)];
+    auto own = [&](const std::string &id) {
+        return std::any_of(messages.begin(), messages.end(), [&](const IndexedMessage &o) { return o.has_id && o.message_id == id; });
+    };
+    std::vector<std::string> out;
+    // RFC 5322 3.6.4: In-Reply-To names the parent(s); References the thread, the parent last.
+    for (const char *field : {"In-Reply-To", "References"}) {
+        const char *raw = m.gmime ? g_mime_object_get_header(GMIME_OBJECT(m.gmime), field) : nullptr;
+        GMimeReferences *refs = raw ? g_mime_references_parse(nullptr, raw) : nullptr;
+        if (!refs) continue;
+        std::vector<std::string> ids;
+        for (int i = 0; i < g_mime_references_length(refs); ++i) ids.emplace_back(g_mime_references_get_message_id(refs, i));
+        g_mime_references_free(refs);
+        if (field[0] == 'R') std::reverse(ids.begin(), ids.end());
+        for (std::string &id : ids)
+            if (out.size() < kMaxAnswered && !id.empty() && !own(id) && std::find(out.begin(), out.end(), id) == out.end())
+                out.push_back(std::move(id));
+    }
+    return out;
+}
+
 int MessageIndex::related_of(int node) const
 {
     for (int p = parts[static_cast<std::size_t>(node)].parent; p >= 0; p = parts[static_cast<std::size_t>(p)].parent)
@@ -103,25 +126,6 @@ bool is_type(const Node &n, const char *type, const char *subtype)
     return ct && g_mime_content_type_is_type(ct, type, subtype);
 }
 
-// RFC 5322 3.6.4: In-Reply-To names the parent(s); References the thread, the parent last.
-std::vector<std::string> answered_ids(GMimeMessage *m)
-{
-    std::vector<std::string> out;
-    for (const char *field : {"In-Reply-To", "References"}) {
-        const char *raw = g_mime_object_get_header(GMIME_OBJECT(m), field);
-        GMimeReferences *refs = raw ? g_mime_references_parse(nullptr, raw) : nullptr;
-        if (!refs) continue;
-        std::vector<std::string> ids;
-        for (int k = 0; k < g_mime_references_length(refs); ++k) ids.emplace_back(g_mime_references_get_message_id(refs, k));
-        g_mime_references_free(refs);
-        if (field[0] == 'R') std::reverse(ids.begin(), ids.end());
-        for (std::string &id : ids)
-            if (out.size() < kMaxAnswered && !id.empty() && std::find(out.begin(), out.end(), id) == out.end())
-                out.push_back(std::move(id));
-    }
-    return out;
-}
-
 IndexedMessage indexed_message(GMimeMessage *m, const std::string &section, const std::vector<Node> &nodes)
 {
     IndexedMessage im;
@@ -132,7 +136,7 @@ IndexedMessage indexed_message(GMimeMessage *m, const std::string &section, cons
     // The entity mid:ID names: the last one with the message's section (0 for the top).
     for (std::size_t i = 0; i < nodes.size(); ++i)
         if (nodes[i].section == section && !section.empty()) im.node = static_cast<int>(i);
-    im.answers = answered_ids(m);
+    im.gmime = m;
     return im;
 }
 
@@ -150,12 +154,6 @@ MessageIndex index_message(const MessageContext &ctx)
                 owners.push_back(m);
                 ix.messages.push_back(indexed_message(m, n.section, nodes));
             }
-    // A message never answers itself, nor one it holds (a loop in References, a forward).
-    for (IndexedMessage &m : ix.messages)
-        m.answers.erase(std::remove_if(m.answers.begin(), m.answers.end(), [&](const std::string &id) {
-            return std::any_of(ix.messages.begin(), ix.messages.end(),
-                               [&](const IndexedMessage &own) { return own.has_id && own.message_id == id; });
-        }), m.answers.end());
     ix.parts.resize(nodes.size());
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const Node &n = nodes[i];

@@ -58,11 +58,10 @@ struct IndexedMessage {
     std::string message_id; // as GMime decodes it
     std::string section;    // "" for the top-level message, else its message/rfc822 part
     int node{0};            // the entity mid:ID (without a content-id) names
-    // The messages it answers, the nearest first: In-Reply-To's ids, then References' from
-    // the last (RFC 5322 3.6.4), each once, none of this message's own ids (nor of the
-    // messages embedded in it), at most kMaxAnswered. A cid: that names no part of the
-    // message is looked for in them (Resolver::cid, "matched":"thread").
-    std::vector<std::string> answers;
+    // Borrowed: the context's (the index lives no longer). Its In-Reply-To and References are
+    // read only when a cid: names no part of the message (MessageIndex::answers): reading
+    // them for every message cost 1% of the references pass's instructions.
+    GMimeMessage *gmime{nullptr};
 };
 
 // How many of the ids a message answers are read: a sender's 20,000 References cost no more.
@@ -79,6 +78,13 @@ struct MessageIndex {
 
     // Whether node is ancestor or inside it.
     bool is_descendant(int node, int ancestor) const;
+
+    // The messages messages[k] answers, the nearest first: In-Reply-To's ids, then
+    // References' from the last (RFC 5322 3.6.4), each once, none of this message's own ids
+    // (nor of the messages embedded in it: a loop in References), at most kMaxAnswered. A
+    // cid: that names no part of the message is looked for in them (Resolver::cid,
+    // "matched":"thread").
+    std::vector<std::string> answers(int k) const;
 };
 
 // The index of one parsed message; parts[i] describes ctx.nodes()[i].

@@ -291,14 +291,15 @@ Target Resolver::in_thread(const std::string &content_id, int k) const
     auto at = answered_.find(k);
     if (at == answered_.end()) {
         std::vector<std::optional<Other>> found;
-        for (const std::string &id : ix_.messages[static_cast<std::size_t>(k)].answers)
-            found.push_back(other_message(id, false, true));
-        at = answered_.emplace(k, std::move(found)).first;
+        std::vector<std::string> ids = ix_.answers(k);
+        for (const std::string &id : ids) found.push_back(other_message(id, false, true));
+        at = answered_.emplace(k, std::make_pair(std::move(ids), std::move(found))).first;
     }
+    const auto &[ids, others] = at->second;
     Target none;
-    for (std::size_t i = 0; i < at->second.size(); ++i) {
-        const std::optional<Other> &o = at->second[i];
-        if (!o && none.unknown_id.empty()) none.unknown_id = ix_.messages[static_cast<std::size_t>(k)].answers[i];
+    for (std::size_t i = 0; i < others.size(); ++i) {
+        const std::optional<Other> &o = others[i];
+        if (!o && none.unknown_id.empty()) none.unknown_id = ids[i];
         // One of several messages with that id: which one the reply answers is not known.
         if (!o || o->count > 1 || !o->entry.cids.count(content_id)) continue;
         Target t = in_message(o->id, o->entry, o->count, content_id);

@@ -15,7 +15,7 @@
 // but that is a part's file name (Content-Disposition filename or Content-Type name).
 //
 // Last of all, a cid: that names nothing in its message is looked for in the messages that
-// message answers (In-Reply-To, then References from the last: IndexedMessage::answers), in
+// message answers (In-Reply-To, then References from the last: MessageIndex::answers), in
 // the run's index and then the indexes on disk: a client that replies or forwards keeps
 // <img src="cid:..."> and drops the part (issue 50). The first of them, nearest first, that
 // holds a part with that Content-ID (exactly) is the target, "matched":"thread"; one
@@ -129,9 +129,9 @@ private:
     const RunIndex &run_;
     const ExternalIndexes *externals_;
     mutable std::unique_ptr<Lookup> lookup_; // built by lookup() when first needed
-    // in_thread's: per message of ix_, the messages it answers as found (nullopt: in no index),
-    // looked up at its first dangling cid:, once for all of them.
-    mutable std::map<int, std::vector<std::optional<Other>>> answered_;
+    // in_thread's: per message of ix_, the ids it answers and the messages found under them
+    // (nullopt: in no index), looked up at its first dangling cid:, once for all of them.
+    mutable std::map<int, std::pair<std::vector<std::string>, std::vector<std::optional<Other>>>> answered_;
 };
 
 } // namespace mimeuri::refs
