@@ -64,6 +64,14 @@ TEST_CASE("thread cids: the report says where a reply's image came from")
     REQUIRE(s.status == 0);
     CHECK(s.out.find("Mimeuri-Refs: resolved=2 dangling=1 ambiguous=0") != std::string::npos);
     CHECK(s.out.find("cid:chart@reply.example\" alt=\"chart, quoted\"") != std::string::npos);
+    auto repaired = testing::mimeuri(quote(kReplies)); // the default, --cid=repair
+    REQUIRE(repaired.status == 0);
+    CHECK(repaired.out == testing::read_file(kReplies));
+    // --cid=inline reads this message's parts only: a thread's part is not inlined, and says so.
+    const std::string inlined = d / "i.jsonl";
+    REQUIRE(testing::mimeuri("--cid=inline --report=" + quote(inlined) + " " + quote(kReplies)).status == 0);
+    CHECK(report_lines(inlined, kReplies).find("3 cid:chart@reply.example resolved thread none other-message "
+                                               "parent@reply.example 2 From-2\n") != std::string::npos);
 }
 
 TEST_CASE("thread cids: with --cid=extract the reply's page shows the image of the message it answers")
