@@ -11,12 +11,18 @@ close or openat of the run, for every N until the run gets through untouched, wi
     (HMAC-SHA-256 under the store's key, checked here with Python's hmac, a second reader).
     As a pipe, whatever the killed run wrote to its output is held to the same rule.
 
+And a stored file changed after restore checked it and before the output copies it (strace
+holds the run at its second openat of the file, -P, while the test appends to it): the copy
+is checked against what the check read, so the run fails with a temporary error (75): the
+input rewritten in place is left as it came, and a pipe's output stops where the file's
+bytes would start (the caller, seeing 75, discards it).
+
 Durability itself (the file and its folder synced before the message is written) is shown
 by offload_roundtrip.py's durable_first (the order of the system calls); a kill cannot test
 what a power cut would lose, so this test kills at each of those calls instead.
 Usage: offload_kill.py MIMEURI
 """
-import base64, hashlib, hmac, os, re, shutil, subprocess, sys, tempfile
+import base64, hashlib, hmac, os, re, shutil, subprocess, sys, tempfile, time
 
 MIMEURI = sys.argv[1]
 URL = "https://files.example.org/{name}"
@@ -99,6 +105,43 @@ def case(tmp, original, mode, jobs):
     return checked
 
 
+def changed_between(tmp):
+    """The file changed between restore's check and its copy: exit 75, nothing of it used."""
+    store, src, off = (os.path.join(tmp, x) for x in ("cstore", "c.eml", "c-off.eml"))
+    os.makedirs(store)
+    open(src, "wb").write(message(0).encode())
+    r = subprocess.run([MIMEURI, "--offload-min=1000", f"--offload-dir={store}", f"--offload-url={URL}", src],
+                       capture_output=True)
+    open(off, "wb").write(r.stdout)
+    victim = os.path.join(store, sorted(n for n in os.listdir(store) if not n.startswith("."))[0])
+    for mode in ("in-place", "pipe"):
+        target = os.path.join(tmp, "c-target.eml")
+        shutil.copy(off, target)
+        trace, out = os.path.join(tmp, "c-trace"), os.path.join(tmp, "c-out")
+        keep = open(victim, "rb").read()
+        args = ["--in-place", target] if mode == "in-place" else [target]
+        with open(out, "wb") as o:
+            p = subprocess.Popen(["strace", "-f", "-o", trace, "-P", victim, "-e", "trace=openat", "-e",
+                                  "inject=openat:delay_enter=4000000:when=2", MIMEURI, "--offload-restore",
+                                  f"--offload-dir={store}", *args], stdout=o, stderr=subprocess.PIPE)
+            # The check's openat done (its line ends "= FD"): the check reads 12 KB at once.
+            for _ in range(400):
+                if os.path.exists(trace) and re.search(r"openat\(.*\) = \d+", open(trace).read()):
+                    break
+                time.sleep(0.02)
+            time.sleep(0.5)
+            open(victim, "ab").write(b"x")
+            _, err = p.communicate(timeout=60)
+        open(victim, "wb").write(keep)
+        what = f"a file changed between check and copy ({mode})"
+        if p.returncode != 75 or b"changed after it was checked" not in err:
+            problems.append(f"{what}: exit {p.returncode}, {err.decode(errors='replace')[-300:]}")
+        if mode == "in-place" and open(target, "rb").read() != r.stdout:
+            problems.append(f"{what}: the input was changed")
+        if mode == "pipe" and open(out, "rb").read().endswith(b"--B--\n"):
+            problems.append(f"{what}: the output was written to its end")
+
+
 def main():
     if not shutil.which("strace"):
         print("FAIL: no strace (Debian package strace)")
@@ -108,6 +151,7 @@ def main():
         for mode, original, jobs in (("file", message(0).encode(), 1), ("mbox", mbox(3), 1), ("mbox", mbox(3), 2),
                                      ("pipe", message(0).encode(), 1)):
             total += case(tmp, original, mode, jobs)
+        changed_between(tmp)
     for p in problems[:40]:
         print("FAIL:", p)
     print(f"{total} kills checked")
