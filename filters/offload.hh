@@ -112,21 +112,6 @@ private:
     void octet(char c);
 };
 
-// The content a Form makes of stored bytes, a piece at a time (base64 in lines).
-class FormWriter {
-public:
-    FormWriter(const Form &f, std::string_view eol) : form_(f), eol_(eol) {}
-    void feed(std::string_view piece, std::string &out);
-    void end(std::string &out);
-
-private:
-    Form form_;
-    std::string eol_;
-    std::string carry_;
-    std::size_t col_{0};
-    void put(std::string_view text, std::string &out);
-};
-
 } // namespace offload
 
 // `mimeuri offload-verify DIR INPUT...` (offload_verify.cc); argv[0] is "offload-verify".

@@ -7,54 +7,11 @@
 #include "cturi.hh"
 #include "offload_report.hh"
 #include "offload_store.hh"
+#include "streamed_body.hh"
 
 #include <gmime/gmime.h>
 
-#include <algorithm>
-
 namespace mimeuri {
-
-namespace offload {
-
-void FormWriter::put(std::string_view text, std::string &out)
-{
-    for (std::size_t at = 0; at < text.size();) {
-        if (col_ == form_.line) {
-            out += eol_;
-            col_ = 0;
-        }
-        const std::size_t n = std::min(text.size() - at, form_.line - col_);
-        out.append(text.substr(at, n));
-        col_ += n;
-        at += n;
-    }
-}
-
-void FormWriter::feed(std::string_view piece, std::string &out)
-{
-    if (!form_.base64) {
-        out.append(piece);
-        return;
-    }
-    carry_.append(piece);
-    const std::size_t whole = carry_.size() / 3 * 3;
-    std::string b64(whole / 3 * 4, '\0');
-    base64::encode(reinterpret_cast<const unsigned char *>(carry_.data()), whole, b64.data());
-    carry_.erase(0, whole);
-    put(b64, out);
-}
-
-void FormWriter::end(std::string &out)
-{
-    if (!form_.base64) return;
-    std::string b64((carry_.size() + 2) / 3 * 4, '\0');
-    b64.resize(base64::encode(reinterpret_cast<const unsigned char *>(carry_.data()), carry_.size(), b64.data()));
-    carry_.clear();
-    put(b64, out);
-    for (std::size_t i = 0; i < form_.trail; ++i) out += eol_;
-}
-
-} // namespace offload
 
 namespace {
 
@@ -132,21 +89,21 @@ Status OffloadPass::restore(MessageContext &ctx)
             if (!s) return Error{Code::TempFail, s.error().message};
             store = std::move(*s);
         }
-        // Made whole before it is used: a file that fails half way leaves the part as it is.
-        std::string text = made->header + eol;
-        offload::FormWriter writer(made->form, eol);
-        Status s = store->read_checked(made->name, [&](std::string_view piece) -> Status {
-            writer.feed(piece, text);
-            return ok();
-        });
-        if (!s) {
-            const std::string why = s.error().code == Code::NoInput ? "missing" : s.error().code == Code::DataErr ? "mismatch" : "unreadable";
+        // Checked whole before the output is written; its bytes are copied into the output
+        // only as it is written (never held), checked again as they are copied.
+        auto file = store->checked(made->name);
+        if (!file) {
+            const Code c = file.error().code;
+            const std::string why = c == Code::NoInput ? "missing" : c == Code::DataErr ? "mismatch" : "unreadable";
             report_restore(ctx, n, OffloadEntry::Action::Left, made->name, why);
-            ctx.report().add_error(n.section, ErrorCode::Invalid, "offloaded part not restored: " + s.error().message);
+            ctx.report().add_error(n.section, ErrorCode::Invalid, "offloaded part not restored: " + file.error().message);
             continue;
         }
-        writer.end(text);
-        if (Status r = ctx.replace_span(made->start, made->end, std::move(text)); !r) {
+        StreamedBody body;
+        body.text = made->header + eol;
+        body.crlf = ctx.eol() == Eol::CRLF;
+        body.file = {file->path, file->size, file->sha256, made->form.base64 ? made->form.line : 0, made->form.trail};
+        if (Status r = ctx.replace_span(made->start, made->end, std::move(body)); !r) {
             if (r.error().code == Code::Software) return r;
             report_restore(ctx, n, OffloadEntry::Action::Left, made->name, r.error().message);
             continue;

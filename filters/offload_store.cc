@@ -1,6 +1,7 @@
 #include "offload_store.hh"
 
 #include "fdio.hh"
+#include "sha256.hh"
 
 #include <glib.h>
 
@@ -182,11 +183,13 @@ Result<std::string> Store::Writer::commit()
     return name;
 }
 
-Result<std::string> Store::name_of_file(const std::string &path) const
+Result<Store::Hashed> Store::hash_file(const std::string &path) const
 {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return io_error(errno == ENOENT ? Code::NoInput : Code::IoErr, "cannot open", path);
     hmac_sha256_ctx mac = keyed();
+    Sha256 sha;
+    Hashed h{path, 0, {}, {}};
     std::string buf(kBlock, '\0');
     for (;;) {
         ssize_t n = ::read(fd, buf.data(), buf.size());
@@ -199,38 +202,28 @@ Result<std::string> Store::name_of_file(const std::string &path) const
         }
         if (n == 0) break;
         hmac_sha256_update(&mac, static_cast<std::size_t>(n), reinterpret_cast<const uint8_t *>(buf.data()));
+        sha.update(buf.data(), static_cast<std::size_t>(n));
+        h.size += static_cast<std::size_t>(n);
     }
     ::close(fd);
-    return hex_digest(mac);
+    h.name = hex_digest(mac);
+    h.sha256 = sha.digest();
+    return h;
 }
 
-Status Store::read_checked(std::string_view name, const std::function<Status(std::string_view)> &piece) const
+Result<std::string> Store::name_of_file(const std::string &path) const
 {
-    const std::string p = path(name);
-    auto got = name_of_file(p);
-    if (!got) return got.error();
-    if (*got != name) return Error{Code::DataErr, "file " + p + " does not match its name"};
-    int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return io_error(Code::NoInput, "cannot open", p);
-    // Read again to be used: checked once more on the way, in case it changed in between.
-    hmac_sha256_ctx mac = keyed();
-    std::string buf(kBlock, '\0');
-    Status result = ok();
-    for (;;) {
-        ssize_t n = ::read(fd, buf.data(), buf.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            result = io_error(Code::IoErr, "cannot read", p);
-            break;
-        }
-        if (n == 0) break;
-        std::string_view v(buf.data(), static_cast<std::size_t>(n));
-        hmac_sha256_update(&mac, v.size(), reinterpret_cast<const uint8_t *>(v.data()));
-        if (result = piece(v); !result) break;
-    }
-    ::close(fd);
-    if (result && hex_digest(mac) != name) return Error{Code::DataErr, "file " + p + " changed while it was read"};
-    return result;
+    auto h = hash_file(path);
+    if (!h) return h.error();
+    return std::move(h->name);
+}
+
+Result<Store::Hashed> Store::checked(std::string_view name) const
+{
+    auto h = hash_file(path(name));
+    if (!h) return h.error();
+    if (h->name != name) return Error{Code::DataErr, "file " + h->path + " does not match its name"};
+    return h;
 }
 
 } // namespace mimeuri::offload

@@ -11,7 +11,6 @@
 #include <nettle/hmac.h>
 
 #include <cstddef>
-#include <functional>
 #include <string>
 #include <string_view>
 
@@ -51,15 +50,22 @@ public:
     };
     Result<Writer> writer() const;
 
-    // A file's bytes a piece at a time, after they were checked against its name (read twice:
-    // a file is used only once it is known to be the one named). NoInput when it is missing,
-    // DataErr when it does not match.
-    Status read_checked(std::string_view name, const std::function<Status(std::string_view)> &piece) const;
+    // A file as one read found it: its name (its HMAC), size and SHA-256 (32 octets).
+    struct Hashed {
+        std::string path;
+        std::size_t size;
+        std::string name, sha256;
+    };
+    // The file of that name, read once and checked against its name: what the output then
+    // copies of it is checked against size and sha256 (StreamedBody::File), so a file that
+    // changes afterwards is never used. NoInput when it is missing, DataErr when it does not match.
+    Result<Hashed> checked(std::string_view name) const;
     // The name the bytes of a file have (its HMAC), without using them.
     Result<std::string> name_of_file(const std::string &path) const;
 
 private:
     hmac_sha256_ctx keyed() const;
+    Result<Hashed> hash_file(const std::string &path) const;
     std::string dir_;
     std::string key_;
 };

@@ -2,10 +2,15 @@
 // in, checked against Python's base64.encodebytes (76-character lines) and by hand; the
 // names, the URL template, the durations and the dates.
 #include "offload.hh"
+#include "helpers.hh"
+#include "sha256.hh"
+#include "streamed_body.hh"
 
 #include <doctest/doctest.h>
 
 #include <string>
+
+#include <unistd.h>
 
 using namespace mimeuri;
 using namespace mimeuri::offload;
@@ -21,7 +26,7 @@ std::optional<Form> form_of(const std::string &text, const std::string &eol, std
 
 std::string made(const Form &f, const std::string &bytes, const std::string &eol, std::size_t cut)
 {
-    FormWriter w(f, eol);
+    Base64InLines w(f.line, f.trail, eol);
     std::string out;
     for (std::size_t at = 0; at < bytes.size(); at += cut) w.feed(std::string_view(bytes).substr(at, cut), out);
     w.end(out);
@@ -81,4 +86,50 @@ TEST_CASE("offload: names, URLs, durations, dates")
     CHECK(Form::parse("raw").has_value());
     CHECK(!Form::parse("base64 0 1"));
     CHECK(!Form::parse("base64 76 1 x"));
+}
+
+// Restore copies a stored file into the output only as the output is written
+// (StreamedBody::File), after the pass checked it against its name: the bytes copied are
+// checked again against the size and SHA-256 taken then, so a file changed in between fails
+// the write (a temporary failure) instead of making a message of other bytes.
+TEST_CASE("offload: a stored file is copied into the output as taken when it was checked, or not at all")
+{
+    testing::TempDir d;
+    const std::string path = d.path + "/f";
+    const std::string bytes = "hello world, hello world!";
+    auto put = [&](const std::string &b) { d.file("f", b); };
+    Sha256 sha;
+    sha.update(bytes.data(), bytes.size());
+    StreamedBody body;
+    body.text = "Content-Type: application/octet-stream\n\n";
+    body.file = {path, bytes.size(), sha.digest(), 8, 1};
+    auto written = [&]() -> Result<std::string> {
+        std::string out;
+        Status s = body.write(reader_of(std::string_view()), [&](std::string_view v) {
+            out.append(v);
+            return ok();
+        });
+        if (!s) return s.error();
+        return out;
+    };
+    put(bytes);
+    auto out = written();
+    REQUIRE(out);
+    // The form's base64 in lines of 8 (the first row of the forms' table above).
+    CHECK(*out == body.text + "aGVsbG8g\nd29ybGQs\nIGhlbGxv\nIHdvcmxk\nIQ==\n");
+    body.crlf = true;
+    CHECK(*written() == body.text + "aGVsbG8g\r\nd29ybGQs\r\nIGhlbGxv\r\nIHdvcmxk\r\nIQ==\r\n");
+    body.file.b64_line = 0; // raw
+    CHECK(*written() == body.text + bytes);
+    for (const std::string &other : {std::string("hello world, hello World!"), bytes + "x", bytes.substr(1)}) {
+        CAPTURE(other);
+        put(other);
+        auto bad = written();
+        REQUIRE(!bad);
+        CHECK(bad.error().code == Code::TempFail);
+    }
+    ::unlink(path.c_str());
+    auto gone = written();
+    REQUIRE(!gone);
+    CHECK(gone.error().code == Code::TempFail);
 }

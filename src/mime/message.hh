@@ -212,6 +212,9 @@ public:
     // the message's line ends and holds no delimiter line of an enclosing multipart and no
     // From_ line: it is made of the message's own bytes, base64 and lines the caller wrote.
     Status replace_span(std::int64_t begin, std::int64_t end, std::string text) { return add_edit(begin, end, std::move(text)); }
+    // The same with bytes made as the output is written (a StreamedBody with a File: a part
+    // given back from the offload store is never held whole).
+    Status replace_span(std::int64_t begin, std::int64_t end, StreamedBody body);
     // Inserts whole lines (LF line ends, made the message's) at the start of a line of the
     // input, inside the message: new parts before a closing delimiter (src/mime/entity_insert.cc).
     Status insert_lines(std::int64_t at, std::string_view lf_text);

@@ -273,6 +273,11 @@ Status MessageContext::replace_body(const Node &n, StreamedBody body)
     body.crlf = eol_ == Eol::CRLF;
     // No From_ quoting and no delimiter check to make: quoted-printable writes no line
     // starting with '-' or "From " (that octet is encoded), base64 neither '-' nor ' '.
+    return replace_span(begin, end, std::move(body));
+}
+
+Status MessageContext::replace_span(std::int64_t begin, std::int64_t end, StreamedBody body)
+{
     if (Status s = add_edit(begin, end, std::string()); !s) return s;
     edits_.back().streamed = std::make_shared<const StreamedBody>(std::move(body));
     return ok();

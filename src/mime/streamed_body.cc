@@ -4,12 +4,18 @@
 #include "base64.hh"
 #include "decode.hh"
 #include "record.hh"
+#include "sha256.hh"
 #include "transfer.hh"
 
+#include <fcntl.h>
 #include <gmime/gmime.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <optional>
 
 namespace mimeuri {
 
@@ -262,8 +268,95 @@ bool StreamedBody::line_over(std::size_t limit) const
     return text_to(text.size());
 }
 
+void Base64InLines::put(std::string_view text, std::string &out)
+{
+    for (std::size_t at = 0; at < text.size();) {
+        if (col_ == line_) {
+            out += eol_;
+            col_ = 0;
+        }
+        const std::size_t n = std::min(text.size() - at, line_ - col_);
+        out.append(text.substr(at, n));
+        col_ += n;
+        at += n;
+    }
+}
+
+void Base64InLines::feed(std::string_view piece, std::string &out)
+{
+    carry_.append(piece);
+    const std::size_t whole = carry_.size() / 3 * 3;
+    std::string b64(whole / 3 * 4, '\0');
+    base64::encode(reinterpret_cast<const unsigned char *>(carry_.data()), whole, b64.data());
+    carry_.erase(0, whole);
+    put(b64, out);
+}
+
+void Base64InLines::end(std::string &out)
+{
+    std::string b64((carry_.size() + 2) / 3 * 4, '\0');
+    b64.resize(base64::encode(reinterpret_cast<const unsigned char *>(carry_.data()), carry_.size(), b64.data()));
+    carry_.clear();
+    put(b64, out);
+    for (std::size_t i = 0; i < trail_; ++i) out += eol_;
+}
+
+namespace {
+
+// A File body's bytes after its text (StreamedBody::File): read from one descriptor, checked
+// against the size and digest the pass took as they are read.
+Status write_file(const StreamedBody &b, const ByteSink &sink)
+{
+    const StreamedBody::File &f = b.file;
+    const Error changed{Code::TempFail, "stored file " + f.path + " changed after it was checked; not written"};
+    int fd = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Error{Code::TempFail, "cannot open " + f.path + ": " + g_strerror(errno)};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || static_cast<std::size_t>(st.st_size) != f.size) {
+        ::close(fd);
+        return changed;
+    }
+    std::optional<Base64InLines> lines;
+    if (f.b64_line > 0) lines.emplace(f.b64_line, f.b64_trail, b.crlf ? "\r\n" : "\n");
+    Sha256 sha;
+    std::size_t total = 0;
+    std::string buf(kPiece, '\0'), out;
+    Status s = ok();
+    for (;;) {
+        const ssize_t n = ::read(fd, buf.data(), buf.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) s = Error{Code::TempFail, "cannot read " + f.path + ": " + g_strerror(errno)};
+        if (n <= 0) break;
+        const std::string_view v(buf.data(), static_cast<std::size_t>(n));
+        sha.update(v.data(), v.size());
+        total += v.size();
+        if (total > f.size) break;
+        if (!lines) s = sink(v);
+        else {
+            out.clear();
+            lines->feed(v, out);
+            s = sink(out);
+        }
+        if (!s) break;
+    }
+    ::close(fd);
+    if (!s) return s;
+    if (total != f.size || sha.digest() != f.sha256) return changed;
+    if (!lines) return ok();
+    out.clear();
+    lines->end(out);
+    return sink(out);
+}
+
+} // namespace
+
 Status StreamedBody::write(const SpanReader &read, const ByteSink &sink) const
 {
+    if (!file.path.empty()) {
+        const std::size_t text_end = text_size > 0 ? text_size : text.size();
+        if (Status s = text_span(*this, read, 0, text_end, sink); !s) return s;
+        return write_file(*this, sink);
+    }
     Tail tail(*this, sink);
     std::string enc;
     enc.reserve(kPiece + kPiece / 2);
@@ -308,6 +401,11 @@ std::string StreamedBody::serialize() const
     r.put(static_cast<std::size_t>(crlf) | static_cast<std::size_t>(had_nl) << 1);
     r.put(static_cast<std::size_t>(text_at));
     r.put(text_size);
+    r.put(file.path);
+    r.put(file.size);
+    r.put(file.sha256);
+    r.put(file.b64_line);
+    r.put(file.b64_trail);
     return r.take();
 }
 
@@ -342,6 +440,11 @@ StreamedBody StreamedBody::deserialize(std::string bytes)
     b.had_nl = flags & 2;
     b.text_at = static_cast<std::int64_t>(r.get_size());
     b.text_size = r.get_size();
+    b.file.path = r.get();
+    b.file.size = r.get_size();
+    b.file.sha256 = r.get();
+    b.file.b64_line = r.get_size();
+    b.file.b64_trail = r.get_size();
     return b;
 }
 

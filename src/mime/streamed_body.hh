@@ -62,6 +62,19 @@ struct StreamedBody {
     // leave it in the message's file: src/app/milter_texts.hh). line_over reads held text only.
     std::int64_t text_at{0};
     std::size_t text_size{0};
+    // Or (file.path not empty): the text written as it is, then a file's bytes (the offload
+    // pass's restore gives a part back from its store, filters/offload_restore.cc): as they
+    // are, or (b64_line > 0) in base64 lines of b64_line characters, each ended by the
+    // message's line end, b64_trail line ends after the last. Read only as the output is
+    // written, and checked as they are read against the size and SHA-256 the pass took when
+    // it checked the file: other bytes fail the write (TempFail), never make a wrong message.
+    struct File {
+        std::string path;
+        std::size_t size{0};
+        std::string sha256; // the 32-octet digest
+        std::size_t b64_line{0}, b64_trail{0};
+    };
+    File file;
 
     // The content itself, unencoded (the HTML with its data: URLs), a piece at a time.
     Status content(const SpanReader &read, const ByteSink &sink) const;
@@ -78,6 +91,22 @@ struct StreamedBody {
 
     std::string serialize() const;
     static StreamedBody deserialize(std::string bytes); // throws on bytes it cannot read
+};
+
+// Base64 of bytes fed a piece at a time, in lines of `line` characters ended by eol, `trail`
+// line ends after the last line (StreamedBody::File; the offload pass's forms).
+class Base64InLines {
+public:
+    Base64InLines(std::size_t line, std::size_t trail, std::string_view eol) : line_(line), trail_(trail), eol_(eol) {}
+    void feed(std::string_view piece, std::string &out);
+    void end(std::string &out);
+
+private:
+    void put(std::string_view text, std::string &out);
+    std::size_t line_, trail_;
+    std::string eol_;
+    std::string carry_;
+    std::size_t col_{0};
 };
 
 // An edit's bytes: its text, or its streamed body made from the input.
