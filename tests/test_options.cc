@@ -219,6 +219,25 @@ TEST_CASE("a choice's word is looked up beside its value, whatever the enum's or
     }
 }
 
+TEST_CASE("sizes: bytes, or K, M, G (KiB, MiB, GiB) as admins write mail limits; what overflows is an error")
+{
+    for (const auto &[text, bytes] : std::vector<std::pair<std::string, std::size_t>>{
+             {"4096", 4096}, {"0", 0}, {"1K", 1024}, {"1k", 1024}, {"3M", 3u << 20}, {"2G", std::size_t{2} << 30},
+             {"5KiB", 5 * 1024}, {"1mib", 1u << 20}}) {
+        CAPTURE(text);
+        PassOptions p;
+        REQUIRE(parse_all({"--cid=inline", "--inline-max=" + text}, &p).ok());
+        CHECK(p.of<RefOptions>().inline_max == bytes);
+    }
+    for (const std::string bad : {"1.5M", "M", "-1K", "1KB", "1 K", "0x10", "9000000000G", ""}) {
+        CAPTURE(bad);
+        PassOptions p;
+        auto r = parse_all({"--cid=inline", "--inline-max=" + bad}, &p);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().message.find("is not a size") != std::string::npos);
+    }
+}
+
 TEST_CASE("mid-url implies mid=repair, from the configuration file as from the command line")
 {
     testing::TempDir d;
@@ -520,7 +539,8 @@ TEST_CASE("a bad configuration file: EX_CONFIG, naming the file, the line and th
              {"[mimeuri]\njobs=2\nthis is no key\n", 3, ""},
              {"jobs=2\n", 1, ""},
              {"[mimeuri]\nstrict=maybe\n", 2, "'maybe' is not a boolean"},
-             {"[references]\ncid=inline\ninline-max=-3\n", 3, "[references] inline-max must not be negative"},
+             {"[references]\ncid=inline\ninline-max=-3\n", 3, "[references] inline-max: '-3' is not a size"},
+             {"[references]\ncid=inline\ninline-max=2T\n", 3, "[references] inline-max: '2T' is not a size"},
          }) {
         CAPTURE(c.text);
         const std::string conf = d.file("bad.conf", c.text);

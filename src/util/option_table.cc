@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace mimeuri {
@@ -197,6 +198,32 @@ std::vector<std::string> long_names(const OptionTable &t)
 }
 
 // The text of a value, as either source wrote it, in the entry's kind. A Flag and a
+// A size: decimal bytes, or a number with K, M or G (KiB, MiB, GiB: powers of 1024, as
+// `du -h`, Postfix's and Dovecot's limits read them; `1M` is 1048576). Admins write
+// `offload-min = 1M` as they write `message_size_limit`; a bare number stays bytes.
+std::optional<gint64> size_of(const std::string &text)
+{
+    std::string digits = text;
+    int shift = 0;
+    auto ends_with = [&](std::string_view tail) {
+        return digits.size() > tail.size() && g_ascii_strcasecmp(digits.c_str() + digits.size() - tail.size(), std::string(tail).c_str()) == 0;
+    };
+    for (const auto &[tail, bits] : {std::pair{"KiB", 10}, {"MiB", 20}, {"GiB", 30}, {"K", 10}, {"M", 20}, {"G", 30}}) {
+        if (ends_with(tail)) {
+            digits.resize(digits.size() - std::string_view(tail).size());
+            shift = bits;
+            break;
+        }
+    }
+    GError *err = nullptr;
+    guint64 n = 0;
+    if (!g_ascii_string_to_unsigned(digits.c_str(), 10, 0, G_MAXINT64 >> shift, &n, &err)) {
+        g_clear_error(&err);
+        return std::nullopt;
+    }
+    return static_cast<gint64>(n << shift);
+}
+
 // Repeated value are read by the caller (they have no single text), but for a Flag an
 // implication sets ("true": --offload-restore implies --strict).
 Result<OptionValue> convert(const OptionSpec &s, const std::string &text, std::string name)
@@ -222,8 +249,7 @@ Result<OptionValue> convert(const OptionSpec &s, const std::string &text, std::s
         }
         return usage_error(v.name + " must be " + names + ", not '" + text + "'");
     }
-    case OptionKind::Int:
-    case OptionKind::Size: {
+    case OptionKind::Int: {
         // Decimal only, as GKeyFile reads integers (GOption alone would also take 0x10
         // and 010 as octal).
         GError *err = nullptr;
@@ -232,8 +258,13 @@ Result<OptionValue> convert(const OptionSpec &s, const std::string &text, std::s
             g_clear_error(&err);
             return usage_error(v.name + ": '" + text + "' is not an integer");
         }
-        if (s.kind == OptionKind::Size && n < 0) return usage_error(v.name + " must not be negative");
         v.number = n;
+        break;
+    }
+    case OptionKind::Size: {
+        const auto n = size_of(text);
+        if (!n) return usage_error(v.name + ": '" + text + "' is not a size (bytes, or a number with K, M or G)");
+        v.number = *n;
         break;
     }
     case OptionKind::Double: {
