@@ -14,7 +14,7 @@ if [ ! -d "$seeds/filter" ] || [ -n "$(find fuzz/seeds.sh fuzz/crafted -newer "$
   rm -rf "$seeds"; bash fuzz/seeds.sh "$seeds"
 fi
 mkdir -p "$build/fuzz-findings" "$build/fuzz-work"
-declare -A ci_runs=([fuzz_filter]=4000 [fuzz_html]=3000 [fuzz_html_tokenizer]=20000 [fuzz_cturi]=300000 [fuzz_rfc2017]=300000 [fuzz_body_hash]=20000 [fuzz_base64_copy]=20000 [fuzz_html_sanitize]=20000)
+declare -A ci_runs=([fuzz_filter]=4000 [fuzz_html]=3000 [fuzz_html_tokenizer]=20000 [fuzz_cturi]=300000 [fuzz_rfc2017]=300000 [fuzz_body_hash]=20000 [fuzz_base64_copy]=20000 [fuzz_html_sanitize]=20000 [fuzz_remote_css]=20000)
 run() { # name, seed folder, max_len
   local name=$1 work=$build/fuzz-work/$1 limit dict=fuzz/mime.dict
   [ -f "fuzz/${name#fuzz_}.dict" ] && dict=fuzz/${name#fuzz_}.dict # a harness's own dictionary
@@ -56,7 +56,7 @@ done
 # sizes); the sanitiser against gumbo's reading of its output on the HTML seeds.
 queue=("fuzz_html_sanitize html 65536" "fuzz_html_tokenizer html 65536" "fuzz_filter filter 65536"
   "fuzz_rfc2017 rfc2017 4096" "fuzz_cturi cturi 4096" "fuzz_body_hash filter 65536"
-  "fuzz_base64_copy filter 65536" "fuzz_html html 65536")
+  "fuzz_base64_copy filter 65536" "fuzz_html html 65536" "fuzz_remote_css css 65536")
 running=0
 for job in "${queue[@]}"; do
   read -r name seed len <<<"$job"
