@@ -8,10 +8,12 @@ and after Roundcube's rcube_washtml with remote blocked (bench/roundcube_wash.ph
 message view runs it). For each: requests left; text kept (the words of the page's
 innerText, as a multiset, against the page as sent); images that keep a box (an <img> with a
 rendered width and height above 0; the washer's own blocked.gif counts); the page's height
-against the page as sent; time (mimeuri: one process a message, its wall time; Roundcube:
-wash() inside one PHP process, and that process's wall time).
+against the page as sent (a page as sent that navigated away, a meta refresh, is left out of
+text and height); time: CPU seconds (user + system: the machine is shared) of mimeuri, one
+process a message, and of the one PHP process that washes them all, and the wall time
+Roundcube's wash() calls took inside it.
 Usage: remote_peers.py MIMEURI OUT_DIR [CORPUS]"""
-import collections, email, email.policy, json, os, re, subprocess, sys, time
+import collections, email, email.policy, json, os, re, resource, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "browser"))
@@ -49,44 +51,8 @@ def words(text):
     return collections.Counter(re.findall(r"\w+", text or ""))
 
 
-def main():
-    mimeuri, out = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    corpus = sys.argv[3] if len(sys.argv) > 3 else os.path.join(ROOT, "..", "shared", "corpus")
-    os.makedirs(out, exist_ok=True)
-    # puppeteer-core where the browser suites keep it (BUILD/browser-npm).
-    chromium, mods = browser_tools(os.path.join(os.path.dirname(mimeuri), "meson-logs"))
-    msgs = []
-    for name, html in VECTORS.items():
-        p = os.path.join(out, f"vector-{name}.eml")
-        open(p, "w").write(message(name, html, "7bit"))
-        msgs.append(("vector", p))
-    msgs += [("corpus", p) for p in corpus_messages(mimeuri, corpus)]
-    pages, manifest, mimeuri_secs = [], [], 0.0
-    for k, (kind, path) in enumerate(msgs):
-        raw = open(path, "rb").read()
-        t = time.monotonic()
-        r = subprocess.run([mimeuri, "--format=message", "--remote=block", "--signed=rewrite", path], capture_output=True)
-        mimeuri_secs += time.monotonic() - t
-        sent, ours = html_parts(raw), html_parts(r.stdout) if r.returncode == 0 else []
-        for i, h in enumerate(sent):
-            if h is None or i >= len(ours) or ours[i] is None:
-                continue
-            base = os.path.join(out, f"{k}-{i}")
-            open(base + ".sent.html", "w", encoding="utf-8", errors="replace").write(h)
-            open(base + ".mimeuri.html", "w", encoding="utf-8", errors="replace").write(ours[i])
-            manifest.append(f"{base}.sent.html\t{base}.roundcube.html")
-            pages.append((kind, base))
-    open(os.path.join(out, "rc-manifest"), "w").write("\n".join(manifest) + "\n")
-    t = time.monotonic()
-    r = subprocess.run(["php", os.path.join(ROOT, "bench", "roundcube_wash.php"), os.path.join(out, "rc-manifest")],
-                       capture_output=True, text=True, check=True)
-    rc_process = time.monotonic() - t
-    rc_wash, rc_flagged = r.stdout.split()
-    todo = [{"path": f"{b}.{tool}.html", "allow": None} for _, b in pages for tool in ("sent", "mimeuri", "roundcube")]
-    res = run_pages("remote_pages.mjs", {"chromium": chromium, "pages": todo, "layout": True}, mods, out, 7200)
-    if res is None:
-        return 1
-    by = {r["path"]: r for r in res}
+def summarise(pages, by):
+    """Per kind (vector, corpus, all) and tool: requests, text, boxes, height."""
     table = {}
     for kind in ("vector", "corpus", "all"):
         rows = [(k, b) for k, b in pages if kind in ("all", k)]
@@ -102,6 +68,8 @@ def main():
                     errors += 1
                 req += len(x["requests"])
                 pages_req += bool(x["requests"])
+                if not s.get("href", "file:").startswith("file:"):
+                    continue
                 ws, wx = words(s.get("text")), words(x.get("text"))
                 total_words += sum(ws.values())
                 kept += sum((ws & wx).values())
@@ -112,8 +80,53 @@ def main():
             t[tool] = {"pages": len(rows), "requests": req, "pages_with_requests": pages_req, "errors": errors,
                        "text_kept": kept / total_words if total_words else 1.0, "boxes": boxes, "boxes_sent": boxes_sent,
                        "height": sum(height) / len(height) if height else 1.0}
-    table["time"] = {"messages": len(msgs), "mimeuri_processes": mimeuri_secs, "roundcube_wash": float(rc_wash),
-                     "roundcube_process": rc_process, "roundcube_flagged": int(rc_flagged)}
+    return table
+
+
+def main():
+    mimeuri, out = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    corpus = sys.argv[3] if len(sys.argv) > 3 else os.path.join(ROOT, "..", "shared", "corpus")
+    os.makedirs(out, exist_ok=True)
+    # puppeteer-core where the browser suites keep it (BUILD/browser-npm).
+    chromium, mods = browser_tools(os.path.join(os.path.dirname(mimeuri), "meson-logs"))
+    msgs = []
+    for name, html in VECTORS.items():
+        p = os.path.join(out, f"vector-{name}.eml")
+        open(p, "w").write(message(name, html, "7bit"))
+        msgs.append(("vector", p))
+    msgs += [("corpus", p) for p in corpus_messages(mimeuri, corpus)]
+    pages, manifest, mimeuri_secs = [], [], 0.0
+    cpu = lambda: (lambda u: u.ru_utime + u.ru_stime)(resource.getrusage(resource.RUSAGE_CHILDREN))  # noqa: E731
+    cpu0 = cpu()
+    for k, (kind, path) in enumerate(msgs):
+        raw = open(path, "rb").read()
+        r = subprocess.run([mimeuri, "--format=message", "--remote=block", "--signed=rewrite", path], capture_output=True)
+        sent, ours = html_parts(raw), html_parts(r.stdout) if r.returncode == 0 else []
+        for i, h in enumerate(sent):
+            if h is None or i >= len(ours) or ours[i] is None:
+                continue
+            base = os.path.join(out, f"{k}-{i}")
+            # With a byte-order mark: read as UTF-8 (Python decoded the part), as Roundcube's
+            # page says with its <meta charset>, without a byte of markup added.
+            open(base + ".sent.html", "w", encoding="utf-8-sig", errors="replace").write(h)
+            open(base + ".mimeuri.html", "w", encoding="utf-8-sig", errors="replace").write(ours[i])
+            manifest.append(f"{base}.sent.html\t{base}.roundcube.html")
+            pages.append((kind, base))
+    mimeuri_secs = cpu() - cpu0
+    open(os.path.join(out, "rc-manifest"), "w").write("\n".join(manifest) + "\n")
+    t = cpu()
+    r = subprocess.run(["php", os.path.join(ROOT, "bench", "roundcube_wash.php"), os.path.join(out, "rc-manifest")],
+                       capture_output=True, text=True, check=True)
+    rc_process = cpu() - t
+    rc_wash, rc_flagged = r.stdout.split()
+    todo = [{"path": f"{b}.{tool}.html", "allow": None} for _, b in pages for tool in ("sent", "mimeuri", "roundcube")]
+    res = run_pages("remote_pages.mjs", {"chromium": chromium, "pages": todo, "layout": True}, mods, out, 7200)
+    if res is None:
+        return 1
+    by = {r["path"]: r for r in res}
+    table = summarise(pages, by)
+    table["time"] = {"messages": len(msgs), "mimeuri_cpu": mimeuri_secs, "roundcube_wash_wall": float(rc_wash),
+                     "roundcube_cpu": rc_process, "roundcube_flagged": int(rc_flagged)}
     # Pages Roundcube leaves requests in: which hosts, for the README.
     left = collections.Counter()
     for _, b in pages:

@@ -43,6 +43,7 @@ for (const { path, allow } of manifest.pages) {
         text: document.body ? document.body.innerText : '',
         boxes: [...document.images].filter((i) => { const r = i.getBoundingClientRect(); return r.width > 0 && r.height > 0; }).length,
         height: document.documentElement.scrollHeight,
+        href: location.href, // a page that navigated away (meta refresh) is not the message's
       }));
       images = [];
     }
