@@ -5,8 +5,7 @@
 #     through --remote=block, and the same output checked again: fetches left;
 #  2. linear time: pages of N and 10N remote images (bench/make_remote.py), --remote=block
 #     on each, best of RUNS; the ratio should be near 10 (quadratic: 100);
-#  3. where Debian's roundcube-core is installed: its rcube_washtml with remote content
-#     blocked on the same pages, the time beside ours.
+# Roundcube's washer side by side (requests left, text and layout kept, time): bench/remote_peers.sh.
 # Usage: bash bench/remote.sh [BUILD_DIR]   (RUNS=3, N=2000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -76,15 +75,4 @@ large=$(best_of_3 "$bin" --remote=block "$d/large.eml")
 echo "N=$n: ${small}s, 10N: ${large}s, ratio $(echo "scale=1; $large / $small" | bc) (linear: 10)"
 echo "bytes: $(stat -c %s "$d/small.eml") and $(stat -c %s "$d/large.eml")"
 
-echo "== 3. Roundcube's rcube_washtml (remote blocked) on the same pages"
-if [ -f /usr/share/roundcube/program/lib/Roundcube/rcube_washtml.php ] && command -v php > /dev/null; then
-  for f in small large; do
-    s=$(date +%s.%N)
-    php bench/remote_washtml.php "$d/$f.eml" > "$d/$f.rc.html"
-    e=$(date +%s.%N)
-    echo "$f: roundcube $(echo "$e - $s" | bc)s"
-  done
-else
-  echo "skipped: needs roundcube-core and php-cli (apt-get install roundcube-core php-cli)"
-fi
 echo "load after: $(uptime)"

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string_view>
 #include <typeindex>
+#include <vector>
 
 namespace mimeuri {
 
@@ -35,6 +36,13 @@ public:
 
 private:
     std::map<std::type_index, std::any> slots_;
+};
+
+// The envelope's recipients (RCPT TO, as the MTA gave them) of the message being planned,
+// where the service knows them: a milter worker sets them on its copy of the settings for
+// each message; empty in a command-line run. Read by the remote pass's per-recipient rule.
+struct EnvelopeRecipients {
+    std::vector<std::string> addresses;
 };
 
 struct PassRow {

@@ -232,7 +232,10 @@ RemoteEntry::Kind entry_kind(Site::Kind k)
 
 class PartRun {
 public:
-    PartRun(MessageContext &ctx, const RemoteOptions &o, const Node &n) : ctx_(ctx), o_(o), n_(n) {}
+    PartRun(MessageContext &ctx, const RemoteOptions &o, const remote::RecipientForms &forms, const Node &n)
+        : ctx_(ctx), o_(o), forms_(forms), n_(n)
+    {
+    }
     Status run();
 
 private:
@@ -248,14 +251,17 @@ private:
 
     MessageContext &ctx_;
     const RemoteOptions &o_;
+    const remote::RecipientForms &forms_;
     const Node &n_;
 };
 
 Action PartRun::action_for(Site &s) const
 {
     using M = RemoteOptions::Mode;
-    if (o_.mode == M::Check || o_.mode == M::Keep) return {};
+    // Trackers are named in every mode: --remote=check says which block would remove.
     if (s.tracker.empty() && on_list(s)) s.tracker = "list";
+    if (s.tracker.empty() && remote::names_recipient(s.url, forms_)) s.tracker = "recipient";
+    if (o_.mode == M::Check || o_.mode == M::Keep) return {};
     if (!s.tracker.empty()) return {s.element ? Action::Kind::Drop : Action::Kind::Block, {}};
     if (remote::host_in(s.host, o_.keep_hosts)) return {};
     if (o_.mode == M::Proxy && s.kind == Site::Kind::Image) {
@@ -379,12 +385,18 @@ Status RemotePass::apply(MessageContext &ctx)
     if (opts_.mode == RemoteOptions::Mode::Keep || !ctx.message()) return ok();
     if (!loaded_) return loaded_;
     const auto &nodes = ctx.nodes();
+    std::optional<remote::RecipientForms> forms; // made at the first HTML or CSS part
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const Node &n = nodes[i];
         if (n.kind != Node::Kind::Leaf || !GMIME_IS_PART(n.object)) continue;
         if (!is_type(n, "text", "html") && !is_type(n, "text", "css")) continue;
         if (Status t = ctx.check_time(); !t) return t;
-        PartRun run(ctx, opts_, n);
+        if (!forms) {
+            std::vector<std::string> recipients = opts_.recipients;
+            for (std::string &a : remote::header_recipients(ctx.message())) recipients.push_back(std::move(a));
+            forms = remote::recipient_forms(recipients);
+        }
+        PartRun run(ctx, opts_, *forms, n);
         if (Status s = run.run(); !s) return s;
     }
     return ok();

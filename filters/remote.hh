@@ -19,6 +19,8 @@
 #include "html_refs.hh"
 #include "pass_options.hh"
 
+#include <gmime/gmime.h>
+
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -35,6 +37,11 @@ struct RemoteOptions {
     std::string proxy_base;              // --remote-proxy, without a trailing '/'
     std::string key_file;                // --remote-key: its path, and the key (its first line)
     std::string key;
+    // The message's recipients for the per-recipient tracker rule (remote_recipient.cc):
+    // --remote-recipient's addresses, and, in the service, the envelope's RCPT TOs
+    // (EnvelopeRecipients, set on the worker's copy of the settings); the pass adds the
+    // message's To, Cc, Delivered-To and X-Original-To.
+    std::vector<std::string> recipients;
 };
 
 // Reads the files of --remote-key and --remote-trackers into o (key, tracker_hosts, tracker_urls).
@@ -76,6 +83,18 @@ std::string host_of(std::string_view url);
 bool host_in(std::string_view host, const std::vector<std::string> &hosts);
 // camo's URL for url (server.js, "path" form): BASE/HMAC-SHA1(key, url) in hex/url in hex.
 std::string camo_url(std::string_view base, std::string_view key, std::string_view url);
+
+// The forms a URL made for one recipient carries the address in (remote_recipient.cc):
+// anywhere (lower case): the address, its MD5, SHA-1 and SHA-256 in hex; exact (case kept):
+// its base64, standard and URL-safe, unpadded; tokens: its local part (3 characters or more).
+struct RecipientForms {
+    std::vector<std::string> anywhere, exact, tokens;
+};
+RecipientForms recipient_forms(const std::vector<std::string> &addresses);
+// Whether url's path or query (percent-decoded; the fragment is never sent) carries one.
+bool names_recipient(std::string_view url, const RecipientForms &f);
+// The addresses of m's To, Cc, Delivered-To and X-Original-To fields, lower case.
+std::vector<std::string> header_recipients(GMimeMessage *m);
 
 // Where a fetch is found in an HTML part (remote_sites.cc).
 struct Holder {

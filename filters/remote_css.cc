@@ -58,6 +58,12 @@ struct Open {
     std::size_t begin;   // of its name (a function) or its opening bracket
     bool image_set{false};
     std::size_t fetches; // the fetches found before it opened
+    // A url( function with a string: whether it is one, and 1 + the fetch of its first good
+    // string (what a block cuts to its ')'); each later string is cut alone. Kept with the
+    // function, so that a function nested in it and closed leaves it a url( still (fuzz_remote_css:
+    // `url('<CR>url("c:")"o:` blocked made the "o: a URL the first reading had missed).
+    bool url{false};
+    std::size_t url_fetch{0};
 };
 
 class Tokenizer {
@@ -225,8 +231,7 @@ private:
             while (has(k) && white(t_[k])) ++k;
             if (has(k) && (t_[k] == '"' || t_[k] == '\'')) {
                 i_ = k; // a function token "url(" whose string is the URL
-                open_.push_back({')', b, false, out_.size()});
-                url_function_ = open_.size();
+                open_.push_back({')', b, false, out_.size(), true});
                 return;
             }
             i_ = k;
@@ -244,13 +249,9 @@ private:
 
     void close_top(std::size_t end)
     {
-        if (url_string_ && url_function_ == open_.size()) { // url("x" ...): to its ')'
-            out_[url_string_ - 1].end = end;
-            url_string_ = 0;
-        }
         const Open o = open_.back();
         open_.pop_back();
-        if (url_function_ > open_.size()) url_function_ = 0;
+        if (o.url_fetch) out_[o.url_fetch - 1].end = end; // url("x" ...): to its ')'
         // Every fetch inside an image-set() is cut with the whole function.
         if (o.image_set)
             for (std::size_t k = o.fetches; k < out_.size(); ++k) {
@@ -264,14 +265,15 @@ private:
         const std::size_t b = i_;
         std::string value;
         const bool good = string(value);
-        const bool in_url = url_function_ && url_function_ == open_.size();
+        const bool in_url = !open_.empty() && open_.back().url;
         const bool in_set = !open_.empty() && open_.back().image_set;
         if (good && (in_url || in_set || import_pending_)) {
             // url("x"): the whole function is what a block replaces (its ')' comes later).
-            const std::size_t fb = in_url ? open_.back().begin : b;
+            const bool first = in_url && !open_.back().url_fetch;
+            const std::size_t fb = first ? open_.back().begin : b;
             fetch(fb, i_, b + 1, i_ > b + 1 && t_[i_ - 1] == t_[b] ? i_ - 1 : i_, std::move(value),
                   in_url ? "url" : in_set ? "image-set" : "import");
-            if (in_url) url_string_ = out_.size();
+            if (first) open_.back().url_fetch = out_.size();
         } else {
             import_pending_ = false;
         }
@@ -336,8 +338,6 @@ private:
     std::size_t i_{0};
     std::vector<Open> open_;
     std::vector<CssFetch> out_;
-    std::size_t url_function_{0}; // open_.size() when the innermost open function is url(
-    std::size_t url_string_{0};   // 1 + the fetch of that url( function's string
     bool import_pending_{false};  // after @import, before its first component
 };
 

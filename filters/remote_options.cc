@@ -86,6 +86,12 @@ OptionTable remote_option_table(RemoteOptions &o)
                  "reported as a tracker",
          .arg_name = "FILE",
          .access = bind_text(o.trackers_file)},
+        {.long_name = "remote-recipient", .group = g, .key = "recipient", .kind = K::List, .default_text = "none",
+         .help = "Recipient addresses a fetch's URL is a tracker for carrying (itself, its local part, its MD5, "
+                 "SHA-1 or SHA-256 hex, its base64), beside the message's To, Cc, Delivered-To and X-Original-To "
+                 "(and the envelope's RCPT TO in the milter)",
+         .arg_name = "ADDRS",
+         .access = bind_lower_list(o.recipients)},
         {.long_name = "remote-proxy", .group = g, .key = "proxy", .kind = K::String, .default_text = "none",
          .help = "Base URL of the camo image proxy --remote=proxy sends images through (https://camo.example)",
          .arg_name = "BASE",
@@ -123,6 +129,13 @@ Status check_remote(const PassOptions &p)
 PassRow remote_row()
 {
     PassRow row = pass_row<RemotePass, RemoteOptions, remote_option_table, remote_off>("remote", check_remote);
+    // Made with the envelope's recipients, where the service set them.
+    row.make = [](const PassOptions &p) -> std::unique_ptr<Pass> {
+        RemoteOptions o = p.of<RemoteOptions>();
+        if (remote_off(o)) return nullptr;
+        for (const std::string &a : p.of<EnvelopeRecipients>().addresses) o.recipients.push_back(a);
+        return std::make_unique<RemotePass>(std::move(o));
+    };
     row.report = &RemoteReport::kind();
     return row;
 }

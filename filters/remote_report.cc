@@ -55,9 +55,17 @@ std::size_t RemoteReport::count(RemoteEntry::Action a) const
     return count_if([a](const RemoteEntry &e) { return e.action == a; });
 }
 
+// What a mail admin reads first on the log line: how many fetches the message's HTML and CSS
+// make (found in every mode, check too) and how many of them track, then what was done.
 void RemoteReport::describe(std::string &line) const
 {
     const char *sep = ", remote ";
+    const std::size_t trackers = count_if([](const RemoteEntry &e) { return e.tracker.has_value(); });
+    for (auto [word, n] : {std::pair{"fetches", entries.size()}, std::pair{"trackers", trackers}})
+        if (n) {
+            line += sep + std::string(word) + "=" + std::to_string(n);
+            sep = ", ";
+        }
     for (A a : kEdits)
         if (auto n = count(a)) {
             line += sep + std::string(json_name(a)) + "=" + std::to_string(n);
@@ -67,6 +75,8 @@ void RemoteReport::describe(std::string &line) const
 
 void RemoteReport::summary_words(std::string &value) const
 {
+    // A filter rule's word ("trackers=" in Mimeuri-Refs): the message tried to track its reader.
+    if (auto n = count_if([](const RemoteEntry &e) { return e.tracker.has_value(); })) value += " trackers=" + std::to_string(n);
     for (A a : kEdits)
         if (auto n = count(a)) value += " " + std::string(json_name(a)) + "=" + std::to_string(n);
 }

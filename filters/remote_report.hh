@@ -42,10 +42,11 @@ void write_json(JsonWriter &w, const RemoteEntry &e);
 class RemoteReport final : public EntryList<RemoteReport, RemoteEntry> {
 public:
     static constexpr std::string_view kName = "remote";
-    // Fetches made inert, images sent through camo, start tags (tracker images, remote link,
-    // meta refresh, base) removed: ", remote blocked=N, proxied=N, removed=N" on the log line,
-    // " blocked=N proxied=N removed=N" in --summary-header's field, each where not 0; all three
-    // the service's "remote" edits.
+    // Fetches found and trackers among them, then fetches made inert, images sent through
+    // camo, start tags (tracker images, remote link, meta refresh, base) removed:
+    // ", remote fetches=N, trackers=N, blocked=N, proxied=N, removed=N" on the log line,
+    // " trackers=N blocked=N proxied=N removed=N" in --summary-header's field, each where not
+    // 0; blocked, proxied and removed the service's "remote" edits.
     std::size_t count(RemoteEntry::Action a) const;
     void describe(std::string &line) const override;
     void summary_words(std::string &value) const override;

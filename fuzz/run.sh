@@ -14,7 +14,7 @@ if [ ! -d "$seeds/filter" ] || [ -n "$(find fuzz/seeds.sh fuzz/crafted -newer "$
   rm -rf "$seeds"; bash fuzz/seeds.sh "$seeds"
 fi
 mkdir -p "$build/fuzz-findings" "$build/fuzz-work"
-declare -A ci_runs=([fuzz_filter]=4000 [fuzz_html]=3000 [fuzz_html_tokenizer]=20000 [fuzz_cturi]=300000 [fuzz_rfc2017]=300000 [fuzz_body_hash]=20000 [fuzz_base64_copy]=20000 [fuzz_html_sanitize]=20000)
+declare -A ci_runs=([fuzz_filter]=4000 [fuzz_html]=3000 [fuzz_html_tokenizer]=20000 [fuzz_cturi]=300000 [fuzz_rfc2017]=300000 [fuzz_body_hash]=20000 [fuzz_base64_copy]=20000 [fuzz_html_sanitize]=20000 [fuzz_remote_css]=6000)
 run() { # name, seed folder, max_len
   local name=$1 work=$build/fuzz-work/$1 limit dict=fuzz/mime.dict
   [ -f "fuzz/${name#fuzz_}.dict" ] && dict=fuzz/${name#fuzz_}.dict # a harness's own dictionary
@@ -49,14 +49,14 @@ for f in testdata/fuzz-regressions/*; do
   fi
 done
 # Two at a time, the longest first (their CI times here: html_sanitize 196 s, html_tokenizer 107,
-# filter 48, rfc2017 45, cturi 39, body_hash 18, base64_copy 11, html 6), each started as soon
+# filter 48, rfc2017 45, cturi 39, body_hash 18, base64_copy 11, html 6, remote_css 11 s of CPU), each started as soon
 # as a slot is free: about 4 minutes for the 8, where fixed pairs took 6.5.
 # The body hash against its oracle and canonical base64 copied against decode+encode run on
 # the filter seeds (messages; their first bytes read as the harness's mode, l= and piece
 # sizes); the sanitiser against gumbo's reading of its output on the HTML seeds.
 queue=("fuzz_html_sanitize html 65536" "fuzz_html_tokenizer html 65536" "fuzz_filter filter 65536"
   "fuzz_rfc2017 rfc2017 4096" "fuzz_cturi cturi 4096" "fuzz_body_hash filter 65536"
-  "fuzz_base64_copy filter 65536" "fuzz_html html 65536")
+  "fuzz_base64_copy filter 65536" "fuzz_html html 65536" "fuzz_remote_css css 65536")
 running=0
 for job in "${queue[@]}"; do
   read -r name seed len <<<"$job"

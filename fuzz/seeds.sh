@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?seed folder}
 corpus=${CORPUS:-../shared/corpus}
-mkdir -p "$out"/{filter,cturi,rfc2017,html}
+mkdir -p "$out"/{filter,cturi,rfc2017,html,css}
 n=0
 add_message() { # file: the filter harness reads a mode byte first
   local f=$1
@@ -35,4 +35,12 @@ printf '%s\n' 'text/plain; charset="us-ascii"; x-mac-type="54455854"' 'applicati
   split -l 1 - "$out/cturi/draft-"
 printf '%s\n' 'http://www.foo.com/file' 'ftp://ftp.deepdirs.org/1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17/18/20/21/file.html' \
   'http://x/a b"c\d' 'http://example.org/caf%C3%A9/%20' | split -l 1 - "$out/rfc2017/url-"
-echo "seeds: $(ls "$out/filter" | wc -l) messages, $(ls "$out/cturi" | wc -l) content types, $(ls "$out/rfc2017" | wc -l) URLs"
+# CSS for fuzz_remote_css: the HTML seeds that name a url( or @import (the tokenizer reads the
+# markup around them as CSS too), and the bypasses tests/test_remote.cc holds.
+grep -lai -e 'url(' -e '@import' -e 'image-set' "$out"/html/* > "$out/css-list" 2>/dev/null || true
+head -400 "$out/css-list" | xargs -r cp -t "$out/css"; rm -f "$out/css-list"
+printf '%s\n' 'a{background:url(http://x/a)}' "a{background:\\000075rl(http://x/d)}" 'a{background:u\rl(http://x/f)}' \
+  "@\\69mport 'http://x/i.css';" "p{background:image-set('http://x/1.png' 1x, url(http://x/2.png) 2x)}" \
+  'p{background:/**/url(/**/http://x/c)}' 'p{fill:url(http://x/u.svg#p' "p{b:url('http://x/s" 'p{b:url(http://x/a"b)}' |
+  split -l 1 - "$out/css/crafted-"
+echo "seeds: $(ls "$out/filter" | wc -l) messages, $(ls "$out/cturi" | wc -l) content types, $(ls "$out/rfc2017" | wc -l) URLs, $(ls "$out/css" | wc -l) CSS"

@@ -212,6 +212,17 @@ TEST_CASE("blocking leaves no fetch, and every byte outside the fetches as it wa
         REQUIRE(again);
         CHECK(again->sites.empty());
     }
+    // A text/css part: a url( whose first string is bad (a CR ends it), a url("c:") nested in
+    // it, then a string; blocked, the outer url( is a url( still and its string is found
+    // (fuzz_remote_css found the nested function's close forgetting the outer url().
+    for (const char *css : {"url('\rurl(\"c:\")\"o:", "p{b:url('\rurl(\"http://x/a\")\"http://x/o\")}"}) {
+        CAPTURE(std::string(css));
+        const remote::Sites s = remote::css_sites(css);
+        REQUIRE(!s.sites.empty());
+        const std::string out = remote::apply_actions(css, s, std::vector<remote::Action>(s.sites.size(), {remote::Action::Kind::Block, {}}));
+        CAPTURE(out);
+        CHECK(remote::css_sites(out).sites.empty());
+    }
     // What a reader shows of a blocked image: its alt and box; the text around it as it was.
     const std::string p = "<p>Hi</p><img src=\"http://x/a\" alt=\"Sale\" width=\"600\" height=\"200\"><p>Bye</p>";
     auto s = remote::find_sites(p, html::ParseLimits{});
@@ -253,14 +264,14 @@ TEST_CASE("the remote section: each fetch an entry, across processes, counted, u
               "\"kind\":\"image\",\"tracker\":null,\"action\":\"blocked\"},"
               "{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"https://keep.example/b.png\",\"host\":\"keep.example\","
               "\"kind\":\"image\",\"tracker\":null,\"action\":\"none\",\"reason\":\"keep-host\"}]") != std::string::npos);
-    CHECK(plan.log_line == "changed, remote blocked=1, removed=1");
+    CHECK(plan.log_line == "changed, remote fetches=3, trackers=1, blocked=1, removed=1");
     REQUIRE(plan.report);
     const RemoteReport *r = plan.report->find<RemoteReport>();
     REQUIRE(r);
     CHECK(r->edits() == 2);
     std::string words;
     plan.report->summary_words(words);
-    CHECK(words == " blocked=1 removed=1");
+    CHECK(words == " trackers=1 blocked=1 removed=1");
     // Another process reads the plan's record back as it was.
     Plan q = deserialize(serialize(plan));
     REQUIRE(q.report);
@@ -274,8 +285,112 @@ TEST_CASE("the remote section: each fetch an entry, across processes, counted, u
     CHECK(dropped.find<RemoteReport>()->entries[2].reason == "keep-host");
     std::string line;
     dropped.describe_sections(line);
-    CHECK(line.empty());
+    CHECK(line == ", remote fetches=3, trackers=1"); // found still; nothing done
     // A message with no fetch has no "remote" member, as before the pass.
     Plan none = plan_message(engine, "Message-ID: <n@x>\nContent-Type: text/html\n\n<p>hi</p>\n");
     CHECK(none.report_line().find("\"remote\"") == std::string::npos);
+}
+
+// One URL per recipient (remote_recipient.cc): the address, its local part, its MD5, SHA-1
+// and SHA-256 hex and its base64 in a URL's path or query. The digests and base64 are
+// Python's (hashlib, base64), not GLib's, which the rule itself uses.
+TEST_CASE("a URL carrying the recipient's address, its local part, its hash or its base64 is a tracker")
+{
+    const auto forms = remote::recipient_forms({"<Bob.Smith@Example.ORG>", "aa~@example.org", "jo@example.net"});
+    struct Case {
+        const char *url;
+        bool tracker;
+    };
+    const Case cases[] = {
+        {"https://t.example/o.gif?e=bob.smith@example.org", true},
+        {"https://t.example/o.gif?e=BOB.SMITH%40EXAMPLE.ORG", true},                               // percent-encoded, case
+        {"https://t.example/open/bob.smith/p.gif", true},                                           // the local part, a path segment
+        {"https://t.example/p.gif?u=bob.smith&c=9", true},                                          // ... a query value
+        {"https://t.example/p/45ee3ca16bc44e2a76e01c7a47151862.gif", true},                         // MD5
+        {"https://t.example/p.gif?h=F3344AD11482F20B5DF980C7478C56629702A66D", true},               // SHA-1, upper case
+        {"https://t.example/91265dd04963dc7d22f987417f835587713411a183da07e6bde1bc9f1949880e", true}, // SHA-256
+        {"https://t.example/p.gif?r=Ym9iLnNtaXRoQGV4YW1wbGUub3Jn", true},                           // base64
+        {"https://t.example/p.gif?r=YWF%2BQGV4YW1wbGUub3Jn%3D%3D", true},                           // base64, escaped
+        {"https://t.example/p/YWF-QGV4YW1wbGUub3Jn.png", true},                                     // base64, URL-safe
+        {"//t.example/o.gif?e=aa~@example.org", true},                                              // protocol-relative
+        // Negative: nothing of theirs, or not where a server sees it.
+        {"https://cdn.example/logo.png", false},
+        {"https://cdn.example/logo.png#bob.smith@example.org", false},                              // the fragment is not sent
+        {"https://bob.smith.example.org/logo.png", false},                                          // the host
+        {"https://cdn.example/bob.smithson/p.gif", false},                                          // not the whole token
+        {"https://cdn.example/ym9ilnntaxroqgv4yw1wbguub3jn", false},                                // base64 is case-sensitive
+        {"https://cdn.example/jo/p.gif", false},                                                    // a local part under 3 characters
+        {"https://cdn.example/45ee3ca16bc44e2a76e01c7a4715186.gif", false},                         // an MD5 one digit short
+    };
+    for (const Case &c : cases) {
+        CAPTURE(c.url);
+        CHECK(remote::names_recipient(c.url, forms) == c.tracker);
+    }
+    // No recipients: nothing is one's.
+    CHECK_FALSE(remote::names_recipient("https://t.example/o.gif?e=bob.smith@example.org", remote::recipient_forms({})));
+}
+
+namespace {
+
+Plan remote_plan(const RemoteOptions &o, const std::string &m, const std::vector<std::string> &envelope = {})
+{
+    PassOptions p;
+    p.of<RemoteOptions>() = o;
+    p.of<EnvelopeRecipients>().addresses = envelope;
+    std::vector<std::unique_ptr<Pass>> passes;
+    passes.push_back(remote_row().make(p));
+    EngineConfig cfg;
+    cfg.report = true;
+    cfg.summary = true;
+    Engine engine(passes, cfg);
+    return plan_message(engine, m);
+}
+
+} // namespace
+
+// Where the recipient comes from: the message's To, Cc, Delivered-To and X-Original-To,
+// --remote-recipient, and in the service the envelope; check names the tracker, block
+// removes it; the log line counts fetches and trackers (item 5 of issue 52's follow-up).
+TEST_CASE("the recipient from the headers, --remote-recipient or the envelope; counted on the log line")
+{
+    const std::string body = "MIME-Version: 1.0\nContent-Type: text/html\n\n"
+                             "<p><img src=\"https://t.example/o/45ee3ca16bc44e2a76e01c7a47151862.gif\" alt=\"x\">"
+                             "<img src=\"https://cdn.example/a.png\" alt=\"Sale\"></p>\n";
+    RemoteOptions o;
+    o.mode = RemoteOptions::Mode::Check;
+    for (const char *to : {"To: Bob <bob.smith@example.org>\n", "Cc: x@y.example, bob.smith@example.org\n",
+                           "Delivered-To: bob.smith@example.org\n", "X-Original-To: bob.smith@example.org\n"}) {
+        CAPTURE(to);
+        Plan plan = remote_plan(o, std::string("Message-ID: <h@x>\n") + to + body);
+        CHECK(plan.report_line().find("\"tracker\":\"recipient\"") != std::string::npos);
+        CHECK(plan.log_line == "unchanged, remote fetches=2, trackers=1");
+    }
+    const std::string bare = "Message-ID: <h@x>\nTo: list@lists.example\n" + body;
+    Plan none = remote_plan(o, bare);
+    CHECK(none.report_line().find("\"tracker\":\"recipient\"") == std::string::npos);
+    CHECK(none.log_line == "unchanged, remote fetches=2");
+    // --remote-recipient, then the envelope (a milter worker's): block empties the tracker's
+    // URL (a tracker by list or recipient is blocked where it is; by shape, removed).
+    o.mode = RemoteOptions::Mode::Block;
+    RemoteOptions given = o;
+    given.recipients = {"bob.smith@example.org"};
+    Plan by_option = remote_plan(given, bare);
+    CHECK(by_option.log_line == "changed, remote fetches=2, trackers=1, blocked=2");
+    Plan by_envelope = remote_plan(o, bare, {"<bob.smith@example.org>"});
+    CHECK(by_envelope.log_line == "changed, remote fetches=2, trackers=1, blocked=2");
+    REQUIRE(by_envelope.report);
+    std::string words;
+    by_envelope.report->summary_words(words);
+    CHECK(words == " trackers=1 blocked=2");
+}
+
+// A tracker by list is named in check mode too, as block would remove it.
+TEST_CASE("--remote=check names list trackers")
+{
+    RemoteOptions o;
+    o.mode = RemoteOptions::Mode::Check;
+    o.tracker_hosts = {"t.example"};
+    Plan plan = remote_plan(o, "Message-ID: <l@x>\nContent-Type: text/html\n\n<img src=\"https://x.t.example/a.png\">\n");
+    CHECK(plan.report_line().find("\"tracker\":\"list\",\"action\":\"none\"") != std::string::npos);
+    CHECK(plan.log_line == "unchanged, remote fetches=1, trackers=1");
 }

@@ -53,7 +53,10 @@ void plan_one(int sock, int msg_fd, const Settings &service, const Envelope &env
     // Passes of its own for each message: their state (the mid: index) never carries over.
     // The settings were checked when loaded (an index that cannot be read stops the start
     // or the reload); a file that goes away later fails the messages that need it.
-    auto passes = build_passes(cfg.opts, cfg.pass_opts);
+    // The envelope's recipients, for the passes that read them (the remote pass's trackers).
+    PassOptions pass_opts = cfg.pass_opts;
+    pass_opts.of<EnvelopeRecipients>().addresses = env.recipients;
+    auto passes = build_passes(cfg.opts, pass_opts);
     if (!src) {
         plan.cause = src.error().message;
     } else {

@@ -1,7 +1,9 @@
 // Opens HTML files in headless Chromium, images on, and says what each asked the network
 // for: every request that is not file:, data:, cid:, mid:, about: or blob:. A request to the page's `allow` prefix (a
 // camo on 127.0.0.1) goes through; every other is aborted and counted. With `images`, what
-// the page's <img> elements show (their natural size: 0 for none).
+// the page's <img> elements show (their natural size: 0 for none). With "layout" in the
+// manifest (bench/remote_peers.py), also the page's text (innerText), how many <img> keep a
+// box (a rendered width and height above 0) and the page's height.
 // Usage: node remote_pages.mjs MANIFEST.json RESULTS.json
 // MANIFEST: {"chromium": PATH, "pages": [{"path": PATH, "allow": PREFIX|null}...]}
 import { writeFileSync } from 'node:fs';
@@ -31,15 +33,24 @@ for (const { path, allow } of manifest.pages) {
     requests.push(u.slice(0, 300));
     req.abort();
   });
-  let error = null, images = [];
+  let error = null, images = [], layout = {};
   try {
     await page.goto(pathToFileURL(path).href, { waitUntil: 'load', timeout: 10000 });
     await new Promise((r) => setTimeout(r, 500));
     images = await page.evaluate(() => [...document.images].map((i) => ({ alt: i.alt, w: i.naturalWidth, src: i.currentSrc })));
+    if (manifest.layout) {
+      layout = await page.evaluate(() => ({
+        text: document.body ? document.body.innerText : '',
+        boxes: [...document.images].filter((i) => { const r = i.getBoundingClientRect(); return r.width > 0 && r.height > 0; }).length,
+        height: document.documentElement.scrollHeight,
+        href: location.href, // a page that navigated away (meta refresh) is not the message's
+      }));
+      images = [];
+    }
   } catch (e) {
     error = String(e).slice(0, 300);
   }
-  results.push({ path, requests, allowed, images, error });
+  results.push({ path, requests, allowed, images, error, ...layout });
   await page.close();
 }
 await browser.close();
