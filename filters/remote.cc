@@ -13,6 +13,7 @@
 #include <nettle/hmac.h>
 
 #include <algorithm>
+#include <set>
 
 namespace mimeuri {
 
@@ -258,11 +259,14 @@ private:
 Action PartRun::action_for(Site &s) const
 {
     using M = RemoteOptions::Mode;
-    // Trackers are named in every mode: --remote=check says which block would remove.
+    // Trackers are named in every mode: --remote=check says which block and proxy would remove.
     if (s.tracker.empty() && on_list(s)) s.tracker = "list";
     if (s.tracker.empty() && remote::names_recipient(s.url, forms_)) s.tracker = "recipient";
     if (o_.mode == M::Check || o_.mode == M::Keep) return {};
-    if (!s.tracker.empty()) return {s.element ? Action::Kind::Drop : Action::Kind::Block, {}};
+    if (!s.tracker.empty()) {
+        if (!s.element) s.element = s.img; // an <img> tracker goes whole, whatever found it
+        return {s.element ? Action::Kind::Drop : Action::Kind::Block, {}};
+    }
     if (remote::host_in(s.host, o_.keep_hosts)) return {};
     if (o_.mode == M::Proxy && s.kind == Site::Kind::Image) {
         std::string url = s.url;
@@ -333,6 +337,17 @@ Status PartRun::run()
         actions.push_back(action_for(s));
         edits = edits || actions.back().kind != Action::Kind::Keep;
     }
+    // An <img> that a tracker removes takes its other URLs with it: each says removed, as
+    // the reader sees it (and no splice is left inside a dropped tag).
+    std::set<std::size_t> gone;
+    for (std::size_t k = 0; k < sites.sites.size(); ++k)
+        if (actions[k].kind == Action::Kind::Drop && sites.sites[k].img && sites.sites[k].element == sites.sites[k].img)
+            gone.insert(sites.sites[k].img);
+    for (std::size_t k = 0; k < sites.sites.size(); ++k)
+        if (gone.count(sites.sites[k].img) && actions[k].kind != Action::Kind::Drop) {
+            sites.sites[k].element = sites.sites[k].img;
+            actions[k] = {Action::Kind::Drop, {}};
+        }
     // Why nothing can be changed, when something was to be.
     std::string leave;
     std::optional<std::string> kept;

@@ -119,7 +119,10 @@ struct Site {
     bool whole{false};                    // a block empties the whole value (srcset, srcdoc, SMIL...)
     std::size_t element{0};               // 1 + the index in Sites::drops of the start tag a block
                                           // drops (link, meta, base, a tracker image); 0: none
-    std::string tracker;                  // "shape", "hidden", "list"; "" when none
+    std::size_t img{0};                   // 1 + the index in Sites::drops of the <img> start tag
+                                          // whose src/srcset/lowsrc this is: a tracker found by
+                                          // its URL (list, recipient) drops it; 0: none
+    std::string tracker;                  // "shape", "hidden", "list", "recipient"; "" when none
 };
 
 struct Sites {

@@ -410,6 +410,13 @@ void Finder::element(const El &e)
             srcdoc(e, a);
         }
     }
+    // An <img>'s own URLs (not its style's): the tag a tracker found by URL goes with, as a
+    // web bug's does (issue 52: trackers are removed in block and proxy alike).
+    std::size_t img_tag = 0;
+    if (tag == "img" && !e.svg)
+        for (std::size_t k = before; k < s_.sites.size(); ++k)
+            if (!s_.sites[k].css && s_.sites[k].where.find('>') == std::string::npos)
+                s_.sites[k].img = img_tag ? img_tag : (img_tag = drop_of(el));
     if (bug)
         for (std::size_t k = before; k < s_.sites.size(); ++k)
             if (s_.sites[k].kind == Site::Kind::Image && !s_.sites[k].css && s_.sites[k].where.find('>') == std::string::npos) {
@@ -530,9 +537,10 @@ void merge(Sites &s, const Sites &s2)
         if (!seen.insert(key(s2, site)).second) continue;
         s.holders.push_back(s2.holders[site.holder]);
         site.holder = s.holders.size() - 1;
-        if (site.element) {
-            s.drops.push_back(s2.drops[site.element - 1]);
-            site.element = s.drops.size();
+        for (std::size_t *d : {&site.element, &site.img}) {
+            if (!*d) continue;
+            s.drops.push_back(s2.drops[*d - 1]);
+            *d = s.drops.size();
         }
         s.sites.push_back(std::move(site));
     }

@@ -56,7 +56,7 @@ def run(folder):
         c.close()
         bodies[k] = (c.body, digest)
     blocked, digest = bodies[0]
-    # The strict domain's copy: the banner's URL emptied, its alt and box kept; the tracker's URL gone.
+    # The strict domain's copy: the banner's URL emptied, its alt and box kept; the tracker's <img> gone.
     want = b'<img src="" alt="Banner" width="600" height="200">'
     if want not in blocked or b"cdn.example" in blocked or digest.encode() in blocked or b"<p>Sale</p>" not in blocked:
         fail(f"the strict domain's message was not blocked as it should be: {blocked[:600]!r}")
@@ -66,11 +66,11 @@ def run(folder):
     lines = {r["message_id"]: r for r in report(rep)}
     entries = lines.get("r0@shop.example", {}).get("remote", [])
     said = sorted((e["host"], e["tracker"], e["action"]) for e in entries)
-    if said != [("cdn.example", None, "blocked"), ("t.example", "recipient", "blocked")]:
+    if said != [("cdn.example", None, "blocked"), ("t.example", "recipient", "removed")]:
         fail(f"the report of the strict domain's message: {entries}")
     if lines.get("r1@shop.example", {}).get("remote"):
         fail("the open domain's message has remote entries: the pass ran for it")
-    print("remote: blocked by policy for private.example (the envelope's tracker named and blocked), left for open.example")
+    print("remote: blocked by policy for private.example (the envelope's tracker named and removed), left for open.example")
 
 
 folder = tempfile.mkdtemp(prefix="mimeuri-remote-")

@@ -369,19 +369,48 @@ TEST_CASE("the recipient from the headers, --remote-recipient or the envelope; c
     Plan none = remote_plan(o, bare);
     CHECK(none.report_line().find("\"tracker\":\"recipient\"") == std::string::npos);
     CHECK(none.log_line == "unchanged, remote fetches=2");
-    // --remote-recipient, then the envelope (a milter worker's): block empties the tracker's
-    // URL (a tracker by list or recipient is blocked where it is; by shape, removed).
+    // --remote-recipient, then the envelope (a milter worker's): block removes the tracker's
+    // <img> (a tracker is removed whatever found it) and empties the other image's URL.
     o.mode = RemoteOptions::Mode::Block;
     RemoteOptions given = o;
     given.recipients = {"bob.smith@example.org"};
     Plan by_option = remote_plan(given, bare);
-    CHECK(by_option.log_line == "changed, remote fetches=2, trackers=1, blocked=2");
+    CHECK(by_option.log_line == "changed, remote fetches=2, trackers=1, blocked=1, removed=1");
     Plan by_envelope = remote_plan(o, bare, {"<bob.smith@example.org>"});
-    CHECK(by_envelope.log_line == "changed, remote fetches=2, trackers=1, blocked=2");
+    CHECK(by_envelope.log_line == "changed, remote fetches=2, trackers=1, blocked=1, removed=1");
     REQUIRE(by_envelope.report);
     std::string words;
     by_envelope.report->summary_words(words);
-    CHECK(words == " trackers=1 blocked=2");
+    CHECK(words == " trackers=1 blocked=1 removed=1");
+}
+
+// Issue 52: "Trackers found by list or shape are removed in both modes". An <img> whose src
+// or srcset a list names goes whole (its start tag dropped: no alt, no box of a web bug),
+// under proxy as under block; a list host's CSS url() has no element to drop and is blocked.
+TEST_CASE("a tracker by list is removed under block and proxy; its CSS url() blocked")
+{
+    const std::string page = "<p>a<img alt=\"x\" srcset=\"https://cdn.example/s.png 2x\" src=\"https://x.t.example/p.png\">b"
+                             "<img src=\"https://cdn.example/c.png\" alt=\"Sale\">"
+                             "<span style=\"background:url(https://t.example/bg.png)\">c</span></p>";
+    auto s = remote::find_sites(page, html::ParseLimits{});
+    REQUIRE(s);
+    REQUIRE(s->sites.size() == 4);
+    CHECK(s->sites[0].img != 0);
+    CHECK(s->sites[0].img == s->sites[1].img); // one tag, both URLs
+    CHECK(s->sites[3].img == 0);               // a style's url() is no <img> URL
+    for (auto mode : {RemoteOptions::Mode::Block, RemoteOptions::Mode::Proxy}) {
+        RemoteOptions o;
+        o.mode = mode;
+        o.tracker_hosts = {"t.example"};
+        o.proxy_base = "https://camo.example";
+        o.key = "k";
+        Plan plan = remote_plan(o, "Message-ID: <t@x>\nContent-Type: text/html\n\n" + page + "\n");
+        CAPTURE(plan.report_line());
+        CHECK(plan.report_line().find("\"url\":\"https://x.t.example/p.png\",\"host\":\"x.t.example\",\"kind\":\"image\",\"tracker\":\"list\",\"action\":\"removed\"") != std::string::npos);
+        CHECK(plan.log_line == (mode == RemoteOptions::Mode::Block
+                                    ? "changed, remote fetches=4, trackers=2, blocked=2, removed=2"
+                                    : "changed, remote fetches=4, trackers=2, blocked=1, proxied=1, removed=2"));
+    }
 }
 
 // A tracker by list is named in check mode too, as block would remove it.
