@@ -85,6 +85,10 @@ TEST_CASE("archive: a thread mbox's messages, as read or mboxrd-quoted")
     // From an mbox: the From_ line, the bytes and the separator exactly as read.
     CHECK(mbox_chunk("From a@b Thu Nov 27 01:48:00 2025\n", "S: x\n\n>From here\n", true, "\n", 0) ==
           "From a@b Thu Nov 27 01:48:00 2025\nS: x\n\n>From here\n\n");
+    // The input's last message (nothing followed it): one empty line after it, as a message
+    // after it in the input would have had, and none added when it has one.
+    CHECK(mbox_chunk("From a@b x\n", "S: x\n\nbody\n\n", true, "", 0) == "From a@b x\nS: x\n\nbody\n\n");
+    CHECK(mbox_chunk("From a@b x\n", "S: x\n\nbody", true, "", 0) == "From a@b x\nS: x\n\nbody\n\n");
     // From a file: mboxrd (a line ">*From " gets one '>' more), a From_ line made, a final
     // line break and the separator added.
     CHECK(mbox_chunk("", "S: x\n\nFrom me\n>From you\n>>From them\nFromage", false, "", 1764208080) ==

@@ -165,8 +165,9 @@ std::string mbox_chunk(const std::string &from_line, std::string_view bytes, boo
         std::string out = from_line;
         out.append(bytes);
         if (!tail.empty()) return out + tail;
-        if (!bytes.empty() && bytes.back() != '\n') out += '\n';
-        return out + "\n";
+        // The input's last message: it ends the mbox, with its empty line or without.
+        while (out.size() < 2 || out.compare(out.size() - 2, 2, "\n\n") != 0) out += '\n';
+        return out;
     }
     const std::time_t t = static_cast<std::time_t>(epoch);
     std::tm tm{};
