@@ -11,6 +11,7 @@
 #include <glib.h>
 
 #include <csignal>
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -73,6 +74,7 @@ std::vector<ArchiveEntry> entries_of(const std::vector<Stored> &members)
 
 struct Updates {
     std::vector<std::pair<std::string, std::string>> navs; // address, navigation written
+    std::vector<std::pair<std::string, std::optional<long long>>> newest; // thread, its newest date now
     std::set<std::string> thread_months;
 };
 
@@ -113,10 +115,15 @@ Status write_thread(const Folder &top, State &st, const std::string &root, Updat
             u.navs.emplace_back(m.addr, nav);
         }
     }
-    auto newest = st.update_thread(root);
-    if (!newest) return newest.error();
-    for (const auto &when : {newest->first, newest->second})
+    // The months whose thread pages list it, before and now; recorded with the rest once
+    // every thread is written, so a run killed before that finds the months as they were.
+    auto was = st.thread_newest(root);
+    if (!was) return was.error();
+    std::optional<long long> now;
+    for (const Stored &m : *members) now = std::max(now.value_or(m.epoch), m.epoch);
+    for (const auto &when : {*was, now})
         if (when) u.thread_months.insert(month_of(*when));
+    u.newest.emplace_back(root, now);
     return ok();
 }
 
@@ -136,6 +143,8 @@ Status write_threads(const Folder &top, State &st)
         if (s) s = st.set_nav(addr, nav);
     for (const std::string &m : u.thread_months)
         if (s) s = st.add_dirty("tmonth", m);
+    for (const auto &[root, newest] : u.newest)
+        if (s) s = st.record_thread(root, newest);
     for (const std::string &root : *roots)
         if (s) s = st.done_dirty("thread", root);
     if (!s) {

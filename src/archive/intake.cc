@@ -74,6 +74,13 @@ Status read_input(const std::string &path, std::vector<Incoming> &out)
              tail = src->slice(g.msg_end, g.next < 0 ? g.msg_end : g.next);
         if (!from || !bytes || !tail) return Error{Code::IoErr, "cannot read " + path};
         m.from_line = std::move(*from), m.bytes = std::move(*bytes), m.tail = std::move(*tail);
+        // The input's last message keeps the empty line that ends the mbox as its bytes; it
+        // is the separator any other message has after it, so the same message is the same
+        // bytes wherever it stood.
+        if (m.tail.empty() && m.bytes.size() >= 2 && m.bytes.compare(m.bytes.size() - 2, 2, "\n\n") == 0) {
+            m.bytes.pop_back();
+            m.tail = "\n";
+        }
         m.quoted = true;
         m.source = path;
         out.push_back(std::move(m));

@@ -21,7 +21,7 @@ CREATE TABLE IF NOT EXISTS messages(addr TEXT PRIMARY KEY, message_id TEXT NOT N
 CREATE INDEX IF NOT EXISTS messages_id ON messages(message_id, seq);
 CREATE INDEX IF NOT EXISTS messages_date ON messages(epoch, addr);
 CREATE INDEX IF NOT EXISTS messages_month ON messages(month, epoch, addr);
-CREATE INDEX IF NOT EXISTS messages_thread ON messages(thread, seq);
+CREATE INDEX IF NOT EXISTS messages_thread ON messages(thread, epoch, addr);
 CREATE INDEX IF NOT EXISTS messages_seq ON messages(seq);
 CREATE TABLE IF NOT EXISTS parents(addr TEXT NOT NULL, parent_id TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS parents_id ON parents(parent_id);
@@ -267,31 +267,23 @@ Status State::set_nav(const std::string &addr, const std::string &nav)
 
 Result<std::vector<Stored>> State::thread_members(const std::string &root)
 {
-    Stmt q(db_, select("WHERE thread = ? ORDER BY seq").c_str());
+    Stmt q(db_, select("WHERE thread = ? ORDER BY epoch, addr").c_str());
     q.bind(root);
     return rows(q);
 }
 
-Result<std::pair<std::optional<long long>, std::optional<long long>>> State::update_thread(const std::string &root)
+Result<std::optional<long long>> State::thread_newest(const std::string &root)
 {
-    std::pair<std::optional<long long>, std::optional<long long>> out;
-    Stmt before(db_, "SELECT newest FROM threads WHERE root = ?");
-    auto r = before.bind(root).step();
+    Stmt q(db_, "SELECT newest FROM threads WHERE root = ?");
+    auto r = q.bind(root).step();
     if (!r) return r.error();
-    if (*r) out.first = before.integer(0);
-    Stmt now(db_, "SELECT max(epoch), count(*) FROM messages WHERE thread = ?");
-    r = now.bind(root).step();
-    if (!r) return r.error();
-    if (now.integer(1) > 0) out.second = now.integer(0);
-    if (!out.second) {
-        if (Status s = Stmt(db_, "DELETE FROM threads WHERE root = ?").bind(root).run(); !s) return s.error();
-    } else if (Status s = Stmt(db_, "INSERT OR REPLACE INTO threads VALUES (?, ?, ?)")
-                              .bind(root, *out.second, month_of(*out.second))
-                              .run();
-               !s) {
-        return s.error();
-    }
-    return out;
+    return *r ? std::optional<long long>(q.integer(0)) : std::nullopt;
+}
+
+Status State::record_thread(const std::string &root, std::optional<long long> newest)
+{
+    if (!newest) return Stmt(db_, "DELETE FROM threads WHERE root = ?").bind(root).run();
+    return Stmt(db_, "INSERT OR REPLACE INTO threads VALUES (?, ?, ?)").bind(root, *newest, month_of(*newest)).run();
 }
 
 Result<std::pair<std::string, std::string>> State::date_neighbours(long long epoch, const std::string &addr)

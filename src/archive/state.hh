@@ -62,9 +62,12 @@ public:
     Status retag_thread(const std::string &from, const std::string &to);
     Status set_nav(const std::string &addr, const std::string &nav);
 
+    // By date (then address): the same order however the messages came.
     Result<std::vector<Stored>> thread_members(const std::string &root);
-    // The thread's newest date (recorded) before this call, and recorded now (nullopt: gone).
-    Result<std::pair<std::optional<long long>, std::optional<long long>>> update_thread(const std::string &root);
+    // The thread's newest date as recorded (nullopt: no such thread); recording it (nullopt:
+    // the thread is gone).
+    Result<std::optional<long long>> thread_newest(const std::string &root);
+    Status record_thread(const std::string &root, std::optional<long long> newest);
     // Before and after by (date, address).
     Result<std::pair<std::string, std::string>> date_neighbours(long long epoch, const std::string &addr);
     Result<std::vector<Stored>> month_messages(const std::string &month);
