@@ -41,28 +41,43 @@ Status replan(const Folder &top, State &st, const std::string &addr)
     return st.set_nav(addr, "");
 }
 
+// The journal's entries of one kind done, in one transaction ("pending": the pages moved).
+Status done_all(State &st, const std::string &kind, const std::vector<std::string> &keys)
+{
+    if (keys.empty()) return ok();
+    if (Status s = st.begin(); !s) return s;
+    Status s = ok();
+    for (const std::string &k : keys)
+        if (s) s = kind == "pending" ? st.done_pending(k) : st.done_dirty(kind, k);
+    if (!s) {
+        st.rollback();
+        return s;
+    }
+    return st.commit();
+}
+
 Status move_pending(const Folder &top, State &st)
 {
     auto pending = st.pending();
     if (!pending) return pending.error();
     if (Status s = top.mkdir(kStage); !s) return s;
     const std::string trash = std::string(kStage) + "/.old";
-    for (const std::string &addr : *pending) {
+    for (std::size_t k = 0; k < pending->size(); ++k) {
+        const std::string &addr = (*pending)[k];
         const std::string staged = std::string(kStage) + "/" + addr;
         if (!top.exists(staged) && !top.exists(addr + "/index.html"))
             if (Status s = replan(top, st, addr); !s) return s;
         if (top.exists(staged))
             if (Status s = top.move_folder(staged, addr, trash); !s) return s;
-        if (Status s = st.done_pending(addr); !s) return s;
-        maybe_killed("mid-move");
+        if (k == pending->size() / 2) maybe_killed("mid-move");
     }
+    // Moving again finds nothing staged: the journal's entries go in one transaction.
+    if (Status s = done_all(st, "pending", *pending); !s) return s;
     auto gone = st.dirty("gone");
     if (!gone) return gone.error();
-    for (const std::string &addr : *gone) {
+    for (const std::string &addr : *gone)
         if (Status s = top.remove(addr); !s) return s;
-        if (Status s = st.done_dirty("gone", addr); !s) return s;
-    }
-    return ok();
+    return done_all(st, "gone", *gone);
 }
 
 std::vector<ArchiveEntry> entries_of(const std::vector<Stored> &members)
@@ -223,9 +238,15 @@ Status write_indexes(const Folder &top, State &st, const Settings &set)
         done.emplace_back("top", "");
     }
     if (Status s = top.sync(); !s) return s;
+    if (Status s = st.begin(); !s) return s;
+    Status s = ok();
     for (const auto &[kind, key] : done)
-        if (Status s = st.done_dirty(kind, key); !s) return s;
-    return ok();
+        if (s) s = st.done_dirty(kind, key);
+    if (!s) {
+        st.rollback();
+        return s;
+    }
+    return st.commit();
 }
 
 } // namespace
