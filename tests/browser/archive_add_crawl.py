@@ -18,7 +18,7 @@ import email.utils, glob, os, re, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from browser_suite import browser_tools, run_pages  # noqa: E402
+from browser_suite import browser_tools, crawl_problems, run_pages  # noqa: E402
 import archive_crawl as ac  # noqa: E402
 
 XSS = "<script>window.__xss=1;alert(1)</script><img src=x onerror=\"window.__xss=2\">"
@@ -62,19 +62,7 @@ def main():
         crawled = res["archive"]
         base = "file://" + out
         pages = {p["url"] for p in crawled["pages"]}
-        for p in crawled["pages"]:
-            if p["error"]:
-                problems.append(f"{p['url']}: {p['error']}")
-        images = 0
-        for l in crawled["links"]:
-            where = f"{l['from']}: {l['tag']} {l['raw']}"
-            if not l["inside"]:
-                problems.append(f"{where}: leads outside the archive")
-            elif not l["exists"]:
-                problems.append(f"{where}: dead link")
-            elif l.get("shown") is False:
-                problems.append(f"{where}: image not shown")
-            images += l["tag"] == "img" and bool(l.get("shown"))
+        images = crawl_problems(crawled, problems)
         addr = {mid: f"{mid}@t.example" for mid, _ in messages}
         mid_of = {v: k for k, v in addr.items()}
         for mid, a in addr.items():
