@@ -22,7 +22,8 @@ msgs = [p for p in re.split(rb"(?:(?<=\n\n)|^)(?=From )", data) if p]
 open(sys.argv[2], "wb").write(b"".join(msgs[:-1]))
 open(sys.argv[3], "wb").write(msgs[-1])
 PY
-a=$out/am-mimeuri m=$out/am-mhonarc
+# Absolute: MHonArc -add requires OUTDIR/.mhonarc.db through perl, which searches @INC for a relative path.
+a=$(realpath "$out")/am-mimeuri m=$(realpath "$out")/am-mhonarc
 echo "$(mhonarc -v 2>/dev/null | head -1); $runs interleaved rounds; $(grep -c '^From ' "$all") messages, $(wc -c < "$all") bytes; load $(uptime | sed 's/.*load average: //')"
 rm -rf "$a.base" "$m.base"
 "$bin" archive --quiet "$a.base" "$base"

@@ -191,9 +191,15 @@ Status write_month(const Folder &top, State &st, const std::string &kind, const 
         auto w = top.put("by-date/" + month + ".html", date_page(month, shown_list));
         return w ? ok() : Status(w.error());
     }
+    // Every month with messages has its page of threads (the top page links it), even when
+    // no thread was last written to in it.
     auto roots = st.month_threads(month);
     if (!roots) return roots.error();
-    if (roots->empty()) return top.remove("by-thread/" + month + ".html");
+    if (roots->empty()) {
+        auto msgs = st.month_messages(month);
+        if (!msgs) return msgs.error();
+        if (msgs->empty()) return top.remove("by-thread/" + month + ".html");
+    }
     auto threads = threads_of(st, *roots);
     if (!threads) return threads.error();
     auto w = top.put("by-thread/" + month + ".html", month_threads_page(month, *threads));
@@ -223,14 +229,20 @@ Status write_top(const Folder &top, State &st, const Settings &set)
 Status write_indexes(const Folder &top, State &st, const Settings &set)
 {
     std::vector<std::pair<std::string, std::string>> done;
+    std::set<std::string> thread_months;
     for (const char *kind : {"dmonth", "tmonth"}) {
         auto dirty = st.dirty(kind);
         if (!dirty) return dirty.error();
         for (const std::string &m : *dirty) {
-            if (Status s = write_month(top, st, kind, m); !s) return s;
+            if (kind[0] == 'd') {
+                if (Status s = write_month(top, st, kind, m); !s) return s;
+            }
+            thread_months.insert(m); // a month that comes or goes has its page of threads too
             done.emplace_back(kind, m);
         }
     }
+    for (const std::string &m : thread_months)
+        if (Status s = write_month(top, st, "tmonth", m); !s) return s;
     auto top_dirty = st.dirty("top");
     if (!top_dirty) return top_dirty.error();
     if (!top_dirty->empty() || !done.empty()) {

@@ -101,6 +101,7 @@ std::string month_threads_page(const std::string &month, const std::vector<std::
          link("../by-date/" + month + ".html", "by date") + "</nav><h1>Threads last written to in " + month +
          "</h1></header>\n";
     for (const auto &members : threads) p += thread_lists(members, thread_archive(members), "../");
+    if (threads.empty()) p += "<p class=\"mimeuri-fields\">No thread was last written to in this month.</p>\n";
     return p + "</body></html>\n";
 }
 

@@ -31,7 +31,11 @@ def hostile():
     # A header field whose name holds markup (a header is shown as text, its name never).
     h2 = ac.msg("h2", "Re: Subject", ac.d(8, 10), ["<script>window.__xss=6</script>: x",
                 "Content-Type: text/plain; charset=utf-8"], "plain " + XSS + "\n", refs=["h1"], irt="h1")
-    return [("h1", lambda: h1), ("h2", lambda: h2)]
+    # A thread begun in December and last written to in January: December has messages and
+    # no thread of its own last written to there (its page of threads is still linked).
+    o1 = ac.msg("o1", "Old thread", "Mon, 15 Dec 2025 09:00:00 +0100", ["Content-Type: text/plain"], "old\n")
+    o2 = ac.msg("o2", "Re: Old thread", ac.d(10, 9), ["Content-Type: text/plain"], "new\n", refs=["o1"], irt="o1")
+    return [("h1", lambda: h1), ("h2", lambda: h2), ("o1", lambda: o1), ("o2", lambda: o2)]
 
 
 def write_mbox(path, messages):
