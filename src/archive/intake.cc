@@ -79,7 +79,7 @@ Status read_input(const std::string &path, std::vector<Incoming> &out)
         // bytes wherever it stood.
         if (m.tail.empty() && m.bytes.size() >= 2 && m.bytes.compare(m.bytes.size() - 2, 2, "\n\n") == 0) {
             m.bytes.pop_back();
-            m.tail = "\n";
+            m.tail.push_back('\n'); // (tail is empty here)
         }
         m.quoted = true;
         m.source = path;
