@@ -16,7 +16,7 @@ import os
 import re
 import sys
 
-LAYERS = ["util", "input", "html", "mime", "index", "run", "filters", "app"]
+LAYERS = ["util", "input", "html", "mime", "index", "run", "filters", "archive", "app"]
 
 
 def folder_of(layer, top):

@@ -1,4 +1,5 @@
 // mimeuri: the command-line entry point.
+#include "archive.hh"
 #include "config_check.hh"
 #include "cturi_cli.hh"
 #include "index_cmd.hh"
@@ -77,12 +78,15 @@ int main(int argc, char **argv)
     const bool cturi = argc > 1 && (std::strcmp(argv[1], "ct2uri") == 0 || std::strcmp(argv[1], "uri2ct") == 0);
     const bool index = argc > 1 && std::strcmp(argv[1], "index") == 0;
     const bool verify = argc > 1 && std::strcmp(argv[1], "offload-verify") == 0;
+    const bool archive = argc > 1 && std::strcmp(argv[1], "archive") == 0;
     int status = 0;
     try {
         if (cturi) {
             status = mimeuri::run_cturi_command(argc - 1, argv + 1);
         } else if (index) {
             status = mimeuri::run_index_command(argc - 1, argv + 1);
+        } else if (archive) {
+            status = mimeuri::run_archive_command(argc - 1, argv + 1);
         } else if (verify) {
             status = mimeuri::run_offload_verify_command(argc - 1, argv + 1);
         } else {
@@ -98,10 +102,10 @@ int main(int argc, char **argv)
         // keeps the message and retries rather than losing or bouncing it. The subcommands
         // carry no mail in transit: theirs is an internal error (EX_SOFTWARE).
         g_warning("internal error: %s", e.what());
-        status = cturi || index || verify ? 70 : 75;
+        status = cturi || index || verify || archive ? 70 : 75;
     } catch (...) {
         g_warning("internal error: unknown exception");
-        status = cturi || index || verify ? 70 : 75;
+        status = cturi || index || verify || archive ? 70 : 75;
     }
     g_mime_shutdown();
     return status;

@@ -158,13 +158,9 @@ Threads thread_archive(const std::vector<ArchiveEntry> &entries)
     return t;
 }
 
-std::string contents_page(const std::vector<ArchiveEntry> &entries, const Threads &t)
+std::string thread_lists(const std::vector<ArchiveEntry> &entries, const Threads &t, const std::string &prefix)
 {
-    std::string p = "<!DOCTYPE html>\n<html><head>\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
-                    "'none'; style-src 'self'; form-action 'none'; base-uri 'none'\">\n<meta charset=\"utf-8\">\n"
-                    "<title>Messages</title>\n<link rel=\"stylesheet\" href=\"mimeuri.css\">\n</head>\n<body>\n"
-                    "<h1>Messages</h1>\n<p class=\"mimeuri-fields\">" +
-                    std::to_string(entries.size()) + " messages; newest thread first; dates in UTC</p>\n";
+    std::string p;
     std::size_t open = 0; // nested lists open in the current thread
     for (std::size_t k = 0; k < t.order.size(); ++k) {
         const ArchiveEntry &e = entries[t.order[k]];
@@ -180,13 +176,24 @@ std::string contents_page(const std::vector<ArchiveEntry> &entries, const Thread
             p += "</li>";
             for (std::size_t up = t.depth[k - 1]; up > d; --up) p += "</ul></li>", --open;
         }
-        p += "<li><a href=\"" + std::to_string(e.folder) + "/index.html\">" + e.subject + "</a> <span class=\"from\">" +
+        p += "<li><a href=\"" + prefix + (e.address.empty() ? std::to_string(e.folder) : e.address) + "/index.html\">" + e.subject + "</a> <span class=\"from\">" +
              e.from + "</span> <span class=\"date\">" + (e.date.empty() ? std::string("(no date)") : e.date) + "</span>";
     }
     if (!t.order.empty()) {
         while (open) p += "</li></ul>", --open;
         p += "</li></ul>\n";
     }
+    return p;
+}
+
+std::string contents_page(const std::vector<ArchiveEntry> &entries, const Threads &t)
+{
+    std::string p = "<!DOCTYPE html>\n<html><head>\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
+                    "'none'; style-src 'self'; form-action 'none'; base-uri 'none'\">\n<meta charset=\"utf-8\">\n"
+                    "<title>Messages</title>\n<link rel=\"stylesheet\" href=\"mimeuri.css\">\n</head>\n<body>\n"
+                    "<h1>Messages</h1>\n<p class=\"mimeuri-fields\">" +
+                    std::to_string(entries.size()) + " messages; newest thread first; dates in UTC</p>\n";
+    p += thread_lists(entries, t, "");
     p += "</body></html>\n";
     return p;
 }

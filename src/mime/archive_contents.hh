@@ -22,6 +22,7 @@ namespace mimeuri {
 
 struct ArchiveEntry {
     std::size_t folder{0};
+    std::string address;               // `mimeuri archive`: the folder's name (else folder's number)
     long long epoch{0};                // the Date, seconds since the epoch (0: none)
     std::string date;                  // as shown: "2026-11-27 01:48 UTC"; HTML text
     std::string message_id;            // without <>
@@ -49,6 +50,10 @@ Threads thread_archive(const std::vector<ArchiveEntry> &entries);
 
 // The top index.html: the threads, each message a link to N/index.html.
 std::string contents_page(const std::vector<ArchiveEntry> &entries, const Threads &t);
+
+// The threads as nested lists (<ul class="mimeuri-thread">, one per thread), each message a
+// link to prefix + its folder + "/index.html".
+std::string thread_lists(const std::vector<ArchiveEntry> &entries, const Threads &t, const std::string &prefix);
 
 // mimeuri.css, the pages' and the contents page's stylesheet.
 std::string archive_stylesheet();

@@ -19,7 +19,7 @@ import base64, email.utils, os, re, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from browser_suite import browser_tools, run_pages  # noqa: E402
+from browser_suite import browser_tools, crawl_problems, run_pages  # noqa: E402
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
 
@@ -125,19 +125,7 @@ def main():
             return 1
         crawled = res["archive"]
         pages = {p["url"]: p for p in crawled["pages"]}
-        for p in crawled["pages"]:
-            if p["error"]:
-                problems.append(f"{p['url']}: {p['error']}")
-        images = 0
-        for l in crawled["links"]:
-            where = f"{l['from']}: {l['tag']} {l['raw']}"
-            if not l["inside"]:
-                problems.append(f"{where}: leads outside the archive")
-            elif not l["exists"]:
-                problems.append(f"{where}: dead link")
-            elif l.get("shown") is False:
-                problems.append(f"{where}: image not shown")
-            images += l["tag"] == "img" and bool(l.get("shown"))
+        images = crawl_problems(crawled, problems)
         base = "file://" + out
         for mid, n in folder_of.items():
             if f"{base}/{n}/index.html" not in pages:

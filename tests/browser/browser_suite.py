@@ -121,19 +121,14 @@ def claims(report, part, action):
 THREAD = os.path.join(os.path.dirname(os.path.dirname(HERE)), "testdata", "threads", "thread.mbox")
 
 
-def check_archive(root, crawled, report):
-    """The extracted thread (tests/test_extract_archive.cc describes it), crawled from its
-    index.html: every link, image and page reached exists inside the folder and loads; each
-    message page shows the mid: URLs the report left ("action": "none") and no other, and as
-    many links to files of the archive as the report says were extracted; the top page holds
-    no element a header could have put there."""
-    problems = []
-    if not crawled:
-        return [f"{root}: the archive was not crawled"]
+def crawl_problems(crawled, problems):
+    """A page that did not open, a link leading outside the archive or to no file or to a page
+    that does not load, an image not shown: each added to problems. Returns the images shown."""
     pages = {p["url"]: p for p in crawled["pages"]}
     for p in crawled["pages"]:
         if p["error"]:
             problems.append(f"archive page {p['url']}: {p['error']}")
+    images = 0
     for link in crawled["links"]:
         where = f"archive page {link['from']}: {link['tag']} {link['raw']}"
         if not link["inside"]:
@@ -144,6 +139,21 @@ def check_archive(root, crawled, report):
             problems.append(f"{where}: the page does not load")
         elif link.get("shown") is False:
             problems.append(f"{where}: the image does not show")
+        images += link["tag"] == "img" and bool(link.get("shown"))
+    return images
+
+
+def check_archive(root, crawled, report):
+    """The extracted thread (tests/test_extract_archive.cc describes it), crawled from its
+    index.html: every link, image and page reached exists inside the folder and loads; each
+    message page shows the mid: URLs the report left ("action": "none") and no other, and as
+    many links to files of the archive as the report says were extracted; the top page holds
+    no element a header could have put there."""
+    problems = []
+    if not crawled:
+        return [f"{root}: the archive was not crawled"]
+    pages = {p["url"]: p for p in crawled["pages"]}
+    crawl_problems(crawled, problems)
     top = "file://" + os.path.join(root, "index.html")
     folders = sorted(int(n) for n in os.listdir(root) if n.isdigit()) if os.path.isdir(root) else []
     if top in pages and pages[top]["elements"]:
