@@ -205,8 +205,36 @@ def flow(work):
     fcntl.flock(lock, fcntl.LOCK_UN)
     err = p.communicate(timeout=60)[1]
     check(p.returncode == 0 and "waiting for another run" in err, f"the waiting run: {p.returncode} {err}")
+    replies = reply_images(work)
     print(f"flow: {len(msgs)} messages; {changed} pages of the first run got new navigation, {untouched} untouched; "
-          f"{len(derived)} thread and month files the same as the whole archive's; feed of {n} entries")
+          f"{len(derived)} thread and month files the same as the whole archive's; feed of {n} entries; "
+          f"a reply added the night after its thread shows its {replies} quoted images")
+
+
+def reply_images(work):
+    """A reply added by a later run than the messages it answers: its cid: images come back
+    from their folders ("matched":"thread"), as when all three are added at once; its page
+    is the one-run archive's."""
+    msgs = chunks(open(os.path.join(ROOT, "testdata", "threads", "reply_images.mbox"), "rb").read())
+    check(len(msgs) == 3, "reply_images.mbox: not three messages")
+    parts = [os.path.join(work, f"r{k}.mbox") for k in range(2)]
+    open(parts[0], "wb").write(b"".join(msgs[:2]))
+    open(parts[1], "wb").write(msgs[2])
+    once, nightly = os.path.join(work, "r-once"), os.path.join(work, "r-nightly")
+    archive(once, *parts)
+    archive(nightly, parts[0])
+    archive(nightly, parts[1])
+    page = open(os.path.join(nightly, "reply@reply.example", "index.html"), "rb").read()
+    srcs = re.findall(rb'<img src="([^"]*)"', page)
+    shown = 0
+    for src, folder, name in ((srcs[0] if srcs else b"", "parent@reply.example", "chart.png"),
+                              (srcs[1] if len(srcs) > 1 else b"", "root@reply.example", "logo.png")):
+        check(src == f"../{folder}/{name}".encode(), f"the reply's quoted image: src {src!r}, not ../{folder}/{name}")
+        shown += os.path.isfile(os.path.join(nightly, folder, name))
+    check(shown == 2, "the answered messages' image files are not there")
+    check(without_nav(page) == without_nav(open(os.path.join(once, "reply@reply.example", "index.html"), "rb").read()),
+          "the reply's page differs from the one-run archive's")
+    return shown
 
 
 def kill(work):

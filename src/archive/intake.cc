@@ -3,6 +3,7 @@
 
 #include "address.hh"
 #include "gobj.hh"
+#include "header_lines.hh"
 #include "maildir.hh"
 #include "mbox.hh"
 #include "message_id.hh"
@@ -11,6 +12,7 @@
 
 #include <gmime/gmime.h>
 
+#include <algorithm>
 #include <set>
 
 namespace mimeuri::archive {
@@ -118,6 +120,53 @@ Result<std::vector<Incoming>> new_messages(State &st, const std::vector<std::str
     return fresh;
 }
 
+// The ids a message answers (In-Reply-To, then References), as the references pass reads
+// them (filters/ref_index.cc, MessageIndex::answers), at most 32.
+std::vector<std::string> answered_ids(std::string_view bytes)
+{
+    std::vector<std::string> out;
+    HeaderFields fields(bytes);
+    Field f;
+    std::string irt, refs;
+    while (fields.next(f)) {
+        if (g_ascii_strncasecmp(f.name.data(), "In-Reply-To", f.name.size()) == 0 && f.name.size() == 11) irt = f.value;
+        else if (g_ascii_strncasecmp(f.name.data(), "References", f.name.size()) == 0 && f.name.size() == 10) refs = f.value;
+    }
+    for (const std::string *v : {&irt, &refs}) {
+        GMimeReferences *r = v->empty() ? nullptr : g_mime_references_parse(nullptr, v->c_str());
+        if (!r) continue;
+        std::vector<std::string> ids;
+        for (int i = 0; i < g_mime_references_length(r); ++i) ids.emplace_back(g_mime_references_get_message_id(r, i));
+        g_mime_references_free(r);
+        if (v == &refs) std::reverse(ids.begin(), ids.end());
+        for (std::string &id : ids)
+            if (out.size() < 32 && !id.empty() && std::find(out.begin(), out.end(), id) == out.end()) out.push_back(std::move(id));
+    }
+    return out;
+}
+
+// The messages an earlier add wrote that the new ones answer: read back, so that a reply's
+// images come back from them (pages.hh).
+Result<std::vector<KnownMessage>> answered_known(State &st, const std::vector<Incoming> &fresh)
+{
+    std::set<std::string> batch, seen;
+    for (const Incoming &m : fresh) batch.insert(m.id);
+    std::vector<KnownMessage> known;
+    for (const Incoming &m : fresh)
+        for (const std::string &id : answered_ids(m.bytes)) {
+            if (batch.count(id)) continue;
+            auto addrs = st.addrs_of_id(id);
+            if (!addrs) return addrs.error();
+            for (const std::string &a : *addrs) {
+                if (!seen.insert(a).second) continue;
+                auto bytes = st.bytes_of(a);
+                if (!bytes) return bytes.error();
+                known.push_back({std::move(*bytes), a});
+            }
+        }
+    return known;
+}
+
 // The thread a new message joins: that of the nearest parent the archive holds, else its own.
 Result<std::string> thread_for(State &st, const Shown &sh)
 {
@@ -184,7 +233,9 @@ Result<Added> intake(const Folder &top, State &st, const std::vector<std::string
     if (Status s = top.mkdir(kStage); !s) return s.error();
     auto stage = Folder::open(top.path() + "/" + kStage);
     if (!stage) return stage.error();
-    std::vector<PlannedPage> pages = plan_pages(views, addrs, stage->path());
+    auto known = answered_known(st, *fresh);
+    if (!known) return known.error();
+    std::vector<PlannedPage> pages = plan_pages(views, addrs, stage->path(), *known);
     std::vector<bool> staged(pages.size(), false);
     for (std::size_t k = 0; k < pages.size(); ++k) {
         if (!pages[k].cause.empty()) {

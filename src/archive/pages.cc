@@ -25,25 +25,34 @@ std::string give_addresses(std::string_view html, const std::vector<std::string>
     return out;
 }
 
-std::vector<PlannedPage> plan_pages(const std::vector<std::string_view> &messages, const std::vector<std::string> &addrs,
-                                    const std::string &stage)
+std::vector<PlannedPage> plan_pages(const std::vector<std::string_view> &messages, const std::vector<std::string> &batch_addrs,
+                                    const std::string &stage, const std::vector<KnownMessage> &known)
 {
+    std::vector<std::string> addrs = batch_addrs;
+    for (const KnownMessage &k : known) addrs.push_back(k.addr);
     RefOptions ro;
     ro.cid = RefOptions::Cid::Extract;
     ro.extract_dir = stage;
     std::vector<std::unique_ptr<Pass>> passes;
     passes.push_back(std::make_unique<ReferencesPass>(ro));
     Engine engine(passes, EngineConfig{});
+    std::vector<std::string_view> all = messages;
+    for (const KnownMessage &k : known) all.push_back(k.bytes);
     std::vector<Source> sources;
     std::vector<Segment> segs;
-    sources.reserve(messages.size());
-    for (std::size_t k = 0; k < messages.size(); ++k) {
-        sources.push_back(Source::from_bytes(messages[k], addrs[k]));
-        const auto size = static_cast<std::int64_t>(messages[k].size());
+    sources.reserve(all.size());
+    for (std::size_t k = 0; k < all.size(); ++k) {
+        sources.push_back(Source::from_bytes(all[k], addrs[k]));
+        const auto size = static_cast<std::int64_t>(all[k].size());
         segs.push_back(Segment{0, 0, size, size});
     }
-    // Every message indexed first, so that a mid: names any message of the batch.
-    for (std::size_t k = 0; k < messages.size(); ++k) engine.index(MessageAt{sources[k], segs[k], k + 1, false, 0});
+    // Every message indexed first, so that a mid: names any message of the batch (and a
+    // reply's cid: the message it answers, known or new).
+    for (std::size_t k = 0; k < all.size(); ++k) engine.index(MessageAt{sources[k], segs[k], k + 1, false, 0});
+    // The known messages planned first and their pages dropped (an earlier add wrote them):
+    // planning one names its files, which a reply's thread link needs (its file names are
+    // those of the earlier run: the same bytes, the same names).
+    for (std::size_t k = messages.size(); k < all.size(); ++k) (void)engine.plan(MessageAt{sources[k], segs[k], k + 1, false, 0});
     std::vector<PlannedPage> out(messages.size());
     for (std::size_t k = 0; k < messages.size(); ++k) {
         Plan plan = engine.plan(MessageAt{sources[k], segs[k], k + 1, false, 0});

@@ -6,7 +6,9 @@
 // resolves in the run to "../N/...". Here the batch is planned as one run (so those links
 // work between the messages added together) and each such link is then given the address of
 // the message it names. A mid: naming a message added by an earlier run stays as written
-// (the report of --cid=extract would say `dangling`): pages are never planned again.
+// (the report of --cid=extract would say `dangling`): pages are never planned again. The
+// messages a new one answers are read back from the state and indexed beside the batch, so
+// that a reply's images come back from a message an earlier night added.
 #pragma once
 
 #include "engine.hh"
@@ -24,12 +26,18 @@ struct PlannedPage {
     std::string cause;             // why it has no page (the message is not added)
 };
 
-// The pages of messages (their bytes, in order), whose folders will be addrs.
+// The pages of messages (their bytes, in order), whose folders will be addrs. `known` are
+// messages an earlier add wrote (the ones the batch answers, with their addresses): indexed
+// with the batch, never planned, so that a reply's cid: found in the message it answers
+// (`"matched":"thread"`) links that message's file where an earlier run wrote it.
+struct KnownMessage {
+    std::string bytes, addr;
+};
 std::vector<PlannedPage> plan_pages(const std::vector<std::string_view> &messages, const std::vector<std::string> &addrs,
-                                    const std::string &stage);
+                                    const std::string &stage, const std::vector<KnownMessage> &known = {});
 
 // In a page's HTML, each "../N/" that starts a URL (after '"', '\'' or '(') and names the
-// batch's message N (1-based) becomes "../ADDR/".
+// run's message N (1-based: the batch, then the known messages) becomes "../ADDR/".
 std::string give_addresses(std::string_view html, const std::vector<std::string> &addrs);
 
 } // namespace mimeuri::archive
