@@ -370,6 +370,16 @@ TEST_CASE("inert copy: HTML that no reference can be made of is copied; what cou
         {alt + "Content-Type: text/html\n\n--b--\n", false},
         {alt + "Content-Type: text/html\n<p>not a field</p>\n\nx\n--b--\n", false},
         {head + "Content-Type: text/html\nContent-ID: <h@x>\n\n<p>x</p>\n", false},
+        // A Content-ID inside a multipart/related: the pass then reads every URL of the HTML
+        // as a Content-ID written without its scheme may be one (any_related_id), and repairs
+        // this one to "cid:i@x"; where the run keeps no index too (the Twins below).
+        {head + "Content-Type: multipart/related; boundary=r\n\n--r\nContent-Type: text/html\n\n<img src=\"i@x\">\n"
+                "--r\nContent-Type: image/png\nContent-ID: <i@x>\nContent-Transfer-Encoding: base64\n\niVBORw0K\n--r--\n",
+         false},
+        {head + "Content-Type: multipart/mixed; boundary=o\n\n--o\nContent-Type: multipart/related; boundary=r\n\n--r\n"
+                "Content-Type: text/html\n\n<img src=\"i@x\">\n--r\nContent-Type: message/rfc822\n\nContent-Type: image/png\n"
+                "Content-ID: <i@x>\n\nx\n--r--\n\n--o--\n",
+         false},
     };
     std::vector<std::unique_ptr<Pass>> passes = default_passes(RefOptions::Mid::Repair); // the Content-ID case
     Engine engine(passes, EngineConfig{});
@@ -394,10 +404,13 @@ TEST_CASE("inert copy: HTML that no reference can be made of is copied; what cou
     Segment seg;
     seg.msg_end = seg.next = static_cast<std::int64_t>(big.size());
     CHECK_FALSE(MessageContext::parse(src, seg, 1, false, Limits{}, capped.inert_check())->headers_only());
-    // With the passes that only scan, and another that edits HTML too, nothing is skipped.
-    Twins t;
-    for (const auto &[m, copied] : cases) t.plan_bytes(m, m.substr(0, 80));
-    t.same_index();
+    // With the passes that only scan, and another that edits HTML too, nothing is skipped;
+    // with an index and without.
+    for (RefOptions::Mid mid : {RefOptions::Mid::Repair, RefOptions::Mid::Check}) {
+        Twins t(mid);
+        for (const auto &[m, copied] : cases) t.plan_bytes(m, m.substr(0, 80));
+        t.same_index();
+    }
 }
 
 TEST_CASE("inert copy: every corpus message, golden case and crafted input plans the same with and without it")

@@ -130,17 +130,24 @@ bool nothing_to_edit_in_leaf(std::string_view m, const WalkEntity &e, const Iner
 // Every entity is within the limits (the walk's depth below --max-depth, as a Content-Type
 // field per level gives provably_inert's count); of the leaves, those of an edited type
 // must all be scanned ones that nothing_to_edit_in_leaf clears, in a message with no
-// Content-Location or Content-Base field (a relative URL may then name a part).
+// Content-Location or Content-Base field and no Content-ID inside a multipart/related (a
+// URL may then name a part without "cid:": the references pass reads every URL then,
+// MessageIndex::any_related_id).
 std::optional<bool> inert_by_walk(std::string_view m, const InertCheck &check, const Limits &limits)
 {
     if (limits.max_parts < 3 || limits.max_depth < 1) return std::nullopt;
     auto walked = walk_structure(m, limits.max_parts - 2, limits.max_depth - 1);
     if (!walked) return std::nullopt;
     bool location = false;
+    std::vector<bool> related; // related[d]: the entity at depth d or one above it is multipart/related
     std::vector<const WalkEntity *> scanned;
     for (const WalkEntity &e : *walked) {
         if (check.index && (e.content_id || e.kind == WalkEntity::Kind::Message)) return false;
-        location = location || e.location;
+        const auto d = static_cast<std::size_t>(e.depth);
+        const bool below_related = d > 0 && related[d - 1];
+        related.resize(d + 1);
+        related[d] = below_related || (e.kind == WalkEntity::Kind::Multipart && e.subtype == "related");
+        location = location || e.location || (e.content_id && below_related);
         if (e.kind != WalkEntity::Kind::Leaf) continue;
         const std::string type = e.type + "/" + e.subtype;
         if (std::find(check.types.begin(), check.types.end(), type) == check.types.end()) continue;
