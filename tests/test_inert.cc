@@ -435,3 +435,41 @@ TEST_CASE("inert copy: every corpus message, golden case and crafted input plans
         if (corpus) CHECK(t.without_gmime * 2 > t.copied);
     }
 }
+
+TEST_CASE("inert copy: HTML whose every cid: URL is one part's Content-ID as written is copied where no index is kept")
+{
+    const std::string head = "From: a@example.org\nMessage-ID: <cid@example.org>\nMIME-Version: 1.0\n"
+                             "Content-Type: multipart/related; boundary=r\n\n--r\nContent-Type: text/html\n";
+    const std::string image = "--r\nContent-Type: image/png\nContent-ID: <i@x>\nContent-Transfer-Encoding: base64\n\niVBORw0K\n";
+    const std::vector<std::pair<std::string, bool>> cases = {
+        {head + "\n<img src=\"cid:i@x\"><a href=\"http://example.org/\">x</a>\n" + image + "--r--\n", true},
+        {head + "Content-Transfer-Encoding: base64\n\nPGltZyBzcmM9ImNpZDppQHgiPgo=\n" + image + "--r--\n", true}, // <img src="cid:i@x">
+        {head + "\n<img src=\"cid:I@x\">\n" + image + "--r--\n", false},   // another case: repaired
+        {head + "\n<img src=\"cid:<i@x>\">\n" + image + "--r--\n", false}, // brackets: repaired
+        {head + "\n<img src=\" cid:i@x\">\n" + image + "--r--\n", false},  // padded
+        {head + "\n<img src=\"cid:j@x\">\n" + image + "--r--\n", false},   // dangling: reported
+        {head + "\n<img src=\"cid:i@x\">\n" + image + image + "--r--\n", false}, // two parts hold it
+        {head + "\n<img src=\"i@x\">\n" + image + "--r--\n", false},       // the Content-ID without cid:
+        {head + "\n<img src=\"i%40x\">\n" + image + "--r--\n", false},     // ... %-encoded
+        {head + "\n<img src=\"cid:i@x\"><a href=\"mid:m@x\">m</a>\n" + image + "--r--\n", false}, // mid: waits
+        {head + "\n<img src=\"cid:i@x\">\n--r\nContent-Type: image/png\nContent-ID: i@x\n\nx\n--r--\n", false},
+        {head + "Content-Type: text/html; charset=utf-16le\n\n<img src=\"cid:i@x\">\n" + image + "--r--\n", false},
+    };
+    std::vector<std::unique_ptr<Pass>> passes = default_passes(RefOptions::Mid::Check);
+    Engine engine(passes, EngineConfig{});
+    REQUIRE(engine.inert_check() != nullptr);
+    for (const auto &c : cases) {
+        const auto &m = c.first;
+        const auto &copied = c.second;
+        CAPTURE(m);
+        Source src = Source::from_bytes(m, "cid");
+        Segment seg;
+        seg.msg_end = seg.next = static_cast<std::int64_t>(m.size());
+        CHECK(MessageContext::parse(src, seg, 1, false, Limits{}, engine.inert_check())->headers_only() == copied);
+    }
+    for (RefOptions::Mid mid : {RefOptions::Mid::Repair, RefOptions::Mid::Check}) {
+        Twins t(mid);
+        for (const auto &[m, copied] : cases) t.plan_bytes(m, m.substr(0, 80));
+        t.same_index();
+    }
+}
