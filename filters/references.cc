@@ -347,13 +347,13 @@ bool starts_ci(std::string_view s, std::string_view prefix)
 // Whether a decoded HTML part, in a message whose Content-IDs are ids.ids (InertCheck), is
 // certain to give the pass nothing to edit, to report as not found or to wait for, with
 // --cid=repair or check and --mid=check: read as PartRewriter reads it (as it is, in an
-// ASCII-compatible encoding, under the size it reads in pieces), every reference is a cid:
+// ASCII-compatible encoding, at most --html-max bytes), every reference is a cid:
 // URL that is, as written, exactly one part's Content-ID (Resolver::cid: resolved, not
 // broken), or where a Content-ID is inside a multipart/related, a URL that names no
 // Content-ID as written or unescaped (Resolver::location). A mid: one may wait: no.
 bool nothing_to_edit(std::string_view html, std::string_view charset, const InertIds &ids, const RefOptions &opts)
 {
-    if (html.size() >= opts.piece_min / 4 || html.size() > opts.html_max) return false;
+    if (html.size() > opts.html_max) return false; // (read in pieces, the scan is the same: find_in_pieces)
     const HtmlEncoding enc = sniff_html_encoding(charset, html);
     if (!enc.ascii_compatible || !enc.convert_from.empty()) return false;
     html::ParseLimits limits;
