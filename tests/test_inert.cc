@@ -454,6 +454,12 @@ TEST_CASE("inert copy: HTML whose every cid: URL is one part's Content-ID as wri
         {head + "\n<img src=\"cid:i@x\"><a href=\"mid:m@x\">m</a>\n" + image + "--r--\n", false}, // mid: waits
         {head + "\n<img src=\"cid:i@x\">\n--r\nContent-Type: image/png\nContent-ID: i@x\n\nx\n--r--\n", false},
         {head + "Content-Type: text/html; charset=utf-16le\n\n<img src=\"cid:i@x\">\n" + image + "--r--\n", false},
+        // A multipart/related with a Content-Transfer-Encoding, as some senders write it:
+        // GMime reads its parts all the same (the line check stopped at the base64 image).
+        {"From: a@example.org\nMessage-ID: <cid@example.org>\nMIME-Version: 1.0\nContent-Type: multipart/related; "
+         "boundary=r\nContent-Transfer-Encoding: quoted-printable\n\n--r\nContent-Type: text/html\n\n<img src=\"cid:i@x\">\n" +
+             image + "--r--\n",
+         true},
         // A Content-ID without '@' (Gmail's "<ii_...>"): GMime reads it as written.
         {head + "\n<img src=\"cid:ii_1507\">\n--r\nContent-Type: image/png\nContent-ID: <ii_1507>\n\nx\n--r--\n", true},
         {head + "\n<img src=\"cid:ii_1507\">\n--r\nContent-Type: image/png\nContent-ID: <ii 1507>\n\nx\n--r--\n", false},

@@ -268,7 +268,9 @@ bool Walker::entity(std::size_t at, int depth, Found &found)
     const bool plain_encoding = e.encoding.empty() || e.encoding == "7bit" || e.encoding == "8bit" || e.encoding == "binary";
     if (t.type == "multipart") {
         // A digest's parts default to message/rfc822; a multipart with no boundary is GMime's.
-        if (t.subtype == "digest" || !t.has_boundary || !plain_encoding) return false;
+        // GMime 3.2 reads a multipart's parts whatever its Content-Transfer-Encoding says
+        // (checked on this machine, base64 and quoted-printable alike): so does the walk.
+        if (t.subtype == "digest" || !t.has_boundary) return false;
         e.kind = WalkEntity::Kind::Multipart;
         return multipart(index, t.boundary, depth, found);
     }
