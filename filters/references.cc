@@ -3,7 +3,10 @@
 #include "references.hh"
 
 #include "contents_row.hh"
+#include "charsets.hh"
 #include "html_refs.hh"
+#include "html_tokenizer.hh"
+#include "ref_index.hh"
 #include "ref_extract.hh"
 #include "ref_part.hh"
 #include "ref_resolver.hh"
@@ -334,6 +337,49 @@ std::string ReferencesPass::save() const { return run_index_.save(); }
 
 void ReferencesPass::merge(const std::string &bytes) { run_index_.merge(bytes); }
 
+namespace {
+
+bool starts_ci(std::string_view s, std::string_view prefix)
+{
+    return s.size() >= prefix.size() && g_ascii_strncasecmp(s.data(), prefix.data(), prefix.size()) == 0;
+}
+
+// Whether a decoded HTML part, in a message whose Content-IDs are ids.ids (InertCheck), is
+// certain to give the pass nothing to edit, to report as not found or to wait for, with
+// --cid=repair or check and --mid=check: read as PartRewriter reads it (as it is, in an
+// ASCII-compatible encoding, at most --html-max bytes), every reference is a cid:
+// URL that is, as written, exactly one part's Content-ID (Resolver::cid: resolved, not
+// broken), or where a Content-ID is inside a multipart/related, a URL that names no
+// Content-ID as written or unescaped (Resolver::location). A mid: one may wait: no.
+bool nothing_to_edit(std::string_view html, std::string_view charset, const InertIds &ids, const RefOptions &opts)
+{
+    if (html.size() > opts.html_max) return false; // (read in pieces, the scan is the same: find_in_pieces)
+    const HtmlEncoding enc = sniff_html_encoding(charset, html);
+    if (!enc.ascii_compatible || !enc.convert_from.empty()) return false;
+    html::ParseLimits limits;
+    limits.max_refs = opts.max_refs;
+    limits.max_bytes = html::memory_cap(html.size(), opts.html_max);
+    auto scan = html::scan_refs(html, limits);
+    if (!scan || scan->stop != html::Stop::None || scan->truncated) return false;
+    auto count = [&](const std::string &id) { return std::count(ids.ids.begin(), ids.ids.end(), id); };
+    for (const html::Ref &ref : scan->refs) {
+        const std::string &url = ref.url;
+        if (starts_ci(url, "cid:")) {
+            const std::string addr = refs::unescape(url.substr(4));
+            if (ref.padded || refs::strip_brackets(addr) != addr || addr.find(' ') != std::string::npos || count(addr) != 1)
+                return false;
+        } else if (starts_ci(url, "mid:")) {
+            return false;
+        } else if (ids.related && !url.empty() && url[0] != '/' && url[0] != '#' && url[0] != '?' &&
+                   !g_uri_peek_scheme(url.c_str())) {
+            if (count(url) || count(refs::unescape(url))) return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
 // HTML parts, and the stylesheets of a multipart/related (ref_part.cc, rewrite_css_part),
 // unless --summary-header (a field on every message) or --cid=extract (every message gets a
 // page). What it edits in an HTML part follows from references html::may_hold_reference finds (ref_part.cc,
@@ -345,6 +391,12 @@ InertHint ReferencesPass::inert_hint() const
     if (!opts_.summary_header && !extracting()) h.edited_types = {"text/html", "text/css"};
     h.references_up_to = extracting() ? 0 : opts_.html_max;
     h.may_hold_reference = [](std::string_view bytes) { return html::may_hold_reference(bytes); };
+    // Only where a reference resolved changes nothing and a mid: waits for nothing.
+    if ((opts_.cid == RefOptions::Cid::Repair || opts_.cid == RefOptions::Cid::Check) &&
+        opts_.mid == RefOptions::Mid::Check && opts_.mid_url.empty() && !opts_.location_to_cid && !opts_.drop_inlined)
+        h.nothing_to_edit = [opts = opts_](std::string_view html, std::string_view charset, const InertIds &ids) {
+            return nothing_to_edit(html, charset, ids, opts);
+        };
     return h;
 }
 

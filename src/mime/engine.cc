@@ -99,10 +99,28 @@ Engine::Engine(std::vector<std::unique_ptr<Pass>> &passes, EngineConfig cfg) : p
     }
     // The scanning passes say what may hold a reference (the core knows no pass's format).
     std::vector<std::function<bool(std::string_view)>> scanners;
-    for (InertHint &h : hints)
-        if (h.references_up_to > 0 && h.may_hold_reference) scanners.push_back(std::move(h.may_hold_reference));
+    for (const InertHint &h : hints)
+        if (h.references_up_to > 0 && h.may_hold_reference) scanners.push_back(h.may_hold_reference);
     inert_.may_hold_reference = [scanners](std::string_view bytes) {
         return std::any_of(scanners.begin(), scanners.end(), [&](const auto &may_hold) { return may_hold(bytes); });
+    };
+    // The HTML part each pass that may edit proves it leaves alone (the check runs only where
+    // nothing is reported: Engine::inert_check, so a reports_only pass is not run then); a
+    // pass that cannot prove it, only where its prefilter clears the part and no Content-ID
+    // inside a multipart/related lets any URL name a part.
+    struct Prover {
+        std::function<bool(std::string_view)> may_hold;
+        std::function<bool(std::string_view, std::string_view, const InertIds &)> proves;
+    };
+    std::vector<Prover> provers;
+    for (std::size_t i = 0; i < hints.size(); ++i)
+        if (hints[i].references_up_to > 0 && hints[i].may_hold_reference && !hints[i].reports_only)
+            provers.push_back({hints[i].may_hold_reference, hints[i].nothing_to_edit});
+    inert_.nothing_to_edit = [provers](std::string_view html, std::string_view charset, const InertIds &ids) {
+        return std::all_of(provers.begin(), provers.end(), [&](const Prover &p) {
+            if (p.proves) return p.proves(html, charset, ids);
+            return !ids.related && !p.may_hold(html);
+        });
     };
 }
 

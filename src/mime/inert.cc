@@ -13,6 +13,7 @@
 #include "text.hh"
 
 #include <algorithm>
+#include <cstring>
 
 namespace mimeuri {
 
@@ -100,10 +101,19 @@ bool nothing_to_edit_in_html(std::string_view m, const InertCheck &check)
     return nothing_to_reference(m.substr(header_block_size(m)), quoted_printable, check);
 }
 
+// Whether the decoded content of a leaf the walk found gives the scanning passes nothing to
+// edit: their prefilter clears it, or for an HTML part, each proves it
+// (InertCheck::nothing_to_edit, where every Content-ID in ids.ids was plain).
+bool nothing_in(std::string_view decoded, const WalkEntity &e, const InertCheck &check, const InertIds &ids, bool plain)
+{
+    if (!ids.related && !check.may_hold_reference(decoded)) return true;
+    return plain && e.type == "text" && e.subtype == "html" && check.nothing_to_edit && check.nothing_to_edit(decoded, e.charset, ids);
+}
+
 // Whether a text/html or text/css leaf the walk found is certain to give the scanning passes
 // nothing to edit: the conditions of nothing_to_edit_in_html, for its own content (decoded
 // as GMime decodes it for the passes) and its own Content-Type field.
-bool nothing_to_edit_in_leaf(std::string_view m, const WalkEntity &e, const InertCheck &check)
+bool nothing_to_edit_in_leaf(std::string_view m, const WalkEntity &e, const InertCheck &check, const InertIds &ids, bool plain)
 {
     const std::string_view raw = m.substr(e.content_begin, e.content_end - e.content_begin);
     // An empty one: where GMime puts its content is MessageContext::content_span's to tell.
@@ -114,7 +124,7 @@ bool nothing_to_edit_in_leaf(std::string_view m, const WalkEntity &e, const Iner
         if (field.find(bad) != std::string::npos) return false;
     GMimeContentEncoding enc;
     if (e.encoding.empty() || e.encoding == "7bit" || e.encoding == "8bit" || e.encoding == "binary")
-        return !check.may_hold_reference(raw);
+        return nothing_in(raw, e, check, ids, plain);
     if (e.encoding == "quoted-printable") enc = GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE;
     else if (e.encoding == "base64") enc = GMIME_CONTENT_ENCODING_BASE64;
     else return false;
@@ -122,7 +132,28 @@ bool nothing_to_edit_in_leaf(std::string_view m, const WalkEntity &e, const Iner
     g_mime_encoding_init_decode(&st, enc);
     std::string out(g_mime_encoding_outlen(&st, raw.size()) + 16, '\0');
     out.resize(decode::flush(&st, raw.data(), raw.size(), out.data()));
-    return !check.may_hold_reference(out);
+    return nothing_in(out, e, check, ids, plain);
+}
+
+// GMime's reading of a Content-ID field (name and value) of the plain form "<id>" on one
+// line, id atext and dots (RFC 5322 3.2.3), with at most one '@' and, where it has one,
+// dot-atoms on either side: id (checked against GMime 3.2 on this machine, "<ii_1507>" and
+// "<a.b@c.d>" alike); else nothing.
+std::optional<std::string> plain_content_id(std::string_view field)
+{
+    std::string_view v = field.substr(field.find(':') + 1);
+    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+    while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r' || v.back() == '\n')) v.remove_suffix(1);
+    if (v.size() < 3 || v.front() != '<' || v.back() != '>') return std::nullopt;
+    v = v.substr(1, v.size() - 2);
+    for (char c : v)
+        if (!g_ascii_isalnum(c) && !std::strchr("!#$%&'*+-/=?^_`{|}~.@", c)) return std::nullopt;
+    const std::size_t at = v.find('@');
+    if (at == std::string_view::npos) return std::string(v);
+    if (at == 0 || at + 1 == v.size() || v.find('@', at + 1) != std::string_view::npos) return std::nullopt;
+    for (std::string_view side : {v.substr(0, at), v.substr(at + 1)})
+        if (side.front() == '.' || side.back() == '.' || side.find("..") != std::string_view::npos) return std::nullopt;
+    return std::string(v);
 }
 
 // The walk's verdict (src/mime/structure.cc): true when no pass can change m, false when one
@@ -130,17 +161,33 @@ bool nothing_to_edit_in_leaf(std::string_view m, const WalkEntity &e, const Iner
 // Every entity is within the limits (the walk's depth below --max-depth, as a Content-Type
 // field per level gives provably_inert's count); of the leaves, those of an edited type
 // must all be scanned ones that nothing_to_edit_in_leaf clears, in a message with no
-// Content-Location or Content-Base field (a relative URL may then name a part).
+// Content-Location or Content-Base field (a relative URL may then name a part). Where a
+// Content-ID is inside a multipart/related, a URL may name a part without "cid:" (the
+// references pass reads every URL then, MessageIndex::any_related_id): the passes' own
+// proof (nothing_in) decides then.
 std::optional<bool> inert_by_walk(std::string_view m, const InertCheck &check, const Limits &limits)
 {
     if (limits.max_parts < 3 || limits.max_depth < 1) return std::nullopt;
     auto walked = walk_structure(m, limits.max_parts - 2, limits.max_depth - 1);
     if (!walked) return std::nullopt;
     bool location = false;
+    std::vector<bool> related; // related[d]: the entity at depth d or one above it is multipart/related
+    InertIds ids;
+    bool plain = true; // every Content-ID plain_content_id reads
     std::vector<const WalkEntity *> scanned;
     for (const WalkEntity &e : *walked) {
         if (check.index && (e.content_id || e.kind == WalkEntity::Kind::Message)) return false;
+        const auto d = static_cast<std::size_t>(e.depth);
+        const bool below_related = d > 0 && related[d - 1];
+        related.resize(d + 1);
+        related[d] = below_related || (e.kind == WalkEntity::Kind::Multipart && e.subtype == "related");
         location = location || e.location;
+        if (e.content_id) {
+            ids.related = ids.related || below_related;
+            auto id = e.content_ids ? std::nullopt : plain_content_id(e.content_id_field);
+            if (id) ids.ids.push_back(std::move(*id));
+            plain = plain && id;
+        }
         if (e.kind != WalkEntity::Kind::Leaf) continue;
         const std::string type = e.type + "/" + e.subtype;
         if (std::find(check.types.begin(), check.types.end(), type) == check.types.end()) continue;
@@ -148,7 +195,7 @@ std::optional<bool> inert_by_walk(std::string_view m, const InertCheck &check, c
         scanned.push_back(&e);
     }
     if (!scanned.empty() && location) return false;
-    return std::all_of(scanned.begin(), scanned.end(), [&](const WalkEntity *e) { return nothing_to_edit_in_leaf(m, *e, check); });
+    return std::all_of(scanned.begin(), scanned.end(), [&](const WalkEntity *e) { return nothing_to_edit_in_leaf(m, *e, check, ids, plain); });
 }
 
 } // namespace

@@ -100,6 +100,14 @@ struct Edit {
     template <class Io, class Self> static void fields(Io &io, Self &e) { io(e.begin, e.end, e.text, e.streamed); }
 };
 
+// The Content-IDs of a message as its structure walk read them (src/mime/inert.cc), for a
+// pass's InertHint::nothing_to_edit: each as GMime gives it (every one was of the plain form
+// "<local@domain>"), and whether one is inside a multipart/related.
+struct InertIds {
+    std::vector<std::string> ids;
+    bool related{false};
+};
+
 // What lets MessageContext::parse copy a message without a full parse (Engine): the media
 // types the run's passes may edit (a message that provably holds none cannot change), and
 // of those the ones a pass edits only where a reference may be (Pass::inert_hint(),
@@ -113,6 +121,11 @@ struct InertCheck {
     // The scanning passes' check (InertHint::may_hold_reference): false only when bytes can hold
     // nothing that makes any of them edit. Empty: every message with scanned types is parsed.
     std::function<bool(std::string_view)> may_hold_reference;
+    // Where may_hold_reference finds something in a decoded text/html part, or a Content-ID
+    // is inside a multipart/related: true only when every scanning pass proves the part
+    // (its decoded bytes, its charset parameter) gives it nothing to edit, report as not
+    // found or wait for (InertHint::nothing_to_edit). Empty: the message is parsed.
+    std::function<bool(std::string_view, std::string_view, const InertIds &)> nothing_to_edit;
     // The run keeps an index of Message-IDs and Content-IDs (Engine::wants_index): a message
     // with a Content-ID or an embedded message is then parsed, for what the index lists.
     bool index{true};

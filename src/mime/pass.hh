@@ -31,6 +31,11 @@ struct InertHint {
     // makes it edit an entity of its edited_types. The core asks it, never the pass's own
     // headers.
     std::function<bool(std::string_view)> may_hold_reference;
+    // For such a pass, optional: true only when a decoded text/html part (its bytes and its
+    // charset parameter, in a message whose Content-IDs are those of InertIds) certainly
+    // gives it nothing to edit, nothing to report as dangling or ambiguous and nothing to
+    // wait for; the engine asks it where may_hold_reference finds something (InertCheck).
+    std::function<bool(std::string_view, std::string_view, const InertIds &)> nothing_to_edit;
     // A pass that only reports (changes no byte with these settings): where nothing is
     // reported (no report, no log line), the engine does not run it.
     bool reports_only{false};

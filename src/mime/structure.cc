@@ -39,8 +39,8 @@ bool token_char(char c)
 }
 
 struct ParsedType {
-    std::string type, subtype, boundary;
-    bool has_boundary{false};
+    std::string type, subtype, boundary, charset;
+    bool has_boundary{false}, has_charset{false};
 };
 
 // A Content-Type value in the plain form "type/subtype *(; name=token-or-quoted-string)",
@@ -95,6 +95,10 @@ std::optional<ParsedType> parse_content_type(std::string_view v)
                 return std::nullopt;
             t.has_boundary = true;
             t.boundary = value;
+        } else if (name == "charset") { // two, which GMime may read either way: not plain
+            if (t.has_charset) return std::nullopt;
+            t.has_charset = true;
+            t.charset = value;
         }
     }
     return t;
@@ -177,6 +181,8 @@ bool Walker::header_block(std::size_t at, WalkEntity &e, std::string_view &ct)
                 for (char c : line.substr(k + 1))
                     if (!lwsp(c)) e.encoding += static_cast<char>(g_ascii_tolower(c));
             } else if (named("content-id")) {
+                if (e.content_id) e.content_ids = true;
+                else e.content_id_field = m_.substr(at, field_end(m_, at) - at);
                 e.content_id = true;
             } else if (named("content-location") || named("content-base")) {
                 e.location = true;
@@ -250,7 +256,7 @@ bool Walker::entity(std::size_t at, int depth, Found &found)
     if (!header_block(at, entities[index], ct)) return false;
     WalkEntity &e = entities[index];
     e.content_type = ct;
-    ParsedType t{"text", "plain", {}, false};
+    ParsedType t{"text", "plain", {}, {}, false, false};
     if (!ct.empty()) {
         auto parsed = parse_content_type(ct.substr(ct.find(':') + 1));
         if (!parsed) return false;
@@ -258,10 +264,13 @@ bool Walker::entity(std::size_t at, int depth, Found &found)
     }
     e.type = t.type;
     e.subtype = t.subtype;
+    e.charset = t.charset;
     const bool plain_encoding = e.encoding.empty() || e.encoding == "7bit" || e.encoding == "8bit" || e.encoding == "binary";
     if (t.type == "multipart") {
         // A digest's parts default to message/rfc822; a multipart with no boundary is GMime's.
-        if (t.subtype == "digest" || !t.has_boundary || !plain_encoding) return false;
+        // GMime 3.2 reads a multipart's parts whatever its Content-Transfer-Encoding says
+        // (checked on this machine, base64 and quoted-printable alike): so does the walk.
+        if (t.subtype == "digest" || !t.has_boundary) return false;
         e.kind = WalkEntity::Kind::Multipart;
         return multipart(index, t.boundary, depth, found);
     }

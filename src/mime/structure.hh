@@ -23,6 +23,9 @@ struct WalkEntity {
     std::size_t content_begin{0};  // after the empty line that ends it
     std::size_t content_end{0};    // a leaf's: before the line break of the delimiter line after it
     bool content_id{false};        // its header block has a Content-ID field
+    std::string_view content_id_field; // the first one (name and value, folds included)
+    bool content_ids{false};       // ... more than one
+    std::string charset;           // the Content-Type's charset parameter as written, or empty
     bool location{false};          // ... a Content-Location or Content-Base field
     int depth{0};
 };
