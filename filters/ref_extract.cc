@@ -3,6 +3,7 @@
 
 #include "charsets.hh"
 #include "contents_row.hh"
+#include "external_body.hh"
 #include "page_writer.hh"
 #include "text.hh"
 
@@ -516,6 +517,26 @@ std::string FolderPlan::text_page_images(int text_node)
 }
 
 // The header's list of parts: each leaf, linked to the file or page that holds it.
+namespace {
+
+// A message/external-body part's access-type=URL URL (RFC 2017 3.1: quotes and white space
+// dropped), when it is http or https: an offloaded attachment's (docs/offload.md) or any
+// sender's. Any other scheme (javascript:, file:, data:) is no link: "" then.
+std::string external_url(const Node &n)
+{
+    if (mime_type(n) != "message/external-body") return {};
+    const char *access = g_mime_object_get_content_type_parameter(n.object, "access-type");
+    const char *value = g_mime_object_get_content_type_parameter(n.object, "URL");
+    if (!access || !value || g_ascii_strcasecmp(access, "URL") != 0) return {};
+    std::string url = rfc2017::extract(value);
+    const char *scheme = g_uri_peek_scheme(url.c_str());
+    if (!scheme || (std::strcmp(scheme, "http") != 0 && std::strcmp(scheme, "https") != 0)) return {};
+    if (!g_uri_is_valid(url.c_str(), G_URI_FLAGS_NONE, nullptr)) return {};
+    return url;
+}
+
+} // namespace
+
 PageParts FolderPlan::parts_list() const
 {
     PageParts parts;
@@ -529,6 +550,9 @@ PageParts FolderPlan::parts_list() const
         if (w != written_.end()) {
             GCharPtr e(g_uri_escape_string(w->second.c_str(), nullptr, FALSE));
             url = e.get();
+        } else {
+            url = external_url(n); // a link the reader follows; nothing loads with the page
+            if (!url.empty()) text += " " + html_text(url);
         }
         parts.parts.push_back({url, text});
     }

@@ -312,3 +312,39 @@ TEST_CASE("extract: a long Subject keeps the thread links of its page (1,700 byt
         CHECK(has(p3, "<a rel=\"prev\" href=\"../2/index.html\">"));
     }
 }
+
+// An external body's URL on a page (issue 51: an offloaded attachment's link): only http and
+// https become a link, escaped as an attribute; javascript:, data: and file: stay text-free.
+TEST_CASE("extract: an external body is linked only for an http or https URL, escaped")
+{
+    const std::string head = "From: a@x\nSubject: s\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=b\n\n"
+                             "--b\nContent-Type: text/html\n\n<p>hi</p>\n--b\n"
+                             "Content-Type: message/external-body; access-type=URL;\n URL=\"";
+    const std::string tail = "\"\n\nContent-Type: application/pdf\n\n--b--\n";
+    struct Case {
+        std::string url;
+        const char *href; // the link the page must hold; "" for none
+    } cases[] = {
+        {"https://files.example.org/ab/r.pdf", "href=\"https://files.example.org/ab/r.pdf\""},
+        {"http://f.example/a\n b?x=1&y=2", "href=\"http://f.example/ab?x=1&amp;y=2\""},
+        {"javascript:alert(1)", ""},
+        {"data:text/html,<script>alert(1)</script>", ""},
+        {"file:///etc/passwd", ""},
+        {"https://f.example/<img src=x onerror=alert(1)>", ""},
+    };
+    for (const Case &c : cases) {
+        CAPTURE(c.url);
+        testing::TempDir d;
+        const std::string f = d.file("m.eml", head + c.url + tail);
+        auto r = testing::mimeuri("--cid=extract --extract-dir=" + quote(d / "out") + " " + quote(f));
+        REQUIRE(r.status == 0);
+        const std::string page = testing::read_file(d / "out/1/index.html");
+        CAPTURE(page);
+        CHECK(has(page, "message/external-body"));
+        if (*c.href) CHECK(has(page, c.href));
+        CHECK_FALSE(has(page, "javascript:"));
+        CHECK_FALSE(has(page, "href=\"data:"));
+        CHECK_FALSE(has(page, "href=\"file:"));
+        CHECK_FALSE(has(page, "<img src=x"));
+    }
+}

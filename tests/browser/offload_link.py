@@ -6,15 +6,14 @@ a download named FILENAME, as a web server in front of a store would), the
 offloaded message is extracted with --cid=extract, and headless Chromium (offload_link.mjs):
 
   - opens the extracted page: it must list the external body (the user sees the part is
-    stored elsewhere) and load nothing but its own files; where it links the stored file,
-    the link is clicked and the file Chromium saves must be the attachment, byte for byte
+    stored elsewhere) and load nothing but its own files; it links the stored file: the
+    link is clicked and the file Chromium saves must be the attachment, byte for byte
     (the page's CSP, default-src 'none', stops loads, not a link the user follows);
   - opens the link the note gives (the Link: line every mail reader shows, from the
     message as offloaded): the file Chromium saves must be the attachment, byte for byte.
 
-What the extracted page offers is printed: today it lists "message/external-body" without a
-link (--cid=extract links only the files it writes), so the note's link is how the user gets
-the file. Usage: offload_link.py MIMEURI LOG_DIR   (exit 77 as browser_suite.py does)
+The extracted page lists the external body with its URL as a link (an http or https
+access-type=URL; filters/ref_extract.cc external_url): it must be there and work. Usage: offload_link.py MIMEURI LOG_DIR   (exit 77 as browser_suite.py does)
 """
 import base64, email, email.policy, functools, http.server, os, re, shutil, subprocess, sys, tempfile, threading
 
@@ -95,7 +94,7 @@ def main():
             files = os.listdir(dirs[how])
             return files, (open(os.path.join(dirs[how], files[0]), "rb").read() if len(files) == 1 else None)
         if clicked is None:
-            print("the page has no link to the stored file: the user follows the note's link (below)")
+            bad.append("the extracted page has no link to the stored file")
         else:
             files, data = saved("clicked")
             if clicked != "completed" or data != pdf:
