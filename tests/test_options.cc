@@ -221,13 +221,14 @@ TEST_CASE("a choice's word is looked up beside its value, whatever the enum's or
 
 TEST_CASE("sizes: bytes, or K, M, G (KiB, MiB, GiB) as admins write mail limits; what overflows is an error")
 {
-    for (const auto &[text, bytes] : std::vector<std::pair<std::string, std::size_t>>{
+    // A pair, not a structured binding: clang 14 cannot capture one in CAPTURE's lambda.
+    for (const auto &c : std::vector<std::pair<std::string, std::size_t>>{
              {"4096", 4096}, {"0", 0}, {"1K", 1024}, {"1k", 1024}, {"3M", 3u << 20}, {"2G", std::size_t{2} << 30},
              {"5KiB", 5 * 1024}, {"1mib", 1u << 20}}) {
-        CAPTURE(text);
+        CAPTURE(c.first);
         PassOptions p;
-        REQUIRE(parse_all({"--cid=inline", "--inline-max=" + text}, &p).ok());
-        CHECK(p.of<RefOptions>().inline_max == bytes);
+        REQUIRE(parse_all({"--cid=inline", "--inline-max=" + c.first}, &p).ok());
+        CHECK(p.of<RefOptions>().inline_max == c.second);
     }
     for (const std::string bad : {"1.5M", "M", "-1K", "1KB", "1 K", "0x10", "9000000000G", ""}) {
         CAPTURE(bad);
