@@ -76,27 +76,33 @@ bool MessageIndex::is_descendant(int node, int ancestor) const
     return false;
 }
 
+std::vector<std::string> answered_ids(const char *in_reply_to, const char *references,
+                                      const std::function<bool(const std::string &)> &skip)
+{
+    std::vector<std::string> out;
+    // RFC 5322 3.6.4: In-Reply-To names the parent(s); References the thread, the parent last.
+    for (const char *raw : {in_reply_to, references}) {
+        GMimeReferences *refs = raw ? g_mime_references_parse(nullptr, raw) : nullptr;
+        if (!refs) continue;
+        std::vector<std::string> ids;
+        for (int i = 0; i < g_mime_references_length(refs); ++i) ids.emplace_back(g_mime_references_get_message_id(refs, i));
+        g_mime_references_free(refs);
+        if (raw == references) std::reverse(ids.begin(), ids.end());
+        for (std::string &id : ids)
+            if (out.size() < kMaxAnswered && !id.empty() && !skip(id) && std::find(out.begin(), out.end(), id) == out.end())
+                out.push_back(std::move(id));
+    }
+    return out;
+}
+
 std::vector<std::string> MessageIndex::answers(int k) const
 {
     const IndexedMessage &m = messages[static_cast<std::size_t>(k)];
     auto own = [&](const std::string &id) {
         return std::any_of(messages.begin(), messages.end(), [&](const IndexedMessage &o) { return o.has_id && o.message_id == id; });
     };
-    std::vector<std::string> out;
-    // RFC 5322 3.6.4: In-Reply-To names the parent(s); References the thread, the parent last.
-    for (const char *field : {"In-Reply-To", "References"}) {
-        const char *raw = m.gmime ? g_mime_object_get_header(GMIME_OBJECT(m.gmime), field) : nullptr;
-        GMimeReferences *refs = raw ? g_mime_references_parse(nullptr, raw) : nullptr;
-        if (!refs) continue;
-        std::vector<std::string> ids;
-        for (int i = 0; i < g_mime_references_length(refs); ++i) ids.emplace_back(g_mime_references_get_message_id(refs, i));
-        g_mime_references_free(refs);
-        if (field[0] == 'R') std::reverse(ids.begin(), ids.end());
-        for (std::string &id : ids)
-            if (out.size() < kMaxAnswered && !id.empty() && !own(id) && std::find(out.begin(), out.end(), id) == out.end())
-                out.push_back(std::move(id));
-    }
-    return out;
+    auto field = [&](const char *name) { return m.gmime ? g_mime_object_get_header(GMIME_OBJECT(m.gmime), name) : nullptr; };
+    return answered_ids(field("In-Reply-To"), field("References"), own);
 }
 
 int MessageIndex::related_of(int node) const

@@ -8,6 +8,7 @@
 #include "message.hh"
 #include "mid_store.hh"
 
+#include <functional>
 #include <glib.h>
 
 #include <cstddef>
@@ -66,6 +67,11 @@ struct IndexedMessage {
 
 // How many of the ids a message answers are read: a sender's 20,000 References cost no more.
 inline constexpr std::size_t kMaxAnswered = 32;
+// The ids In-Reply-To and References (raw values; null for none) name, the nearest first:
+// In-Reply-To's, then References' from the last; each once, none that skip() refuses, at most
+// kMaxAnswered. MessageIndex::answers and `mimeuri archive` (src/archive/intake.cc) read them so.
+std::vector<std::string> answered_ids(const char *in_reply_to, const char *references,
+                                      const std::function<bool(const std::string &)> &skip);
 
 struct MessageIndex {
     std::vector<IndexedPart> parts; // one per node, in document order

@@ -8,6 +8,7 @@
 #include "mbox.hh"
 #include "message_id.hh"
 #include "pages.hh"
+#include "ref_index.hh"
 #include "views.hh"
 
 #include <gmime/gmime.h>
@@ -120,11 +121,9 @@ Result<std::vector<Incoming>> new_messages(State &st, const std::vector<std::str
     return fresh;
 }
 
-// The ids a message answers (In-Reply-To, then References), as the references pass reads
-// them (filters/ref_index.cc, MessageIndex::answers), at most 32.
-std::vector<std::string> answered_ids(std::string_view bytes)
+// The ids a message answers, read as the references pass reads them (answered_ids).
+std::vector<std::string> answered_ids_of(std::string_view bytes, const std::set<std::string> &batch)
 {
-    std::vector<std::string> out;
     HeaderFields fields(bytes);
     Field f;
     std::string irt, refs;
@@ -132,17 +131,8 @@ std::vector<std::string> answered_ids(std::string_view bytes)
         if (g_ascii_strncasecmp(f.name.data(), "In-Reply-To", f.name.size()) == 0 && f.name.size() == 11) irt = f.value;
         else if (g_ascii_strncasecmp(f.name.data(), "References", f.name.size()) == 0 && f.name.size() == 10) refs = f.value;
     }
-    for (const std::string *v : {&irt, &refs}) {
-        GMimeReferences *r = v->empty() ? nullptr : g_mime_references_parse(nullptr, v->c_str());
-        if (!r) continue;
-        std::vector<std::string> ids;
-        for (int i = 0; i < g_mime_references_length(r); ++i) ids.emplace_back(g_mime_references_get_message_id(r, i));
-        g_mime_references_free(r);
-        if (v == &refs) std::reverse(ids.begin(), ids.end());
-        for (std::string &id : ids)
-            if (out.size() < 32 && !id.empty() && std::find(out.begin(), out.end(), id) == out.end()) out.push_back(std::move(id));
-    }
-    return out;
+    return refs::answered_ids(irt.empty() ? nullptr : irt.c_str(), refs.empty() ? nullptr : refs.c_str(),
+                        [&](const std::string &id) { return batch.count(id) > 0; });
 }
 
 // The messages an earlier add wrote that the new ones answer: read back, so that a reply's
@@ -153,8 +143,7 @@ Result<std::vector<KnownMessage>> answered_known(State &st, const std::vector<In
     for (const Incoming &m : fresh) batch.insert(m.id);
     std::vector<KnownMessage> known;
     for (const Incoming &m : fresh)
-        for (const std::string &id : answered_ids(m.bytes)) {
-            if (batch.count(id)) continue;
+        for (const std::string &id : answered_ids_of(m.bytes, batch)) {
             auto addrs = st.addrs_of_id(id);
             if (!addrs) return addrs.error();
             for (const std::string &a : *addrs) {
