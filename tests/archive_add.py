@@ -23,6 +23,7 @@ attacks: what archives have shipped, replayed: an .obj attachment of HTML (Mailm
          by accident then removed with --remove (its page, its links, its bytes in the
          thread mbox and in the state file all gone).
 """
+import base64
 import fcntl
 import hashlib
 import os
@@ -173,6 +174,21 @@ def flow(work):
         else:
             changed += 1
     check(untouched > 0, "no page of the first run was left untouched")
+    # The second run's pages are the whole archive's: a mid: naming a message of the first
+    # run goes to its page and files, as in one run.
+    later = [k for k in after if k.endswith("/index.html") and k not in before and "/" not in k[:-len("/index.html")]]
+    check(later, "the second run wrote no page")
+    page_links = sum(without_nav(whole[k][0]).count(b'href="../') for k in later)
+    for k in later:
+        check(without_nav(after[k][0]) == without_nav(whole[k][0]), f"{k}: its page differs from the whole archive's")
+    # One run in batches of five messages (each its own transaction): the whole archive.
+    batched = os.path.join(work, "batched")
+    archive(batched, "--batch=5", mbox)
+    got_b = tree(batched)
+    check(sorted(got_b) == sorted(whole), "the archive made in batches holds other files than the whole one")
+    for k in whole:
+        a, b = got_b.get(k, (b"",))[0], whole[k][0]
+        check((feed_id_free(a), k) == (feed_id_free(b), k), f"{k}: differs between the batched and the whole archive")
     # The thread mboxes hold the input's messages, byte for byte.
     got = []
     for k, (b, _) in after.items():
@@ -206,9 +222,12 @@ def flow(work):
     err = p.communicate(timeout=60)[1]
     check(p.returncode == 0 and "waiting for another run" in err, f"the waiting run: {p.returncode} {err}")
     replies = reply_images(work)
+    named = mid_links(work)
     print(f"flow: {len(msgs)} messages; {changed} pages of the first run got new navigation, {untouched} untouched; "
-          f"{len(derived)} thread and month files the same as the whole archive's; feed of {n} entries; "
-          f"a reply added the night after its thread shows its {replies} quoted images")
+          f"{len(derived)} thread and month files the same as the whole archive's; the second run's {len(later)} pages "
+          f"({page_links} links to other pages) and an archive made in batches of 5 the same as the whole one; feed of {n} entries; "
+          f"a reply added the night after its thread shows its {replies} quoted images; "
+          f"a message naming one of an earlier run by mid: links it {named} times")
 
 
 def reply_images(work):
@@ -235,6 +254,32 @@ def reply_images(work):
     check(without_nav(page) == without_nav(open(os.path.join(once, "reply@reply.example", "index.html"), "rb").read()),
           "the reply's page differs from the one-run archive's")
     return shown
+
+
+def mid_links(work):
+    """A message that names one of an earlier run by mid: (not a reply: nothing in its
+    References): its link and image go to that message's page and file, as in one run."""
+    png = base64.b64encode(bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                                         "1f15c4890000000d49444154789c6360000002000185d3a7e50000000049454e44ae426082")).decode()
+    a = mail("first@mid.example", "the first", ['Content-Type: multipart/related; boundary="r"'],
+             '--r\nContent-Type: text/html\n\n<p>A logo: <img src="cid:logo@mid.example"></p>\n'
+             f'--r\nContent-Type: image/png\nContent-ID: <logo@mid.example>\nContent-Transfer-Encoding: base64\n\n{png}\n--r--')
+    b = mail("second@mid.example", "the second", ["Content-Type: text/html"],
+             '<p>See <a href="mid:first%40mid.example">the first message</a> and its '
+             '<img src="mid:first@mid.example/logo@mid.example" alt="logo">.</p>')
+    parts = [os.path.join(work, f"m{k}.eml") for k in range(2)]
+    open(parts[0], "wb").write(a)
+    open(parts[1], "wb").write(b)
+    once, nightly = os.path.join(work, "m-once"), os.path.join(work, "m-nightly")
+    archive(once, *parts)
+    archive(nightly, parts[0])
+    archive(nightly, parts[1])
+    page = without_nav(open(os.path.join(nightly, "second@mid.example", "index.html"), "rb").read())
+    check(b"../first@mid.example/" in page and b"mid:" not in page.split(b"<body", 1)[-1],
+          "a mid: naming a message of an earlier run is not linked to its page")
+    check(page == without_nav(open(os.path.join(once, "second@mid.example", "index.html"), "rb").read()),
+          "the page naming an earlier run's message differs from the one-run archive's")
+    return page.count(b"../first@mid.example/")
 
 
 def kill(work):

@@ -22,6 +22,7 @@ inline constexpr const char *kStage = ".mimeuri/stage";
 struct Settings {
     std::size_t feed_size{20};
     std::size_t newest_threads{30};
+    std::size_t batch{1000}; // messages a transaction (--batch)
     bool quiet{false};
 };
 
@@ -30,8 +31,8 @@ struct Added {
 };
 
 // Reads the inputs, plans the new messages' pages into the stage and records them (with the
-// journal's entries) in one transaction.
-Result<Added> intake(const Folder &top, State &st, const std::vector<std::string> &inputs);
+// journal's entries), a transaction for each batch of at most batch_size messages.
+Result<Added> intake(const Folder &top, State &st, const std::vector<std::string> &inputs, std::size_t batch_size);
 // Removes every message with this Message-ID (one transaction; the files by finish()).
 Result<std::size_t> remove_id(State &st, const std::string &message_id);
 // Completes whatever the journal holds.

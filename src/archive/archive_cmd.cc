@@ -17,10 +17,11 @@ namespace mimeuri::archive {
 namespace {
 
 constexpr const char *kUsage =
-    "usage: mimeuri archive [--remove=MESSAGE-ID]... [--feed-size=N] [--quiet] DIR [INPUT...]\n"
+    "usage: mimeuri archive [--remove=MESSAGE-ID]... [--feed-size=N] [--batch=N] [--quiet] DIR [INPUT...]\n"
     "Makes or adds to the web archive in DIR from mboxes, Maildirs and message files: a page per\n"
     "message at DIR/ADDRESS/ (ADDRESS from its Message-ID), threads, months, an Atom feed and\n"
-    "a thread's mbox. --remove takes a message out again (docs/archives.md).\n";
+    "a thread's mbox. --remove takes a message out again; --batch: messages read and recorded\n"
+    "at a time (1000; memory follows it) (docs/archives.md).\n";
 
 struct Args {
     std::string dir;
@@ -44,6 +45,10 @@ int parse(int argc, char **argv, Args &a)
             const long n = std::strtol(arg.c_str() + 12, nullptr, 10);
             if (n < 1 || n > 10000) return 64;
             a.settings.feed_size = static_cast<std::size_t>(n);
+        } else if (arg.rfind("--batch=", 0) == 0) {
+            const long n = std::strtol(arg.c_str() + 8, nullptr, 10);
+            if (n < 1 || n > 1000000) return 64;
+            a.settings.batch = static_cast<std::size_t>(n);
         } else if (arg == "--quiet" || arg == "-q") {
             a.settings.quiet = true;
         } else if (arg == "--") {
@@ -110,7 +115,7 @@ int run_archive_command(int argc, char **argv)
         if (!n) return fail(n.error());
         if (*n == 0) g_warning("archive: no message <%s> to remove", id.c_str());
     }
-    auto added = intake(*top, *st, a.inputs);
+    auto added = intake(*top, *st, a.inputs, a.settings.batch);
     if (!added) return fail(added.error());
     if (Status s = finish(*top, *st, a.settings); !s) return fail(s.error());
     if (!a.settings.quiet) {

@@ -14,6 +14,7 @@
 #include <gmime/gmime.h>
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 namespace mimeuri::archive {
@@ -39,7 +40,7 @@ std::string id_of(std::string_view bytes)
     return id ? id : "";
 }
 
-Status read_file_message(const std::string &path, std::vector<Incoming> &out)
+Result<Incoming> file_message(const std::string &path)
 {
     gchar *data = nullptr;
     gsize size = 0;
@@ -53,52 +54,94 @@ Status read_file_message(const std::string &path, std::vector<Incoming> &out)
     m.bytes.assign(data, size);
     g_free(data);
     m.source = path;
-    out.push_back(std::move(m));
-    return ok();
+    return m;
 }
 
-Status read_input(const std::string &path, std::vector<Incoming> &out)
+// The inputs' messages one at a time: a Maildir's files are listed and an mbox is split
+// (offsets only) when it is reached, and each message is read when it is asked for, so an
+// add holds one batch of messages in memory, never a whole input.
+class Reader {
+public:
+    explicit Reader(const std::vector<std::string> &inputs) : inputs_(inputs) {}
+    // The next message; nullopt at the end.
+    Result<std::optional<Incoming>> next();
+
+private:
+    Status open(const std::string &path);
+    Result<Incoming> mbox_message(const Segment &g) const;
+    const std::vector<std::string> &inputs_;
+    std::size_t input_{0};
+    std::vector<std::string> files_;
+    std::optional<Source> src_;
+    std::vector<Segment> segs_;
+    std::size_t at_{0};
+};
+
+Status Reader::open(const std::string &path)
 {
+    files_.clear(), segs_.clear(), src_.reset(), at_ = 0;
     if (maildir::is_maildir(path)) {
-        for (const std::string &f : maildir::message_files(path))
-            if (Status s = read_file_message(f, out); !s) return s;
+        files_ = maildir::message_files(path);
         return ok();
     }
     auto src = Source::open_path(path, std::size_t{1} << 20);
     if (!src) return Error{Code::NoInput, src.error().message};
     auto mbox = looks_like_mbox(*src);
     if (!mbox) return mbox.error();
-    if (!*mbox) return read_file_message(path, out);
+    if (!*mbox) {
+        files_.push_back(path);
+        return ok();
+    }
     auto segs = split(*src, Format::Mbox);
     if (!segs) return segs.error();
-    for (const Segment &g : *segs) {
-        Incoming m;
-        auto from = src->slice(g.begin, g.msg_begin), bytes = src->slice(g.msg_begin, g.msg_end),
-             tail = src->slice(g.msg_end, g.next < 0 ? g.msg_end : g.next);
-        if (!from || !bytes || !tail) return Error{Code::IoErr, "cannot read " + path};
-        m.from_line = std::move(*from), m.bytes = std::move(*bytes), m.tail = std::move(*tail);
-        // The input's last message keeps the empty line that ends the mbox as its bytes; it
-        // is the separator any other message has after it, so the same message is the same
-        // bytes wherever it stood.
-        if (m.tail.empty() && m.bytes.size() >= 2 && m.bytes.compare(m.bytes.size() - 2, 2, "\n\n") == 0) {
-            m.bytes.pop_back();
-            m.tail.push_back('\n'); // (tail is empty here)
-        }
-        m.quoted = true;
-        m.source = path;
-        out.push_back(std::move(m));
-    }
+    segs_ = std::move(*segs);
+    src_.emplace(std::move(*src));
     return ok();
 }
 
-// The new messages of the inputs, each with its address: one already there (same id, same
-// bytes) or met before in this add is left out.
-Result<std::vector<Incoming>> new_messages(State &st, const std::vector<std::string> &inputs, Added &a)
+Result<Incoming> Reader::mbox_message(const Segment &g) const
 {
-    std::vector<Incoming> all;
-    for (const std::string &in : inputs)
-        if (Status s = read_input(in, all); !s) return s.error();
-    a.read = all.size();
+    const std::string &path = inputs_[input_ - 1];
+    Incoming m;
+    auto from = src_->slice(g.begin, g.msg_begin), bytes = src_->slice(g.msg_begin, g.msg_end),
+         tail = src_->slice(g.msg_end, g.next < 0 ? g.msg_end : g.next);
+    if (!from || !bytes || !tail) return Error{Code::IoErr, "cannot read " + path};
+    m.from_line = std::move(*from), m.bytes = std::move(*bytes), m.tail = std::move(*tail);
+    // The input's last message keeps the empty line that ends the mbox as its bytes; it
+    // is the separator any other message has after it, so the same message is the same
+    // bytes wherever it stood.
+    if (m.tail.empty() && m.bytes.size() >= 2 && m.bytes.compare(m.bytes.size() - 2, 2, "\n\n") == 0) {
+        m.bytes.pop_back();
+        m.tail.push_back('\n'); // (tail is empty here)
+    }
+    m.quoted = true;
+    m.source = path;
+    return m;
+}
+
+Result<std::optional<Incoming>> Reader::next()
+{
+    for (;;) {
+        if (src_ && at_ < segs_.size()) {
+            auto m = mbox_message(segs_[at_++]);
+            if (!m) return m.error();
+            return std::optional<Incoming>(std::move(*m));
+        }
+        if (!src_ && at_ < files_.size()) {
+            auto m = file_message(files_[at_++]);
+            if (!m) return m.error();
+            return std::optional<Incoming>(std::move(*m));
+        }
+        if (input_ == inputs_.size()) return std::optional<Incoming>();
+        if (Status s = open(inputs_[input_++]); !s) return s.error();
+    }
+}
+
+// The new messages of a batch, each with its address: one already there (same id, same
+// bytes: an earlier batch's are there) or met before in this batch is left out.
+Result<std::vector<Incoming>> new_messages(State &st, std::vector<Incoming> all, Added &a)
+{
+    a.read += all.size();
     std::vector<Incoming> fresh;
     std::set<std::pair<std::string, std::string>> seen;
     std::set<std::string> addrs;
@@ -135,15 +178,44 @@ std::vector<std::string> answered_ids_of(std::string_view bytes, const std::set<
                         [&](const std::string &id) { return batch.count(id) > 0; });
 }
 
-// The messages an earlier add wrote that the new ones answer: read back, so that a reply's
-// images come back from them (pages.hh).
+// The ids a message's bytes may name in mid: URLs (RFC 2392: "mid:" and the URL-encoded
+// id, up to a "/" or the URL's end), the batch's own left out. A candidate list, not a
+// reading of the HTML: the references pass decides what is a link. It reads the bytes as
+// they are (HTML in quoted-printable without a soft break or an "=3D" in the id, or plain):
+// a mid: in base64 HTML is not seen here and stays as written when it names an earlier add.
+std::vector<std::string> mid_ids_of(std::string_view bytes, const std::set<std::string> &batch)
+{
+    std::vector<std::string> ids;
+    for (std::size_t at = 0; ids.size() < refs::kMaxAnswered;) {
+        const char *hit = g_strstr_len(bytes.data() + at, static_cast<gssize>(bytes.size() - at), "mid:");
+        const char *upper = g_strstr_len(bytes.data() + at, static_cast<gssize>(bytes.size() - at), "MID:");
+        if (!hit || (upper && upper < hit)) hit = upper;
+        if (!hit) break;
+        const std::size_t p = static_cast<std::size_t>(hit - bytes.data());
+        at = p + 4;
+        if (p > 0 && g_ascii_isalnum(bytes[p - 1])) continue;
+        std::size_t e = at;
+        while (e < bytes.size() && e - at < 998 && !std::strchr("/\"'<>() \t\r\n?#&", bytes[e])) ++e;
+        if (e == at) continue;
+        GCharPtr id(g_uri_unescape_string(std::string(bytes.substr(at, e - at)).c_str(), nullptr));
+        if (id && *id.get() && !batch.count(id.get()) && std::find(ids.begin(), ids.end(), id.get()) == ids.end())
+            ids.emplace_back(id.get());
+    }
+    return ids;
+}
+
+// The messages an earlier add (or batch) wrote that the new ones answer or name by mid:
+// read back, so that a reply's images come back from them and a mid: link goes to their
+// pages (pages.hh).
 Result<std::vector<KnownMessage>> answered_known(State &st, const std::vector<Incoming> &fresh)
 {
     std::set<std::string> batch, seen;
     for (const Incoming &m : fresh) batch.insert(m.id);
     std::vector<KnownMessage> known;
-    for (const Incoming &m : fresh)
-        for (const std::string &id : answered_ids_of(m.bytes, batch)) {
+    for (const Incoming &m : fresh) {
+        std::vector<std::string> ids = answered_ids_of(m.bytes, batch);
+        for (std::string &id : mid_ids_of(m.bytes, batch)) ids.push_back(std::move(id));
+        for (const std::string &id : ids) {
             auto addrs = st.addrs_of_id(id);
             if (!addrs) return addrs.error();
             for (const std::string &a : *addrs) {
@@ -153,6 +225,7 @@ Result<std::vector<KnownMessage>> answered_known(State &st, const std::vector<In
                 known.push_back({std::move(*bytes), a});
             }
         }
+    }
     return known;
 }
 
@@ -208,18 +281,17 @@ Status record(State &st, const Incoming &m, const std::string &row)
     return ok();
 }
 
-} // namespace
-
-Result<Added> intake(const Folder &top, State &st, const std::vector<std::string> &inputs)
+// One batch: its new messages' pages planned into the stage, then recorded (with the
+// journal's entries) in one transaction.
+Status add_batch(const Folder &top, State &st, std::vector<Incoming> batch, Added &a)
 {
-    Added a;
-    auto fresh = new_messages(st, inputs, a);
+    auto fresh = new_messages(st, std::move(batch), a);
     if (!fresh) return fresh.error();
-    if (fresh->empty()) return a;
+    if (fresh->empty()) return ok();
     std::vector<std::string_view> views;
     std::vector<std::string> addrs;
     for (const Incoming &m : *fresh) views.push_back(m.bytes), addrs.push_back(m.addr);
-    if (Status s = top.mkdir(kStage); !s) return s.error();
+    if (Status s = top.mkdir(kStage); !s) return s;
     auto stage = Folder::open(top.path() + "/" + kStage);
     if (!stage) return stage.error();
     auto known = answered_known(st, *fresh);
@@ -233,26 +305,59 @@ Result<Added> intake(const Folder &top, State &st, const std::vector<std::string
             ++a.failed;
             continue;
         }
-        if (Status s = stage->mkdir(addrs[k]); !s) return s.error();
+        if (Status s = stage->mkdir(addrs[k]); !s) return s;
         for (const OutputFile &f : pages[k].files)
             if (auto w = stage->put(addrs[k] + "/" + f.name, f.bytes); !w) return w.error();
         staged[k] = true;
     }
-    // The one transaction that decides the add.
-    if (Status s = st.begin(); !s) return s.error();
+    // The one transaction that decides the batch.
+    if (Status s = st.begin(); !s) return s;
+    std::size_t added = 0;
     for (std::size_t k = 0; k < pages.size(); ++k) {
         if (!staged[k]) continue;
         if (Status s = record(st, (*fresh)[k], pages[k].row); !s) {
             st.rollback();
-            return s.error();
+            return s;
         }
-        ++a.added;
+        ++added;
     }
     if (Status s = st.add_dirty("top", ""); !s) {
         st.rollback();
-        return s.error();
+        return s;
     }
-    if (Status s = st.commit(); !s) return s.error();
+    if (Status s = st.commit(); !s) return s;
+    a.added += added;
+    return ok();
+}
+
+} // namespace
+
+// The inputs in batches of at most batch_size messages (and about 64 MiB of them), each its
+// own transaction: a large first import holds one batch in memory, and a run killed between
+// batches keeps the batches it committed (the next run finds them there). A reply in a later
+// batch shows the images of a message of an earlier one as in one batch (answered_known);
+// a mid: link between two batches stays as written, as between two adds.
+Result<Added> intake(const Folder &top, State &st, const std::vector<std::string> &inputs, std::size_t batch_size)
+{
+    constexpr std::size_t kBatchBytes = std::size_t{64} << 20;
+    Added a;
+    Reader r(inputs);
+    for (bool more = true; more;) {
+        std::vector<Incoming> batch;
+        std::size_t bytes = 0;
+        while (batch.size() < batch_size && bytes < kBatchBytes) {
+            auto m = r.next();
+            if (!m) return m.error();
+            if (!*m) {
+                more = false;
+                break;
+            }
+            bytes += (*m)->bytes.size();
+            batch.push_back(std::move(**m));
+        }
+        if (batch.empty()) break;
+        if (Status s = add_batch(top, st, std::move(batch), a); !s) return s.error();
+    }
     return a;
 }
 

@@ -5,10 +5,9 @@
 // --cid=extract numbers its folders by a message's place in the run, and links a mid: it
 // resolves in the run to "../N/...". Here the batch is planned as one run (so those links
 // work between the messages added together) and each such link is then given the address of
-// the message it names. A mid: naming a message added by an earlier run stays as written
-// (the report of --cid=extract would say `dangling`): pages are never planned again. The
-// messages a new one answers are read back from the state and indexed beside the batch, so
-// that a reply's images come back from a message an earlier night added.
+// the message it names. Pages are never planned again: the messages a new one answers or
+// names by mid: are read back from the state and indexed beside the batch (intake.cc), so
+// that a reply's images and a mid: link go to a message an earlier night added.
 #pragma once
 
 #include "engine.hh"
