@@ -3,6 +3,7 @@
 
 #include "gobj.hh"
 #include "sha256.hh"
+#include "text.hh"
 
 #include <glib.h>
 #include <gmime/gmime.h>
@@ -22,13 +23,7 @@ std::string hex_sha256(std::initializer_list<std::string_view> pieces)
     }
     Sha256 h;
     for (std::string_view p : pieces) h.update(p.data(), p.size());
-    static const char hex[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned char c : h.digest()) {
-        out += hex[c >> 4];
-        out += hex[c & 15];
-    }
-    return out;
+    return text::lower_hex(h.digest());
 }
 
 NewRelated NewRelated::around(const MessageContext &ctx, const Node &html, std::string_view prefix,

@@ -7,6 +7,7 @@
 #include "gobj.hh"
 #include "html_sanitize.hh"
 #include "remote_report.hh"
+#include "text.hh"
 #include "transfer.hh"
 
 #include <gmime/gmime.h>
@@ -70,13 +71,12 @@ std::string camo_url(std::string_view base, std::string_view key, std::string_vi
     hmac_sha1_update(&ctx, url.size(), reinterpret_cast<const uint8_t *>(url.data()));
     uint8_t digest[SHA1_DIGEST_SIZE];
     hmac_sha1_digest(&ctx, SHA1_DIGEST_SIZE, digest);
-    static const char hex[] = "0123456789abcdef";
     std::string out(base);
     while (!out.empty() && out.back() == '/') out.pop_back();
     out += '/';
-    for (uint8_t c : digest) out += hex[c >> 4], out += hex[c & 15];
+    out += text::lower_hex({reinterpret_cast<const char *>(digest), sizeof digest});
     out += '/';
-    for (unsigned char c : url) out += hex[c >> 4], out += hex[c & 15];
+    out += text::lower_hex(url);
     return out;
 }
 

@@ -2,6 +2,7 @@
 #include "address.hh"
 
 #include "sha256.hh"
+#include "text.hh"
 
 #include <glib.h>
 
@@ -43,13 +44,7 @@ std::string sha256_hex(std::string_view bytes)
 {
     Sha256 h;
     h.update(bytes.data(), bytes.size());
-    static const char digits[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned char c : h.digest()) {
-        out += digits[c >> 4];
-        out += digits[c & 15];
-    }
-    return out;
+    return text::lower_hex(h.digest());
 }
 
 std::string address_of(std::string_view message_id, std::string_view bytes_hex)

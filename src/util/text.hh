@@ -52,4 +52,14 @@ template <typename Pred> std::string percent_encode(std::string_view s, Pred enc
     return out;
 }
 
+// The bytes as lower-case hex, two digits an octet (a digest's usual spelling).
+inline std::string lower_hex(std::string_view bytes)
+{
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(bytes.size() * 2);
+    for (unsigned char c : bytes) out += hex[c >> 4], out += hex[c & 15];
+    return out;
+}
+
 } // namespace mimeuri::text
