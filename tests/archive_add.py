@@ -57,6 +57,7 @@ def chunks(data):
 def archive(out, *inputs, env=None, expect=0):
     r = subprocess.run([BIN, "archive", out, *inputs], capture_output=True, text=True, env=env)
     check(r.returncode == expect, f"archive {inputs}: exit {r.returncode}, expected {expect}: {r.stderr[-400:]}")
+    check("CRITICAL" not in r.stderr and "assertion" not in r.stderr, f"archive {inputs}: GLib complained: {r.stderr[-400:]}")
     return r
 
 
@@ -334,6 +335,8 @@ def attacks(work):
                               "Content-ID: <p@x>\nContent-Disposition: inline; filename=\"image.png\"\n\n"
                               "<script>alert(1)</script>\n--b--"),
         "hdr@x.example": mail("hdr@x.example", "hdr", ["<script>alert(1)</script>: x", "Content-Type: text/plain"], "hi"),
+        "nocolon@x.example": mail("nocolon@x.example", "a header line with no colon",
+                                  ["Doesnt matter", "Content-Type: text/plain"], "x", parent="root@x.example"),
         "deep@x.example": mail("deep@x.example", "deep", ['Content-Type: multipart/mixed; boundary="d0"'],
                                "".join(f"--d{k}\nContent-Type: multipart/mixed; boundary=\"d{k + 1}\"\n\n" for k in range(200))
                                + "--d200\nContent-Type: text/plain\n\ndeep\n"),

@@ -9,6 +9,7 @@
 #include "message_id.hh"
 #include "pages.hh"
 #include "ref_index.hh"
+#include "text.hh"
 #include "views.hh"
 
 #include <gmime/gmime.h>
@@ -171,8 +172,9 @@ std::vector<std::string> answered_ids_of(std::string_view bytes, const std::set<
     Field f;
     std::string irt, refs;
     while (fields.next(f)) {
-        if (g_ascii_strncasecmp(f.name.data(), "In-Reply-To", f.name.size()) == 0 && f.name.size() == 11) irt = f.value;
-        else if (g_ascii_strncasecmp(f.name.data(), "References", f.name.size()) == 0 && f.name.size() == 10) refs = f.value;
+        // (a field with an empty name has no data: never handed to a C string function)
+        if (f.name.size() == 11 && text::ci_at(f.name, 0, "in-reply-to")) irt = f.value;
+        else if (f.name.size() == 10 && text::ci_at(f.name, 0, "references")) refs = f.value;
     }
     return refs::answered_ids(irt.empty() ? nullptr : irt.c_str(), refs.empty() ? nullptr : refs.c_str(),
                         [&](const std::string &id) { return batch.count(id) > 0; });
