@@ -28,9 +28,34 @@ static void roundtrip(GMimeStream *out, GMimeFormatOptions *fmt, const char *fro
     ++*n;
 }
 
+/* --files F...: each file one message (a Maildir's), written as an mbox. */
+static int files(int argc, char **argv)
+{
+    GMimeStream *out = g_mime_stream_pipe_new(1);
+    g_mime_stream_pipe_set_owner(GMIME_STREAM_PIPE(out), FALSE);
+    GMimeStream *buffered = g_mime_stream_buffer_new(out, GMIME_STREAM_BUFFER_BLOCK_WRITE);
+    GMimeFormatOptions *fmt = g_mime_format_options_new();
+    long n = 0;
+    static const char from[] = "From MAILER-DAEMON Thu Jan  1 00:00:00 1970\n";
+    for (int k = 2; k < argc; k++) {
+        gchar *data = NULL;
+        gsize size = 0;
+        if (!g_file_get_contents(argv[k], &data, &size, NULL)) continue;
+        roundtrip(buffered, fmt, from, sizeof from - 1, data, size, &n);
+        g_free(data);
+    }
+    g_mime_stream_flush(buffered);
+    fprintf(stderr, "%ld messages\n", n);
+    g_mime_format_options_free(fmt);
+    g_object_unref(buffered);
+    g_object_unref(out);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     g_mime_init();
+    if (argc > 1 && strcmp(argv[1], "--files") == 0) return files(argc, argv);
     int fd = open(argv[1], O_RDONLY);
     struct stat st;
     fstat(fd, &st);

@@ -5,7 +5,7 @@ mbox, find cid: and mid: references in HTML parts, resolve cid: against the mess
 Content-IDs and repair malformed ones (cid:<x>, spaces) in place, look mid: ones up in the
 mbox's Message-IDs (as mimeuri's index does), and write every message back (re-serialised,
 as Python's email does). Report-free; external-body parts are left alone."""
-import mailbox, sys, urllib.parse
+import mailbox, os, sys, urllib.parse
 from html.parser import HTMLParser
 
 ATTRS = {"src", "href", "background", "poster", "data", "longdesc", "lowsrc", "action"}
@@ -48,10 +48,12 @@ def fix(msg, message_ids):
     return msg
 
 fix.dangling_mid = 0
-box = mailbox.mbox(sys.argv[1], create=False)
+# An mbox, or a Maildir (bench/ratios.sh), whose messages are written as one mbox.
+box = (mailbox.Maildir(sys.argv[1], factory=None, create=False) if os.path.isdir(sys.argv[1])
+       else mailbox.mbox(sys.argv[1], create=False))
 messages = list(box)
 message_ids = {str(m["Message-ID"]).strip().strip("<>") for m in messages if m["Message-ID"]}
 out = sys.stdout.buffer
 for msg in messages:
-    out.write(b"From " + (msg.get_from() or "MAILER-DAEMON").encode() + b"\n")
+    out.write(b"From " + ((msg.get_from() if hasattr(msg, "get_from") else None) or "MAILER-DAEMON").encode() + b"\n")
     out.write(fix(msg, message_ids).as_bytes(unixfrom=False) + b"\n")
