@@ -224,7 +224,7 @@ Plan Engine::plan_parsed(MessageContext &ctx)
     } else {
         plan.edits = ctx.edits();
         plan.unprocessed = rep.error_count() > 0;
-        plan.extraction = ctx.extraction();
+        plan.at_take = ctx.at_take();
         plan.waits = ctx.waits();
     }
     plan.dangling = rep.dangling();
