@@ -52,6 +52,10 @@ struct FilesBeside {
     std::string setting;       // the setting that makes it write them ("--cid=extract"); "": none
     std::string folder_option; // the option naming their folder ("--extract-dir"), and the
     std::string folder;        // folder; "": none named
+    // What it writes depends on the order messages are planned in (--cid=extract's pages
+    // know the files of the pages planned before them): the entry point plans them in one
+    // process (--jobs=1).
+    bool one_process{false};
 };
 
 struct PassRow {

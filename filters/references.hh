@@ -68,9 +68,6 @@ private:
     {
         return opts_.mid == RefOptions::Mid::Repair || !opts_.mid_url.empty() || extracting() || opts_.summary_header;
     }
-    // --cid=extract: the run numbers the folders as it takes messages, in one process (a
-    // worker taking whole files with --in-place --jobs would keep a count of its own).
-    bool ordered() const override { return opts_.cid == RefOptions::Cid::Extract; }
     void add(const MessageContext &ctx) override;
     std::string save() const override;
     void merge(const std::string &bytes) override;

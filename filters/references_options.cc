@@ -117,7 +117,8 @@ PassRow references_row()
     row.edits = [](const MessageReport &r) { return r.refs_rewritten(); };
     row.files_beside = [](const PassOptions &p) {
         const RefOptions &o = p.of<RefOptions>();
-        return FilesBeside{o.cid == RefOptions::Cid::Extract ? "--cid=extract" : "", "--extract-dir", o.extract_dir};
+        const bool extract = o.cid == RefOptions::Cid::Extract;
+        return FilesBeside{extract ? "--cid=extract" : "", "--extract-dir", o.extract_dir, extract};
     };
     return row;
 }

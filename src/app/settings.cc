@@ -48,6 +48,8 @@ Result<LoadedSettings> load_one(std::vector<std::string> copy, const std::string
         for (const FilesBeside &f : files_beside(s.pass_opts))
             if (!f.setting.empty())
                 return usage_error(f.setting + " writes files beside a run over files; the milter (--milter) cannot");
+    for (const FilesBeside &f : files_beside(s.pass_opts))
+        if (f.one_process) s.opts.jobs = 1;
     return loaded;
 }
 

@@ -33,8 +33,9 @@ FolderFiles folder_of(const std::string &at_take);
 // page in folder N, N its number in the run (its number in its input, after the messages of
 // the inputs before it): a function of where the message is, never of when it was planned or
 // taken, so a page can name another before that one is written. The run plans extract
-// messages in order in one process (CrossMessageIndex::ordered), so the pages also know the
-// files of each folder planned so far, for mid:msg/cid links and a reply's images.
+// messages in order in one process (PassRow::files_beside's one_process: --jobs=1), so the
+// pages also know the files of each folder planned so far, for mid:msg/cid links and a
+// reply's images.
 std::unique_ptr<refs::Pages> extract_pages(const std::string &dir, bool allow_remote_images);
 
 // What the run does with the folders when it takes their plans (run()'s take_hook): each

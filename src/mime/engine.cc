@@ -130,14 +130,6 @@ const InertCheck *Engine::inert_check() const
     return &inert_;
 }
 
-bool Engine::ordered() const
-{
-    return std::any_of(passes_.begin(), passes_.end(), [](const auto &p) {
-        const CrossMessageIndex *ix = p->cross_message();
-        return ix && ix->ordered();
-    });
-}
-
 void Engine::index_parsed(const MessageContext &ctx)
 {
     for (auto &p : passes_)

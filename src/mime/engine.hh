@@ -92,8 +92,6 @@ public:
     // a plan whose mid: reference dangles until a later message may resolve it. Otherwise
     // no index is kept and nothing is held.
     bool wants_index() const { return index_wanted_; }
-    // Whether some pass needs the messages planned in order, by one process.
-    bool ordered() const;
     void index(const MessageAt &m);
     // The index as bytes (a worker's share) and back; merge throws on unreadable bytes,
     // and takes no bytes as nothing to merge.
