@@ -4,9 +4,9 @@
 // In steps, each in a file of its own: the message's index (ref_index.hh), the resolver
 // (ref_resolver.hh), one HTML part's rewrite (ref_part.hh, re-encoding in
 // src/mime/transfer.hh); with --cid=extract, the pages it is given (ref_pages.hh: planned
-// and written above the passes, in src/archive/). This file runs them over a message and does what is left for the
-// whole message: Content-IDs to add, inlined parts to drop, unreferenced parts, the
-// Mimeuri-Refs summary.
+// and written above the passes, in src/archive/). This file runs them over a message and
+// does what is left for the whole message: Content-IDs to add, inlined parts to drop,
+// unreferenced parts, the Mimeuri-Refs summary.
 #pragma once
 
 #include "pass_options.hh"

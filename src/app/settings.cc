@@ -43,13 +43,13 @@ Result<LoadedSettings> load_one(std::vector<std::string> copy, const std::string
     if (Status c = check_passes(s.opts, s.pass_opts); !c) return c.error();
     // The milter changes mail in flight and takes no plan in a run that writes files beside
     // it: it refuses a setting that makes a pass write some, rather than report them
-    // written and write nothing.
-    if (!s.opts.milter.empty())
-        for (const FilesBeside &f : files_beside(s.pass_opts))
-            if (!f.setting.empty())
-                return usage_error(f.setting + " writes files beside a run over files; the milter (--milter) cannot");
-    for (const FilesBeside &f : files_beside(s.pass_opts))
+    // written and write nothing. Files that depend on the planning order are planned by one
+    // process.
+    for (const FilesBeside &f : files_beside(s.pass_opts)) {
+        if (!s.opts.milter.empty() && !f.setting.empty())
+            return usage_error(f.setting + " writes files beside a run over files; the milter (--milter) cannot");
         if (f.one_process) s.opts.jobs = 1;
+    }
     return loaded;
 }
 
