@@ -9,6 +9,7 @@
 
 #include <any>
 #include <map>
+#include <string>
 #include <memory>
 #include <string_view>
 #include <typeindex>
@@ -45,6 +46,18 @@ struct EnvelopeRecipients {
     std::vector<std::string> addresses;
 };
 
+// The files a pass with some settings writes beside the run: work it leaves for when the run
+// takes a plan (MessageContext::at_take), written into a folder of its own.
+struct FilesBeside {
+    std::string setting;       // the setting that makes it write them ("--cid=extract"); "": none
+    std::string folder_option; // the option naming their folder ("--extract-dir"), and the
+    std::string folder;        // folder; "": none named
+    // What it writes depends on the order messages are planned in (--cid=extract's pages
+    // know the files of the pages planned before them): the entry point plans them in one
+    // process (--jobs=1).
+    bool one_process{false};
+};
+
 struct PassRow {
     std::string_view name;                 // what --passes names
     OptionTable (*options)(PassOptions &); // its options, in the order --help shows them
@@ -57,6 +70,9 @@ struct PassRow {
     // registry is first read; what it counts is the pass's in the log line, --summary-header
     // and the service's counters.
     const ReportSectionType *report = nullptr;
+    // The files it writes beside the run with these settings: the service, which has no run
+    // to write them at, refuses the setting, and --check-config checks the folder. Null: none.
+    FilesBeside (*files_beside)(const PassOptions &) = nullptr;
     // A pass whose entries the core's report holds (references, external bodies, labels):
     // the edits they say were made, for the service's counters.
     std::size_t (*edits)(const MessageReport &) = nullptr;

@@ -333,28 +333,4 @@ void RunIndex::merge(const std::string &bytes)
     }
 }
 
-void PageBook::saw(std::size_t input_no, std::size_t number)
-{
-    if (counts_.size() <= input_no) counts_.resize(input_no + 1, 0);
-    counts_[input_no] = std::max(counts_[input_no], number);
-}
-
-std::size_t PageBook::folder(std::size_t input_no, std::size_t number) const
-{
-    std::size_t before = 0;
-    for (std::size_t k = 0; k < input_no && k < counts_.size(); ++k) before += counts_[k];
-    return before + number;
-}
-
-void PageBook::planned(std::size_t folder, std::map<std::string, std::string> files) { files_[folder] = std::move(files); }
-
-std::optional<std::string> PageBook::file(std::size_t folder, const std::string &section) const
-{
-    auto page = files_.find(folder);
-    if (page == files_.end()) return std::nullopt;
-    auto f = page->second.find(section);
-    if (f == page->second.end()) return std::nullopt;
-    return f->second;
-}
-
 } // namespace mimeuri::refs

@@ -172,27 +172,4 @@ private:
     std::vector<std::string> sources_; // the inputs' names; a few
 };
 
-// --cid=extract over a run: each message with a text/html part gets a page, DIR/N/index.html,
-// N its number in the run (its number in its input, after the messages of the inputs before
-// it): a function of where the message is, never of when it was planned or taken, so a page
-// can name another before that one is written. The run plans extract messages in order in
-// one process (ReferencesPass::ordered), so the book also knows the files of each page
-// planned so far, for mid:msg/cid links.
-class PageBook {
-public:
-    // A message of the run met (indexed), in run order.
-    void saw(std::size_t input_no, std::size_t number);
-    // The folder number of message `number` (1-based) of input input_no.
-    std::size_t folder(std::size_t input_no, std::size_t number) const;
-    // A page planned: section -> the file it was written as (the page part: "index.html").
-    void planned(std::size_t folder, std::map<std::string, std::string> files);
-    // The file of part `section` of the page in folder; nullopt when not known (not written,
-    // or not planned yet).
-    std::optional<std::string> file(std::size_t folder, const std::string &section) const;
-
-private:
-    std::vector<std::size_t> counts_; // per input: the highest number met
-    std::map<std::size_t, std::map<std::string, std::string>> files_;
-};
-
 } // namespace mimeuri::refs

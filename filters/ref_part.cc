@@ -3,7 +3,7 @@
 #include "ref_part_rewriter.hh"
 
 #include "charsets.hh"
-#include "ref_extract.hh"
+#include "ref_pages.hh"
 #include "html_tokenizer.hh"
 #include "text.hh"
 #include "streamed_body.hh"

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "html_refs.hh"
+#include "ref_pages.hh"
 #include "ref_resolver.hh"
 #include "references.hh"
 
@@ -18,7 +19,7 @@
 
 namespace mimeuri::refs {
 
-// An HTML part (or a stylesheet) whose references go to extracted files: written by ref_extract.hh.
+// An HTML part (or a stylesheet) whose references go to extracted files: the pages plan them (ref_pages.hh).
 struct PendingExtract {
     int html_node{-1};
     bool css{false};                                 // a text/css part: its text is the target's file
@@ -45,7 +46,7 @@ struct Tally {
     std::vector<std::string> read_urls;
     // --cid=extract: the run's pages, this message's folder (its absolute path too) and the
     // part that is its page (-1: none).
-    const PageBook *pages{nullptr};
+    const Pages *pages{nullptr};
     std::size_t folder{0};
     std::string folder_path;
     int page_node{-1};

@@ -4,7 +4,7 @@
 // (--cid=inline's data: URIs: which targets inline, their bytes held or streamed).
 #pragma once
 
-#include "ref_extract.hh"
+#include "ref_pages.hh"
 #include "ref_part.hh"
 #include "streamed_body.hh"
 

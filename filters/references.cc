@@ -2,12 +2,11 @@
 // left for the whole message once every HTML part is done.
 #include "references.hh"
 
-#include "contents_row.hh"
 #include "charsets.hh"
 #include "html_refs.hh"
 #include "html_tokenizer.hh"
 #include "ref_index.hh"
-#include "ref_extract.hh"
+#include "ref_pages.hh"
 #include "ref_part.hh"
 #include "ref_resolver.hh"
 
@@ -325,11 +324,12 @@ ReferencesPass::ReferencesPass(RefOptions opts) : opts_(std::move(opts))
     for (const std::string &path : opts_.mid_indexes) externals_.push_back(refs::open_mid_index(path));
     if (!opts_.notmuch.empty())
         if (auto nm = refs::open_notmuch(opts_.notmuch)) externals_.push_back(std::move(nm));
+    if (extracting() && opts_.pages) pages_ = opts_.pages(opts_.extract_dir, opts_.extract_remote_images);
 }
 
 void ReferencesPass::add(const MessageContext &ctx)
 {
-    pages_.saw(ctx.at().input_no, ctx.at().number);
+    if (pages_) pages_->saw(ctx.at().input_no, ctx.at().number);
     run_index_.add_message(ctx, extracting());
 }
 
@@ -420,9 +420,10 @@ Status ReferencesPass::apply(MessageContext &ctx)
     } done{externals_};
     Tally tally;
     if (extracting()) {
-        tally.pages = &pages_;
+        if (!pages_) return Error{Code::Software, "--cid=extract: the references pass was given no pages"};
+        tally.pages = pages_.get();
         tally.page_node = refs::page_node(ctx);
-        tally.folder = pages_.folder(ctx.at().input_no, ctx.at().number);
+        tally.folder = pages_->folder(ctx.at().input_no, ctx.at().number);
         GCharPtr top(g_canonicalize_filename(opts_.extract_dir.c_str(), nullptr));
         tally.folder_path = std::string(top.get()) + "/" + std::to_string(tally.folder);
     }
@@ -447,16 +448,11 @@ Status ReferencesPass::apply(MessageContext &ctx)
             return count_later_passes(ctx, from, to, value);
         });
     }
-    // --- extract: the receiving agent of RFC 2387 section 6. The files are written when
-    // the run takes the message (src/run/extract.hh), never while it is planned.
-    // Every message gets its folder and its page (index.html), listed in the archive's index.
-    auto files = refs::plan_extraction(ctx, ix, tally.extracts, opts_.extract_dir, tally.page_node,
-                                       refs::PageOptions{extracting(), opts_.extract_remote_images});
-    if (extracting() && !ctx.extraction().empty()) {
-        ctx.extraction().number = tally.folder;
-        ctx.extraction().row = refs::contents_row(ctx, tally.folder);
-        pages_.planned(tally.folder, std::move(files));
-    }
+    // --- extract: the receiving agent of RFC 2387 section 6. Every message gets its folder
+    // and its page (index.html), listed in the archive's index, planned by the pages the
+    // pass was given (ref_pages.hh) and written when the run takes the message, never while
+    // it is planned.
+    if (extracting()) pages_->plan(ctx, ix, tally.extracts, tally.page_node, tally.folder);
     return ok();
 }
 

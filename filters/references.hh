@@ -3,15 +3,16 @@
 //
 // In steps, each in a file of its own: the message's index (ref_index.hh), the resolver
 // (ref_resolver.hh), one HTML part's rewrite (ref_part.hh, re-encoding in
-// src/mime/transfer.hh), the extraction plan (ref_extract.hh; the run writes the files,
-// src/run/extract.hh). This file runs them over a message and does what is left for the
-// whole message: Content-IDs to add, inlined parts to drop, unreferenced parts, the
-// Mimeuri-Refs summary.
+// src/mime/transfer.hh); with --cid=extract, the pages it is given (ref_pages.hh: planned
+// and written above the passes, in src/archive/). This file runs them over a message and
+// does what is left for the whole message: Content-IDs to add, inlined parts to drop,
+// unreferenced parts, the Mimeuri-Refs summary.
 #pragma once
 
 #include "pass_options.hh"
 #include "ref_external.hh"
 #include "ref_index.hh"
+#include "ref_pages.hh"
 
 #include <cstddef>
 #include <string>
@@ -29,6 +30,9 @@ struct RefOptions {
     bool location_to_cid{false}; // repair: also rewrite valid Content-Location references to cid:
     std::string extract_dir;
     bool extract_remote_images{false}; // --extract-remote-images: pages may load remote images
+    // --cid=extract's pages, made above the passes: the entry point gives them
+    // (src/app/registry.cc, src/archive/pages.cc: src/archive/extract.hh's).
+    refs::MakePages pages{nullptr};
     bool summary_header{false};
     std::size_t html_max{32u << 20}; // decoded HTML bytes parsed per part
     std::size_t max_refs{1000000};   // references looked at per part
@@ -44,7 +48,7 @@ struct RefOptions {
 };
 
 // The pass, and its index across messages: mid: resolves against the run's other messages,
-// and --cid=extract numbers its pages by where the messages are in the run (refs::PageBook).
+// and --cid=extract's pages (refs::Pages) are numbered by where the messages are in the run.
 class ReferencesPass final : public Pass, private CrossMessageIndex {
 public:
     explicit ReferencesPass(RefOptions opts);
@@ -64,9 +68,6 @@ private:
     {
         return opts_.mid == RefOptions::Mid::Repair || !opts_.mid_url.empty() || extracting() || opts_.summary_header;
     }
-    // --cid=extract: the run numbers the folders as it takes messages, in one process (a
-    // worker taking whole files with --in-place --jobs would keep a count of its own).
-    bool ordered() const override { return opts_.cid == RefOptions::Cid::Extract; }
     void add(const MessageContext &ctx) override;
     std::string save() const override;
     void merge(const std::string &bytes) override;
@@ -74,7 +75,7 @@ private:
 
     bool extracting() const { return opts_.cid == RefOptions::Cid::Extract && !opts_.extract_dir.empty(); }
     RefOptions opts_;
-    refs::PageBook pages_;     // --cid=extract: where the run's pages go
+    std::unique_ptr<refs::Pages> pages_; // --cid=extract: where the run's pages go
     refs::RunIndex run_index_; // the run's messages, as mid: sees them
     refs::ExternalIndexes externals_; // then these (--mid-index)
 };

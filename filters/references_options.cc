@@ -115,6 +115,11 @@ PassRow references_row()
 {
     PassRow row = pass_row<ReferencesPass, RefOptions, references_option_table, references_off>("references", references_check);
     row.edits = [](const MessageReport &r) { return r.refs_rewritten(); };
+    row.files_beside = [](const PassOptions &p) {
+        const RefOptions &o = p.of<RefOptions>();
+        const bool extract = o.cid == RefOptions::Cid::Extract;
+        return FilesBeside{extract ? "--cid=extract" : "", "--extract-dir", o.extract_dir, extract};
+    };
     return row;
 }
 

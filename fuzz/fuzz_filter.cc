@@ -17,6 +17,7 @@
 #include "data.hh"
 #include "engine.hh"
 #include "extract.hh"
+#include "extract_write.hh"
 #include "external_body.hh"
 #include "labels.hh"
 #include "mbox.hh"
@@ -505,6 +506,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         trap = std::make_unique<ExtractTrap>(mode & 4); // the symlink at DIR/1/index.html, or at DIR/1
         if (!trap->ok) return 0;
         ro.extract_dir = trap->dir;
+        ro.pages = &archive::extract_pages;
     }
     ro.mid = RefOptions::Mid::Repair;
     ro.summary_header = mode & 8;
@@ -554,8 +556,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         std::vector<Edit> edits; // streamed bodies made text
         for (const Edit &e : ctx->edits()) edits.push_back({e.begin, e.end, made(e, src)});
         // Extraction is written when the run takes the message: as the taker does.
-        if (!ctx->extraction().empty())
-            (void)write_extraction(ctx->extraction().top, ++extract_folders, ctx->extraction().files);
+        if (!ctx->at_take().empty()) {
+            const archive::FolderFiles x = archive::folder_of(ctx->at_take());
+            (void)write_extraction(x.top, ++extract_folders, x.files);
+        }
         // Where the Content-Type headers of external-body parts start.
         std::vector<std::int64_t> ext_headers;
         for (const Node &n : ctx->nodes()) {

@@ -2,10 +2,14 @@
 // not by the program's output: permanent addresses, links given addresses, the navigation
 // spliced into a page, the Atom dates and ids, a thread mbox's From-quoting.
 #include "address.hh"
+#include "extract.hh"
 #include "pages.hh"
 #include "views.hh"
+#include "wire.hh"
 
 #include <doctest/doctest.h>
+#include <glib.h>
+#include <glib/gstdio.h>
 
 using namespace mimeuri::archive;
 
@@ -93,4 +97,51 @@ TEST_CASE("archive: a thread mbox's messages, as read or mboxrd-quoted")
     // line break and the separator added.
     CHECK(mbox_chunk("", "S: x\n\nFrom me\n>From you\n>>From them\nFromage", false, "", 1764208080) ==
           "From MAILER-DAEMON Thu Nov 27 01:48:00 2025\nS: x\n\n>From me\n>>From you\n>>>From them\nFromage\n\n");
+}
+
+TEST_CASE("--cid=extract: a folder that cannot be written when taken takes back what the plan claimed")
+{
+    using namespace mimeuri;
+    char *tmp = g_dir_make_tmp("mimeuri-take-XXXXXX", nullptr);
+    REQUIRE(tmp);
+    const std::string top = tmp;
+    g_free(tmp);
+    // Folder 1 is taken by a file: the message's folder cannot be made.
+    REQUIRE(g_file_set_contents((top + "/1").c_str(), "x", 1, nullptr));
+    Plan plan;
+    plan.message_id = "x@example.org";
+    plan.report.emplace();
+    MessageReport &r = *plan.report;
+    r.number = 1;
+    r.source = "in.mbox";
+    r.message_id = "x@example.org";
+    r.changed = true;
+    RefEntry x;
+    x.part = "1";
+    x.attr = "img@src";
+    x.url = "cid:a@x";
+    x.status = RefEntry::Status::Resolved;
+    x.action = RefEntry::Action::Extracted;
+    x.target = "2";
+    RefEntry y = x;
+    y.action = RefEntry::Action::Repaired;
+    r.refs = {x, y};
+    r.add_error("1", ErrorCode::Html, "bad markup");
+    plan.at_take = wire::encode(FolderFiles{top, {{"index.html", "<p>"}}, 1, "row\n"});
+    ExtractFiles hook;
+    Status s = hook.take(plan);
+    REQUIRE_FALSE(s);
+    CHECK(s.error().message.rfind("references: ", 0) == 0);
+    // The reference extracted is "none" with the reason "extract", the one repaired stays, the
+    // message is not changed, and the error says why (docs/report.md).
+    const std::string json = r.to_json();
+    CHECK(json.find("\"changed\":false") != std::string::npos);
+    CHECK(json.find("\"action\":\"none\",\"reason\":\"extract\"") != std::string::npos);
+    CHECK(json.find("\"action\":\"repaired\"") != std::string::npos);
+    CHECK(json.find("{\"part\":\"\",\"code\":\"extract\",\"message\":\"refusing " + top + "/1: not a directory\"}") !=
+          std::string::npos);
+    CHECK(hook.finish().ok()); // no folder written: no top files
+    CHECK_FALSE(g_file_test((top + "/index.html").c_str(), G_FILE_TEST_EXISTS));
+    g_unlink((top + "/1").c_str());
+    g_rmdir(top.c_str());
 }

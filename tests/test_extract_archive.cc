@@ -15,7 +15,8 @@
 #include "helpers.hh"
 
 #include "contents_row.hh"
-#include "ref_extract.hh"
+#include "folder_plan.hh"
+#include "ref_pages.hh"
 
 #include <doctest/doctest.h>
 

@@ -5,7 +5,7 @@
 #include "archive_contents.hh"
 #include "html_sanitize.hh"
 #include "helpers.hh"
-#include "ref_extract.hh"
+#include "folder_plan.hh"
 #include "sanitize_check.hh"
 
 #include <doctest/doctest.h>

@@ -76,7 +76,7 @@ struct Twins {
         CHECK(a.dangling == b.dangling);
         CHECK(a.dangling_mid == b.dangling_mid);
         CHECK(a.waits == b.waits);
-        CHECK(a.extraction.files.size() == b.extraction.files.size());
+        CHECK(a.at_take == b.at_take);
         REQUIRE(a.edits.size() == b.edits.size());
         for (std::size_t i = 0; i < a.edits.size(); ++i) {
             CHECK(a.edits[i].begin == b.edits[i].begin);

@@ -220,32 +220,6 @@ TEST_CASE("report: strings are escaped as JSON, invalid UTF-8 replaced by U+FFFD
                          "\"changed\":false,\"refs\":[],\"external_bodies\":[],\"labels\":[],\"errors\":[]}");
 }
 
-TEST_CASE("report: extraction failing when taken takes back what it claimed")
-{
-    MessageReport r = base();
-    r.changed = true;
-    RefEntry x;
-    x.part = "1";
-    x.attr = "img@src";
-    x.url = "cid:a@x";
-    x.status = RefEntry::Status::Resolved;
-    x.action = RefEntry::Action::Extracted;
-    x.target = "2";
-    RefEntry y = x;
-    y.action = RefEntry::Action::Repaired;
-    r.refs = {x, y};
-    r.add_error("1", ErrorCode::Html, "bad markup");
-    r.extraction_failed("cannot create out/1/a.png: File exists");
-    CHECK(r.to_json() ==
-          line("{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"cid:a@x\",\"kind\":\"cid\",\"status\":\"resolved\","
-               "\"action\":\"none\",\"reason\":\"extract\",\"target\":\"2\",\"target_message\":null,\"target_source\":null,\"target_offset\":null},"
-               "{\"part\":\"1\",\"attr\":\"img@src\",\"url\":\"cid:a@x\",\"kind\":\"cid\",\"status\":\"resolved\","
-               "\"action\":\"repaired\",\"target\":\"2\",\"target_message\":null,\"target_source\":null,\"target_offset\":null}",
-               "", "",
-               "{\"part\":\"1\",\"code\":\"html\",\"message\":\"bad markup\"},"
-               "{\"part\":\"\",\"code\":\"extract\",\"message\":\"cannot create out/1/a.png: File exists\"}"));
-}
-
 TEST_CASE("report: every octet escaped as JSON wants it (U+001F too), and the line reads back")
 {
     // The expected escape of each ASCII octet, by hand from RFC 8259 7: the two-character

@@ -207,9 +207,10 @@ std::vector<std::string> config_problems(const Settings &s)
     if (!o.changed_list.empty())
         if (std::string why = cannot_write_file(o.changed_list, writer); !why.empty())
             problems.push_back("--changed-list=" + o.changed_list + ": " + why);
-    if (!s.pass_opts.of<RefOptions>().extract_dir.empty())
-        if (std::string why = cannot_write_folder(s.pass_opts.of<RefOptions>().extract_dir, writer); !why.empty())
-            problems.push_back("--extract-dir=" + s.pass_opts.of<RefOptions>().extract_dir + ": " + why);
+    for (const FilesBeside &f : files_beside(s.pass_opts))
+        if (!f.folder.empty())
+            if (std::string why = cannot_write_folder(f.folder, writer); !why.empty())
+                problems.push_back(f.folder_option + "=" + f.folder + ": " + why);
     // A run or the service goes on without an index it cannot read now (each message that
     // needs it then follows --on-error); a check says so as a problem.
     const RefOptions &refs = s.pass_opts.of<RefOptions>();

@@ -2,6 +2,7 @@
 #include "archive.hh"
 #include "config_check.hh"
 #include "cturi_cli.hh"
+#include "extract.hh"
 #include "index_cmd.hh"
 #include "milter.hh"
 #include "offload.hh"
@@ -56,7 +57,9 @@ int run_filter(int argc, char **argv)
     // On a terminal, a progress line; with --check too, unless the report itself goes to
     // that terminal (the line would be drawn over it).
     opts.progress = isatty(2) && !(opts.check && opts.report_path.empty() && isatty(1));
-    return mimeuri::run(opts, passes);
+    // What the passes leave for the take (--cid=extract's folders) is written by the archive.
+    mimeuri::archive::ExtractFiles take_hook;
+    return mimeuri::run(opts, passes, 0, 1, nullptr, &take_hook);
 }
 
 } // namespace

@@ -147,9 +147,10 @@ WorkerResult run_worker(FreeWorkers &workers, int msg_fd, const std::string &env
         try {
             r.plan = deserialize(std::move(bytes));
             r.texts = deserialize_texts(texts);
-            // The service writes no archive (its settings refuse --cid=extract): a plan with
-            // extracted files would report files that are never written.
-            if (!r.plan->extraction.empty()) r.failure = "the worker's plan carries extracted files, which the service does not write";
+            // The service writes no files beside its messages (its settings refuse a pass that
+            // would, PassRow::files_beside): a plan with work for the take would report files
+            // that are never written.
+            if (!r.plan->at_take.empty()) r.failure = "the worker's plan carries work for when it is taken (files to write), which the service does not do";
         } catch (const std::exception &e) {
             r.failure = std::string("the worker's plan could not be read: ") + e.what();
         }

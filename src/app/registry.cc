@@ -1,6 +1,7 @@
 #include "registry.hh"
 
 #include "data.hh"
+#include "extract.hh"
 #include "external_body.hh"
 #include "labels.hh"
 #include "offload.hh"
@@ -77,6 +78,13 @@ Status check_passes(const Options &opts, const PassOptions &pass_opts)
 
 std::vector<std::unique_ptr<Pass>> build_passes(const Options &opts, const PassOptions &pass_opts)
 {
+    // The references pass's pages (--cid=extract) are planned and written above the passes
+    // (src/archive/extract.hh): it is given them here, and the run its take hook by main.
+    if (pass_opts.of<RefOptions>().cid == RefOptions::Cid::Extract && !pass_opts.of<RefOptions>().pages) {
+        PassOptions with = pass_opts;
+        with.of<RefOptions>().pages = &archive::extract_pages;
+        return build_passes(opts, with);
+    }
     std::vector<std::unique_ptr<Pass>> passes;
     for (const PassRow &row : rows())
         if (wanted(opts, row.name))
@@ -92,6 +100,14 @@ std::vector<std::size_t> pass_edits(const MessageReport &report)
         n.push_back(s ? s->edits() : row.edits ? row.edits(report) : 0);
     }
     return n;
+}
+
+std::vector<FilesBeside> files_beside(const PassOptions &pass_opts)
+{
+    std::vector<FilesBeside> all;
+    for (const PassRow &row : rows())
+        if (row.files_beside) all.push_back(row.files_beside(pass_opts));
+    return all;
 }
 
 Result<std::vector<std::unique_ptr<Pass>>> make_passes(const Options &opts, const PassOptions &pass_opts)

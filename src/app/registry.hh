@@ -29,6 +29,10 @@ Status check_passes(const Options &opts, const PassOptions &pass_opts);
 // opening the indexes again only to check them.
 std::vector<std::unique_ptr<Pass>> build_passes(const Options &opts, const PassOptions &pass_opts);
 
+// What each pass writes beside the run with these settings (PassRow::files_beside), in
+// running order: the passes that declare any.
+std::vector<FilesBeside> files_beside(const PassOptions &pass_opts);
+
 // Both, for callers that hold settings nobody checked (tests, benches).
 Result<std::vector<std::unique_ptr<Pass>>> make_passes(const Options &opts, const PassOptions &pass_opts);
 

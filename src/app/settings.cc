@@ -1,7 +1,6 @@
 // The one configuration loader (settings.hh).
 #include "settings.hh"
 
-#include "references.hh"
 
 #include <algorithm>
 #include <glib.h>
@@ -42,10 +41,15 @@ Result<LoadedSettings> load_one(std::vector<std::string> copy, const std::string
     s.opts = std::move(parsed->options);
     if (found) *found = {std::move(parsed->policies), std::move(parsed->config_files)};
     if (Status c = check_passes(s.opts, s.pass_opts); !c) return c.error();
-    // The milter changes mail in flight and has no run whose end writes an archive's index:
-    // it refuses --cid=extract rather than report "extracted" and write nothing.
-    if (!s.opts.milter.empty() && s.pass_opts.of<RefOptions>().cid == RefOptions::Cid::Extract)
-        return usage_error("--cid=extract writes an archive from a run over files; the milter (--milter) cannot");
+    // The milter changes mail in flight and takes no plan in a run that writes files beside
+    // it: it refuses a setting that makes a pass write some, rather than report them
+    // written and write nothing. Files that depend on the planning order are planned by one
+    // process.
+    for (const FilesBeside &f : files_beside(s.pass_opts)) {
+        if (!s.opts.milter.empty() && !f.setting.empty())
+            return usage_error(f.setting + " writes files beside a run over files; the milter (--milter) cannot");
+        if (f.one_process) s.opts.jobs = 1;
+    }
     return loaded;
 }
 

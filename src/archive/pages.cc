@@ -1,6 +1,7 @@
 // `mimeuri archive`: the pages of an add (pages.hh).
 #include "pages.hh"
 
+#include "extract.hh"
 #include "references.hh"
 
 #include <glib.h>
@@ -33,6 +34,7 @@ std::vector<PlannedPage> plan_pages(const std::vector<std::string_view> &message
     RefOptions ro;
     ro.cid = RefOptions::Cid::Extract;
     ro.extract_dir = stage;
+    ro.pages = &extract_pages;
     std::vector<std::unique_ptr<Pass>> passes;
     passes.push_back(std::make_unique<ReferencesPass>(ro));
     Engine engine(passes, EngineConfig{});
@@ -58,11 +60,13 @@ std::vector<PlannedPage> plan_pages(const std::vector<std::string_view> &message
         Plan plan = engine.plan(MessageAt{sources[k], segs[k], k + 1, false, 0});
         PlannedPage &p = out[k];
         p.message_id = plan.message_id;
+        FolderFiles folder;
         if (plan.failed()) p.cause = plan.cause;
-        else if (plan.extraction.empty()) p.cause = "no page was made";
+        else if (plan.at_take.empty()) p.cause = "no page was made";
+        else folder = folder_of(plan.at_take); // (the engine's own bytes, in this process)
         if (!p.cause.empty()) continue;
-        p.row = std::move(plan.extraction.row);
-        p.files = std::move(plan.extraction.files);
+        p.row = std::move(folder.row);
+        p.files = std::move(folder.files);
         for (OutputFile &f : p.files)
             if (g_str_has_suffix(f.name.c_str(), ".html") || g_str_has_suffix(f.name.c_str(), ".htm"))
                 f.bytes = give_addresses(f.bytes, addrs);

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "engine.hh"
+#include "extract_write.hh"
 #include "files.hh"
 
 #include <string>
@@ -20,7 +21,7 @@ namespace mimeuri::archive {
 
 struct PlannedPage {
     std::vector<OutputFile> files; // the folder's files, links already given addresses
-    std::string row;               // archive_record's line (src/mime/archive_contents.hh)
+    std::string row;               // archive_record's line (archive_contents.hh)
     std::string message_id;        // as the engine read it
     std::string cause;             // why it has no page (the message is not added)
 };

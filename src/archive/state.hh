@@ -20,7 +20,7 @@ namespace mimeuri::archive {
 
 struct Stored {
     std::string addr, message_id, sha, thread;
-    std::string record;    // archive_record's line (src/mime/archive_contents.hh), folder 0
+    std::string record;    // archive_record's line (archive_contents.hh), folder 0
     std::string from_line; // the mbox "From " line (with its line break), or "" (a file)
     bool quoted{false};    // the bytes are as an mbox held them (From-quoted)
     long long epoch{0};

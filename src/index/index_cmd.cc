@@ -254,7 +254,7 @@ private:
     std::optional<std::string> throw_on_; // MIMEURI_FAULT=index-throw:NAME
 };
 
-// --pages=DIR: each line "N<TAB>Message-ID" of DIR/pages.tsv (src/run/extract.hh) records
+// --pages=DIR: each line "N<TAB>Message-ID" of DIR/pages.tsv (src/archive/extract_write.hh) records
 // DIR/N/index.html, absolute, as that message's page.
 Status record_pages(MidStore &store, const std::string &dir)
 {

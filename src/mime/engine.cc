@@ -130,14 +130,6 @@ const InertCheck *Engine::inert_check() const
     return &inert_;
 }
 
-bool Engine::ordered() const
-{
-    return std::any_of(passes_.begin(), passes_.end(), [](const auto &p) {
-        const CrossMessageIndex *ix = p->cross_message();
-        return ix && ix->ordered();
-    });
-}
-
 void Engine::index_parsed(const MessageContext &ctx)
 {
     for (auto &p : passes_)
@@ -224,7 +216,7 @@ Plan Engine::plan_parsed(MessageContext &ctx)
     } else {
         plan.edits = ctx.edits();
         plan.unprocessed = rep.error_count() > 0;
-        plan.extraction = ctx.extraction();
+        plan.at_take = ctx.at_take();
         plan.waits = ctx.waits();
     }
     plan.dangling = rep.dangling();

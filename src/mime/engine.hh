@@ -27,17 +27,32 @@ struct Plan {
     bool unprocessed{false}; // the report names a problem of the input (a part left as read)
     std::size_t dangling{0};
     std::size_t dangling_mid{0}; // of them mid: (which a later message may still resolve)
-    Extraction extraction;                // --cid=extract: written when the plan is taken
+    std::string at_take;                  // MessageContext::at_take: for the run's TakeHook
     std::vector<std::string> waits;       // what a dangling mid: reference waits for
     bool failed() const { return !cause.empty(); }
     // On the wire (serialize, deserialize): every field.
     template <class Io, class Self> static void fields(Io &io, Self &p)
     {
         io(p.cause, p.message_id, p.unprocessed, p.dangling, p.dangling_mid, p.report, p.log_line, p.edits, p.waits,
-           p.extraction);
+           p.at_take);
     }
     // The report's JSON line with its "\n"; empty without a report.
     std::string report_line() const { return report ? report->to_json() + "\n" : std::string(); }
+};
+
+// What the run does with a plan's at_take bytes when it takes the plan (in message order, in
+// the process that takes plans, never with --check), and once when the run ends: the entry
+// point that runs the passes gives it (the command line: src/archive's, which writes the
+// pages the references pass planned). A pass that leaves such work declares it
+// (PassRow::files_beside), and the service, which gives no hook, refuses it.
+class TakeHook {
+public:
+    virtual ~TakeHook() = default;
+    // An Error fails the message, as a pass's error does (its edits dropped, reported per
+    // --on-error); the hook amends the plan's report first, saying why.
+    virtual Status take(Plan &plan) = 0;
+    // The run's end; an Error is counted in its exit status.
+    virtual Status finish() = 0;
 };
 
 // The wire format plans travel in between processes (workers) and through a spool.
@@ -77,8 +92,6 @@ public:
     // a plan whose mid: reference dangles until a later message may resolve it. Otherwise
     // no index is kept and nothing is held.
     bool wants_index() const { return index_wanted_; }
-    // Whether some pass needs the messages planned in order, by one process.
-    bool ordered() const;
     void index(const MessageAt &m);
     // The index as bytes (a worker's share) and back; merge throws on unreadable bytes,
     // and takes no bytes as nothing to merge.

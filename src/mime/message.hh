@@ -57,27 +57,6 @@ struct Node {
     bool top_level() const { return parent < 0; }
 };
 
-// A file a pass asks the run to write for the message when its plan is taken (--cid=extract).
-struct OutputFile {
-    std::string name; // relative to the message's extract folder
-    std::string bytes;
-    template <class Io, class Self> static void fields(Io &io, Self &f) { io(f.name, f.bytes); }
-};
-
-// --cid=extract's output for one message, declared once: the pass fills it in the context
-// (MessageContext::extraction), the plan carries it (Plan::extraction, on the wire by this
-// field list), and the run writes it when it takes the message (src/run/taker.cc, with
-// src/run/extract.cc), never before. The service refuses --cid=extract when its settings
-// are read, and fails a message whose plan carries one (src/app/milter_dispatch.cc).
-struct Extraction {
-    std::string top;               // the top extract folder
-    std::vector<OutputFile> files; // the message's own folder's files
-    std::size_t number{0};         // that folder's number under top (0: the run numbers it when taken)
-    std::string row;               // the message's row in top's index.html (HTML, escaped)
-    bool empty() const { return files.empty(); }
-    template <class Io, class Self> static void fields(Io &io, Self &x) { io(x.top, x.files, x.number, x.row); }
-};
-
 // Where a message is, in one place: its input (the run's input_no-th, named source), its
 // number there (1-based) and the offset of its first byte (an mbox message's "From " line).
 // The report writes a copy of source, number and offset.
@@ -273,12 +252,13 @@ public:
         report_.changed = !edits_.empty();
     }
     bool changed() const { return !edits_.empty(); }
-    void drop_edits() { edits_.clear(); replaced_.clear(); extraction_.files.clear(); report_.changed = false; }
+    void drop_edits() { edits_.clear(); replaced_.clear(); at_take_.clear(); report_.changed = false; }
 
-    // Files to write beside the message (--cid=extract): a pass records them, and the run
-    // writes them when it takes the message, never before.
-    Extraction &extraction() { return extraction_; }
-    const Extraction &extraction() const { return extraction_; }
+    // Work a pass leaves for when the run takes the message's plan (in message order, by the
+    // process that takes plans), never done while it plans: bytes only the TakeHook the entry
+    // point gave the run reads (engine.hh). Gone with the edits.
+    std::string &at_take() { return at_take_; }
+    const std::string &at_take() const { return at_take_; }
 
     // Keys (a mid: Message-ID not in the run's index yet) this message's plan depends on:
     // it is planned again, once the whole input is indexed, only if a pass knows one of
@@ -361,7 +341,7 @@ private:
     MessageReport report_;
     std::vector<Edit> edits_;
     std::vector<std::pair<GMimeHeader *, std::string>> replaced_;
-    Extraction extraction_;
+    std::string at_take_;
     std::vector<std::string> waits_;
     std::vector<Protection> protections_;
     bool headers_only_{false};

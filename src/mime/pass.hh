@@ -50,9 +50,6 @@ public:
     // only what the report, a log line or a summary says of it. When it cannot and nothing
     // is reported, the run keeps no index (Engine::wants_index).
     virtual bool edits_from_index() const = 0;
-    // Whether the pass's results depend on the order messages are planned in (--cid=extract
-    // numbers its folders so): the run then plans its messages in one process.
-    virtual bool ordered() const = 0;
     // Adds a message: what it offers to be referenced (it cannot fail).
     virtual void add(const MessageContext &) = 0;
     // With --jobs, workers index their share: the index travels to the parent as bytes.

@@ -161,18 +161,6 @@ std::size_t MessageReport::external_bodies_rewritten() const
     }));
 }
 
-void MessageReport::extraction_failed(const std::string &cause)
-{
-    changed = false;
-    for (RefEntry &r : refs)
-        if (r.action == RefEntry::Action::Extracted) {
-            r.action = RefEntry::Action::None;
-            r.reason = "extract"; // the error says why
-        }
-    drop_pages();
-    add_error("", ErrorCode::Extract, cause);
-}
-
 void MessageReport::edits_dropped()
 {
     changed = false;

@@ -208,9 +208,8 @@ struct MessageReport {
     void describe_sections(std::string &line) const;
     void summary_words(std::string &value) const;
 
-    // --cid=extract failed when the files were written: the references it claimed are not
-    // extracted after all, the message is not changed, and the error says why.
-    void extraction_failed(const std::string &cause);
+    // The "pages" entries removed: the pages they name were not written after all.
+    void drop_pages();
 
     // The message is written as it came after all (a pass failed or stopped at a limit, or
     // its edits could not stand): nothing it reports was done. References go back to
@@ -244,7 +243,6 @@ struct MessageReport {
 
 private:
     void mark(Extra e);
-    void drop_pages();
     std::vector<KeptEntry> kept_;
     std::vector<UnreferencedEntry> unreferenced_;
     std::vector<SignatureEntry> signatures_;

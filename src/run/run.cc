@@ -2,7 +2,6 @@
 // in workers, by the engine) -> take in order (log, report, output) -> commit.
 #include "run.hh"
 
-#include "extract.hh"
 #include "run_state.hh"
 
 #include <fcntl.h>
@@ -119,13 +118,15 @@ std::string summary_line(const RunStats &st, const Options &opts)
     return line;
 }
 
-int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_fd, int out_fd, RunStats *stats)
+int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_fd, int out_fd, RunStats *stats,
+        TakeHook *take_hook)
 {
     RunStats local;
     signal_reports_in_place(opts.in_place && !opts.check);
     Inputs inputs(opts, in_fd);
     Engine engine(passes, engine_config(opts, Runner::Batch));
     RunState rs(opts, engine, inputs, stats ? *stats : local);
+    rs.take_hook = take_hook;
     engine.set_fault(rs.faults.pass);
     if (Status s = open_outputs(rs, out_fd); !s) {
         g_warning("%s", s.error().message.c_str());
@@ -143,8 +144,8 @@ int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_
         for (std::size_t k = 0; k < inputs.size() && !rs.outcome.ended; ++k) run_input(rs, k, rs.jobs());
     }
     if (rs.outcome.ended) return *rs.outcome.ended;
-    if (!rs.extract_rows.empty()) // --cid=extract: the folder's index.html and pages.tsv
-        if (Status s = write_top_files(rs.extract_top, rs.extract_rows, rs.extract_pages); !s) rs.outcome.fail(s.error());
+    if (take_hook)
+        if (Status s = take_hook->finish(); !s) rs.outcome.fail(s.error());
     rs.progress.done();
     commit_outputs(rs);
     const RunStats &st = rs.st;

@@ -37,9 +37,11 @@ enum class Runner { Batch, Service };
 EngineConfig engine_config(const Options &opts, Runner who);
 
 // Runs the job described by opts; returns the process exit status (sysexits.h).
-// in_fd/out_fd stand for standard input and output.
+// in_fd/out_fd stand for standard input and output. take_hook: what the run does with a
+// plan's at_take work when it takes the plan, and at its end (engine.hh); none: a plan that
+// carries some fails.
 int run(const Options &opts, std::vector<std::unique_ptr<Pass>> &passes, int in_fd = 0, int out_fd = 1,
-        RunStats *stats = nullptr);
+        RunStats *stats = nullptr, TakeHook *take_hook = nullptr);
 
 // One line on stderr naming the message and the cause, through g_log.
 void log_message_error(const std::string &source, std::size_t index, const std::string &message_id,

@@ -182,6 +182,6 @@ Status RunState::write_report(const std::string &lines)
     return report->write(lines);
 }
 
-int RunState::jobs() const { return engine.ordered() ? 1 : std::max(1, opts.jobs); }
+int RunState::jobs() const { return std::max(1, opts.jobs); }
 
 } // namespace mimeuri

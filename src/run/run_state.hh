@@ -79,10 +79,7 @@ struct RunState {
     int changed_list_fd{-1};    // --changed-list
     Progress progress;
     std::int64_t done_bytes{0};
-    std::size_t extract_folders{0}; // --cid=extract: folders numbered as messages are taken
-    std::string extract_top;        // ... the top folder, the rows of its index.html, the
-    std::string extract_rows;       // lines of its pages.tsv
-    std::string extract_pages;
+    TakeHook *take_hook{nullptr}; // a plan's at_take work, done when it is taken (engine.hh)
     // In a worker taking whole files (--in-place --jobs): report lines go back to the parent.
     std::optional<std::string> captured_report;
 

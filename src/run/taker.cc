@@ -1,11 +1,10 @@
 // taker: plans taken in message order (taker.hh).
 //
-// SYNOPSIS  Taker::take(plan): extraction files, log line, totals, report line, then the
+// SYNOPSIS  Taker::take(plan): work left for the take (TakeHook), log line, totals, report line, then the
 //           output (streamed, or held for the input's end); ForwardHold: plans waiting for a
 //           mid: the index learns later, planned again.
 #include "taker.hh"
 
-#include "extract.hh"
 #include "record.hh"
 
 namespace mimeuri {
@@ -16,27 +15,20 @@ Taker::Taker(RunState &rs, std::size_t input_no, const Source &src, const std::v
 {
 }
 
-// --cid=extract: the files written once, in message order, never with --check. A failure
-// fails the message as a pass error does (its report no longer claims "extracted").
-void Taker::extract(Plan &plan)
+// A plan's work for when it is taken (MessageContext::at_take: a page's files), done once, in
+// message order, by the hook the entry point gave the run; never with --check. Its failure
+// fails the message as a pass's error does (the hook has said why in the report); so does
+// work no hook is there to do.
+void Taker::take_work(Plan &plan)
 {
-    const Extraction &x = plan.extraction;
-    if (rs_.opts.check || x.empty()) return;
-    const std::size_t number = x.number ? x.number : ++rs_.extract_folders;
-    auto wrote = write_extraction(x.top, number, x.files);
-    if (wrote) {
-        rs_.extract_top = x.top;
-        rs_.extract_rows += x.row;
-        // (an id that would break the line is left out: a later run cannot name its page)
-        if (!x.row.empty() && !plan.message_id.empty() &&
-            plan.message_id.find_first_of("\t\r\n") == std::string::npos)
-            rs_.extract_pages += std::to_string(number) + "\t" + plan.message_id + "\n";
-        return;
-    }
-    plan.cause = "references: " + wrote.error().message;
+    if (rs_.opts.check || plan.at_take.empty()) return;
+    Status done = rs_.take_hook ? rs_.take_hook->take(plan)
+                                : Status(Error{Code::Software, "the plan carries work for when it is taken, and the run has no one to do it"});
+    plan.at_take.clear();
+    if (done) return;
+    plan.cause = done.error().message;
     plan.edits.clear();
     plan.unprocessed = true;
-    if (plan.report) plan.report->extraction_failed(wrote.error().message);
 }
 
 // Logs and totals.
@@ -120,7 +112,7 @@ void Taker::take(std::size_t i, Plan &&plan)
     if (error_) return;
     if (lock_) lock_->keep_alive();
     taken_ = i + 1;
-    extract(plan);
+    take_work(plan);
     log(i, plan);
     write(i, std::move(plan));
 }

@@ -33,7 +33,7 @@ public:
     std::vector<const Edit *> held() const;
 
 private:
-    void extract(Plan &plan);
+    void take_work(Plan &plan);
     void log(std::size_t i, const Plan &plan);
     void write(std::size_t i, Plan &&plan);
     RunState &rs_;

@@ -217,7 +217,7 @@ def main():
             msg_out = email.message_from_bytes(open(out_i, "rb").read(), policy=email.policy.compat32)
             for part in parts:
                 # The message's page is index.html, made of its first HTML part; another HTML
-                # part with something extracted is part-SECTION.html (ref_extract.hh).
+                # part with something extracted is part-SECTION.html (src/archive/folder_plan.hh).
                 xpage = os.path.join(folder, f"part-{part}.html")
                 if not os.path.exists(xpage):
                     xpage = os.path.join(folder, "index.html")

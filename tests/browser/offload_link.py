@@ -13,7 +13,7 @@ offloaded message is extracted with --cid=extract, and headless Chromium (offloa
     message as offloaded): the file Chromium saves must be the attachment, byte for byte.
 
 The extracted page lists the external body with its URL as a link (an http or https
-access-type=URL; filters/ref_extract.cc external_url): it must be there and work. Usage: offload_link.py MIMEURI LOG_DIR   (exit 77 as browser_suite.py does)
+access-type=URL; src/archive/folder_plan.cc external_url): it must be there and work. Usage: offload_link.py MIMEURI LOG_DIR   (exit 77 as browser_suite.py does)
 """
 import base64, email, email.policy, functools, http.server, os, re, shutil, subprocess, sys, tempfile, threading
 

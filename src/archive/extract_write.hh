@@ -3,7 +3,6 @@
 // the run takes the message (in message order, once), never while it is planned.
 #pragma once
 
-#include "message.hh"
 #include "result.hh"
 
 #include <cstddef>
@@ -11,6 +10,13 @@
 #include <vector>
 
 namespace mimeuri {
+
+// A file of a message's folder: its name there and its bytes.
+struct OutputFile {
+    std::string name;
+    std::string bytes;
+    template <class Io, class Self> static void fields(Io &io, Self &f) { io(f.name, f.bytes); }
+};
 
 // Writes files into top/number (creating top and top/number as needed) and returns that
 // folder. Everything is opened relative to directory descriptors and nothing is followed:
@@ -21,7 +27,7 @@ namespace mimeuri {
 Result<std::string> write_extraction(const std::string &top, std::size_t number, const std::vector<OutputFile> &files);
 
 // The top folder's own files, once the run is done: index.html, the run's messages threaded
-// (rows: the records the references pass made, src/archive_contents.hh), mimeuri.css (the
+// (rows: the records made as each folder was planned, archive_contents.hh), mimeuri.css (the
 // pages' stylesheet), and pages.tsv, a line "N<TAB>Message-ID" per page (what `mimeuri index
 // --pages=DIR` records, so that a later run's mid: links can name these pages); then each
 // page's links to the previous and next message of its thread, written into the room its

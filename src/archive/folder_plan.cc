@@ -1,5 +1,5 @@
-// The reference pass, --cid=extract, the planning half (see ref_extract.hh).
-#include "ref_extract.hh"
+// --cid=extract, the planning half (see folder_plan.hh).
+#include "folder_plan.hh"
 
 #include "charsets.hh"
 #include "contents_row.hh"
@@ -244,31 +244,6 @@ std::string inert_name(const std::string &name, const std::string &type)
     return keeps_extension(ext, type) ? out : out + ".txt";
 }
 
-std::string relative_url(const std::string &from_dir, const std::string &to)
-{
-    auto segments = [](const std::string &path) {
-        std::vector<std::string> out;
-        for (std::size_t at = 0; at <= path.size();) {
-            std::size_t end = path.find('/', at);
-            if (end == std::string::npos) end = path.size();
-            if (end > at) out.push_back(path.substr(at, end - at));
-            at = end + 1;
-        }
-        return out;
-    };
-    const std::vector<std::string> from = segments(from_dir), target = segments(to);
-    std::size_t common = 0;
-    while (common < from.size() && common + 1 < target.size() && from[common] == target[common]) ++common;
-    std::string url;
-    for (std::size_t k = common; k < from.size(); ++k) url += "../";
-    for (std::size_t k = common; k < target.size(); ++k) {
-        GCharPtr e(g_uri_escape_string(target[k].c_str(), nullptr, FALSE));
-        url += e.get();
-        if (k + 1 < target.size()) url += '/';
-    }
-    return url;
-}
-
 std::string choose_name(std::set<std::string> &used, const std::string &wanted)
 {
     std::string name = wanted, stem = wanted, ext;
@@ -328,14 +303,14 @@ namespace {
 // header's list of parts linking to the file or page that holds each.
 class FolderPlan {
 public:
-    FolderPlan(MessageContext &ctx, const MessageIndex &ix, int page_node, const PageOptions &po)
-        : ctx_(ctx), ix_(ix), nodes_(ctx.nodes()), page_node_(page_node), po_(po)
+    FolderPlan(MessageContext &ctx, const MessageIndex &ix, int page_node, bool allow_remote_images)
+        : ctx_(ctx), ix_(ix), nodes_(ctx.nodes()), page_node_(page_node), allow_remote_images_(allow_remote_images)
     {
     }
     void extract(const PendingExtract &pe);
     void page_the_rest();
     void write_pages();
-    std::map<std::string, std::string> written() && { return std::move(written_); }
+    PlannedFolder done() && { return {std::move(files_), std::move(written_)}; }
 
 private:
     // The pages, made once every file is named (their headers list the files).
@@ -357,7 +332,8 @@ private:
     const MessageIndex &ix_;
     const std::vector<Node> &nodes_;
     const int page_node_;
-    const PageOptions &po_;
+    const bool allow_remote_images_;
+    std::vector<OutputFile> files_;
     std::map<std::string, std::string> written_; // section -> file or page name
     std::set<std::string> used_{"index.html"};
     std::map<int, std::string> file_of_;
@@ -380,7 +356,7 @@ const std::string &FolderPlan::file_for(int node)
     std::string bytes = css != css_files_.end() ? css->second : part_bytes(tn);
     // An HTML part saved as a file is a page too: made inert as the others are.
     if (is_html_type(mime_type(tn))) pages_.push_back({name, page_text(tn, bytes), false, false, tn.section});
-    else ctx_.extraction().files.push_back({name, std::move(bytes)});
+    else files_.push_back({name, std::move(bytes)});
     written_[tn.section] = name;
     return file_of_[node] = name;
 }
@@ -446,7 +422,7 @@ void FolderPlan::extract(const PendingExtract &pe)
         reps.push_back({ri, svg.empty() ? std::string(rel.get()) : std::move(svg)});
         to_files.insert(ri);
     }
-    // The page: index.html for the message's page part (PageBook), part-SECTION.html
+    // The page: index.html for the message's page part (page_node), part-SECTION.html
     // for another HTML part with something to extract. Before page_node was known, the
     // first HTML part with something to extract was index.html: the same but where an
     // earlier HTML part had nothing to extract.
@@ -564,7 +540,7 @@ void FolderPlan::write_pages()
 {
     const PageParts parts = parts_list();
     html::SanitizeOptions so;
-    so.allow_remote_images = po_.allow_remote_images;
+    so.allow_remote_images = allow_remote_images_;
     so.limits.out_of_time = [this] { return ctx_.out_of_time(); };
     for (Page &p : pages_) {
         PageParts mine = parts;
@@ -582,23 +558,20 @@ void FolderPlan::write_pages()
             const html::SanitizeCounts &r = mine.removed;
             ctx_.report().add_page({p.section, p.name, r.scripts, r.handlers, r.urls, r.refresh, r.base, r.frames, r.forms, r.remote});
         }
-        ctx_.extraction().files.push_back({p.name, make_page(ctx_, body, mine, po_.allow_remote_images)});
+        files_.push_back({p.name, make_page(ctx_, body, mine, allow_remote_images_)});
     }
 }
 
 } // namespace
 
-std::map<std::string, std::string> plan_extraction(MessageContext &ctx, const MessageIndex &ix,
-                                                   const std::vector<PendingExtract> &extracts, const std::string &top,
-                                                   int page_node, const PageOptions &po)
+PlannedFolder plan_folder(MessageContext &ctx, const MessageIndex &ix, const std::vector<PendingExtract> &extracts,
+                          int page_node, bool allow_remote_images)
 {
-    if (!po.extracting) return {};
-    ctx.extraction().top = top;
-    FolderPlan plan(ctx, ix, page_node, po);
+    FolderPlan plan(ctx, ix, page_node, allow_remote_images);
     for (const auto &pe : extracts) plan.extract(pe);
     plan.page_the_rest();
     plan.write_pages();
-    return std::move(plan).written();
+    return std::move(plan).done();
 }
 
 } // namespace mimeuri::refs

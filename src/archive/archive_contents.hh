@@ -8,8 +8,8 @@
 // nested under it in date order. Previous and next are the neighbours in that reading order
 // inside the thread.
 //
-// The run hands each message over as a record (one line, made by the references pass when it
-// plans the page) so that the pages can be written as the run takes them and the threads
+// The run hands each message over as a record (one line, made when the message's folder is
+// planned: extract.hh) so that the pages can be written as the run takes them and the threads
 // made once at its end. Pure C++: no GMime.
 #pragma once
 

@@ -1,4 +1,4 @@
-// --cid=extract: a message's row in the extract folder's index.html (src/run/extract.hh writes
+// --cid=extract: a message's row in the extract folder's index.html (extract_write.hh writes
 // the page): its date, sender and subject, as a reader shows them (RFC 2047 words decoded),
 // each escaped as HTML text, so that no header can put markup into the page.
 #pragma once
@@ -15,7 +15,7 @@ namespace mimeuri::refs {
 // spaces, & < > " ' escaped.
 std::string html_text(std::string_view text);
 
-// The message's record for the archive's contents page (src/mime/archive_contents.hh), its
+// The message's record for the archive's contents page (archive_contents.hh), its
 // page in folder N: date (UTC), sender and subject as HTML text, Message-ID, and the ids it
 // replies to.
 std::string contents_row(const MessageContext &ctx, std::size_t folder);

@@ -1,5 +1,5 @@
-// --cid=extract, the writing half (see extract.hh).
-#include "extract.hh"
+// --cid=extract, the writing half (see extract_write.hh).
+#include "extract_write.hh"
 
 #include "archive_contents.hh"
 
