@@ -3,6 +3,7 @@
 #include "ref_part_rewriter.hh"
 
 #include "charsets.hh"
+#include "html_share.hh"
 #include "ref_extract.hh"
 #include "html_tokenizer.hh"
 #include "text.hh"
@@ -102,7 +103,10 @@ std::optional<Content> PartRewriter::load(bool &rewritable, std::string &describ
         gsize written = 0;
         GCharPtr conv(g_convert(bytes->data(), static_cast<gssize>(bytes->size()), "UTF-8", enc.convert_from.c_str(),
                                 nullptr, &written, nullptr));
-        if (conv) return Content::owned(std::string(conv.get(), written));
+        if (conv) {
+            converted_ = true;
+            return Content::owned(std::string(conv.get(), written));
+        }
     }
     return std::move(*bytes);
 }
@@ -512,8 +516,11 @@ Status PartRewriter::run()
         tally_.extracts.push_back(std::move(pending_));
         return ok();
     }
-    if (reps_.empty()) return ok();
-    return write(html->view(), *scan, rewritable, charset);
+    Status s = reps_.empty() ? ok() : write(html->view(), *scan, rewritable, charset);
+    // The scan of the part's decoded bytes as they are: the data and related passes read the
+    // same bytes and take it instead of making it again (HtmlShare).
+    if (s && !css_ && !converted_) HtmlShare::of(ctx_).keep_scan(node_, opts_.html_max, std::move(*scan));
+    return s;
 }
 
 } // namespace detail

@@ -8,6 +8,7 @@
 #include "charsets.hh"
 #include "gobj.hh"
 #include "html_refs.hh"
+#include "html_share.hh"
 #include "html_tokenizer.hh"
 #include "new_related.hh"
 #include "ref_resolver.hh"
@@ -175,7 +176,10 @@ std::optional<std::string> Related::disposition(const Node &n) const
 Status Related::find(int html)
 {
     const Node &h = node(html);
-    auto content = ctx_.decoded_content(h, html::kDefaultHtmlMax);
+    // The bytes the data pass read already (HtmlShare), and the references pass's scan of
+    // them where it is the one made here.
+    HtmlShare &share = HtmlShare::of(ctx_);
+    Result<Content> &content = share.decoded(ctx_, h, html::kDefaultHtmlMax);
     if (!content) return ok(); // the references pass reports what cannot be read
     if (!html::may_hold_reference(content->view())) return ok();
     const char *cs = g_mime_object_get_content_type_parameter(h.object, "charset");
@@ -190,12 +194,17 @@ Status Related::find(int html)
         converted.assign(conv.get(), written);
         view = converted;
     }
-    html::ParseLimits limits;
-    limits.max_bytes = html::memory_cap(view.size(), html::kDefaultHtmlMax);
-    limits.out_of_time = [this] { return ctx_.out_of_time(); };
-    auto scan = html::scan_refs(view, limits);
-    if (!scan) return scan.error().code == Code::TempFail ? Status(scan.error()) : ok();
-    if (scan->stop != html::Stop::None) return ok();
+    const html::Scan *scan = converted.empty() ? share.scan(html, html::kDefaultHtmlMax) : nullptr;
+    std::optional<html::Scan> own;
+    if (!scan) {
+        html::ParseLimits limits;
+        limits.max_bytes = html::memory_cap(view.size(), html::kDefaultHtmlMax);
+        limits.out_of_time = [this] { return ctx_.out_of_time(); };
+        auto made = html::scan_refs(view, limits);
+        if (!made) return made.error().code == Code::TempFail ? Status(made.error()) : ok();
+        if (made->stop != html::Stop::None) return ok();
+        scan = &own.emplace(std::move(*made));
+    }
     std::string base = ix_.parts[static_cast<std::size_t>(html)].base;
     if (scan->base_href)
         if (std::string b = refs::resolve(base, *scan->base_href); !b.empty()) base = b;

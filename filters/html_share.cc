@@ -1,0 +1,40 @@
+// One decode and one scan of an HTML part per message (html_share.hh).
+#include "html_share.hh"
+
+namespace mimeuri {
+
+HtmlShare &HtmlShare::of(MessageContext &ctx)
+{
+    std::shared_ptr<void> &slot = ctx.shared();
+    if (!slot) slot = std::make_shared<HtmlShare>();
+    return *static_cast<HtmlShare *>(slot.get());
+}
+
+Result<Content> &HtmlShare::decoded(const MessageContext &ctx, const Node &n, std::size_t cap)
+{
+    const int node = static_cast<int>(&n - ctx.nodes().data());
+    auto it = decoded_.find(node);
+    if (it != decoded_.end() && it->second.cap == cap) return it->second.content;
+    ++decodes_;
+    Decoded d{cap, ctx.decoded_content(n, cap)};
+    if (it != decoded_.end()) it->second = std::move(d); // another cap: the later one kept
+    else it = decoded_.emplace(node, std::move(d)).first;
+    return it->second.content;
+}
+
+const html::Scan *HtmlShare::keep_scan(int node, std::size_t html_max, html::Scan scan)
+{
+    if (scan.truncated || scan.stop != html::Stop::None) return nullptr;
+    ++kept_;
+    return &scans_.insert_or_assign(node, Scanned{html_max, std::move(scan)}).first->second.scan;
+}
+
+const html::Scan *HtmlShare::scan(int node, std::size_t html_max, std::size_t max_refs) const
+{
+    auto it = scans_.find(node);
+    if (it == scans_.end() || it->second.html_max != html_max || it->second.scan.refs.size() >= max_refs) return nullptr;
+    ++taken_;
+    return &it->second.scan;
+}
+
+} // namespace mimeuri
