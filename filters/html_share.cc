@@ -22,11 +22,19 @@ Result<Content> &HtmlShare::decoded(const MessageContext &ctx, const Node &n, st
     return it->second.content;
 }
 
-const html::Scan *HtmlShare::keep_scan(int node, std::size_t html_max, html::Scan scan)
+const html::Scan *HtmlShare::keep_scan(int node, std::size_t html_max, html::Scan scan, std::vector<int> cid_nodes)
 {
     if (scan.truncated || scan.stop != html::Stop::None) return nullptr;
+    if (!cid_nodes.empty() && cid_nodes.size() != scan.refs.size()) cid_nodes.clear();
     ++kept_;
-    return &scans_.insert_or_assign(node, Scanned{html_max, std::move(scan)}).first->second.scan;
+    return &scans_.insert_or_assign(node, Scanned{html_max, std::move(scan), std::move(cid_nodes)}).first->second.scan;
+}
+
+const std::vector<int> &HtmlShare::cid_nodes(int node) const
+{
+    static const std::vector<int> none;
+    auto it = scans_.find(node);
+    return it == scans_.end() ? none : it->second.cid_nodes;
 }
 
 const html::Scan *HtmlShare::scan(int node, std::size_t html_max, std::size_t max_refs) const

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <vector>
 
 namespace mimeuri {
 
@@ -28,7 +29,13 @@ public:
     // Keeps a scan of node's decoded bytes as they are (no charset conversion) made with
     // html_max as --html-max (its memory cap), and returns it; one that is truncated or
     // stopped is not kept (null).
-    const html::Scan *keep_scan(int node, std::size_t html_max, html::Scan scan);
+    // cid_nodes, where the references pass resolved the scan's references: per reference, the
+    // node of this message its cid: URL resolves to (-1: none, dangling or ambiguous, or in
+    // another message), kUnresolved for one not resolved as a cid: URL.
+    const html::Scan *keep_scan(int node, std::size_t html_max, html::Scan scan, std::vector<int> cid_nodes = {});
+    static constexpr int kUnresolved = -2;
+    // Those of the scan kept for node (empty: none).
+    const std::vector<int> &cid_nodes(int node) const;
     // The scan kept for node with that html_max, or null; null too where a scan stopped at
     // max_refs references would have been truncated.
     const html::Scan *scan(int node, std::size_t html_max, std::size_t max_refs = html::ParseLimits{}.max_refs) const;
@@ -46,6 +53,7 @@ private:
     struct Scanned {
         std::size_t html_max;
         html::Scan scan;
+        std::vector<int> cid_nodes;
     };
     std::map<int, Decoded> decoded_;
     std::map<int, Scanned> scans_;

@@ -497,6 +497,11 @@ Status PartRewriter::run()
         const html::Ref &ref = scan->refs[ri];
         auto d = resolve_ref(ref, base);
         if (!d) continue;
+        if (d->kind == Kind::Cid) { // for the related pass, which resolves cid: URLs so too (HtmlShare)
+            if (cid_nodes_.empty()) cid_nodes_.assign(scan->refs.size(), HtmlShare::kUnresolved);
+            const bool here = d->target.status == RefStatus::Resolved && d->target.message_id.empty();
+            cid_nodes_[ri] = here ? d->target.node : -1;
+        }
         decide(ref, ri, *d);
         report(ref, scan->holders[ref.holder], *d);
     }
@@ -519,7 +524,7 @@ Status PartRewriter::run()
     Status s = reps_.empty() ? ok() : write(html->view(), *scan, rewritable, charset);
     // The scan of the part's decoded bytes as they are: the data and related passes read the
     // same bytes and take it instead of making it again (HtmlShare).
-    if (s && !css_ && !converted_) HtmlShare::of(ctx_).keep_scan(node_, opts_.html_max, std::move(*scan));
+    if (s && !css_ && !converted_) HtmlShare::of(ctx_).keep_scan(node_, opts_.html_max, std::move(*scan), std::move(cid_nodes_));
     return s;
 }
 

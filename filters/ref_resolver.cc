@@ -159,7 +159,10 @@ void Resolver::choose(std::vector<int> matches, int from, Target &t) const
 Target Resolver::cid(const std::string &url, int from, bool padded) const
 {
     Target t;
-    std::string addr = unescape(url.substr(4)); // RFC 2392: the addr-spec, %-encoded
+    // RFC 2392: the addr-spec, %-encoded. With no '%' (nor NUL) in it, unescape gives it back
+    // as it is (GLib's unescaping copies every other octet): not asked.
+    std::string addr = url.find_first_of(std::string_view("%\0", 2), 4) == std::string::npos ? url.substr(4)
+                                                                                                : unescape(url.substr(4));
     std::string clean = strip_brackets(addr);
     // Common broken forms: cid:<x>, surrounding spaces, an escape that does not decode.
     t.broken = padded || clean != addr || addr.find(' ') != std::string::npos;

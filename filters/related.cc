@@ -211,9 +211,19 @@ Status Related::find(int html)
     const int set = set_of(html);
     const int rel = related_of(html);
     std::set<int> seen;
-    for (const html::Ref &ref : scan->refs) {
+    // Where the references pass resolved these references already: its answers for cid: URLs
+    // (a cid: resolves to a part of this message whatever run index the resolver has; only
+    // what is not found here is looked for in other messages).
+    static const std::vector<int> none;
+    const std::vector<int> &known = own ? none : share.cid_nodes(html); // (for the scan kept, not one made here)
+    for (std::size_t ri = 0; ri < scan->refs.size(); ++ri) {
+        const html::Ref &ref = scan->refs[ri];
         refs::Target t;
-        if (starts_ci(ref.url, "cid:")) t = res_.cid(ref.url, html, ref.padded);
+        if (starts_ci(ref.url, "cid:") && ri < known.size() && known[ri] != HtmlShare::kUnresolved) {
+            if (known[ri] < 0) continue;
+            t.status = refs::RefStatus::Resolved;
+            t.node = known[ri];
+        } else if (starts_ci(ref.url, "cid:")) t = res_.cid(ref.url, html, ref.padded);
         else if (ref.url.empty() || starts_ci(ref.url, "mid:") || starts_ci(ref.url, "data:") ||
                  starts_ci(ref.url, "javascript:") || starts_ci(ref.url, "mailto:") || ref.url[0] == '#')
             continue;
