@@ -144,6 +144,7 @@ public:
 
 private:
     bool read_text(const Node &n, PartText &p);
+    bool shared_scan(const Node &n, PartText &p);
     Result<bool> scan_text(const Node &n, PartText &p);
     Status classify(const Node &n, PartText &p);
     Status attach(int node, const Container &c, PartText &p);
@@ -385,6 +386,7 @@ struct PartText {
     bool rewritable{true}; // written back as it is read: its charset ASCII-compatible
     html::Scan own;                  // the scan made here
     const html::Scan *scan{nullptr}; // own, or the references pass's (HtmlShare)
+    bool unread{false};              // scanned by the references pass: view read when it is needed
     std::vector<html::Replacement> reps;
     std::vector<std::size_t> rep_entry; // per replacement: its entry
     std::vector<std::string> rep_hash;  // per replacement: its image's hash
@@ -397,6 +399,7 @@ struct PartText {
 bool Attacher::read_text(const Node &n, PartText &p)
 {
     p.css = is_type(n, "text", "css");
+    if (!p.css && shared_scan(n, p)) return true;
     // Read once for the passes after this one too (HtmlShare: the related pass).
     Result<Content> &content = HtmlShare::of(ctx_).decoded(ctx_, n, html::kDefaultHtmlMax);
     if (!content) {
@@ -421,6 +424,27 @@ bool Attacher::read_text(const Node &n, PartText &p)
         p.converted.assign(conv.get(), written);
         p.view = p.converted;
     }
+    return true;
+}
+
+// An HTML part the references pass scanned as it is (HtmlShare), where this pass would read
+// it so too (its first 1024 bytes sniffed as read_text sniffs them: no conversion): its scan
+// taken, its text read only where an image is to be attached (Attacher::attach), and
+// may_hold_data_uri not asked: where that finds nothing, the scan holds no data: URL either
+// (it is the test that lets a message skip this pass), so the report is the same. False:
+// read_text reads it whole.
+bool Attacher::shared_scan(const Node &n, PartText &p)
+{
+    HtmlShare &share = HtmlShare::of(ctx_);
+    const html::Scan *kept = share.scan(static_cast<int>(&n - ctx_.nodes().data()), html::kDefaultHtmlMax);
+    const std::string *head = kept ? share.head(ctx_, n, html::kDefaultHtmlMax) : nullptr;
+    if (!head) return false;
+    const char *cs = g_mime_object_get_content_type_parameter(n.object, "charset");
+    const HtmlEncoding enc = sniff_html_encoding(cs ? cs : "", *head);
+    if (!enc.ascii_compatible && !enc.convert_from.empty()) return false;
+    p.rewritable = enc.ascii_compatible;
+    p.scan = kept;
+    p.unread = true;
     return true;
 }
 
@@ -524,7 +548,7 @@ Status Attacher::part(int node)
     const Node &n = ctx_.nodes()[static_cast<std::size_t>(node)];
     PartText p;
     if (!read_text(n, p)) return ok();
-    auto scanned = scan_text(n, p);
+    auto scanned = p.scan ? Result<bool>(true) : scan_text(n, p);
     if (!scanned) return scanned.error();
     if (!*scanned) return ok();
     if (Status s = classify(n, p); !s) return s;
@@ -568,6 +592,12 @@ Status Attacher::attach(int node, const Container &c, PartText &p)
     auto &entries = ctx_.report().section<DataReport>().entries;
     const int owner = c.related >= 0 ? c.related : node;
     const std::string dom = domain(n);
+    if (p.unread) { // the text now, read once for the passes (HtmlShare); read before, by the references pass
+        Result<Content> &content = HtmlShare::of(ctx_).decoded(ctx_, n, html::kDefaultHtmlMax);
+        if (!content) return content.error();
+        p.view = content->view();
+        p.unread = false;
+    }
     for (std::size_t k = 0; k < p.reps.size(); ++k) // in the order named: the same ids on every run
         if (Image &img = *p.rep_image[k]; img.cid.empty()) img.cid = cid_for(p.rep_hash[k], owner, dom, img.reused);
     for (std::size_t k = 0; k < p.reps.size(); ++k) p.reps[k].url = "cid:" + p.rep_image[k]->cid;

@@ -22,6 +22,28 @@ Result<Content> &HtmlShare::decoded(const MessageContext &ctx, const Node &n, st
     return it->second.content;
 }
 
+const std::string *HtmlShare::head(const MessageContext &ctx, const Node &n, std::size_t cap)
+{
+    constexpr std::size_t kHead = 1024;
+    const int node = static_cast<int>(&n - ctx.nodes().data());
+    auto it = heads_.find(node);
+    if (it == heads_.end()) {
+        std::optional<std::string> head;
+        if (auto d = decoded_.find(node); d != decoded_.end() && d->second.cap == cap) {
+            if (d->second.content) head = std::string(d->second.content->view().substr(0, kHead));
+        } else {
+            std::string h;
+            Status s = ctx.decoded_pieces(n, cap, [&](std::string_view piece) {
+                h.append(piece.substr(0, kHead - h.size()));
+                return h.size() < kHead;
+            }, 4096);
+            if (s) head = std::move(h);
+        }
+        it = heads_.emplace(node, std::move(head)).first;
+    }
+    return it->second ? &*it->second : nullptr;
+}
+
 const html::Scan *HtmlShare::keep_scan(int node, std::size_t html_max, html::Scan scan, std::vector<int> cid_nodes)
 {
     if (scan.truncated || scan.stop != html::Stop::None) return nullptr;

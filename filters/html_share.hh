@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace mimeuri {
@@ -25,6 +27,11 @@ public:
     // read at the first call for that node and cap, then the same result (valid while the
     // context lives).
     Result<Content> &decoded(const MessageContext &ctx, const Node &n, std::size_t cap);
+
+    // The first 1024 bytes (or all, if fewer) of what decoded() gives, read in pieces and not
+    // the whole part: what an encoding sniff reads (sniff_html_encoding). Null where the part
+    // cannot be read.
+    const std::string *head(const MessageContext &ctx, const Node &n, std::size_t cap);
 
     // Keeps a scan of node's decoded bytes as they are (no charset conversion) made with
     // html_max as --html-max (its memory cap), and returns it; one that is truncated or
@@ -57,6 +64,7 @@ private:
     };
     std::map<int, Decoded> decoded_;
     std::map<int, Scanned> scans_;
+    std::map<int, std::optional<std::string>> heads_;
     std::size_t decodes_{0}, kept_{0};
     mutable std::size_t taken_{0};
 };

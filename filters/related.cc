@@ -111,6 +111,8 @@ public:
 
 private:
     const Node &node(int i) const { return ctx_.nodes()[static_cast<std::size_t>(i)]; }
+    std::optional<const html::Scan *> shared_scan(int html);
+    Result<const html::Scan *> own_scan(int html, std::optional<html::Scan> &own);
     int related_of(int n) const;
     int set_of(int html) const;
     bool inside(int n, int ancestor) const { return ix_.is_descendant(n, ancestor); }
@@ -173,15 +175,41 @@ std::optional<std::string> Related::disposition(const Node &n) const
 }
 
 // Each reference of one HTML part resolved; the parts it names that are out of place reported.
-Status Related::find(int html)
+// The references pass's scan of an HTML part as it is (HtmlShare), where this pass would make
+// the same one (its first 1024 bytes sniffed as own_scan sniffs them: no conversion): the scan,
+// or null where may_hold_reference finds nothing (own_scan reads nothing further then). That
+// is true where a reference of the scan is a cid: or mid: URL (what it is the test for), and
+// only else asked of the text. nullopt: own_scan decides.
+std::optional<const html::Scan *> Related::shared_scan(int html)
+{
+    HtmlShare &share = HtmlShare::of(ctx_);
+    const Node &h = node(html);
+    const html::Scan *kept = share.scan(html, html::kDefaultHtmlMax);
+    const std::string *head = kept ? share.head(ctx_, h, html::kDefaultHtmlMax) : nullptr;
+    if (!head) return std::nullopt;
+    const char *cs = g_mime_object_get_content_type_parameter(h.object, "charset");
+    const HtmlEncoding enc = sniff_html_encoding(cs ? cs : "", *head);
+    if (!enc.ascii_compatible && !enc.convert_from.empty()) return std::nullopt;
+    const bool named = std::any_of(kept->refs.begin(), kept->refs.end(), [](const html::Ref &r) {
+        return starts_ci(r.url, "cid:") || starts_ci(r.url, "mid:");
+    });
+    if (!named) {
+        Result<Content> &content = share.decoded(ctx_, h, html::kDefaultHtmlMax);
+        if (!content) return std::nullopt;
+        if (!html::may_hold_reference(content->view())) return nullptr;
+    }
+    return kept;
+}
+
+// The part's scan made here: its text (read once with the data pass, HtmlShare) converted
+// where its charset is not ASCII-compatible. Null: nothing to look at (not read, nothing
+// may_hold_reference finds, a limit).
+Result<const html::Scan *> Related::own_scan(int html, std::optional<html::Scan> &own)
 {
     const Node &h = node(html);
-    // The bytes the data pass read already (HtmlShare), and the references pass's scan of
-    // them where it is the one made here.
-    HtmlShare &share = HtmlShare::of(ctx_);
-    Result<Content> &content = share.decoded(ctx_, h, html::kDefaultHtmlMax);
-    if (!content) return ok(); // the references pass reports what cannot be read
-    if (!html::may_hold_reference(content->view())) return ok();
+    Result<Content> &content = HtmlShare::of(ctx_).decoded(ctx_, h, html::kDefaultHtmlMax);
+    if (!content) return nullptr; // the references pass reports what cannot be read
+    if (!html::may_hold_reference(content->view())) return nullptr;
     const char *cs = g_mime_object_get_content_type_parameter(h.object, "charset");
     std::string_view view = content->view();
     std::string converted;
@@ -190,21 +218,34 @@ Status Related::find(int html)
         gsize written = 0;
         GCharPtr conv(g_convert(view.data(), static_cast<gssize>(view.size()), "UTF-8", enc.convert_from.c_str(), nullptr,
                                 &written, nullptr));
-        if (!conv) return ok();
+        if (!conv) return nullptr;
         converted.assign(conv.get(), written);
         view = converted;
     }
-    const html::Scan *scan = converted.empty() ? share.scan(html, html::kDefaultHtmlMax) : nullptr;
+    html::ParseLimits limits;
+    limits.max_bytes = html::memory_cap(view.size(), html::kDefaultHtmlMax);
+    limits.out_of_time = [this] { return ctx_.out_of_time(); };
+    auto made = html::scan_refs(view, limits);
+    if (!made) return made.error().code == Code::TempFail ? Result<const html::Scan *>(made.error()) : nullptr;
+    if (made->stop != html::Stop::None) return nullptr;
+    return &own.emplace(std::move(*made));
+}
+
+// Each reference of one HTML part resolved; the parts it names that are out of place reported.
+Status Related::find(int html)
+{
+    const Node &h = node(html);
+    HtmlShare &share = HtmlShare::of(ctx_);
     std::optional<html::Scan> own;
-    if (!scan) {
-        html::ParseLimits limits;
-        limits.max_bytes = html::memory_cap(view.size(), html::kDefaultHtmlMax);
-        limits.out_of_time = [this] { return ctx_.out_of_time(); };
-        auto made = html::scan_refs(view, limits);
-        if (!made) return made.error().code == Code::TempFail ? Status(made.error()) : ok();
-        if (made->stop != html::Stop::None) return ok();
-        scan = &own.emplace(std::move(*made));
+    const html::Scan *scan = nullptr;
+    if (auto shared = shared_scan(html)) {
+        scan = *shared;
+    } else {
+        auto made = own_scan(html, own);
+        if (!made) return made.error();
+        scan = *made;
     }
+    if (!scan) return ok();
     std::string base = ix_.parts[static_cast<std::size_t>(html)].base;
     if (scan->base_href)
         if (std::string b = refs::resolve(base, *scan->base_href); !b.empty()) base = b;
