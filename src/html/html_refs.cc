@@ -497,19 +497,37 @@ bool may_hold_reference(std::string_view html)
     return false;
 }
 
+namespace {
+
+// The octets css_urls stops at: any other is stepped over (issue 53: a saved page's
+// stylesheets are mostly other octets, and were looked at one by one for each case).
+struct CssStops {
+    bool stop[256]{};
+    constexpr CssStops()
+    {
+        for (char c : {'/', '"', '\'', '\\', '@', 'u', 'U'}) stop[static_cast<unsigned char>(c)] = true;
+    }
+};
+constexpr CssStops css_stops;
+
+} // namespace
+
 std::vector<CssUrl> css_urls(std::string_view t)
 {
     std::vector<CssUrl> out;
     std::size_t i = 0;
-    auto read_string = [&](std::size_t &j, char q, std::string &value) -> std::size_t {
-        // j is just past the opening quote; returns the index of the closing quote (or end)
+    auto read_string = [&](std::size_t &j, char q, std::string *value) -> std::size_t {
+        // j is just past the opening quote; returns the index of the closing quote (or end).
+        // value null: the string is only stepped over (its escapes still read, for their length).
+        std::string scratch;
         while (j < t.size() && t[j] != q) {
             if (t[j] == '\\') {
-                j = css_escape(t, j + 1, value);
+                j = css_escape(t, j + 1, value ? *value : scratch);
                 continue;
             }
             if (t[j] == '\n') break; // a bad string
-            value += t[j++];
+            if (value) *value += t[j];
+            ++j;
         }
         return j;
     };
@@ -519,12 +537,16 @@ std::vector<CssUrl> css_urls(std::string_view t)
         char q = t[j];
         std::size_t b = ++j;
         std::string value;
-        std::size_t e = read_string(j, q, value);
+        std::size_t e = read_string(j, q, &value);
         out.push_back({b, e, value, true});
         j = e + 1;
         return true;
     };
     while (i < t.size()) {
+        if (!css_stops.stop[static_cast<unsigned char>(t[i])]) { // none of the cases below
+            ++i;
+            continue;
+        }
         char c = t[i];
         if (c == '/' && i + 1 < t.size() && t[i + 1] == '*') {
             auto close = t.find("*/", i + 2);
@@ -533,8 +555,7 @@ std::vector<CssUrl> css_urls(std::string_view t)
         }
         if (c == '"' || c == '\'') { // a string that is not a url(): skip it
             std::size_t j = i + 1;
-            std::string ignored;
-            j = read_string(j, c, ignored);
+            j = read_string(j, c, nullptr);
             i = j + 1;
             continue;
         }
