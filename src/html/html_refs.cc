@@ -497,28 +497,12 @@ bool may_hold_reference(std::string_view html)
     return false;
 }
 
-namespace {
-
-// The octets css_urls stops at: any other is stepped over (issue 53: a saved page's
-// stylesheets are mostly other octets, and were looked at one by one for each case).
-struct CssStops {
-    bool stop[256]{};
-    constexpr CssStops()
-    {
-        for (char c : {'/', '"', '\'', '\\', '@', 'u', 'U'}) stop[static_cast<unsigned char>(c)] = true;
-    }
-};
-constexpr CssStops css_stops;
-
-} // namespace
-
 std::vector<CssUrl> css_urls(std::string_view t)
 {
     std::vector<CssUrl> out;
     std::size_t i = 0;
     auto read_string = [&](std::size_t &j, char q, std::string *value) -> std::size_t {
-        // j is just past the opening quote; returns the index of the closing quote (or end).
-        // value null: the string is only stepped over (its escapes still read, for their length).
+        // j is just past the opening quote; returns the index of the closing quote (or end); value null: skipped
         std::string scratch;
         while (j < t.size() && t[j] != q) {
             if (t[j] == '\\') {
@@ -543,10 +527,7 @@ std::vector<CssUrl> css_urls(std::string_view t)
         return true;
     };
     while (i < t.size()) {
-        if (!css_stops.stop[static_cast<unsigned char>(t[i])]) { // none of the cases below
-            ++i;
-            continue;
-        }
+        if (!detail::kCssStops[static_cast<unsigned char>(t[i])] && ++i) continue; // none of the cases below
         char c = t[i];
         if (c == '/' && i + 1 < t.size() && t[i + 1] == '*') {
             auto close = t.find("*/", i + 2);
