@@ -8,6 +8,7 @@
 #include "charsets.hh"
 #include "gobj.hh"
 #include "html_refs.hh"
+#include "html_share.hh"
 #include "html_tokenizer.hh"
 #include "new_related.hh"
 #include "text.hh"
@@ -143,6 +144,7 @@ public:
 
 private:
     bool read_text(const Node &n, PartText &p);
+    bool shared_scan(const Node &n, PartText &p);
     Result<bool> scan_text(const Node &n, PartText &p);
     Status classify(const Node &n, PartText &p);
     Status attach(int node, const Container &c, PartText &p);
@@ -378,12 +380,13 @@ Status Attacher::wrap(const Node &n, std::string_view html, const std::vector<co
 // One HTML or CSS part as the pass reads it: its text (converted to UTF-8 where its
 // charset is not ASCII-compatible), its references, and the data: images to attach.
 struct PartText {
-    Content content;
     std::string converted; // the text, where it had to be converted
-    std::string_view view; // the text the references are offsets into
+    std::string_view view; // the text the references are offsets into (HtmlShare's, or converted)
     bool css{false};
     bool rewritable{true}; // written back as it is read: its charset ASCII-compatible
-    html::Scan scan;
+    html::Scan own;                  // the scan made here
+    const html::Scan *scan{nullptr}; // own, or the references pass's (HtmlShare)
+    bool unread{false};              // scanned by the references pass: view read when it is needed
     std::vector<html::Replacement> reps;
     std::vector<std::size_t> rep_entry; // per replacement: its entry
     std::vector<std::string> rep_hash;  // per replacement: its image's hash
@@ -396,16 +399,17 @@ struct PartText {
 bool Attacher::read_text(const Node &n, PartText &p)
 {
     p.css = is_type(n, "text", "css");
-    auto content = ctx_.decoded_content(n, html::kDefaultHtmlMax);
+    if (!p.css && shared_scan(n, p)) return true;
+    // Read once for the passes after this one too (HtmlShare: the related pass).
+    Result<Content> &content = HtmlShare::of(ctx_).decoded(ctx_, n, html::kDefaultHtmlMax);
     if (!content) {
         if (opts_.mode == DataOptions::Mode::Attach)
             ctx_.report().add_error(n.section, ErrorCode::HtmlLimit, content.error().message + "; data: URIs not looked at");
         return false;
     }
-    p.content = std::move(*content);
-    if (!data::may_hold_data_uri(p.content.view())) return false;
+    if (!data::may_hold_data_uri(content->view())) return false;
     const char *cs = g_mime_object_get_content_type_parameter(n.object, "charset");
-    p.view = p.content.view();
+    p.view = content->view();
     if (p.css) {
         p.rewritable = ascii_compatibility(cs ? cs : "") != AsciiCompat::No;
         return true;
@@ -423,6 +427,27 @@ bool Attacher::read_text(const Node &n, PartText &p)
     return true;
 }
 
+// An HTML part the references pass scanned as it is (HtmlShare), where this pass would read
+// it so too (its first 1024 bytes sniffed as read_text sniffs them: no conversion): its scan
+// taken, its text read only where an image is to be attached (Attacher::attach), and
+// may_hold_data_uri not asked: where that finds nothing, the scan holds no data: URL either
+// (it is the test that lets a message skip this pass), so the report is the same. False:
+// read_text reads it whole.
+bool Attacher::shared_scan(const Node &n, PartText &p)
+{
+    HtmlShare &share = HtmlShare::of(ctx_);
+    const html::Scan *kept = share.scan(static_cast<int>(&n - ctx_.nodes().data()), html::kDefaultHtmlMax);
+    const std::string *head = kept ? share.head(ctx_, n, html::kDefaultHtmlMax) : nullptr;
+    if (!head) return false;
+    const char *cs = g_mime_object_get_content_type_parameter(n.object, "charset");
+    const HtmlEncoding enc = sniff_html_encoding(cs ? cs : "", *head);
+    if (!enc.ascii_compatible && !enc.convert_from.empty()) return false;
+    p.rewritable = enc.ascii_compatible;
+    p.scan = kept;
+    p.unread = true;
+    return true;
+}
+
 // The part's references (a stylesheet's url()s, or the HTML's); an error ends the message
 // (a limit the report names, or a deadline), false: nothing to do.
 Result<bool> Attacher::scan_text(const Node &n, PartText &p)
@@ -430,9 +455,15 @@ Result<bool> Attacher::scan_text(const Node &n, PartText &p)
     if (p.css) {
         html::ScanBuilder b(1000000);
         b.style_text(0, p.view);
-        p.scan = b.finish();
+        p.own = b.finish();
+        p.scan = &p.own;
         return true;
     }
+    // The references pass's scan of these bytes, where it made the one made here.
+    HtmlShare &share = HtmlShare::of(ctx_);
+    const int node = static_cast<int>(&n - ctx_.nodes().data());
+    if (p.converted.empty())
+        if ((p.scan = share.scan(node, html::kDefaultHtmlMax))) return true;
     html::ParseLimits limits;
     limits.max_bytes = html::memory_cap(p.view.size(), html::kDefaultHtmlMax);
     limits.out_of_time = [this] { return ctx_.out_of_time(); };
@@ -445,7 +476,10 @@ Result<bool> Attacher::scan_text(const Node &n, PartText &p)
         ctx_.report().add_error(n.section, html::stop_kind(r->stop), r->stop_message);
         return Error::limit(r->stop_message);
     }
-    p.scan = std::move(*r);
+    p.own = std::move(*r);
+    p.scan = &p.own;
+    if (p.converted.empty() && !p.own.truncated) // kept for the related pass, which reads the same bytes
+        p.scan = share.keep_scan(node, html::kDefaultHtmlMax, std::move(p.own));
     return true;
 }
 
@@ -455,17 +489,17 @@ Result<bool> Attacher::scan_text(const Node &n, PartText &p)
 Status Attacher::classify(const Node &n, PartText &p)
 {
     const bool attach = opts_.mode == DataOptions::Mode::Attach;
-    for (std::size_t ri = 0; ri < p.scan.refs.size(); ++ri) {
+    for (std::size_t ri = 0; ri < p.scan->refs.size(); ++ri) {
         if (ri % 1024 == 0)
             if (Status t = ctx_.check_time(); !t) return t;
-        const html::Ref &ref = p.scan.refs[ri];
+        const html::Ref &ref = p.scan->refs[ri];
         if (!data::is_data_url(ref.url)) continue;
-        const html::Holder &h = p.scan.holders[ref.holder];
+        const html::Holder &h = p.scan->holders[ref.holder];
         DataEntry e;
         e.part = n.section;
         e.attr = p.css ? "css" : h.attribute ? h.element + "@" + h.attr : "style";
         if (ref.inner >= 0) { // "iframe@srcdoc>img@src": the frame's document, and where in it
-            const html::Inner &in = p.scan.inner[static_cast<std::size_t>(ref.inner)];
+            const html::Inner &in = p.scan->inner[static_cast<std::size_t>(ref.inner)];
             e.attr += ">" + (in.attribute ? in.element + "@" + in.attr : std::string("style"));
         }
         DataUrl d = data::parse_data_url(ref.url, opts_.max);
@@ -473,7 +507,7 @@ Status Attacher::classify(const Node &n, PartText &p)
         if (d.size) e.size = static_cast<std::int64_t>(*d.size);
         std::string part_type = canonical_type(d.type);
         if (d.type.compare(0, 6, "image/") != 0) e.reason = "not-image";
-        else if (!image_context(p.scan, ref)) e.reason = "context";
+        else if (!image_context(*p.scan, ref)) e.reason = "context";
         else if (!d.size) e.reason = "base64";
         else if (d.over) e.reason = "size";
         else if (d.bytes.empty()) e.reason = "empty";
@@ -514,7 +548,7 @@ Status Attacher::part(int node)
     const Node &n = ctx_.nodes()[static_cast<std::size_t>(node)];
     PartText p;
     if (!read_text(n, p)) return ok();
-    auto scanned = scan_text(n, p);
+    auto scanned = p.scan ? Result<bool>(true) : scan_text(n, p);
     if (!scanned) return scanned.error();
     if (!*scanned) return ok();
     if (Status s = classify(n, p); !s) return s;
@@ -558,10 +592,16 @@ Status Attacher::attach(int node, const Container &c, PartText &p)
     auto &entries = ctx_.report().section<DataReport>().entries;
     const int owner = c.related >= 0 ? c.related : node;
     const std::string dom = domain(n);
+    if (p.unread) { // the text now, read once for the passes (HtmlShare); read before, by the references pass
+        Result<Content> &content = HtmlShare::of(ctx_).decoded(ctx_, n, html::kDefaultHtmlMax);
+        if (!content) return content.error();
+        p.view = content->view();
+        p.unread = false;
+    }
     for (std::size_t k = 0; k < p.reps.size(); ++k) // in the order named: the same ids on every run
         if (Image &img = *p.rep_image[k]; img.cid.empty()) img.cid = cid_for(p.rep_hash[k], owner, dom, img.reused);
     for (std::size_t k = 0; k < p.reps.size(); ++k) p.reps[k].url = "cid:" + p.rep_image[k]->cid;
-    html::Rewritten rw = html::rewrite(p.view, p.scan, p.reps);
+    html::Rewritten rw = html::rewrite(p.view, *p.scan, p.reps);
     std::vector<bool> done(p.reps.size(), true);
     for (std::size_t k : rw.skipped) {
         done[k] = false;

@@ -3,6 +3,7 @@
 #include "ref_part_rewriter.hh"
 
 #include "charsets.hh"
+#include "html_share.hh"
 #include "ref_pages.hh"
 #include "html_tokenizer.hh"
 #include "text.hh"
@@ -102,7 +103,10 @@ std::optional<Content> PartRewriter::load(bool &rewritable, std::string &describ
         gsize written = 0;
         GCharPtr conv(g_convert(bytes->data(), static_cast<gssize>(bytes->size()), "UTF-8", enc.convert_from.c_str(),
                                 nullptr, &written, nullptr));
-        if (conv) return Content::owned(std::string(conv.get(), written));
+        if (conv) {
+            converted_ = true;
+            return Content::owned(std::string(conv.get(), written));
+        }
     }
     return std::move(*bytes);
 }
@@ -493,6 +497,11 @@ Status PartRewriter::run()
         const html::Ref &ref = scan->refs[ri];
         auto d = resolve_ref(ref, base);
         if (!d) continue;
+        if (d->kind == Kind::Cid) { // for the related pass, which resolves cid: URLs so too (HtmlShare)
+            if (cid_nodes_.empty()) cid_nodes_.assign(scan->refs.size(), HtmlShare::kUnresolved);
+            const bool here = d->target.status == RefStatus::Resolved && d->target.message_id.empty();
+            cid_nodes_[ri] = here ? d->target.node : -1;
+        }
         decide(ref, ri, *d);
         report(ref, scan->holders[ref.holder], *d);
     }
@@ -512,8 +521,11 @@ Status PartRewriter::run()
         tally_.extracts.push_back(std::move(pending_));
         return ok();
     }
-    if (reps_.empty()) return ok();
-    return write(html->view(), *scan, rewritable, charset);
+    Status s = reps_.empty() ? ok() : write(html->view(), *scan, rewritable, charset);
+    // The scan of the part's decoded bytes as they are: the data and related passes read the
+    // same bytes and take it instead of making it again (HtmlShare).
+    if (s && !css_ && !converted_) HtmlShare::of(ctx_).keep_scan(node_, opts_.html_max, std::move(*scan), std::move(cid_nodes_));
+    return s;
 }
 
 } // namespace detail

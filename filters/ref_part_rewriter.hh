@@ -89,6 +89,8 @@ private:
     std::vector<html::Replacement> reps_;
     std::vector<std::pair<std::size_t, int>> rep_refs_; // per replacement: its report entry, its target
     std::vector<int> rep_blobs_;                        // per replacement: its data: URL's payload, or -1
+    bool converted_{false};                             // load() gave the text converted to UTF-8
+    std::vector<int> cid_nodes_;                        // per reference: HtmlShare::keep_scan's cid_nodes
     std::vector<StreamedBody::Blob> blobs_;             // the parts inlined
     std::map<int, int> blob_of_;                        // target node -> index in blobs_
     std::size_t held_{0};                               // decoded bytes held in blobs_

@@ -34,6 +34,15 @@ const char *match_name(Match m)
 
 namespace {
 
+// Whether unescape() can give back anything but s itself: GLib's unescaping copies every octet
+// but a '%' escape, and stops at a NUL (checked over every octet).
+bool escaped(std::string_view s)
+{
+    for (char c : s)
+        if (c == '%' || c == '\0') return true;
+    return false;
+}
+
 using Map = std::unordered_map<std::string, std::vector<int>>; // Resolver::Lookup's
 
 // local@domain with the domain in ASCII lower case: two ids are the same by same_id_ci_domain
@@ -159,7 +168,8 @@ void Resolver::choose(std::vector<int> matches, int from, Target &t) const
 Target Resolver::cid(const std::string &url, int from, bool padded) const
 {
     Target t;
-    std::string addr = unescape(url.substr(4)); // RFC 2392: the addr-spec, %-encoded
+    // RFC 2392: the addr-spec, %-encoded (unescape asked only where it may change it).
+    std::string addr = escaped(std::string_view(url).substr(4)) ? unescape(url.substr(4)) : url.substr(4);
     std::string clean = strip_brackets(addr);
     // Common broken forms: cid:<x>, surrounding spaces, an escape that does not decode.
     t.broken = padded || clean != addr || addr.find(' ') != std::string::npos;
@@ -340,12 +350,22 @@ Target Resolver::mid(const std::string &url, int from) const
     return none;
 }
 
+const std::string &Resolver::resolved(const std::string &base, const std::string &url) const
+{
+    std::string key = std::to_string(base.size()) + ':'; // the base's length first: no two pairs one key
+    key.append(base).append(url);
+    auto it = resolved_.find(key);
+    if (it == resolved_.end()) it = resolved_.emplace(std::move(key), resolve(base, url)).first;
+    return it->second;
+}
+
 Target Resolver::location(const std::string &url, const std::string &base, int from) const
 {
     Target t;
     if (ix_.any_location) {
-        std::string abs = resolve(base, url); // RFC 2557 5: both sides absolute
-        const std::string abs_unescaped = abs.empty() ? std::string() : unescape(abs); // (each part's: in the index)
+        const std::string &abs = resolved(base, url); // RFC 2557 5: both sides absolute
+        // (each part's: in the index; unescape asked only where it may change it)
+        const std::string abs_unescaped = abs.empty() || !escaped(abs) ? abs : unescape(abs);
         const Lookup &l = lookup();
         // A part whose location (as written or decoded) is the URL, absolute or as written.
         std::vector<int> matches = find_any(l.location, {&abs, &url});

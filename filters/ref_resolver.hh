@@ -106,6 +106,10 @@ private:
         Map message;      // an indexed message's Message-ID
         Map message_ci;   // the same, with the domain in lower case
     };
+    // resolve(base, url), each pair once per message: a page names the same URLs from many
+    // parts and stylesheets, and GLib's parse and rebuild is most of a location's cost.
+    const std::string &resolved(const std::string &base, const std::string &url) const;
+    mutable std::unordered_map<std::string, std::string> resolved_; // base's length, ':', base, url -> resolve()
     // The one part of from's own multipart/related set (not from, not in a related set
     // nested in it) among candidates (part numbers, in document order); -1 for none, for
     // several, and outside a related set.

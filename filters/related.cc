@@ -8,6 +8,7 @@
 #include "charsets.hh"
 #include "gobj.hh"
 #include "html_refs.hh"
+#include "html_share.hh"
 #include "html_tokenizer.hh"
 #include "new_related.hh"
 #include "ref_resolver.hh"
@@ -110,6 +111,8 @@ public:
 
 private:
     const Node &node(int i) const { return ctx_.nodes()[static_cast<std::size_t>(i)]; }
+    std::optional<const html::Scan *> shared_scan(int html);
+    Result<const html::Scan *> own_scan(int html, std::optional<html::Scan> &own);
     int related_of(int n) const;
     int set_of(int html) const;
     bool inside(int n, int ancestor) const { return ix_.is_descendant(n, ancestor); }
@@ -172,12 +175,41 @@ std::optional<std::string> Related::disposition(const Node &n) const
 }
 
 // Each reference of one HTML part resolved; the parts it names that are out of place reported.
-Status Related::find(int html)
+// The references pass's scan of an HTML part as it is (HtmlShare), where this pass would make
+// the same one (its first 1024 bytes sniffed as own_scan sniffs them: no conversion): the scan,
+// or null where may_hold_reference finds nothing (own_scan reads nothing further then). That
+// is true where a reference of the scan is a cid: or mid: URL (what it is the test for), and
+// only else asked of the text. nullopt: own_scan decides.
+std::optional<const html::Scan *> Related::shared_scan(int html)
+{
+    HtmlShare &share = HtmlShare::of(ctx_);
+    const Node &h = node(html);
+    const html::Scan *kept = share.scan(html, html::kDefaultHtmlMax);
+    const std::string *head = kept ? share.head(ctx_, h, html::kDefaultHtmlMax) : nullptr;
+    if (!head) return std::nullopt;
+    const char *cs = g_mime_object_get_content_type_parameter(h.object, "charset");
+    const HtmlEncoding enc = sniff_html_encoding(cs ? cs : "", *head);
+    if (!enc.ascii_compatible && !enc.convert_from.empty()) return std::nullopt;
+    const bool named = std::any_of(kept->refs.begin(), kept->refs.end(), [](const html::Ref &r) {
+        return starts_ci(r.url, "cid:") || starts_ci(r.url, "mid:");
+    });
+    if (!named) {
+        Result<Content> &content = share.decoded(ctx_, h, html::kDefaultHtmlMax);
+        if (!content) return std::nullopt;
+        if (!html::may_hold_reference(content->view())) return nullptr;
+    }
+    return kept;
+}
+
+// The part's scan made here: its text (read once with the data pass, HtmlShare) converted
+// where its charset is not ASCII-compatible. Null: nothing to look at (not read, nothing
+// may_hold_reference finds, a limit).
+Result<const html::Scan *> Related::own_scan(int html, std::optional<html::Scan> &own)
 {
     const Node &h = node(html);
-    auto content = ctx_.decoded_content(h, html::kDefaultHtmlMax);
-    if (!content) return ok(); // the references pass reports what cannot be read
-    if (!html::may_hold_reference(content->view())) return ok();
+    Result<Content> &content = HtmlShare::of(ctx_).decoded(ctx_, h, html::kDefaultHtmlMax);
+    if (!content) return nullptr; // the references pass reports what cannot be read
+    if (!html::may_hold_reference(content->view())) return nullptr;
     const char *cs = g_mime_object_get_content_type_parameter(h.object, "charset");
     std::string_view view = content->view();
     std::string converted;
@@ -186,25 +218,53 @@ Status Related::find(int html)
         gsize written = 0;
         GCharPtr conv(g_convert(view.data(), static_cast<gssize>(view.size()), "UTF-8", enc.convert_from.c_str(), nullptr,
                                 &written, nullptr));
-        if (!conv) return ok();
+        if (!conv) return nullptr;
         converted.assign(conv.get(), written);
         view = converted;
     }
     html::ParseLimits limits;
     limits.max_bytes = html::memory_cap(view.size(), html::kDefaultHtmlMax);
     limits.out_of_time = [this] { return ctx_.out_of_time(); };
-    auto scan = html::scan_refs(view, limits);
-    if (!scan) return scan.error().code == Code::TempFail ? Status(scan.error()) : ok();
-    if (scan->stop != html::Stop::None) return ok();
+    auto made = html::scan_refs(view, limits);
+    if (!made) return made.error().code == Code::TempFail ? Result<const html::Scan *>(made.error()) : nullptr;
+    if (made->stop != html::Stop::None) return nullptr;
+    return &own.emplace(std::move(*made));
+}
+
+// Each reference of one HTML part resolved; the parts it names that are out of place reported.
+Status Related::find(int html)
+{
+    const Node &h = node(html);
+    HtmlShare &share = HtmlShare::of(ctx_);
+    std::optional<html::Scan> own;
+    const html::Scan *scan = nullptr;
+    if (auto shared = shared_scan(html)) {
+        scan = *shared;
+    } else {
+        auto made = own_scan(html, own);
+        if (!made) return made.error();
+        scan = *made;
+    }
+    if (!scan) return ok();
     std::string base = ix_.parts[static_cast<std::size_t>(html)].base;
     if (scan->base_href)
         if (std::string b = refs::resolve(base, *scan->base_href); !b.empty()) base = b;
     const int set = set_of(html);
     const int rel = related_of(html);
     std::set<int> seen;
-    for (const html::Ref &ref : scan->refs) {
+    // Where the references pass resolved these references already: its answers for cid: URLs
+    // (a cid: resolves to a part of this message whatever run index the resolver has; only
+    // what is not found here is looked for in other messages).
+    static const std::vector<int> none;
+    const std::vector<int> &known = own ? none : share.cid_nodes(html); // (for the scan kept, not one made here)
+    for (std::size_t ri = 0; ri < scan->refs.size(); ++ri) {
+        const html::Ref &ref = scan->refs[ri];
         refs::Target t;
-        if (starts_ci(ref.url, "cid:")) t = res_.cid(ref.url, html, ref.padded);
+        if (starts_ci(ref.url, "cid:") && ri < known.size() && known[ri] != HtmlShare::kUnresolved) {
+            if (known[ri] < 0) continue;
+            t.status = refs::RefStatus::Resolved;
+            t.node = known[ri];
+        } else if (starts_ci(ref.url, "cid:")) t = res_.cid(ref.url, html, ref.padded);
         else if (ref.url.empty() || starts_ci(ref.url, "mid:") || starts_ci(ref.url, "data:") ||
                  starts_ci(ref.url, "javascript:") || starts_ci(ref.url, "mailto:") || ref.url[0] == '#')
             continue;

@@ -6,6 +6,7 @@
 
 #include <gumbo.h>
 
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <string_view>
@@ -51,5 +52,12 @@ struct Guarded {
     Guarded(const Guarded &) = delete;
     Guarded &operator=(const Guarded &) = delete;
 };
+
+// The octets css_urls stops at; any other is stepped over (issue 53: saved pages' stylesheets).
+constexpr std::array<bool, 256> kCssStops = [] {
+    std::array<bool, 256> s{};
+    for (unsigned char c : std::string_view("/\"'\\@uU")) s[c] = true;
+    return s;
+}();
 
 } // namespace mimeuri::html::detail

@@ -501,15 +501,17 @@ std::vector<CssUrl> css_urls(std::string_view t)
 {
     std::vector<CssUrl> out;
     std::size_t i = 0;
-    auto read_string = [&](std::size_t &j, char q, std::string &value) -> std::size_t {
-        // j is just past the opening quote; returns the index of the closing quote (or end)
+    auto read_string = [&](std::size_t &j, char q, std::string *value) -> std::size_t {
+        // j is just past the opening quote; returns the index of the closing quote (or end); value null: skipped
+        std::string scratch;
         while (j < t.size() && t[j] != q) {
             if (t[j] == '\\') {
-                j = css_escape(t, j + 1, value);
+                j = css_escape(t, j + 1, value ? *value : scratch);
                 continue;
             }
             if (t[j] == '\n') break; // a bad string
-            value += t[j++];
+            if (value) *value += t[j];
+            ++j;
         }
         return j;
     };
@@ -519,12 +521,13 @@ std::vector<CssUrl> css_urls(std::string_view t)
         char q = t[j];
         std::size_t b = ++j;
         std::string value;
-        std::size_t e = read_string(j, q, value);
+        std::size_t e = read_string(j, q, &value);
         out.push_back({b, e, value, true});
         j = e + 1;
         return true;
     };
     while (i < t.size()) {
+        if (!detail::kCssStops[static_cast<unsigned char>(t[i])] && ++i) continue; // none of the cases below
         char c = t[i];
         if (c == '/' && i + 1 < t.size() && t[i + 1] == '*') {
             auto close = t.find("*/", i + 2);
@@ -533,8 +536,7 @@ std::vector<CssUrl> css_urls(std::string_view t)
         }
         if (c == '"' || c == '\'') { // a string that is not a url(): skip it
             std::size_t j = i + 1;
-            std::string ignored;
-            j = read_string(j, c, ignored);
+            j = read_string(j, c, nullptr);
             i = j + 1;
             continue;
         }

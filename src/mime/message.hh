@@ -299,6 +299,11 @@ public:
     // In an mbox that quotes "From " lines (not mboxcl2), the bytes as read may hold quoting.
     bool from_quoted() const { return in_mbox_ && !length_split_; }
 
+    // What the passes share about this message, made by the first that asks and gone with it:
+    // one decode and one scan of an HTML part for every pass that reads it
+    // (filters/html_share.hh). Type-erased: the core knows nothing of what a pass keeps.
+    std::shared_ptr<void> &shared() { return shared_; }
+
     // The time limit: passes ask between units of work and stop with a "time-limit" error.
     void start_clock() { deadline_ = deadline_after(limits_.max_seconds); }
     bool out_of_time() const { return std::chrono::steady_clock::now() > deadline_; }
@@ -347,6 +352,7 @@ private:
     bool headers_only_{false};
     mutable std::function<void()> deferred_; // see defer_protections
     std::vector<std::function<Status()>> after_passes_;
+    std::shared_ptr<void> shared_; // see shared()
     void protections_ready() const
     {
         if (!deferred_) return;
