@@ -30,7 +30,7 @@ for n in ${SIZES:-${N:-10000}}; do
   for what in one hundred; do
     walls=() cpus=()
     for ((r = 0; r < rounds; r++)); do
-      rm -rf "$work/b" && cp -a "$work/a" "$work/b"
+      rm -rf "$work/b" && cp -a "$work/a" "$work/b" && sync   # (else the add's syncfs writes the copy out)
       touch "$work/mark"; sleep 0.01
       s=$(date +%s.%N)
       /usr/bin/time -f "%U %S %M" -o "$work/t" "$bin" archive --quiet "$work/b" "$work/$what.mbox"
