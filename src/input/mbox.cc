@@ -97,10 +97,17 @@ Result<std::vector<Segment>> split(const Source &src, Format format)
 
 bool may_have_content_length(std::string_view b)
 {
-    HeaderFields fields(b);
-    for (Field f; fields.next(f);)
-        if (f.first.text.size() > 15 && g_ascii_strncasecmp(f.first.text.data(), "Content-Length:", 15) == 0) return true;
-    return !fields.ended_by_empty_line(); // the block goes on past the buffer
+    // HeaderFields' reading, line by line: a field's first line is any line of the block
+    // that is not folded, and a folded one never starts "Content-Length:"; the block ends at
+    // an empty line (an LF or CRLF alone), or goes on past the buffer (which a last line of
+    // a lone CR, with no LF, also ends).
+    Lines lines(b);
+    for (Line l; lines.next(l);) {
+        if (l.empty()) return !l.lf;
+        if (l.text.size() > 15 && (l.text[0] | 0x20) == 'c' && g_ascii_strncasecmp(l.text.data(), "Content-Length:", 15) == 0)
+            return true;
+    }
+    return true; // the block goes on past the buffer
 }
 
 // From the buffer alone, where it holds the start of the message at msg_begin; most
