@@ -28,25 +28,42 @@ namespace mimeuri {
 // the two on every input they have.
 std::optional<std::string> plain_message_id(std::string_view m)
 {
+    // One memchr a line (and one for a CR inside it), not HeaderFields' fields: the same
+    // reading of a plain block, at a third of the instructions (issue 53).
     constexpr auto npos = std::string_view::npos;
     std::size_t value = npos, value_end = 0; // the last Message-ID's raw value
-    HeaderFields fields(m);
-    for (Field f; fields.next(f);) {
-        // Each line ends in an LF, with a CR only right before it; no NUL.
-        if (f.raw.back() != '\n' || !plain_bytes(f.raw)) return std::nullopt;
-        if (f.orphan()) return std::nullopt; // a folded line with no field before it
-        // GMime fails a message whose field name does not fit its 4 KiB read buffer (from
-        // 4,224 bytes here): a name longer than a line may be (RFC 5322: 998) goes to GMime.
-        if (f.colon == 0 || !f.has_colon() || f.colon > 998) return std::nullopt;
-        for (char c : f.name)
-            if (static_cast<unsigned char>(c) <= 32 || static_cast<unsigned char>(c) >= 127) return std::nullopt;
-        if (f.colon == 10 && text::ci_at(f.name, 0, "message-id")) {
-            value = f.begin + f.colon + 1;
-            value_end = f.end;
+    bool field = false, in_id = false;
+    std::size_t at = 0;
+    for (;;) {
+        // Each line ends in an LF (the block in an empty line), with a CR only right before it.
+        const void *nl = at < m.size() ? std::memchr(m.data() + at, '\n', m.size() - at) : nullptr;
+        if (!nl) return std::nullopt;
+        const std::size_t next = static_cast<std::size_t>(static_cast<const char *>(nl) - m.data()) + 1;
+        const std::string_view line = m.substr(at, next - 1 - at);
+        if (line.empty() || line == "\r") break;
+        if (std::memchr(line.data(), '\r', line.size() - 1)) return std::nullopt;
+        if (line[0] == ' ' || line[0] == '\t') {
+            if (!field) return std::nullopt; // a folded line with no field before it
+            if (in_id) value_end = next;
+        } else {
+            // "name:", the name printable ASCII. GMime fails a message whose field name does
+            // not fit its 4 KiB read buffer (from 4,224 bytes here): a name longer than a
+            // line may be (RFC 5322: 998) goes to GMime.
+            std::size_t k = 0;
+            for (; k < line.size() && k <= 998 && line[k] != ':'; ++k)
+                if (static_cast<unsigned char>(line[k]) <= 32 || static_cast<unsigned char>(line[k]) >= 127) return std::nullopt;
+            if (k == 0 || k > 998 || k == line.size() || line[k] != ':') return std::nullopt;
+            field = true;
+            in_id = k == 10 && text::ci_at(line, 0, "message-id");
+            if (in_id) {
+                value = at + k + 1;
+                value_end = next;
+            }
         }
+        at = next;
     }
-    if (!fields.ended_by_empty_line()) return std::nullopt;
-    if (value == std::string_view::npos) return std::string();
+    if (std::memchr(m.data(), '\0', at)) return std::nullopt; // no NUL
+    if (value == npos) return std::string();
     return message_id_of_value(m.substr(value, value_end - value));
 }
 
