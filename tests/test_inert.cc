@@ -519,3 +519,26 @@ TEST_CASE("inert copy: a plain <id> is read as GMime reads it, without GMime")
         CHECK(message_id_of_value(other) == gmime(other)); // GMime's own reading, whatever it is
     }
 }
+
+TEST_CASE("inert copy: a message of one line (bare CRs, old Mac mail) gets GMime's Message-ID without GMime")
+{
+    // GMime reads a message whose only LF ends it as one header field, bare CRs and all:
+    // no Message-ID unless that field is one (then GMime reads it). The twins compare the
+    // copy's Message-ID with GMime's whole parse, and the plans.
+    Twins t(RefOptions::Mid::Check);
+    const std::pair<std::string, bool> cases[] = {
+        {"Return-Path: <>\rMessage-ID: <a@b>\rSubject: x\r\rbody\r\n", true},
+        {"Received: from x\r\tby y\rContent-Type: text/html\r\r<a href=\"cid:x\">\r\n", true},
+        {"Subject: one field and no body\n", true},
+        {"Message-ID: <a@b>\rSubject: x\r\rbody\r\n", false}, // GMime's reading
+        {"Bad name: x\rMessage-ID: <a@b>\r\n", false},
+        {"Subject: x\rMessage-ID: <a@b>\r\nSubject: y\n\nbody\n", false}, // two lines: the plain reading
+    };
+    for (const auto &[m, without] : cases) {
+        CAPTURE(m);
+        CHECK(plain_message_id(m).has_value() == without);
+        t.plan_bytes(m, m.substr(0, 40));
+    }
+    CHECK(t.messages == 6);
+    CHECK(t.without_gmime == 3); // the first three
+}
