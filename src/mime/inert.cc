@@ -259,8 +259,18 @@ bool provably_inert(std::string_view m, const InertCheck &check, const Limits &l
     }
     bool scan = false;
     std::size_t embedded = 0; // at most the embedded messages (each body an entity of its own)
+    // The bytes a needle or "message" can start with (ci_at folds A-Z only): other positions
+    // are passed over at once (the needles at every byte were half of this check's cost).
+    bool starts[256] = {};
+    auto may_start = [&](char first) {
+        starts[static_cast<unsigned char>(first)] = true;
+        if (first >= 'a' && first <= 'z') starts[static_cast<unsigned char>(first - 'a' + 'A')] = true;
+    };
+    may_start('m');
+    for (const Needle &n : needles) may_start(n.word[0]);
     auto harmless = [&](std::string_view field) {
         for (std::size_t i = 0; i < field.size(); ++i) {
+            if (!starts[static_cast<unsigned char>(field[i])]) continue;
             for (const Needle &n : needles)
                 if (text::ci_at(field, i, n.word)) {
                     if (!n.scanned) return false;
