@@ -22,6 +22,7 @@
 #include <glib.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <iterator>
 
@@ -47,12 +48,16 @@ std::size_t next_dash_line(std::string_view m, std::size_t at)
     return m.size();
 }
 
-// RFC 2045 5.1 token characters.
-bool token_char(char c)
-{
-    const auto u = static_cast<unsigned char>(c);
-    return u > 32 && u < 127 && !std::strchr("()<>@,;:\\\"/[]?=", c);
-}
+// RFC 2045 5.1 token characters: a table (a strchr a byte was a fifth of the walk's reading
+// of Content-Type fields).
+constexpr auto kTokenChars = [] {
+    std::array<bool, 256> t{};
+    for (int c = 33; c < 127; ++c) t[static_cast<std::size_t>(c)] = true;
+    for (char c : std::string_view("()<>@,;:\\\"/[]?=")) t[static_cast<unsigned char>(c)] = false;
+    return t;
+}();
+
+bool token_char(char c) { return kTokenChars[static_cast<unsigned char>(c)]; }
 
 struct ParsedType {
     std::string type, subtype, boundary, charset;
