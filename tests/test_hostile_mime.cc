@@ -389,6 +389,11 @@ TEST_CASE("limits hold while parsing: header fields are counted per block and pe
         {"folded fields count once", make(1, 6000, "a:b\n c\n"), "", nullptr},
         {"a smaller limit", make(3, 6, "a:b\n"), "--max-header-fields=5", "fields in one header block"},
         {"a smaller limit, per message", make(11, 5, "a:b\n"), "--max-header-fields=5", "header fields in the message"},
+        // At the edge of the prescan's count of LFs (a message with fewer LFs than a limit
+        // allows is not scanned): the last field, with no LF, counts too.
+        {"six fields, five LFs", "Message-ID: <e@x>\na:b\na:b\na:b\na:b\na:b", "--max-header-fields=5",
+         "fields in one header block"},
+        {"five fields, four LFs", "Message-ID: <e@x>\na:b\na:b\na:b\na:b", "--max-header-fields=5", nullptr},
     };
     for (const Case &c : cases) {
         CAPTURE(c.what);

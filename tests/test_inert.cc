@@ -10,6 +10,7 @@
 #include "engine.hh"
 #include "external_body.hh"
 #include "mbox.hh"
+#include "message_id.hh"
 #include "references.hh"
 #include "streamed_body.hh"
 
@@ -481,4 +482,63 @@ TEST_CASE("inert copy: HTML whose every cid: URL is one part's Content-ID as wri
         for (const auto &[m, copied] : cases) t.plan_bytes(m, m.substr(0, 80));
         t.same_index();
     }
+}
+
+TEST_CASE("inert copy: a plain <id> is read as GMime reads it, without GMime")
+{
+    // plain_angle_id answers only where GMime's unfold, decode_text and decode_message_id
+    // give the same: each value is compared with those three calls (the slow path of
+    // message_id_of_value), and the forms it must leave to GMime give nothing.
+    auto gmime = [](const std::string &raw) {
+        gchar *unfolded = g_mime_utils_header_unfold(raw.c_str());
+        gchar *decoded = g_mime_utils_header_decode_text(nullptr, unfolded);
+        gchar *id = g_mime_utils_decode_message_id(decoded);
+        std::string out = id ? id : "";
+        g_free(id);
+        g_free(decoded);
+        g_free(unfolded);
+        return out;
+    };
+    for (const char *plain : {" <a@b>\n", "<a@b>", " \t<a.b.c@d.e-f>\r\n", " <ii_1507>\n", " <x!#$%&'*+-/=?^_`{|}~@y.z>\n",
+                              " <a@b>  \n", " <1234.5678@[x]>\n"}) {
+        CAPTURE(plain);
+        const auto id = plain_angle_id(plain);
+        if (std::string(plain).find('[') != std::string::npos) {
+            CHECK(!id);
+            continue;
+        }
+        REQUIRE(id);
+        CHECK(*id == gmime(plain));
+        CHECK(message_id_of_value(plain) == gmime(plain));
+    }
+    for (const char *other : {" <a..b@c>\n", " <.a@c>\n", " <a@b.>\n", " <a@@b>\n", " <@b>\n", " <a@>\n", " <\"q r\"@b>\n",
+                              " <a@b> (c)\n", " (c) <a@b>\n", " <a b@c>\n", " a@b\n", " <>\n", " <a@b\n", " =?us-ascii?q?<a@b>?=\n",
+                              " \n <a@b>\n", " <a@b>\n <c@d>\n"}) {
+        CAPTURE(other);
+        CHECK(!plain_angle_id(other));
+        CHECK(message_id_of_value(other) == gmime(other)); // GMime's own reading, whatever it is
+    }
+}
+
+TEST_CASE("inert copy: a message of one line (bare CRs, old Mac mail) gets GMime's Message-ID without GMime")
+{
+    // GMime reads a message whose only LF ends it as one header field, bare CRs and all:
+    // no Message-ID unless that field is one (then GMime reads it). The twins compare the
+    // copy's Message-ID with GMime's whole parse, and the plans.
+    Twins t(RefOptions::Mid::Check);
+    const std::pair<std::string, bool> cases[] = {
+        {"Return-Path: <>\rMessage-ID: <a@b>\rSubject: x\r\rbody\r\n", true},
+        {"Received: from x\r\tby y\rContent-Type: text/html\r\r<a href=\"cid:x\">\r\n", true},
+        {"Subject: one field and no body\n", true},
+        {"Message-ID: <a@b>\rSubject: x\r\rbody\r\n", false}, // GMime's reading
+        {"Bad name: x\rMessage-ID: <a@b>\r\n", false},
+        {"Subject: x\rMessage-ID: <a@b>\r\nSubject: y\n\nbody\n", false}, // two lines: the plain reading
+    };
+    for (const auto &[m, without] : cases) {
+        CAPTURE(m);
+        CHECK(plain_message_id(m).has_value() == without);
+        t.plan_bytes(m, m.substr(0, 40));
+    }
+    CHECK(t.messages == 6);
+    CHECK(t.without_gmime == 3); // the first three
 }

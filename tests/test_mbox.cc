@@ -256,3 +256,25 @@ TEST_CASE("Splitter: a piped mbox arriving in pieces, with pauses, gives the seg
         }
     }
 }
+
+TEST_CASE("mboxcl2: whether a header block may hold a Content-Length, read line by line as HeaderFields reads it")
+{
+    // A Content-Length counts only as a field of the block (not folded, not in the body),
+    // with something after its colon; a block the buffer ends inside may hold one further on.
+    const std::pair<std::string, bool> cases[] = {
+        {"From: a\nContent-Length: 5\n\nbody\n", true},
+        {"From: a\ncontent-length:5\r\n\r\n", true},
+        {"From: a\n\nContent-Length: 5\n", false},
+        {"From: a\r\n\r\nContent-Length: 5\n", false},
+        {"From: a\n X-Fold: Content-Length: 5\n\n", false},
+        {"From: a\nContent-Length:\nTo: b\n\n", false}, // nothing after the colon on its line
+        {"From: a\nX-Content-Length: 5\n\n", false},
+        {"From: a\nTo: b\n", true},  // the buffer ends inside the block
+        {"From: a\n\r", true},       // a lone CR with no LF ends the input, not the block
+        {"", true},
+    };
+    for (const auto &[head, may] : cases) {
+        CAPTURE(head);
+        CHECK(may_have_content_length(head) == may);
+    }
+}

@@ -97,10 +97,17 @@ Result<std::vector<Segment>> split(const Source &src, Format format)
 
 bool may_have_content_length(std::string_view b)
 {
-    HeaderFields fields(b);
-    for (Field f; fields.next(f);)
-        if (f.first.text.size() > 15 && g_ascii_strncasecmp(f.first.text.data(), "Content-Length:", 15) == 0) return true;
-    return !fields.ended_by_empty_line(); // the block goes on past the buffer
+    // HeaderFields' reading, line by line: a field's first line is any line of the block
+    // that is not folded, and a folded one never starts "Content-Length:"; the block ends at
+    // an empty line (an LF or CRLF alone), or goes on past the buffer (which a last line of
+    // a lone CR, with no LF, also ends).
+    Lines lines(b);
+    for (Line l; lines.next(l);) {
+        if (l.empty()) return !l.lf;
+        if (l.text.size() > 15 && (l.text[0] | 0x20) == 'c' && g_ascii_strncasecmp(l.text.data(), "Content-Length:", 15) == 0)
+            return true;
+    }
+    return true; // the block goes on past the buffer
 }
 
 // From the buffer alone, where it holds the start of the message at msg_begin; most
@@ -265,9 +272,30 @@ Result<Splitter::Next> Splitter::step_line()
     return Next::On;
 }
 
+namespace {
+
+// The first "\nFrom " in [p, p + n), or p + n: each 'F' found by glibc's memchr (vector
+// compares) and looked back from. A capital F is rarer than a line end in text and one
+// byte in 64 of base64, so this reads about a third of an instruction a byte, where a
+// memchr a line read 0.8 and Horspool's search 1.5 (callgrind on the corpus mbox, issue 53).
+const char *find_from_line(const char *p, std::size_t n)
+{
+    const char *const end = p + n;
+    for (const char *f = p + 1; end - f >= 5;) {
+        const void *hit = std::memchr(f, 'F', static_cast<std::size_t>(end - f) - 4);
+        if (!hit) break;
+        f = static_cast<const char *>(hit);
+        if (f[-1] == '\n' && std::memcmp(f + 1, "rom ", 4) == 0) return f - 1;
+        ++f;
+    }
+    return end;
+}
+
+} // namespace
+
 // Where no census reads every line, the lines of the buffer that cannot open a message are
 // skipped in one search (issue 53: a line at a time was 4 instructions a byte): up to the
-// next line starting "From " (Horspool's search for "\nFrom "), or the last line that starts within the
+// next line starting "From " (find_from_line), or the last line that starts within the
 // buffer and the budget. The line before the one it stops at is read as step_line would
 // have read it (prev_line_, prev_empty_); the lines skipped open nothing, since none starts
 // "From " (the one at line_ does not either). False: nothing to skip.
@@ -278,9 +306,7 @@ bool Splitter::skip_lines()
     const char *base = buf_.data() - buf_off_; // base[off] is the byte at source offset off
     const char *from = base + line_;
     const auto n = static_cast<std::size_t>(end - line_);
-    static const std::string_view needle = "\nFrom ";
-    static const std::boyer_moore_horspool_searcher<const char *> search(needle.begin(), needle.end());
-    const char *hit = std::search(from, from + n, search); // skips up to 6 bytes a step: about 1 instruction a byte
+    const char *hit = find_from_line(from, n);
     std::int64_t target;
     if (hit != from + n) {
         target = hit - base + 1;

@@ -492,8 +492,13 @@ Result<Source> Source::window(const Source &src, std::int64_t begin, std::int64_
     s.size_ = end;
     s.base_ = begin;
     s.bytes_ = bytes;
-    s.stream_ = GPtr<GMimeStream>::adopt(input_stream_new(s.bytes_, begin));
     return s;
+}
+
+GMimeStream *Source::stream() const
+{
+    if (!stream_ && bytes_) stream_ = GPtr<GMimeStream>::adopt(input_stream_new(bytes_, base_));
+    return stream_.get();
 }
 
 Result<Source> Source::reopen() const
