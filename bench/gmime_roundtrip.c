@@ -28,28 +28,44 @@ static void roundtrip(GMimeStream *out, GMimeFormatOptions *fmt, const char *fro
     ++*n;
 }
 
+/* Standard output, buffered as a filter would write it, and the count of messages. */
+struct out {
+    GMimeStream *pipe, *buffered;
+    GMimeFormatOptions *fmt;
+    long n;
+};
+
+static struct out out_open(void)
+{
+    struct out o = {g_mime_stream_pipe_new(1), NULL, g_mime_format_options_new(), 0};
+    g_mime_stream_pipe_set_owner(GMIME_STREAM_PIPE(o.pipe), FALSE);
+    o.buffered = g_mime_stream_buffer_new(o.pipe, GMIME_STREAM_BUFFER_BLOCK_WRITE);
+    return o;
+}
+
+static int out_close(struct out *o)
+{
+    g_mime_stream_flush(o->buffered);
+    fprintf(stderr, "%ld messages\n", o->n);
+    g_mime_format_options_free(o->fmt);
+    g_object_unref(o->buffered);
+    g_object_unref(o->pipe);
+    return 0;
+}
+
 /* --files F...: each file one message (a Maildir's), written as an mbox. */
 static int files(int argc, char **argv)
 {
-    GMimeStream *out = g_mime_stream_pipe_new(1);
-    g_mime_stream_pipe_set_owner(GMIME_STREAM_PIPE(out), FALSE);
-    GMimeStream *buffered = g_mime_stream_buffer_new(out, GMIME_STREAM_BUFFER_BLOCK_WRITE);
-    GMimeFormatOptions *fmt = g_mime_format_options_new();
-    long n = 0;
+    struct out o = out_open();
     static const char from[] = "From MAILER-DAEMON Thu Jan  1 00:00:00 1970\n";
     for (int k = 2; k < argc; k++) {
         gchar *data = NULL;
         gsize size = 0;
         if (!g_file_get_contents(argv[k], &data, &size, NULL)) continue;
-        roundtrip(buffered, fmt, from, sizeof from - 1, data, size, &n);
+        roundtrip(o.buffered, o.fmt, from, sizeof from - 1, data, size, &o.n);
         g_free(data);
     }
-    g_mime_stream_flush(buffered);
-    fprintf(stderr, "%ld messages\n", n);
-    g_mime_format_options_free(fmt);
-    g_object_unref(buffered);
-    g_object_unref(out);
-    return 0;
+    return out_close(&o);
 }
 
 int main(int argc, char **argv)
@@ -61,11 +77,7 @@ int main(int argc, char **argv)
     fstat(fd, &st);
     const char *data = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     size_t size = st.st_size;
-    GMimeStream *out = g_mime_stream_pipe_new(1);
-    g_mime_stream_pipe_set_owner(GMIME_STREAM_PIPE(out), FALSE);
-    GMimeStream *buffered = g_mime_stream_buffer_new(out, GMIME_STREAM_BUFFER_BLOCK_WRITE);
-    GMimeFormatOptions *fmt = g_mime_format_options_new();
-    long n = 0;
+    struct out o = out_open();
     size_t pos = 0;
     while (pos < size) {
         const char *nl = memchr(data + pos, '\n', size - pos);
@@ -77,13 +89,8 @@ int main(int argc, char **argv)
             next = (size_t)(hit - data) + 2;
             break;
         }
-        roundtrip(buffered, fmt, data + pos, body - pos, data + body, next - body, &n);
+        roundtrip(o.buffered, o.fmt, data + pos, body - pos, data + body, next - body, &o.n);
         pos = next;
     }
-    g_mime_stream_flush(buffered);
-    fprintf(stderr, "%ld messages\n", n);
-    g_mime_format_options_free(fmt);
-    g_object_unref(buffered);
-    g_object_unref(out);
-    return 0;
+    return out_close(&o);
 }
