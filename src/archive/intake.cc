@@ -188,14 +188,14 @@ std::vector<std::string> answered_ids_of(std::string_view bytes, const std::set<
 std::vector<std::string> mid_ids_of(std::string_view bytes, const std::set<std::string> &batch)
 {
     std::vector<std::string> ids;
-    for (std::size_t at = 0; ids.size() < refs::kMaxAnswered;) {
-        const char *hit = g_strstr_len(bytes.data() + at, static_cast<gssize>(bytes.size() - at), "mid:");
-        const char *upper = g_strstr_len(bytes.data() + at, static_cast<gssize>(bytes.size() - at), "MID:");
-        if (!hit || (upper && upper < hit)) hit = upper;
-        if (!hit) break;
-        const std::size_t p = static_cast<std::size_t>(hit - bytes.data());
-        at = p + 4;
-        if (p > 0 && g_ascii_isalnum(bytes[p - 1])) continue;
+    // One pass over the bytes: each ':' preceded by "mid" in any case (a URL scheme is
+    // case-insensitive, RFC 3986 3.1) and not by a letter or digit.
+    for (std::size_t at = 0; ids.size() < refs::kMaxAnswered && at < bytes.size();) {
+        const void *colon = std::memchr(bytes.data() + at, ':', bytes.size() - at);
+        if (!colon) break;
+        const std::size_t p = static_cast<std::size_t>(static_cast<const char *>(colon) - bytes.data());
+        at = p + 1;
+        if (p < 3 || !text::ci_at(bytes, p - 3, "mid") || (p > 3 && g_ascii_isalnum(bytes[p - 4]))) continue;
         std::size_t e = at;
         while (e < bytes.size() && e - at < 998 && !std::strchr("/\"'<>() \t\r\n?#&", bytes[e])) ++e;
         if (e == at) continue;
