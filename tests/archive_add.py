@@ -14,8 +14,9 @@ flow:    bench/make_thread_mbox.py's mbox (corpus messages with cid: images, thr
          feed is well-formed Atom with RFC 4287's required elements (and feedparser, when
          installed, finds no fault); a second run waits for the lock of the first.
 kill:    the second run killed (SIGKILL) at each step of its journal and at random moments,
-         then run again: the archive is the one an uninterrupted run makes, and no page of
-         it is ever half written.
+         then run again: the archive is the one an uninterrupted run makes, no page of it
+         is ever half written, and no temporary file is ever left in the published tree
+         (one step kills the run between a thread file's write and its rename).
 attacks: what archives have shipped, replayed: an .obj attachment of HTML (Mailman,
          CVE-2020-12137), a cid: part whose name says image and whose type says HTML, script
          in a header field's name, nesting past the limits, markup in a Subject on every
@@ -294,7 +295,7 @@ def kill(work):
     shutil.copytree(base, ref)
     archive(ref, b)
     want = {k: v[0] for k, v in tree(ref).items()}
-    cases = [("step", s) for s in ("after-commit", "mid-move", "mid-derived")] + [("time", None)] * 4
+    cases = [("step", s) for s in ("after-commit", "mid-move", "mid-put", "mid-derived")] + [("time", None)] * 4
     rnd = random.Random(50)
     for n, (how, step) in enumerate(cases):
         d = os.path.join(work, f"k{n}")
@@ -307,6 +308,10 @@ def kill(work):
             p.kill()
             p.wait()
         for k, (bytes_, _) in tree(d).items():
+            # A temporary lives under .mimeuri/tmp, never beside the file it becomes: a run
+            # killed between a write and its rename leaves nothing a web server would serve.
+            check(".tmp-" not in k,
+                  f"{how} {step}: the temporary {k} left in the published tree")
             if k.endswith(".html"):
                 check(bytes_.rstrip().endswith(b"</html>"), f"{how} {step}: {k} half written")
         archive(d, b)

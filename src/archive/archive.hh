@@ -18,6 +18,8 @@ namespace mimeuri::archive {
 
 inline constexpr const char *kStateDir = ".mimeuri";
 inline constexpr const char *kStage = ".mimeuri/stage";
+// The top folder's temporary files, emptied at each run's start (Folder::use_scratch).
+inline constexpr const char *kScratch = ".mimeuri/tmp";
 
 struct Settings {
     std::size_t feed_size{20};

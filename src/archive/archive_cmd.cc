@@ -102,6 +102,7 @@ int run_archive_command(int argc, char **argv)
     if (Status s = top->mkdir(kStateDir); !s) return fail(s.error());
     auto held = lock(*top, a.settings.quiet);
     if (!held) return fail(held.error());
+    if (Status s = top->use_scratch(kScratch); !s) return fail(s.error());
     auto st = State::open(a.dir + "/" + kStateDir + "/state.sqlite");
     if (!st) return fail(st.error());
     if (auto id = st->meta("feed-id"); !id || id->empty()) {

@@ -19,13 +19,6 @@ namespace mimeuri::archive {
 
 namespace {
 
-// MIMEURI_ARCHIVE_KILL=STEP: the run kills itself (SIGKILL) at that step, for the tests.
-void maybe_killed(const char *step)
-{
-    const char *want = g_getenv("MIMEURI_ARCHIVE_KILL");
-    if (want && std::strcmp(want, step) == 0) ::raise(SIGKILL);
-}
-
 // A page the stage lost (it cannot, but for a stage removed by hand): planned again alone.
 Status replan(const Folder &top, State &st, const std::string &addr)
 {
