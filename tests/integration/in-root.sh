@@ -3,12 +3,17 @@
 # suite (it installs and reconfigures procmail, Dovecot, Postfix and Exim: there, never on
 # the machine CI runs on) and the package's autopkgtest (debian/tests/control) on the .deb the
 # walk-through's package block built and installed.
-# It runs in a mount namespace of its own (it starts itself again under unshare): the /proc,
-# /sys and /dev it binds into the root exist only there and end with it, however it ends.
+# It runs in a mount namespace and a PID namespace of its own (it starts itself again under
+# unshare): the /proc, /sys and /dev it binds into the root exist only there and end with it,
+# however it ends; and the processes its cleanup stops by name (pkill in the chroot, which
+# does not hide the machine's processes) can only be its own. Without the PID namespace that
+# cleanup once killed the milter services CI's sanitizer stage was testing in front, whose
+# binary is also /tmp/mimeuri-*/bin/mimeuri.
 # Usage (root): bash tests/integration/in-root.sh ROOT     (ROOT: the walk-through's)
 set -euo pipefail
 if [ -z "${MIMEURI_IN_NAMESPACE:-}" ]; then
-  MIMEURI_IN_NAMESPACE=1 exec unshare --mount --propagation private bash "$0" "$@"
+  MIMEURI_IN_NAMESPACE=1 exec unshare --mount --propagation private --pid --fork --kill-child --mount-proc \
+    bash "$0" "$@"
 fi
 R=${1:?usage: in-root.sh ROOT}
 [ -x "$R/work/main/build/mimeuri" ] || { echo "FAIL: $R holds no walk-through build (/work/main/build/mimeuri)"; exit 1; }

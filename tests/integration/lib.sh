@@ -44,12 +44,22 @@ need() {
 workdir() {
   T=$(mktemp -d "/tmp/mimeuri-$1.XXXXXX")
   chmod 755 "$T"
-  trap 'cleanup; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+  trap 'cleanup; [ "$failed" -eq 0 ] || show_logs; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
   mkdir -p "$T/bin"
   cp "$MIMEURI_BIN" "$T/bin/mimeuri"
   chmod 755 "$T/bin/mimeuri"
 }
 cleanup() { :; }
+# After a failed check, the end of every log the test wrote (services' stderr, the syslog it
+# listened to): CI keeps nothing of $T, and a failure seen once must say its cause there.
+show_logs() {
+  local f
+  for f in "$T"/*.log "$T"/*.txt; do
+    [ -f "$f" ] || continue
+    echo "--- the last 25 lines of ${f#"$T"/}"
+    tail -n 25 "$f" | cut -c1-300
+  done
+}
 
 # A shipped snippet naming the copy under test: a template (NAME.in, made with the install
 # prefix's paths at the build) with its @BINDIR@/mimeuri pointing there, else the file as is.
