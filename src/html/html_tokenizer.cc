@@ -300,6 +300,7 @@ private:
         else
             name_end = j;
         raw_name_ = h_.substr(begin + (start ? 1 : 2), name_end - (begin + (start ? 1 : 2)));
+        tag_text_ = h_.substr(begin, j + 1 - begin);
         if (!svg_.empty()) {
             if (start) foreign_start_tag(name);
             else foreign_end_tag();
@@ -322,10 +323,15 @@ private:
         // only. So the tag ends where the tokenizer ends it, and names no element the rules
         // know. gumbo's tree names an unknown element by its text up to isspace() (find_refs,
         // gumbo_tag_from_original_text), which takes a vertical tab where its tokenizer does
-        // not: the element's name then ends there (below). That text is find_refs'
-        // copy, whose NULs it may have mended (a start tag with a NUL-started attribute name):
-        // a name with a NUL goes to gumbo.
-        if (name.find('\0') != std::string::npos) return fallback("a tag name with a NUL");
+        // not: the element's name then ends there (below). A NUL in the name is U+FFFD to the
+        // tag name state (13.2.5.8) and stays a NUL in that text, but the text is find_refs'
+        // copy, whose NULs it mends in the start tag of an element holding a NUL-started
+        // attribute name (nuls_to_mend): the name is then read with its NULs made \x01. A
+        // NUL-started name always has its NUL in the tag after the tag name; a tag whose name
+        // and rest both hold a NUL goes to gumbo, and one with NULs in its name only is an
+        // unknown element named as the tree names it.
+        if (name.find('\0') != std::string::npos && tag_text_.find('\0', 1 + name.size()) != std::string_view::npos)
+            return fallback("a tag name with a NUL, and a NUL after it in the tag");
         if (select_ && !in_select(name)) return;
         if (one_of(name, kFallbackTags)) return fallback("<" + name + ">");
         if (name == "select") {
@@ -587,6 +593,7 @@ private:
     };
     std::vector<OpenSvg> svg_; // the open SVG elements
     std::string_view raw_name_;         // the last tag's name as gumbo matches end tags by it
+    std::string_view tag_text_;         // the last tag's text, '<' to '>'
     bool self_closing_{false};
     int html_{0}, body_{0}, form_{0}, head_{0}, base_{0};
     bool form_open_{false}; // the form element pointer is set
