@@ -7,13 +7,27 @@ std::optional<std::string> plain_decoded(std::string_view v)
 {
     std::string out;
     out.reserve(v.size());
+    std::size_t copied = 0; // v up to here is in out: bytes that are themselves are copied by runs
     for (std::size_t i = 0; i < v.size(); ++i) {
         const char c = v[i];
         auto u = static_cast<unsigned char>(c);
+        if ((u >= 0x20 && u < 0x7F && c != '&') || c == '\t' || c == '\n' || c == '\f') continue;
+        out.append(v.substr(copied, i - copied));
+        copied = i + 1;
+        if (c == '\r') { // the input stream makes CR LF and CR one LF (13.2.3.5)
+            out += '\n';
+            if (i + 1 < v.size() && v[i + 1] == '\n') copied = ++i + 1;
+            continue;
+        }
         // (gumbo makes DEL, as the other controls, U+FFFD)
-        if (u >= 0x7F || (u < 0x20 && c != '\t' && c != '\n' && c != '\f')) return std::nullopt;
-        if (c != '&') {
-            out += c;
+        if (c != '&') return std::nullopt;
+        // '&', ASCII letters and digits, '=': no reference in an attribute value (13.2.5.73: a
+        // name that matches no reference, or one of those taken without ';' followed by '=' or
+        // an alphanumeric, is the text it is): a tracking link's "&linknum=0".
+        std::size_t k = i + 1;
+        while (k < v.size() && ((v[k] >= '0' && v[k] <= '9') || alpha(v[k]))) ++k;
+        if (k < v.size() && v[k] == '=') {
+            out += '&';
             continue;
         }
         const std::size_t semi = v.find(';', i);
@@ -42,7 +56,9 @@ std::optional<std::string> plain_decoded(std::string_view v)
         }
         out += d;
         i = semi;
+        copied = semi + 1;
     }
+    out.append(v.substr(copied));
     return out;
 }
 

@@ -497,12 +497,30 @@ private:
         // value to drop, and, with no error recorded, keeps the repeated name to prefix the
         // next): the tag goes to gumbo, unless what that changes is read by no rule here (the
         // repeated name has a byte no wanted name has, so no name it prefixes is wanted, and
-        // no wanted attribute follows it: binary data labelled text/html). Names in a hash
-        // set: linear in the tag. Names compared as gumbo compares them (name_key): "\x04" and
-        // "\x07" are one name, U+FFFD, to it.
-        std::unordered_set<std::string> names;
+        // no wanted attribute follows it: binary data labelled text/html). Names compared as
+        // gumbo compares them (name_key): "\x04" and "\x07" are one name, U+FFFD, to it.
+        // Linear in the tag: a few names each compared with those before it, more in a hash set.
+        if (attrs_.empty()) return;
+        keys_.clear();
+        key_store_.clear();
+        key_store_.reserve(attrs_.size()); // keys_ may point into it: it never moves
+        for (const Attr &at : attrs_) {
+            if (std::all_of(at.name.begin(), at.name.end(), [](char c) { return c >= 0x20 && c < 0x7F; })) {
+                keys_.push_back(at.name); // printable ASCII: its own key
+            } else {
+                key_store_.push_back(name_key(at.name));
+                keys_.push_back(key_store_.back());
+            }
+        }
+        std::unordered_set<std::string_view> many;
+        auto repeated = [&](std::size_t a) {
+            if (keys_.size() > kFewAttributes) return !many.insert(keys_[a]).second;
+            for (std::size_t b = 0; b < a; ++b)
+                if (keys_[b] == keys_[a]) return true;
+            return false;
+        };
         for (std::size_t a = 0; a < attrs_.size(); ++a)
-            if (!names.insert(name_key(attrs_[a].name)).second && attrs_[a].len == 0 && a + 1 < attrs_.size()) {
+            if (repeated(a) && attrs_[a].len == 0 && a + 1 < attrs_.size()) {
                 const bool may_prefix_wanted = std::all_of(attrs_[a].name.begin(), attrs_[a].name.end(),
                                                            [](char c) { return (c >= 'a' && c <= 'z') || c == ':' || c == '-'; });
                 const bool wanted_after = std::any_of(attrs_.begin() + static_cast<std::ptrdiff_t>(a) + 1, attrs_.end(),
@@ -511,7 +529,8 @@ private:
                 break; // the rest is no concern of the scan
             }
         // Names already given, wanted ones only (a few).
-        std::vector<std::string_view> taken;
+        std::vector<std::string_view> &taken = keys_;
+        taken.clear();
         for (std::size_t a = 0; a < attrs_.size(); ++a) {
             const Attr &at = attrs_[a];
             if (!ScanBuilder::wanted(at.name)) continue;
@@ -585,6 +604,9 @@ private:
     std::size_t work_{0};
     std::string why_;
     std::vector<Attr> attrs_;
+    std::vector<std::string_view> keys_; // emit's: the attributes' name keys, then the wanted names taken
+    std::vector<std::string> key_store_; // the keys that are not the names themselves
+    static constexpr std::size_t kFewAttributes = 16;
     std::vector<char> tables_;
     struct OpenSvg {
         std::string raw;      // the name as gumbo matches end tags by it
