@@ -198,13 +198,27 @@ private:
         if (!more()) done(n_);
     }
 
+    // The bytes of an attribute's name from j (none of white space, '/', '=', '>', NUL) onto
+    // name, lower case; returns where they end.
+    std::size_t name_run(std::size_t j, std::string &name) const
+    {
+        std::size_t e = j;
+        while (e < n_ && !ws(h_[e]) && h_[e] != '/' && h_[e] != '=' && h_[e] != '>' && h_[e] != '\0') ++e;
+        const std::size_t had = name.size();
+        name.append(h_.substr(j, e - j));
+        for (std::size_t k = had; k < name.size(); ++k) name[k] = lower(name[k]);
+        return e;
+    }
+
     // A tag from its name at j: 13.2.5.8 tag name state to 13.2.5.40 self-closing start tag
     // state. A tag that the end of the text cuts is not emitted (eof-in-tag).
     void tag(std::size_t j, bool start)
     {
         const std::size_t begin = i_;
-        std::string name;
-        for (; j < n_ && !ws(h_[j]) && h_[j] != '/' && h_[j] != '>'; ++j) name += lower(h_[j]);
+        const std::size_t name_at = j;
+        while (j < n_ && !ws(h_[j]) && h_[j] != '/' && h_[j] != '>') ++j;
+        std::string name(h_.substr(name_at, j - name_at));
+        for (char &c : name) c = lower(c);
         attrs_.clear();
         enum { BeforeName, Name, AfterName, BeforeValue, AfterQuoted, SelfClosing } st = BeforeName;
         Attr *cur = nullptr;
@@ -231,7 +245,8 @@ private:
                 else if (c == '/') st = SelfClosing, ++j;
                 else if (c == '=') st = BeforeValue, ++j;
                 else if (c == '>') emitted = true;
-                else cur->name += c == '\0' ? std::string("\xEF\xBF\xBD") : std::string(1, lower(c)), ++j;
+                else if (c == '\0') cur->name += "\xEF\xBF\xBD", ++j;
+                else j = name_run(j, cur->name);
                 break;
             case AfterName: // 13.2.5.34
                 if (ws(c)) ++j;
@@ -312,7 +327,7 @@ private:
     }
 
     // What tree construction does with a start tag that matters here (13.2.6.4).
-    void start_tag(const std::string &name)
+    void start_tag(std::string_view name) // (views: compared by their lengths first)
     {
         // A name with bytes other than ASCII letters (an address in angle brackets in HTML
         // mail, "<Dörte@example.org>"; binary data labelled text/html) names an element no
@@ -330,10 +345,10 @@ private:
         // NUL-started name always has its NUL in the tag after the tag name; a tag whose name
         // and rest both hold a NUL goes to gumbo, and one with NULs in its name only is an
         // unknown element named as the tree names it.
-        if (name.find('\0') != std::string::npos && tag_text_.find('\0', 1 + name.size()) != std::string_view::npos)
+        if (name.find('\0') != std::string_view::npos && tag_text_.find('\0', 1 + name.size()) != std::string_view::npos)
             return fallback("a tag name with a NUL, and a NUL after it in the tag");
         if (select_ && !in_select(name)) return;
-        if (one_of(name, kFallbackTags)) return fallback("<" + name + ">");
+        if (one_of(name, kFallbackTags)) return fallback("<" + std::string(name) + ">");
         if (name == "select") {
             // In a table, "in select in table" (13.2.6.4.17) closes it on table tags: gumbo then.
             if (!tables_.empty()) return fallback("<select> in a table");
@@ -367,7 +382,7 @@ private:
                 const bool bare = name != "form" && name != "base" &&
                                   std::none_of(attrs_.begin(), attrs_.end(),
                                                [](const Attr &a) { return ScanBuilder::wanted(a.name); });
-                if (!bare) return fallback("a second <" + name + ">");
+                if (!bare) return fallback("a second <" + std::string(name) + ">");
             }
         }
         if (name != "html" && name != "head") content_ = true;
@@ -378,8 +393,8 @@ private:
         // ends the tag name); such a name is no element the rules know (VT is U+FFFD to
         // gumbo's tokenizer). One so named "base" gives a base URL where the tree puts it:
         // gumbo then.
-        if (const std::size_t vt = name.find('\v'); vt != std::string::npos) {
-            const std::string named = name.substr(0, vt);
+        if (const std::size_t vt = name.find('\v'); vt != std::string_view::npos) {
+            const std::string_view named = name.substr(0, vt);
             if (named == "base") return fallback("an unknown element named <base>");
             emit(named);
         } else {
@@ -394,14 +409,14 @@ private:
     // other start tag is ignored, its attributes with it, and switches no tokenizer state
     // (a <style>, <title> or <svg> there is not RAWTEXT, RCDATA or foreign content).
     // True: the tag is to be read "in body" now.
-    bool in_select(const std::string &name)
+    bool in_select(std::string_view name)
     {
         if (name == "option" || name == "optgroup") {
             emit(name);
             return false;
         }
         if (name == "script" || name == "template") {
-            fallback("<" + name + "> in a <select>");
+            fallback("<" + std::string(name) + "> in a <select>");
             return false;
         }
         if (name == "select" || name == "input" || name == "keygen" || name == "textarea") {
@@ -416,7 +431,7 @@ private:
 
     // The open tables, enough to know when a table tag reaches the tree: each is the byte
     // 0 (in the table, a row or a row group), 'd' or 'h' (in a td or th), 'c' (in a caption).
-    bool tables(const std::string &name)
+    bool tables(std::string_view name)
     {
         const bool cell = one_of(name, kCellTags), row = one_of(name, kRowTags);
         if ((cell || row) && tables_.empty()) {
@@ -438,25 +453,25 @@ private:
     }
 
     // Inside <svg> (13.2.6.5): an SVG element, closed by its end tag or by "/>".
-    void foreign_start_tag(const std::string &name)
+    void foreign_start_tag(std::string_view name)
     {
         for (char c : name) {
             auto u = static_cast<unsigned char>(c);
             if (u >= 0x80 || u < 0x20) return fallback("a tag name that is not ASCII");
         }
-        if (svg_.back().integration) return fallback("<" + name + "> in an SVG <" + svg_.back().name + ">");
-        if (!one_of(name, kSvgTags)) return fallback("<" + name + "> in <svg>");
+        if (svg_.back().integration) return fallback("<" + std::string(name) + "> in an SVG <" + svg_.back().name + ">");
+        if (!one_of(name, kSvgTags)) return fallback("<" + std::string(name) + "> in <svg>");
         emit(name);
         if (!self_closing_) open_svg(name);
     }
-    void open_svg(const std::string &name)
+    void open_svg(std::string_view name)
     {
         // Bounded memory: deeper SVG than any drawing needs goes to gumbo (and its limits).
         if (svg_.size() >= kMaxSvgDepth) return fallback("SVG nested deeper than " + std::to_string(kMaxSvgDepth));
         const bool integration = name == "foreignobject" || name == "desc" || name == "title";
         // The name is kept (the text it is in may be gone by its end tag): a long one goes to gumbo.
         if (raw_name_.size() > kMaxSvgName) return fallback("an SVG tag name over " + std::to_string(kMaxSvgName) + " bytes");
-        svg_.push_back({std::string(raw_name_), integration ? name.c_str() : "", integration});
+        svg_.push_back({std::string(raw_name_), integration ? std::string(name) : std::string(), integration});
     }
     // An end tag inside <svg> closes the nearest open SVG element of its name and those above
     // it; one that names none reaches the HTML element under the <svg>, and the HTML rules:
@@ -471,7 +486,7 @@ private:
         fallback("</" + std::string(raw_name_) + "> closing no open SVG element");
     }
 
-    void end_tag(const std::string &name)
+    void end_tag(std::string_view name)
     {
         if (select_) { // "in select", every end tag but </select> is passed over here
             if (name == "select") select_ = false;
@@ -487,11 +502,11 @@ private:
         else if (name == "tr" && (top == 'd' || top == 'h')) top = 0;
         // A row group's end tag closes the cell or not, by which group the scope holds.
         else if ((name == "tbody" || name == "thead" || name == "tfoot") && (top == 'd' || top == 'h'))
-            fallback("</" + name + "> in a cell");
+            fallback("</" + std::string(name) + "> in a cell");
     }
 
     // The start tag's attributes, the first of each name (later ones are dropped, 13.2.5.33).
-    void emit(const std::string &tag)
+    void emit(std::string_view tag)
     {
         // gumbo drops the attribute after a repeated name that has no value (it waits for that
         // value to drop, and, with no error recorded, keeps the repeated name to prefix the
@@ -550,7 +565,7 @@ private:
             auto decoded = plain_decoded(raw);
             if (!decoded) decoded = decode_attribute(raw, q);
             if (!decoded) return fallback("an attribute value gumbo could not decode alone");
-            b_.attribute(tag, at.name, at_ + at.off, h_.substr(at.off, at.len), std::move(*decoded));
+            b_.attribute(std::string(tag), at.name, at_ + at.off, h_.substr(at.off, at.len), std::move(*decoded));
         }
     }
 
