@@ -254,7 +254,7 @@ TEST_CASE("tokenizer: the common cases are answered without gumbo, as gumbo answ
                           "<svg><svg><rect style=\"x:url(cid:r)\"/></svg><circle/></svg><img src=cid:x>"})
         CHECK_MESSAGE(tokenize_refs(c, 1000).scan.has_value(), c);
     // What needs the tree goes to gumbo.
-    for (const char *c : {"<svg><div><a xlink:href=cid:x>", "<table><td><select><img src=cid:x>", "<script>x</script>",
+    for (const char *c : {"<svg><div><a xlink:href=cid:x>", "<table><td><select><img src=cid:x>", "<select><script>x</script>",
                           "<body><body background=cid:x>", "<form><form action=cid:x>",
                           "<html><html background=cid:x>", "<p>x<head style=y>"})
         CHECK_MESSAGE(!tokenize_refs(c, 1000).scan.has_value(), c);
@@ -426,6 +426,49 @@ TEST_CASE("tokenizer: values with \"&name=\" and CR are decoded without gumbo, a
     }
 }
 
+// Script data (13.2.5.4, 13.2.5.15-30): its text up to "</script" and white space, '/' or '>',
+// escaped by "<!--" and escaped twice by "<script" inside that (then "</script" closes the inner
+// one only, and "-->" both). The cid: URLs say what gumbo's tree should keep (tag, after) or
+// read as script text (text): agrees() holds the tokenizer to it, whole and in pieces.
+TEST_CASE("tokenizer: <script> text is read as gumbo reads it, without gumbo")
+{
+    using namespace std::string_literals;
+    const char *const cases[] = {
+        "<script>x</script><img src=cid:after>",
+        "<script src=cid:tag></script><p style=x:url(cid:after)>",
+        "<script>if (a<b) s = '</scrip' + \"<img src=cid:text>\"; </script><img src=cid:after>",
+        "<script><!--<img src=cid:text></script><img src=cid:after>",
+        "<script><!--<script>x</script><img src=cid:text></script>--><img src=cid:after></script>",
+        "<script><!--<script>--><img src=cid:text></script><img src=cid:after>",
+        "<script><!-- <script> </script> </script> --> </script><img src=cid:after>",
+        "<script><!--><img src=cid:text></script><img src=cid:after>",
+        "<script><!-<img src=cid:text></script><img src=cid:after>",
+        "<script><!--<scriptx></script><img src=cid:after>",
+        "<script><!--<script\t>x</script\n>y</script><img src=cid:after>",
+        "<script><!--<script/>-<!--</script>--->x</script><img src=cid:after>",
+        "<script><!--<SCRIPT>--!></script><img src=cid:text></script><img src=cid:after>",
+        "<script><!---->--></script><img src=cid:after>",
+        "<SCRIPT>x</SCRIPT ><img src=cid:after>",
+        "<script>x</script/><img src=cid:after>",
+        "<script>x</scripts><img src=cid:text></script><img src=cid:after>",
+        "<script/>x</script><img src=cid:after>",
+        "<script>x<img src=cid:text-to-the-end>",
+        "<script>x</script",
+        "<script>x</script src=\"a>b\"><img src=cid:after>",
+        "<table><script>x</script><tr><td><img src=cid:t></td></tr></table>",
+        "<table><tr><td><script src=cid:tag><!--</td>--></script><img src=cid:after></td></tr></table>",
+        "<script></script><head><img src=cid:after>",
+        "<script></script><body background=cid:body>",
+        "<head><script>x</script></head><body background=cid:body><script>y</script><img src=cid:after>",
+    };
+    for (const char *c : cases) {
+        CHECK_MESSAGE(agrees(c), std::string(c));
+    }
+    // In a <select> (gumbo's in-head rules there) and in <svg> (an SVG element, no script data): gumbo.
+    for (const char *c : {"<select><script>x</script></select>", "<svg><script>x</script></svg>"})
+        CHECK_MESSAGE(!tokenize_refs(c, 1000).scan.has_value(), c);
+}
+
 TEST_CASE("tokenizer: hostile HTML costs linear work, and agrees with gumbo")
 {
     // (prefix, repeated piece, suffix): each made large for the work bound, and small for
@@ -456,6 +499,9 @@ TEST_CASE("tokenizer: hostile HTML costs linear work, and agrees with gumbo")
         {"<svg>", "<svg><path/>", ""},
         {"<p ", "a=1 ", "src=cid:x>"},
         {"<a href=\"", "&x=&", "\">"},
+        {"<script>", "<!--<script>", ""},
+        {"<script><!--", "<script></script>", "--></script><img src=cid:after>"},
+        {"<script>", "</scrip<!-", "</script><img src=cid:after>"},
     };
     for (const auto &h : hostile) {
         CAPTURE(h.piece);

@@ -57,10 +57,10 @@ template <std::size_t N> bool one_of(std::string_view name, const std::string_vi
 }
 
 // Start tags after which tree construction changes the tokenizer's states or drops tags:
-// foreign content (CDATA, self-closing, other attribute names), script data, PLAINTEXT,
+// foreign content (CDATA, self-closing, other attribute names), PLAINTEXT,
 // template contents, the frameset insertion mode (which ignores most tags),
 // <noscript> (whose reading depends on scripting), and tags gumbo renames or rewrites.
-inline constexpr std::string_view kFallbackTags[] = {"math", "script", "plaintext", "template", "frameset",
+inline constexpr std::string_view kFallbackTags[] = {"math", "plaintext", "template", "frameset",
                                      "frame", "noscript", "isindex", "image"};
 inline constexpr std::string_view kRawText[] = {"style", "xmp", "iframe", "noembed", "noframes"}; // 13.2.6.4.7 and in head
 inline constexpr std::string_view kRcdata[] = {"title", "textarea"};

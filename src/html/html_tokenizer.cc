@@ -400,7 +400,8 @@ private:
         } else {
             emit(name);
         }
-        if (one_of(name, kRawText) || one_of(name, kRcdata)) raw_ = name; // run() reads its text next
+        if (one_of(name, kRawText) || one_of(name, kRcdata) || name == "script") raw_ = name; // run() reads its text next
+        script_ = Script::Data;
     }
 
     // 13.2.6.4.16, "in select" (gumbo's handle_in_select): <option> and <optgroup> reach the
@@ -574,6 +575,7 @@ private:
     // may hold quotes).
     void raw_text()
     {
+        if (raw_ == "script") return script_text();
         const std::string &name = raw_;
         const std::size_t begin = i_;
         // Where a piece that ends in the text makes it read on: <style> text is kept (a
@@ -607,6 +609,69 @@ private:
         raw_.clear();
     }
 
+    // Script data (13.2.5.4, 13.2.5.15-30): text up to "</script" followed by white space, '/'
+    // or '>', where "<!--" escapes the text and, escaped, "<script" and such a byte escape it
+    // twice: "</script" then closes the inner one only, and "-->" ends both. Only '<', '-' and
+    // '>' move between the states; a '<' is read with the (at most 8) bytes after it that
+    // decide, and a piece that ends among them is read again from that '<', in script_.
+    void script_text()
+    {
+        const std::size_t begin = i_;
+        std::size_t j = i_;
+        auto script_at = [&](std::size_t at) { // "script" and white space, '/' or '>'
+            return iequal_at(h_, at, "script") && at + 6 < n_ && (ws(h_[at + 6]) || h_[at + 6] == '/' || h_[at + 6] == '>');
+        };
+        while (j < n_) {
+            const char c = h_[j];
+            const bool dbl = script_ >= Script::Dbl, esc = script_ != Script::Data && !dbl;
+            if (c == '-') { // escaped: a dash, two dashes ("-->" may follow)
+                if (script_ != Script::Data && script_ != Script::EscDashDash && script_ != Script::DblDashDash)
+                    script_ = static_cast<Script>(static_cast<int>(script_) + 1);
+                ++j;
+                continue;
+            }
+            if (c != '<') {
+                if (c == '>' && (script_ == Script::EscDashDash || script_ == Script::DblDashDash)) script_ = Script::Data;
+                else script_ = dbl ? Script::Dbl : esc ? Script::Esc : Script::Data;
+                ++j;
+                continue;
+            }
+            if (j + 9 > n_ && more()) { // what follows the '<' decides
+                work_ += j - begin;
+                i_ = raw_resume_ = j;
+                return;
+            }
+            script_ = dbl ? Script::Dbl : esc ? Script::Esc : Script::Data; // each '<' state reconsumes into these
+            const char next = j + 1 < n_ ? h_[j + 1] : 0;
+            if (next == '/' && script_at(j + 2)) {
+                if (!dbl) break; // the end tag
+                script_ = Script::Esc, j += 9; // the inner "<script" closed
+            } else if (next == '/') {
+                j += 2; // letters and '/' change no state
+            } else if (next == '!' && !esc && !dbl) {
+                if (h_.compare(j + 2, 2, "--") == 0) script_ = Script::EscDashDash, j += 4; // "<!--" (and "<!-->" ends it)
+                else j += 2;
+            } else if (esc && script_at(j + 1)) {
+                script_ = Script::Dbl, j += 8;
+            } else {
+                ++j;
+            }
+        }
+        work_ += j - begin;
+        i_ = j;
+        if (j >= n_) { // no end tag in the piece: read on with the next, or the text ends in the script
+            if (more()) raw_resume_ = n_;
+            else raw_.clear();
+            return;
+        }
+        tag(j + 2, false); // the end tag
+        if (short_) {
+            raw_resume_ = j;
+            return;
+        }
+        raw_.clear();
+    }
+
     std::string_view h_;
     std::size_t n_{0};
     std::size_t at_{0};   // where h_ starts in the whole text
@@ -632,6 +697,7 @@ private:
     std::string_view raw_name_;         // the last tag's name as gumbo matches end tags by it
     std::string_view tag_text_;         // the last tag's text, '<' to '>'
     bool self_closing_{false};
+    enum class Script { Data, Esc, EscDash, EscDashDash, Dbl, DblDash, DblDashDash } script_{Script::Data};
     int html_{0}, body_{0}, form_{0}, head_{0}, base_{0};
     bool form_open_{false}; // the form element pointer is set
     bool select_{false};    // the insertion mode is "in select"
