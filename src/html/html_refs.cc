@@ -64,9 +64,8 @@ bool iequal(std::string_view a, std::string_view b)
 // Attributes whose whole value is one URL.
 bool url_attribute(std::string_view name)
 {
-    static constexpr std::string_view names[] = {"src",  "href",   "background", "poster", "data",
-                                                 "longdesc", "lowsrc", "action", "cite", "formaction",
-                                                 "icon", "manifest", "codebase", "usemap", "dynsrc"};
+    static constexpr std::string_view names[] = {"src", "href", "background", "poster", "data", "longdesc", "lowsrc", "action",
+                                                 "cite", "formaction", "icon", "manifest", "codebase", "usemap", "dynsrc"};
     for (std::string_view n : names)
         if (name == n) return true;
     return false;
@@ -124,14 +123,8 @@ std::size_t css_escape(std::string_view t, std::size_t i, std::string &out)
 
 bool ScanBuilder::wanted(std::string_view name)
 {
-    // Asked of every attribute of every tag: most names are none of these, and are told so by
-    // their length and first letter before any comparison.
-    if (name.size() < 3 || name.size() > 11) return false;
-    switch (name[0]) {
-    case 'a': case 'b': case 'c': case 'd': case 'f': case 'h': case 'i': case 'l': case 'm': case 'p': case 's':
-    case 'u': case 'x': break;
-    default: return false;
-    }
+    if (name.size() < 3 || name.size() > 11 || std::string_view("abcdfhilmpsux").find(name[0]) == std::string_view::npos)
+        return false; // most names, told apart by length and first letter
     return name == "style" || name == "srcset" || name == "imagesrcset" || url_attribute(name) || name == "xlink:href" ||
            name == "srcdoc";
 }
@@ -148,10 +141,7 @@ std::string url_as_parsed(std::string_view text)
     out.reserve(e - b);
     std::size_t copied = b; // runs with none of them are copied whole
     for (std::size_t i = b; i < e; ++i)
-        if (text[i] == '\t' || text[i] == '\n' || text[i] == '\r') {
-            out.append(text.substr(copied, i - copied));
-            copied = i + 1;
-        }
+        if (text[i] == '\t' || text[i] == '\n' || text[i] == '\r') out.append(text.substr(copied, i - copied)), copied = i + 1;
     out.append(text.substr(copied, e - copied));
     return out;
 }

@@ -62,6 +62,47 @@ std::optional<std::string> plain_decoded(std::string_view v)
     return out;
 }
 
+ScriptEnd script_data(std::string_view h, std::size_t j, Script &st, bool cut)
+{
+    const std::size_t n = h.size();
+    auto script_at = [&](std::size_t at) { // "script" and white space, '/' or '>'
+        return iequal_at(h, at, "script") && at + 6 < n && (ws(h[at + 6]) || h[at + 6] == '/' || h[at + 6] == '>');
+    };
+    while (j < n) {
+        const char c = h[j];
+        const bool dbl = st >= Script::Dbl, esc = st != Script::Data && !dbl;
+        const Script base = dbl ? Script::Dbl : esc ? Script::Esc : Script::Data;
+        if (c == '-') { // escaped: a dash, two dashes ("-->" may follow)
+            if (st != Script::Data && st != Script::EscDashDash && st != Script::DblDashDash)
+                st = static_cast<Script>(static_cast<int>(st) + 1);
+            ++j;
+            continue;
+        }
+        if (c != '<') {
+            st = c == '>' && (st == Script::EscDashDash || st == Script::DblDashDash) ? Script::Data : base;
+            ++j;
+            continue;
+        }
+        if (j + 9 > n && cut) return {j, false}; // what follows the '<' decides
+        st = base; // each '<' state reconsumes into these
+        const char next = j + 1 < n ? h[j + 1] : 0;
+        if (next == '/' && script_at(j + 2)) {
+            if (!dbl) return {j, true};
+            st = Script::Esc, j += 9; // the inner "<script" closed
+        } else if (next == '/') {
+            j += 2; // letters and '/' change no state
+        } else if (next == '!' && !esc && !dbl) {
+            if (h.compare(j + 2, 2, "--") == 0) st = Script::EscDashDash, j += 4; // "<!--" (and "<!-->" ends it)
+            else j += 2;
+        } else if (esc && script_at(j + 1)) {
+            st = Script::Dbl, j += 8;
+        } else {
+            ++j;
+        }
+    }
+    return {n, false};
+}
+
 std::string name_key(std::string_view name)
 {
     std::string key;

@@ -43,6 +43,20 @@ inline bool iequal_at(std::string_view s, std::size_t at, std::string_view word)
 std::optional<std::string> plain_decoded(std::string_view v);
 
 
+// Script data (13.2.5.4, 13.2.5.15-30): text up to "</script" followed by white space, '/'
+// or '>', where "<!--" escapes the text and, escaped, "<script" and such a byte escape it
+// twice: "</script" then closes the inner one only, and "-->" ends both. Only '<', '-' and
+// '>' move between the states.
+enum class Script { Data, Esc, EscDash, EscDashDash, Dbl, DblDash, DblDashDash };
+struct ScriptEnd {
+    std::size_t at; // where the end tag's "</" is; else where reading stopped
+    bool end_tag;
+};
+// h read from j in state st (moved on): to the end tag, or to h's end, or (cut: h is not the
+// whole text) to a '<' whose (at most 8) deciding bytes go past h's end, st then the state
+// before it, to be read again from there with more text.
+ScriptEnd script_data(std::string_view h, std::size_t j, Script &st, bool cut);
+
 template <std::size_t N> bool one_of(std::string_view name, const char *const (&names)[N])
 {
     for (const char *n : names)

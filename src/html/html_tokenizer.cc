@@ -609,58 +609,16 @@ private:
         raw_.clear();
     }
 
-    // Script data (13.2.5.4, 13.2.5.15-30): text up to "</script" followed by white space, '/'
-    // or '>', where "<!--" escapes the text and, escaped, "<script" and such a byte escape it
-    // twice: "</script" then closes the inner one only, and "-->" ends both. Only '<', '-' and
-    // '>' move between the states; a '<' is read with the (at most 8) bytes after it that
-    // decide, and a piece that ends among them is read again from that '<', in script_.
+    // Script data (html_tags.hh): read on in script_ to the end tag, or to where the piece
+    // cuts what decides the state.
     void script_text()
     {
         const std::size_t begin = i_;
-        std::size_t j = i_;
-        auto script_at = [&](std::size_t at) { // "script" and white space, '/' or '>'
-            return iequal_at(h_, at, "script") && at + 6 < n_ && (ws(h_[at + 6]) || h_[at + 6] == '/' || h_[at + 6] == '>');
-        };
-        while (j < n_) {
-            const char c = h_[j];
-            const bool dbl = script_ >= Script::Dbl, esc = script_ != Script::Data && !dbl;
-            if (c == '-') { // escaped: a dash, two dashes ("-->" may follow)
-                if (script_ != Script::Data && script_ != Script::EscDashDash && script_ != Script::DblDashDash)
-                    script_ = static_cast<Script>(static_cast<int>(script_) + 1);
-                ++j;
-                continue;
-            }
-            if (c != '<') {
-                if (c == '>' && (script_ == Script::EscDashDash || script_ == Script::DblDashDash)) script_ = Script::Data;
-                else script_ = dbl ? Script::Dbl : esc ? Script::Esc : Script::Data;
-                ++j;
-                continue;
-            }
-            if (j + 9 > n_ && more()) { // what follows the '<' decides
-                work_ += j - begin;
-                i_ = raw_resume_ = j;
-                return;
-            }
-            script_ = dbl ? Script::Dbl : esc ? Script::Esc : Script::Data; // each '<' state reconsumes into these
-            const char next = j + 1 < n_ ? h_[j + 1] : 0;
-            if (next == '/' && script_at(j + 2)) {
-                if (!dbl) break; // the end tag
-                script_ = Script::Esc, j += 9; // the inner "<script" closed
-            } else if (next == '/') {
-                j += 2; // letters and '/' change no state
-            } else if (next == '!' && !esc && !dbl) {
-                if (h_.compare(j + 2, 2, "--") == 0) script_ = Script::EscDashDash, j += 4; // "<!--" (and "<!-->" ends it)
-                else j += 2;
-            } else if (esc && script_at(j + 1)) {
-                script_ = Script::Dbl, j += 8;
-            } else {
-                ++j;
-            }
-        }
+        const auto [j, end_tag] = script_data(h_, i_, script_, !last_);
         work_ += j - begin;
         i_ = j;
-        if (j >= n_) { // no end tag in the piece: read on with the next, or the text ends in the script
-            if (more()) raw_resume_ = n_;
+        if (!end_tag) { // read on with the next piece, or the text ends in the script
+            if (more()) raw_resume_ = j;
             else raw_.clear();
             return;
         }
@@ -697,7 +655,7 @@ private:
     std::string_view raw_name_;         // the last tag's name as gumbo matches end tags by it
     std::string_view tag_text_;         // the last tag's text, '<' to '>'
     bool self_closing_{false};
-    enum class Script { Data, Esc, EscDash, EscDashDash, Dbl, DblDash, DblDashDash } script_{Script::Data};
+    Script script_{Script::Data}; // the script data state where the text of a <script> is read on
     int html_{0}, body_{0}, form_{0}, head_{0}, base_{0};
     bool form_open_{false}; // the form element pointer is set
     bool select_{false};    // the insertion mode is "in select"
