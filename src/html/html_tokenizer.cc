@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <unordered_set>
 #include <vector>
 
@@ -75,6 +76,11 @@ private:
     void fallback(std::string why)
     {
         if (why_.empty()) why_ = std::move(why);
+    }
+    void fallback(std::initializer_list<std::string_view> why) // said in pieces (a tag's name among them)
+    {
+        if (why_.empty())
+            for (std::string_view w : why) why_.append(w);
     }
     // At the end of a piece: true (and the construct being read is given up, to be read
     // again with the next piece) unless the piece is the last, whose end is the text's.
@@ -198,12 +204,12 @@ private:
         if (!more()) done(n_);
     }
 
-    // The bytes of an attribute's name from j (none of white space, '/', '=', '>', NUL) onto
-    // name, lower case; returns where they end.
-    std::size_t name_run(std::size_t j, std::string &name) const
+    // The bytes of a tag's name from j (none of white space, '/', '>'; of an attribute's, nor
+    // '=' or NUL) onto name, lower case; returns where they end.
+    std::size_t name_run(std::size_t j, std::string &name, bool attribute = true) const
     {
         std::size_t e = j;
-        while (e < n_ && !ws(h_[e]) && h_[e] != '/' && h_[e] != '=' && h_[e] != '>' && h_[e] != '\0') ++e;
+        while (e < n_ && !ws(h_[e]) && h_[e] != '/' && h_[e] != '>' && !(attribute && (h_[e] == '=' || h_[e] == '\0'))) ++e;
         const std::size_t had = name.size();
         name.append(h_.substr(j, e - j));
         for (std::size_t k = had; k < name.size(); ++k) name[k] = lower(name[k]);
@@ -215,10 +221,8 @@ private:
     void tag(std::size_t j, bool start)
     {
         const std::size_t begin = i_;
-        const std::size_t name_at = j;
-        while (j < n_ && !ws(h_[j]) && h_[j] != '/' && h_[j] != '>') ++j;
-        std::string name(h_.substr(name_at, j - name_at));
-        for (char &c : name) c = lower(c);
+        std::string name;
+        j = name_run(j, name, false);
         attrs_.clear();
         enum { BeforeName, Name, AfterName, BeforeValue, AfterQuoted, SelfClosing } st = BeforeName;
         Attr *cur = nullptr;
@@ -348,7 +352,7 @@ private:
         if (name.find('\0') != std::string_view::npos && tag_text_.find('\0', 1 + name.size()) != std::string_view::npos)
             return fallback("a tag name with a NUL, and a NUL after it in the tag");
         if (select_ && !in_select(name)) return;
-        if (one_of(name, kFallbackTags)) return fallback("<" + std::string(name) + ">");
+        if (one_of(name, kFallbackTags)) return fallback({"<", name, ">"});
         if (name == "select") {
             // In a table, "in select in table" (13.2.6.4.17) closes it on table tags: gumbo then.
             if (!tables_.empty()) return fallback("<select> in a table");
@@ -382,7 +386,7 @@ private:
                 const bool bare = name != "form" && name != "base" &&
                                   std::none_of(attrs_.begin(), attrs_.end(),
                                                [](const Attr &a) { return ScanBuilder::wanted(a.name); });
-                if (!bare) return fallback("a second <" + std::string(name) + ">");
+                if (!bare) return fallback({"a second <", name, ">"});
             }
         }
         if (name != "html" && name != "head") content_ = true;
@@ -417,7 +421,7 @@ private:
             return false;
         }
         if (name == "script" || name == "template") {
-            fallback("<" + std::string(name) + "> in a <select>");
+            fallback({"<", name, "> in a <select>"});
             return false;
         }
         if (name == "select" || name == "input" || name == "keygen" || name == "textarea") {
@@ -460,8 +464,8 @@ private:
             auto u = static_cast<unsigned char>(c);
             if (u >= 0x80 || u < 0x20) return fallback("a tag name that is not ASCII");
         }
-        if (svg_.back().integration) return fallback("<" + std::string(name) + "> in an SVG <" + svg_.back().name + ">");
-        if (!one_of(name, kSvgTags)) return fallback("<" + std::string(name) + "> in <svg>");
+        if (svg_.back().integration) return fallback({"<", name, "> in an SVG <", svg_.back().name, ">"});
+        if (!one_of(name, kSvgTags)) return fallback({"<", name, "> in <svg>"});
         emit(name);
         if (!self_closing_) open_svg(name);
     }
@@ -503,7 +507,7 @@ private:
         else if (name == "tr" && (top == 'd' || top == 'h')) top = 0;
         // A row group's end tag closes the cell or not, by which group the scope holds.
         else if ((name == "tbody" || name == "thead" || name == "tfoot") && (top == 'd' || top == 'h'))
-            fallback("</" + std::string(name) + "> in a cell");
+            fallback({"</", name, "> in a cell"});
     }
 
     // The start tag's attributes, the first of each name (later ones are dropped, 13.2.5.33).
