@@ -64,9 +64,9 @@ bool iequal(std::string_view a, std::string_view b)
 // Attributes whose whole value is one URL.
 bool url_attribute(std::string_view name)
 {
-    static const char *names[] = {"src", "href", "background", "poster", "data", "longdesc", "lowsrc", "action",
-                                  "cite", "formaction", "icon", "manifest", "codebase", "usemap", "dynsrc"};
-    for (const char *n : names)
+    static constexpr std::string_view names[] = {"src", "href", "background", "poster", "data", "longdesc", "lowsrc", "action",
+                                                 "cite", "formaction", "icon", "manifest", "codebase", "usemap", "dynsrc"};
+    for (std::string_view n : names)
         if (name == n) return true;
     return false;
 }
@@ -123,6 +123,8 @@ std::size_t css_escape(std::string_view t, std::size_t i, std::string &out)
 
 bool ScanBuilder::wanted(std::string_view name)
 {
+    if (name.size() < 3 || name.size() > 11 || std::string_view("abcdfhilmpsux").find(name[0]) == std::string_view::npos)
+        return false; // most names, told apart by length and first letter
     return name == "style" || name == "srcset" || name == "imagesrcset" || url_attribute(name) || name == "xlink:href" ||
            name == "srcdoc";
 }
@@ -137,8 +139,10 @@ std::string url_as_parsed(std::string_view text)
     while (e > b && c0_or_space(text[e - 1])) --e;
     std::string out;
     out.reserve(e - b);
-    for (char c : text.substr(b, e - b))
-        if (c != '\t' && c != '\n' && c != '\r') out += c;
+    std::size_t copied = b; // runs with none of them are copied whole
+    for (std::size_t i = b; i < e; ++i)
+        if (text[i] == '\t' || text[i] == '\n' || text[i] == '\r') out.append(text.substr(copied, i - copied)), copied = i + 1;
+    out.append(text.substr(copied, e - copied));
     return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <unordered_set>
 #include <vector>
 
@@ -75,6 +76,11 @@ private:
     void fallback(std::string why)
     {
         if (why_.empty()) why_ = std::move(why);
+    }
+    void fallback(std::initializer_list<std::string_view> why) // said in pieces (a tag's name among them)
+    {
+        if (why_.empty())
+            for (std::string_view w : why) why_.append(w);
     }
     // At the end of a piece: true (and the construct being read is given up, to be read
     // again with the next piece) unless the piece is the last, whose end is the text's.
@@ -198,13 +204,25 @@ private:
         if (!more()) done(n_);
     }
 
+    // The bytes of a tag's name from j (none of white space, '/', '>'; of an attribute's, nor
+    // '=' or NUL) onto name, lower case; returns where they end.
+    std::size_t name_run(std::size_t j, std::string &name, bool attribute = true) const
+    {
+        std::size_t e = j;
+        while (e < n_ && !ws(h_[e]) && h_[e] != '/' && h_[e] != '>' && !(attribute && (h_[e] == '=' || h_[e] == '\0'))) ++e;
+        const std::size_t had = name.size();
+        name.append(h_.substr(j, e - j));
+        for (std::size_t k = had; k < name.size(); ++k) name[k] = lower(name[k]);
+        return e;
+    }
+
     // A tag from its name at j: 13.2.5.8 tag name state to 13.2.5.40 self-closing start tag
     // state. A tag that the end of the text cuts is not emitted (eof-in-tag).
     void tag(std::size_t j, bool start)
     {
         const std::size_t begin = i_;
         std::string name;
-        for (; j < n_ && !ws(h_[j]) && h_[j] != '/' && h_[j] != '>'; ++j) name += lower(h_[j]);
+        j = name_run(j, name, false);
         attrs_.clear();
         enum { BeforeName, Name, AfterName, BeforeValue, AfterQuoted, SelfClosing } st = BeforeName;
         Attr *cur = nullptr;
@@ -231,7 +249,8 @@ private:
                 else if (c == '/') st = SelfClosing, ++j;
                 else if (c == '=') st = BeforeValue, ++j;
                 else if (c == '>') emitted = true;
-                else cur->name += c == '\0' ? std::string("\xEF\xBF\xBD") : std::string(1, lower(c)), ++j;
+                else if (c == '\0') cur->name += "\xEF\xBF\xBD", ++j;
+                else j = name_run(j, cur->name);
                 break;
             case AfterName: // 13.2.5.34
                 if (ws(c)) ++j;
@@ -300,6 +319,7 @@ private:
         else
             name_end = j;
         raw_name_ = h_.substr(begin + (start ? 1 : 2), name_end - (begin + (start ? 1 : 2)));
+        tag_text_ = h_.substr(begin, j + 1 - begin);
         if (!svg_.empty()) {
             if (start) foreign_start_tag(name);
             else foreign_end_tag();
@@ -311,7 +331,7 @@ private:
     }
 
     // What tree construction does with a start tag that matters here (13.2.6.4).
-    void start_tag(const std::string &name)
+    void start_tag(std::string_view name) // (views: compared by their lengths first)
     {
         // A name with bytes other than ASCII letters (an address in angle brackets in HTML
         // mail, "<Dörte@example.org>"; binary data labelled text/html) names an element no
@@ -322,12 +342,17 @@ private:
         // only. So the tag ends where the tokenizer ends it, and names no element the rules
         // know. gumbo's tree names an unknown element by its text up to isspace() (find_refs,
         // gumbo_tag_from_original_text), which takes a vertical tab where its tokenizer does
-        // not: the element's name then ends there (below). That text is find_refs'
-        // copy, whose NULs it may have mended (a start tag with a NUL-started attribute name):
-        // a name with a NUL goes to gumbo.
-        if (name.find('\0') != std::string::npos) return fallback("a tag name with a NUL");
+        // not: the element's name then ends there (below). A NUL in the name is U+FFFD to the
+        // tag name state (13.2.5.8) and stays a NUL in that text, but the text is find_refs'
+        // copy, whose NULs it mends in the start tag of an element holding a NUL-started
+        // attribute name (nuls_to_mend): the name is then read with its NULs made \x01. A
+        // NUL-started name always has its NUL in the tag after the tag name; a tag whose name
+        // and rest both hold a NUL goes to gumbo, and one with NULs in its name only is an
+        // unknown element named as the tree names it.
+        if (name.find('\0') != std::string_view::npos && tag_text_.find('\0', 1 + name.size()) != std::string_view::npos)
+            return fallback("a tag name with a NUL, and a NUL after it in the tag");
         if (select_ && !in_select(name)) return;
-        if (one_of(name, kFallbackTags)) return fallback("<" + name + ">");
+        if (one_of(name, kFallbackTags)) return fallback({"<", name, ">"});
         if (name == "select") {
             // In a table, "in select in table" (13.2.6.4.17) closes it on table tags: gumbo then.
             if (!tables_.empty()) return fallback("<select> in a table");
@@ -361,7 +386,7 @@ private:
                 const bool bare = name != "form" && name != "base" &&
                                   std::none_of(attrs_.begin(), attrs_.end(),
                                                [](const Attr &a) { return ScanBuilder::wanted(a.name); });
-                if (!bare) return fallback("a second <" + name + ">");
+                if (!bare) return fallback({"a second <", name, ">"});
             }
         }
         if (name != "html" && name != "head") content_ = true;
@@ -372,14 +397,15 @@ private:
         // ends the tag name); such a name is no element the rules know (VT is U+FFFD to
         // gumbo's tokenizer). One so named "base" gives a base URL where the tree puts it:
         // gumbo then.
-        if (const std::size_t vt = name.find('\v'); vt != std::string::npos) {
-            const std::string named = name.substr(0, vt);
+        if (const std::size_t vt = name.find('\v'); vt != std::string_view::npos) {
+            const std::string_view named = name.substr(0, vt);
             if (named == "base") return fallback("an unknown element named <base>");
             emit(named);
         } else {
             emit(name);
         }
-        if (one_of(name, kRawText) || one_of(name, kRcdata)) raw_ = name; // run() reads its text next
+        if (one_of(name, kRawText) || one_of(name, kRcdata) || name == "script") raw_ = name; // run() reads its text next
+        script_ = Script::Data;
     }
 
     // 13.2.6.4.16, "in select" (gumbo's handle_in_select): <option> and <optgroup> reach the
@@ -388,14 +414,14 @@ private:
     // other start tag is ignored, its attributes with it, and switches no tokenizer state
     // (a <style>, <title> or <svg> there is not RAWTEXT, RCDATA or foreign content).
     // True: the tag is to be read "in body" now.
-    bool in_select(const std::string &name)
+    bool in_select(std::string_view name)
     {
         if (name == "option" || name == "optgroup") {
             emit(name);
             return false;
         }
         if (name == "script" || name == "template") {
-            fallback("<" + name + "> in a <select>");
+            fallback({"<", name, "> in a <select>"});
             return false;
         }
         if (name == "select" || name == "input" || name == "keygen" || name == "textarea") {
@@ -410,7 +436,7 @@ private:
 
     // The open tables, enough to know when a table tag reaches the tree: each is the byte
     // 0 (in the table, a row or a row group), 'd' or 'h' (in a td or th), 'c' (in a caption).
-    bool tables(const std::string &name)
+    bool tables(std::string_view name)
     {
         const bool cell = one_of(name, kCellTags), row = one_of(name, kRowTags);
         if ((cell || row) && tables_.empty()) {
@@ -432,25 +458,25 @@ private:
     }
 
     // Inside <svg> (13.2.6.5): an SVG element, closed by its end tag or by "/>".
-    void foreign_start_tag(const std::string &name)
+    void foreign_start_tag(std::string_view name)
     {
         for (char c : name) {
             auto u = static_cast<unsigned char>(c);
             if (u >= 0x80 || u < 0x20) return fallback("a tag name that is not ASCII");
         }
-        if (svg_.back().integration) return fallback("<" + name + "> in an SVG <" + svg_.back().name + ">");
-        if (!one_of(name, kSvgTags)) return fallback("<" + name + "> in <svg>");
+        if (svg_.back().integration) return fallback({"<", name, "> in an SVG <", svg_.back().name, ">"});
+        if (!one_of(name, kSvgTags)) return fallback({"<", name, "> in <svg>"});
         emit(name);
         if (!self_closing_) open_svg(name);
     }
-    void open_svg(const std::string &name)
+    void open_svg(std::string_view name)
     {
         // Bounded memory: deeper SVG than any drawing needs goes to gumbo (and its limits).
         if (svg_.size() >= kMaxSvgDepth) return fallback("SVG nested deeper than " + std::to_string(kMaxSvgDepth));
         const bool integration = name == "foreignobject" || name == "desc" || name == "title";
         // The name is kept (the text it is in may be gone by its end tag): a long one goes to gumbo.
         if (raw_name_.size() > kMaxSvgName) return fallback("an SVG tag name over " + std::to_string(kMaxSvgName) + " bytes");
-        svg_.push_back({std::string(raw_name_), integration ? name.c_str() : "", integration});
+        svg_.push_back({std::string(raw_name_), integration ? std::string(name) : std::string(), integration});
     }
     // An end tag inside <svg> closes the nearest open SVG element of its name and those above
     // it; one that names none reaches the HTML element under the <svg>, and the HTML rules:
@@ -465,7 +491,7 @@ private:
         fallback("</" + std::string(raw_name_) + "> closing no open SVG element");
     }
 
-    void end_tag(const std::string &name)
+    void end_tag(std::string_view name)
     {
         if (select_) { // "in select", every end tag but </select> is passed over here
             if (name == "select") select_ = false;
@@ -481,22 +507,40 @@ private:
         else if (name == "tr" && (top == 'd' || top == 'h')) top = 0;
         // A row group's end tag closes the cell or not, by which group the scope holds.
         else if ((name == "tbody" || name == "thead" || name == "tfoot") && (top == 'd' || top == 'h'))
-            fallback("</" + name + "> in a cell");
+            fallback({"</", name, "> in a cell"});
     }
 
     // The start tag's attributes, the first of each name (later ones are dropped, 13.2.5.33).
-    void emit(const std::string &tag)
+    void emit(std::string_view tag)
     {
         // gumbo drops the attribute after a repeated name that has no value (it waits for that
         // value to drop, and, with no error recorded, keeps the repeated name to prefix the
         // next): the tag goes to gumbo, unless what that changes is read by no rule here (the
         // repeated name has a byte no wanted name has, so no name it prefixes is wanted, and
-        // no wanted attribute follows it: binary data labelled text/html). Names in a hash
-        // set: linear in the tag. Names compared as gumbo compares them (name_key): "\x04" and
-        // "\x07" are one name, U+FFFD, to it.
-        std::unordered_set<std::string> names;
+        // no wanted attribute follows it: binary data labelled text/html). Names compared as
+        // gumbo compares them (name_key): "\x04" and "\x07" are one name, U+FFFD, to it.
+        // Linear in the tag: a few names each compared with those before it, more in a hash set.
+        if (attrs_.empty()) return;
+        keys_.clear();
+        key_store_.clear();
+        key_store_.reserve(attrs_.size()); // keys_ may point into it: it never moves
+        for (const Attr &at : attrs_) {
+            if (std::all_of(at.name.begin(), at.name.end(), [](char c) { return c >= 0x20 && c < 0x7F; })) {
+                keys_.push_back(at.name); // printable ASCII: its own key
+            } else {
+                key_store_.push_back(name_key(at.name));
+                keys_.push_back(key_store_.back());
+            }
+        }
+        std::unordered_set<std::string_view> many;
+        auto repeated = [&](std::size_t a) {
+            if (keys_.size() > kFewAttributes) return !many.insert(keys_[a]).second;
+            for (std::size_t b = 0; b < a; ++b)
+                if (keys_[b] == keys_[a]) return true;
+            return false;
+        };
         for (std::size_t a = 0; a < attrs_.size(); ++a)
-            if (!names.insert(name_key(attrs_[a].name)).second && attrs_[a].len == 0 && a + 1 < attrs_.size()) {
+            if (repeated(a) && attrs_[a].len == 0 && a + 1 < attrs_.size()) {
                 const bool may_prefix_wanted = std::all_of(attrs_[a].name.begin(), attrs_[a].name.end(),
                                                            [](char c) { return (c >= 'a' && c <= 'z') || c == ':' || c == '-'; });
                 const bool wanted_after = std::any_of(attrs_.begin() + static_cast<std::ptrdiff_t>(a) + 1, attrs_.end(),
@@ -505,7 +549,8 @@ private:
                 break; // the rest is no concern of the scan
             }
         // Names already given, wanted ones only (a few).
-        std::vector<std::string_view> taken;
+        std::vector<std::string_view> &taken = keys_;
+        taken.clear();
         for (std::size_t a = 0; a < attrs_.size(); ++a) {
             const Attr &at = attrs_[a];
             if (!ScanBuilder::wanted(at.name)) continue;
@@ -525,7 +570,7 @@ private:
             auto decoded = plain_decoded(raw);
             if (!decoded) decoded = decode_attribute(raw, q);
             if (!decoded) return fallback("an attribute value gumbo could not decode alone");
-            b_.attribute(tag, at.name, at_ + at.off, h_.substr(at.off, at.len), std::move(*decoded));
+            b_.attribute(std::string(tag), at.name, at_ + at.off, h_.substr(at.off, at.len), std::move(*decoded));
         }
     }
 
@@ -534,6 +579,7 @@ private:
     // may hold quotes).
     void raw_text()
     {
+        if (raw_ == "script") return script_text();
         const std::string &name = raw_;
         const std::size_t begin = i_;
         // Where a piece that ends in the text makes it read on: <style> text is kept (a
@@ -567,6 +613,27 @@ private:
         raw_.clear();
     }
 
+    // Script data (html_tags.hh): read on in script_ to the end tag, or to where the piece
+    // cuts what decides the state.
+    void script_text()
+    {
+        const std::size_t begin = i_;
+        const auto [j, end_tag] = script_data(h_, i_, script_, !last_);
+        work_ += j - begin;
+        i_ = j;
+        if (!end_tag) { // read on with the next piece, or the text ends in the script
+            if (more()) raw_resume_ = j;
+            else raw_.clear();
+            return;
+        }
+        tag(j + 2, false); // the end tag
+        if (short_) {
+            raw_resume_ = j;
+            return;
+        }
+        raw_.clear();
+    }
+
     std::string_view h_;
     std::size_t n_{0};
     std::size_t at_{0};   // where h_ starts in the whole text
@@ -579,6 +646,9 @@ private:
     std::size_t work_{0};
     std::string why_;
     std::vector<Attr> attrs_;
+    std::vector<std::string_view> keys_; // emit's: the attributes' name keys, then the wanted names taken
+    std::vector<std::string> key_store_; // the keys that are not the names themselves
+    static constexpr std::size_t kFewAttributes = 16;
     std::vector<char> tables_;
     struct OpenSvg {
         std::string raw;      // the name as gumbo matches end tags by it
@@ -587,7 +657,9 @@ private:
     };
     std::vector<OpenSvg> svg_; // the open SVG elements
     std::string_view raw_name_;         // the last tag's name as gumbo matches end tags by it
+    std::string_view tag_text_;         // the last tag's text, '<' to '>'
     bool self_closing_{false};
+    Script script_{Script::Data}; // the script data state where the text of a <script> is read on
     int html_{0}, body_{0}, form_{0}, head_{0}, base_{0};
     bool form_open_{false}; // the form element pointer is set
     bool select_{false};    // the insertion mode is "in select"

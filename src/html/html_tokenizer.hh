@@ -1,10 +1,10 @@
 // A streaming HTML5 tokenizer for what the references pass reads: start tags and their
 // attributes (raw spans and decoded values), and the text of <style> elements, at byte
 // offsets, in one pass over the text with no tree. It follows the WHATWG tokenizer states for
-// data, tags, attributes, comments, bogus comments, DOCTYPE, RCDATA and RAWTEXT; character
-// references in the values it keeps are decoded as gumbo decodes them.
+// data, tags, attributes, comments, bogus comments, DOCTYPE, RCDATA, RAWTEXT and script data;
+// character references in the values it keeps are decoded as gumbo decodes them.
 //
-// Tree construction changes what a tokenizer sees (MathML, <script>, <plaintext>, <template>,
+// Tree construction changes what a tokenizer sees (MathML, <plaintext>, <template>,
 // <select>, framesets) and which tags reach the tree at all (a stray <td>, a second <body> or
 // <form>): on anything of the sort the tokenizer stops and says why, and the caller parses the
 // text with gumbo instead (find_refs). Inside <svg> it reads SVG's own elements (self-closing
