@@ -3,7 +3,6 @@
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
-#include <thread>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -101,48 +100,4 @@ TEST_CASE("paths under /dev and /proc are written into, never replaced")
     REQUIRE(n->commit().ok());
     REQUIRE(lstat("/dev/null", &st) == 0);
     CHECK(S_ISCHR(st.st_mode));
-}
-
-// Issue 53: standard output into a pipe (mimeuri | ..., the pipe filter) is given 1 MiB of
-// room, so that a run of unchanged messages goes in with a few calls instead of one (and a
-// wake of the reader) each 64 KiB; the bytes are the same. On the parent the pipe kept its
-// 64 KiB.
-TEST_CASE("a sink on a pipe gives the pipe 1 MiB of room, and copies through it as read")
-{
-    const std::string max = testing::read_file("/proc/sys/fs/pipe-max-size");
-    if (max.empty() || std::stol(max) < (1 << 20)) return testing::skip("pipe-max-size below 1 MiB here");
-    int p[2];
-    REQUIRE(::pipe(p) == 0);
-    REQUIRE(::fcntl(p[1], F_SETPIPE_SZ, 65536) >= 0);
-    REQUIRE(::fcntl(p[1], F_GETPIPE_SZ) == 65536);
-    Sink s = Sink::to_fd(p[1], "pipe");
-    CHECK(::fcntl(p[1], F_GETPIPE_SZ) >= (1 << 20));
-    // Never shrunk: a pipe with more room keeps it.
-    int q[2];
-    REQUIRE(::pipe(q) == 0);
-    if (::fcntl(q[1], F_SETPIPE_SZ, 1 << 20) >= 0) {
-        const int before = ::fcntl(q[1], F_GETPIPE_SZ);
-        Sink t = Sink::to_fd(q[1], "pipe");
-        CHECK(::fcntl(q[1], F_GETPIPE_SZ) == before);
-    }
-    ::close(q[0]);
-    ::close(q[1]);
-    // 3 MiB from a file, through the pipe, read by another thread: the same bytes.
-    std::string bytes(3 << 20, '\0');
-    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>('a' + i % 23);
-    testing::TempDir dir;
-    const std::string path = dir.path + "/in";
-    testing::write_file(path, bytes);
-    auto src = Source::open_path(path, 1 << 20);
-    REQUIRE(src);
-    std::string got;
-    std::thread reader([&] {
-        char buf[65536];
-        for (ssize_t n; (n = ::read(p[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
-    });
-    CHECK(s.copy(*src, 0, static_cast<std::int64_t>(bytes.size())));
-    ::close(p[1]);
-    reader.join();
-    ::close(p[0]);
-    CHECK(got == bytes);
 }

@@ -170,27 +170,8 @@ Code write_error_code(int err)
                                                                                             : Code::IoErr;
 }
 
-namespace {
-
-// A pipe written to gets 1 MiB of room where the system allows it (F_SETPIPE_SZ, never
-// shrunk; unprivileged, up to /proc/sys/fs/pipe-max-size, 1 MiB by default): a run of
-// unchanged messages (up to 4 MiB, Taker::write) then goes into it in a few calls, where 64
-// KiB of room took a sendfile and a wake of the reader each 64 KiB (16,756 calls for the 1 GB
-// mbox into `| cat`, issue 53). Best effort: a pipe left as it was is written all the same.
-void widen_pipe(int fd)
-{
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) return;
-    constexpr int kRoom = 1 << 20;
-    const int now = ::fcntl(fd, F_GETPIPE_SZ);
-    if (now >= 0 && now < kRoom) (void)::fcntl(fd, F_SETPIPE_SZ, kRoom);
-}
-
-} // namespace
-
 Sink Sink::to_fd(int fd, std::string name)
 {
-    widen_pipe(fd);
     Sink s;
     s.fd_ = fd;
     s.name_ = std::move(name);
@@ -273,7 +254,6 @@ Result<Sink> Sink::to_path(const std::string &path)
         int err = errno;
         return Error{Code::CantCreate, "cannot open " + path + ": " + g_strerror(err)};
     }
-    widen_pipe(fd);
     Sink s;
     s.fd_ = fd;
     s.owned_ = true; // closed on commit or discard; there is no temporary file
