@@ -11,6 +11,7 @@
 
 #include <gmime/gmime.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace mimeuri {
@@ -62,10 +63,10 @@ bool plain_line(std::string_view line, std::size_t at, std::size_t next, bool &f
     // "name:", the name printable ASCII. GMime fails a message whose field name does not fit
     // its 4 KiB read buffer (from 4,224 bytes here): a name longer than a line may be (RFC
     // 5322: 998) goes to GMime.
+    const std::size_t n = std::min<std::size_t>(line.size(), 999);
     std::size_t k = 0;
-    for (; k < line.size() && k <= 998 && line[k] != ':'; ++k)
-        if (static_cast<unsigned char>(line[k]) <= 32 || static_cast<unsigned char>(line[k]) >= 127) return false;
-    if (k == 0 || k > 998 || k == line.size() || line[k] != ':') return false;
+    while (k < n && kFieldNameByte[static_cast<unsigned char>(line[k])]) ++k;
+    if (k == 0 || k == n || line[k] != ':') return false; // (k == 999: a name past 998 bytes)
     field = true;
     in_id = k == 10 && text::ci_at(line, 0, "message-id");
     if (in_id) {

@@ -185,12 +185,11 @@ bool Walker::header_block(std::size_t at, WalkEntity &e, std::string_view &ct)
         if (line[0] == ' ' || line[0] == '\t') {
             if (!field) return false;
         } else {
+            const std::size_t n = std::min<std::size_t>(line.size(), 999);
             std::size_t k = 0;
-            while (k < line.size() && line[k] != ':' && static_cast<unsigned char>(line[k]) > 32 &&
-                   static_cast<unsigned char>(line[k]) < 127)
-                ++k;
+            while (k < n && kFieldNameByte[static_cast<unsigned char>(line[k])]) ++k;
             // A name past a line's 998 bytes is GMime's (it fails one past its 4 KiB buffer).
-            if (k == 0 || k > 998 || k == line.size() || line[k] != ':' || line.substr(0, 2) == "--") return false;
+            if (k == 0 || k == n || line[k] != ':' || line.substr(0, 2) == "--") return false;
             if (in_ct) ct = m_.substr(ct_begin, at - ct_begin);
             field = true;
             in_ct = false;
