@@ -95,36 +95,29 @@ Result<std::vector<Segment>> split(const Source &src, Format format)
     }
 }
 
-bool may_have_content_length(std::string_view b)
-{
-    // HeaderFields' reading, line by line: a field's first line is any line of the block
-    // that is not folded, and a folded one never starts "Content-Length:"; the block ends at
-    // an empty line (an LF or CRLF alone), or goes on past the buffer (which a last line of
-    // a lone CR, with no LF, also ends).
-    Lines lines(b);
-    for (Line l; lines.next(l);) {
-        if (l.empty()) return !l.lf;
-        if (l.text.size() > 15 && (l.text[0] | 0x20) == 'c' && g_ascii_strncasecmp(l.text.data(), "Content-Length:", 15) == 0)
-            return true;
-    }
-    return true; // the block goes on past the buffer
-}
+// HeaderFields' reading, line by line (read_head): a field's first line is any line of the
+// block that is not folded, and a folded one never starts "Content-Length:"; the block ends
+// at an empty line (an LF or CRLF alone), or goes on past the buffer (which a last line of a
+// lone CR, with no LF, also ends).
+bool may_have_content_length(std::string_view b) { return read_head(b).content_length; }
 
 // From the buffer alone, where it holds the start of the message at msg_begin; most
-// messages are decided there, without mboxcl2_length's own read.
-bool Splitter::may_have_content_length(std::int64_t msg_begin) const
+// messages are decided there, without mboxcl2_length's own read. The same reading says
+// whether the block is plain, for the inert copy (Segment::head).
+HeadRead Splitter::head_at(std::int64_t msg_begin) const
 {
     const std::int64_t end = buf_off_ + static_cast<std::int64_t>(buf_.size());
-    if (msg_begin < buf_off_ || msg_begin >= end) return true;
-    return mimeuri::may_have_content_length(
-        std::string_view(buf_.data() + (msg_begin - buf_off_), static_cast<std::size_t>(end - msg_begin)));
+    if (msg_begin < buf_off_ || msg_begin >= end) return {};
+    HeadRead r = read_head(std::string_view(buf_.data() + (msg_begin - buf_off_), static_cast<std::size_t>(end - msg_begin)));
+    if (r.plain) r.plain->at = msg_begin;
+    return r;
 }
 
 // The mboxcl2 length of a message no From_ line opened (data before the first one, or an
 // input with none), read as of any message in an mbox; it does not change the split.
 std::optional<ContentLength> Splitter::length_at(std::int64_t msg_begin) const
 {
-    if (!may_have_content_length(msg_begin)) return std::nullopt;
+    if (!head_at(msg_begin).content_length) return std::nullopt;
     return mboxcl2_length(src_, msg_begin);
 }
 
@@ -155,7 +148,7 @@ void Splitter::opened(Start s)
     if (!any_ && s.from_line != start_) // leading data that is not an mbox message: one of its own
         out_->push_back({start_, start_, s.separator, s.from_line, length_at(start_)});
     if (any_)
-        out_->push_back({last_.from_line, last_.message, std::max(s.separator, last_.message), s.from_line, last_.length});
+        out_->push_back({last_.from_line, last_.message, std::max(s.separator, last_.message), s.from_line, last_.length, last_.head});
     any_ = true;
     last_ = s;
 }
@@ -261,11 +254,15 @@ Result<Splitter::Next> Splitter::step_line()
     if (census_)
         if (auto s = tell_census(next); !s) return s.error();
     // (the separator is the empty previous line, absent at the start of input)
-    if (opens) opened({line_, prev_line_ >= 0 ? prev_line_ : line_, next});
+    HeadRead head;
+    if (opens) {
+        head = head_at(next);
+        opened({line_, prev_line_ >= 0 ? prev_line_ : line_, next, std::nullopt, head.plain});
+    }
     prev_empty_ = empty;
     prev_line_ = line_;
     line_ = next;
-    if (opens && may_have_content_length(next)) { // decided first thing next
+    if (opens && head.content_length) { // decided first thing next
         cl_from_ = next;
         state_ = State::Length;
     }
@@ -408,7 +405,7 @@ Result<Splitter::Next> Splitter::step_end()
 {
     if (census_) census_->end();
     if (!any_) out_->push_back({start_, start_, size_, size_, length_at(start_)});
-    else out_->push_back({last_.from_line, last_.message, std::max(size_, last_.message), size_, last_.length});
+    else out_->push_back({last_.from_line, last_.message, std::max(size_, last_.message), size_, last_.length, last_.head});
     block_.reset();
     buf_ = {};
     state_ = State::Done;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "id_census.hh"
+#include "message_id.hh"
 #include "result.hh"
 #include "source.hh"
 
@@ -34,6 +35,10 @@ struct Segment {
     // In an mbox: the message's mboxcl2 Content-Length, found when the input was split (it
     // looks past the message), so that MessageContext never reads it again.
     std::optional<ContentLength> length_split{};
+    // In an mbox: the message's header block as plain_message_id reads it, where the split's
+    // reading of the block for a Content-Length found it plain (read_head), so that the
+    // inert copy does not read it again.
+    std::optional<PlainHead> head{};
 };
 
 std::optional<ContentLength> mboxcl2_length(const Source &src, std::int64_t msg_begin);
@@ -79,6 +84,7 @@ private:
     struct Start { // a "From " line that opens a message
         std::int64_t from_line, separator, message;
         std::optional<ContentLength> length{}; // its mboxcl2 Content-Length, once read
+        std::optional<PlainHead> head{};       // its header block, where plain
     };
     enum class State { Length, Line, End, Done };
     enum class Next { On, Pause }; // a state's method: go on, or end this step (returns false)
@@ -95,7 +101,7 @@ private:
     Result<Next> reach(std::int64_t want);
     void opened(Start s);
     Result<bool> fill(std::int64_t off); // the buffer from off on (at most 1 MiB)
-    bool may_have_content_length(std::int64_t msg_begin) const;
+    HeadRead head_at(std::int64_t msg_begin) const;
     std::optional<ContentLength> length_at(std::int64_t msg_begin) const;
     int byte_at(std::int64_t off) const;
 

@@ -11,6 +11,7 @@
 
 #include <gmime/gmime.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace mimeuri {
@@ -47,46 +48,100 @@ std::optional<std::string> one_line_message_id(std::string_view m)
 
 } // namespace
 
-std::optional<std::string> plain_message_id(std::string_view m)
+namespace {
+
+// A line of a plain block (plain_message_id's rules, but for its bytes: plain_block_bytes);
+// false when it makes the block not plain. field: a field was read before it; in_id: the line
+// continues a Message-ID field.
+bool plain_line(std::string_view line, std::size_t at, std::size_t next, bool &field, bool &in_id, PlainHead &h)
+{
+    if (line[0] == ' ' || line[0] == '\t') {
+        if (!field) return false; // a folded line with no field before it
+        if (in_id) h.id_end = static_cast<std::int64_t>(next);
+        return true;
+    }
+    // "name:", the name printable ASCII. GMime fails a message whose field name does not fit
+    // its 4 KiB read buffer (from 4,224 bytes here): a name longer than a line may be (RFC
+    // 5322: 998) goes to GMime.
+    const std::size_t n = std::min<std::size_t>(line.size(), 999);
+    std::size_t k = 0;
+    while (k < n && kFieldNameByte[static_cast<unsigned char>(line[k])]) ++k;
+    if (k == 0 || k == n || line[k] != ':') return false; // (k == 999: a name past 998 bytes)
+    field = true;
+    in_id = k == 10 && text::ci_at(line, 0, "message-id");
+    if (in_id) {
+        h.id_begin = static_cast<std::int64_t>(at + k + 1);
+        h.id_end = static_cast<std::int64_t>(next);
+    }
+    return true;
+}
+
+// No NUL, and a CR only right before an LF, in a block: a memchr over it for each (most mail
+// has a CR on every line or on none; a memchr a line for a CR was an eighth of the reading).
+bool plain_block_bytes(std::string_view block)
+{
+    if (std::memchr(block.data(), '\0', block.size())) return false;
+    const char *const end = block.data() + block.size();
+    for (const char *p = block.data(); p < end; ++p) {
+        p = static_cast<const char *>(std::memchr(p, '\r', static_cast<std::size_t>(end - p)));
+        if (!p) break;
+        if (p + 1 == end || p[1] != '\n') return false;
+    }
+    return true;
+}
+
+std::string id_of(std::string_view m, const PlainHead &h)
+{
+    if (h.id_begin < 0) return std::string();
+    return message_id_of_value(m.substr(static_cast<std::size_t>(h.id_begin), static_cast<std::size_t>(h.id_end - h.id_begin)));
+}
+
+} // namespace
+
+HeadRead read_head(std::string_view b)
 {
     // One memchr a line (and one for a CR inside it), not HeaderFields' fields: the same
-    // reading of a plain block, at a third of the instructions (issue 53).
-    constexpr auto npos = std::string_view::npos;
-    if (auto id = one_line_message_id(m)) return id;
-    std::size_t value = npos, value_end = 0; // the last Message-ID's raw value
-    bool field = false, in_id = false;
-    std::size_t at = 0;
-    for (;;) {
-        // Each line ends in an LF (the block in an empty line), with a CR only right before it.
-        const void *nl = at < m.size() ? std::memchr(m.data() + at, '\n', m.size() - at) : nullptr;
-        if (!nl) return std::nullopt;
-        const std::size_t next = static_cast<std::size_t>(static_cast<const char *>(nl) - m.data()) + 1;
-        const std::string_view line = m.substr(at, next - 1 - at);
-        if (line.empty() || line == "\r") break;
-        if (std::memchr(line.data(), '\r', line.size() - 1)) return std::nullopt;
-        if (line[0] == ' ' || line[0] == '\t') {
-            if (!field) return std::nullopt; // a folded line with no field before it
-            if (in_id) value_end = next;
-        } else {
-            // "name:", the name printable ASCII. GMime fails a message whose field name does
-            // not fit its 4 KiB read buffer (from 4,224 bytes here): a name longer than a
-            // line may be (RFC 5322: 998) goes to GMime.
-            std::size_t k = 0;
-            for (; k < line.size() && k <= 998 && line[k] != ':'; ++k)
-                if (static_cast<unsigned char>(line[k]) <= 32 || static_cast<unsigned char>(line[k]) >= 127) return std::nullopt;
-            if (k == 0 || k > 998 || k == line.size() || line[k] != ':') return std::nullopt;
-            field = true;
-            in_id = k == 10 && text::ci_at(line, 0, "message-id");
-            if (in_id) {
-                value = at + k + 1;
-                value_end = next;
+    // reading of a plain block, at a third of the instructions (issue 53). The lines as
+    // header_lines.hh's Lines reads them: an LF or a CRLF alone is empty, and a last line
+    // without an LF ends no block.
+    HeadRead r;
+    PlainHead h;
+    bool plain = true, field = false, in_id = false, content_length = false;
+    for (std::size_t at = 0;;) {
+        const void *nl = at < b.size() ? std::memchr(b.data() + at, '\n', b.size() - at) : nullptr;
+        if (!nl) return r; // the block goes on past b
+        const std::size_t next = static_cast<std::size_t>(static_cast<const char *>(nl) - b.data()) + 1;
+        const std::string_view line = b.substr(at, next - 1 - at);
+        if (line.empty() || line == "\r") {
+            r.content_length = content_length;
+            if (plain && plain_block_bytes(b.substr(0, at))) {
+                h.end = static_cast<std::int64_t>(next);
+                r.plain = h;
             }
+            return r;
         }
+        if (!content_length && line.size() > 15 && (line[0] | 0x20) == 'c' && text::ci_at(line, 0, "content-length:"))
+            content_length = true;
+        plain = plain && plain_line(line, at, next, field, in_id, h);
+        if (!plain && content_length) return r;
         at = next;
     }
-    if (std::memchr(m.data(), '\0', at)) return std::nullopt; // no NUL
-    if (value == npos) return std::string();
-    return message_id_of_value(m.substr(value, value_end - value));
+}
+
+std::optional<std::string> plain_message_id(std::string_view m)
+{
+    if (auto id = one_line_message_id(m)) return id;
+    const HeadRead r = read_head(m);
+    if (!r.plain) return std::nullopt;
+    return id_of(m, *r.plain);
+}
+
+std::optional<std::string> plain_message_id(std::string_view m, std::int64_t at, const std::optional<PlainHead> &read)
+{
+    // A block ended by an empty line inside m: m has two LFs at least, so one_line_message_id
+    // has nothing to say of it.
+    if (read && read->at == at && read->end <= static_cast<std::int64_t>(m.size())) return id_of(m, *read);
+    return plain_message_id(m);
 }
 
 bool plain_bytes(std::string_view v)

@@ -155,14 +155,16 @@ std::optional<std::string> plain_content_id(std::string_view field)
 std::optional<bool> inert_by_walk(std::string_view m, const InertCheck &check, const Limits &limits)
 {
     if (limits.max_parts < 3 || limits.max_depth < 1) return std::nullopt;
-    auto walked = walk_structure(m, limits.max_parts - 2, limits.max_depth - 1);
-    if (!walked) return std::nullopt;
+    // One vector for every message this thread walks (its growth and its frees were 1.4% of
+    // the default job's instructions on the corpus mbox, issue 53).
+    thread_local std::vector<WalkEntity> walked;
+    if (!walk_structure(m, limits.max_parts - 2, limits.max_depth - 1, walked)) return std::nullopt;
     bool location = false;
     std::vector<bool> related; // related[d]: the entity at depth d or one above it is multipart/related
     InertIds ids;
     bool plain = true; // every Content-ID plain_content_id reads
     std::vector<const WalkEntity *> scanned;
-    for (const WalkEntity &e : *walked) {
+    for (const WalkEntity &e : walked) {
         if (check.index && (e.content_id || e.kind == WalkEntity::Kind::Message)) return false;
         const auto d = static_cast<std::size_t>(e.depth);
         const bool below_related = d > 0 && related[d - 1];

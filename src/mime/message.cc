@@ -178,7 +178,7 @@ bool MessageContext::copy_inert(const InertCheck &inert)
     if (!provably_inert(m, inert, limits_)) return false;
     // A plain header block needs no GMime objects at all (most of an inert message's cost
     // was building and freeing them); any other is read by GMime.
-    if (auto id = plain_message_id(m)) {
+    if (auto id = plain_message_id(m, seg_.msg_begin, seg_.head)) { // (as the split read it, if it did)
         report_.message_id = std::move(*id);
         headers_only_ = true;
         return true;

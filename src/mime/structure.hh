@@ -35,5 +35,9 @@ struct WalkEntity {
 // only begins like one, a digest, more than max_entities entities or
 // deeper than max_depth): the caller then asks GMime.
 std::optional<std::vector<WalkEntity>> walk_structure(std::string_view m, std::size_t max_entities, int max_depth);
+// The same into out (cleared first; its capacity kept, so that a caller walking message after
+// message allocates none of it again); false where the walk is not sure (out then holds what
+// it read so far).
+bool walk_structure(std::string_view m, std::size_t max_entities, int max_depth, std::vector<WalkEntity> &out);
 
 } // namespace mimeuri

@@ -37,8 +37,10 @@ void Taker::log(std::size_t i, const Plan &plan)
     RunStats &st = rs_.st;
     const Options &opts = rs_.opts;
     ++st.messages;
-    std::string where = input_ + ": message " + std::to_string(i + 1) +
-                        (plan.message_id.empty() ? "" : " <" + plan.message_id + ">") + ": ";
+    // Made only where it is written (the default run writes no line for an unchanged message).
+    const auto where = [&] {
+        return input_ + ": message " + std::to_string(i + 1) + (plan.message_id.empty() ? "" : " <" + plan.message_id + ">") + ": ";
+    };
     if (plan.failed()) {
         ++st.failed;
         log_message_error(input_, i + 1, plan.message_id, plan.cause);
@@ -58,15 +60,15 @@ void Taker::log(std::size_t i, const Plan &plan)
         for (const RefEntry &r : plan.report->refs) {
             if (r.reason.empty()) continue;
             GCharPtr url(g_strescape(r.url.substr(0, 200).c_str(), nullptr));
-            g_message("%spart %s: %s %s (%s)", where.c_str(), r.part.c_str(), url.get(),
+            g_message("%spart %s: %s %s (%s)", where().c_str(), r.part.c_str(), url.get(),
                       r.action == RefEntry::Action::None ? "left as it is" : json_name(r.action), r.reason.c_str());
         }
     st.dangling += plan.dangling;
     if (plan.report)
         for (const ErrorEntry &e : plan.report->errors) ++st.errors_by_code[e.code];
     if (rs_.syslog) {
-        if (plan.failed()) rs_.syslog->warning(where + plan.cause);
-        else rs_.syslog->info(where + plan.log_line);
+        if (plan.failed()) rs_.syslog->warning(where() + plan.cause);
+        else rs_.syslog->info(where() + plan.log_line);
     }
 }
 
