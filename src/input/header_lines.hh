@@ -15,6 +15,7 @@
 // line, with no LF, ends no block: nothing after it, and it ends the input).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <string_view>
@@ -28,6 +29,17 @@ inline constexpr auto kFieldNameByte = [] {
     for (int c = 33; c < 127; ++c) t[static_cast<std::size_t>(c)] = c != ':';
     return t;
 }();
+
+// The length of the field name that starts line, a field's first line ("name:"), or 0 when
+// line does not start so. A name longer than a line may be (RFC 5322: 998 octets) gives 0
+// too: GMime fails one past its 4 KiB read buffer, so such a block is left to GMime.
+inline std::size_t field_name_length(std::string_view line)
+{
+    const std::size_t n = std::min<std::size_t>(line.size(), 999);
+    std::size_t k = 0;
+    while (k < n && kFieldNameByte[static_cast<unsigned char>(line[k])]) ++k;
+    return k < n && line[k] == ':' ? k : 0;
+}
 
 struct Line {
     std::size_t begin{0};  // its first byte

@@ -11,7 +11,6 @@
 
 #include <gmime/gmime.h>
 
-#include <algorithm>
 #include <cstring>
 
 namespace mimeuri {
@@ -50,7 +49,7 @@ std::optional<std::string> one_line_message_id(std::string_view m)
 
 namespace {
 
-// A line of a plain block (plain_message_id's rules, but for its bytes: plain_block_bytes);
+// A line of a plain block (plain_message_id's rules, but for its bytes: plain_bytes);
 // false when it makes the block not plain. field: a field was read before it; in_id: the line
 // continues a Message-ID field.
 bool plain_line(std::string_view line, std::size_t at, std::size_t next, bool &field, bool &in_id, PlainHead &h)
@@ -60,32 +59,15 @@ bool plain_line(std::string_view line, std::size_t at, std::size_t next, bool &f
         if (in_id) h.id_end = static_cast<std::int64_t>(next);
         return true;
     }
-    // "name:", the name printable ASCII. GMime fails a message whose field name does not fit
-    // its 4 KiB read buffer (from 4,224 bytes here): a name longer than a line may be (RFC
-    // 5322: 998) goes to GMime.
-    const std::size_t n = std::min<std::size_t>(line.size(), 999);
-    std::size_t k = 0;
-    while (k < n && kFieldNameByte[static_cast<unsigned char>(line[k])]) ++k;
-    if (k == 0 || k == n || line[k] != ':') return false; // (k == 999: a name past 998 bytes)
+    // "name:" (GMime fails a message whose field name does not fit its 4 KiB read buffer,
+    // from 4,224 bytes here: a name past 998 goes to GMime).
+    const std::size_t k = field_name_length(line);
+    if (k == 0) return false;
     field = true;
     in_id = k == 10 && text::ci_at(line, 0, "message-id");
     if (in_id) {
         h.id_begin = static_cast<std::int64_t>(at + k + 1);
         h.id_end = static_cast<std::int64_t>(next);
-    }
-    return true;
-}
-
-// No NUL, and a CR only right before an LF, in a block: a memchr over it for each (most mail
-// has a CR on every line or on none; a memchr a line for a CR was an eighth of the reading).
-bool plain_block_bytes(std::string_view block)
-{
-    if (std::memchr(block.data(), '\0', block.size())) return false;
-    const char *const end = block.data() + block.size();
-    for (const char *p = block.data(); p < end; ++p) {
-        p = static_cast<const char *>(std::memchr(p, '\r', static_cast<std::size_t>(end - p)));
-        if (!p) break;
-        if (p + 1 == end || p[1] != '\n') return false;
     }
     return true;
 }
@@ -114,7 +96,7 @@ HeadRead read_head(std::string_view b)
         const std::string_view line = b.substr(at, next - 1 - at);
         if (line.empty() || line == "\r") {
             r.content_length = content_length;
-            if (plain && plain_block_bytes(b.substr(0, at))) {
+            if (plain && plain_bytes(b.substr(0, at))) {
                 h.end = static_cast<std::int64_t>(next);
                 r.plain = h;
             }

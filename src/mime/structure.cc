@@ -185,11 +185,8 @@ bool Walker::header_block(std::size_t at, WalkEntity &e, std::string_view &ct)
         if (line[0] == ' ' || line[0] == '\t') {
             if (!field) return false;
         } else {
-            const std::size_t n = std::min<std::size_t>(line.size(), 999);
-            std::size_t k = 0;
-            while (k < n && kFieldNameByte[static_cast<unsigned char>(line[k])]) ++k;
-            // A name past a line's 998 bytes is GMime's (it fails one past its 4 KiB buffer).
-            if (k == 0 || k == n || line[k] != ':' || line.substr(0, 2) == "--") return false;
+            const std::size_t k = field_name_length(line);
+            if (k == 0 || line.substr(0, 2) == "--") return false;
             if (in_ct) ct = m_.substr(ct_begin, at - ct_begin);
             field = true;
             in_ct = false;
