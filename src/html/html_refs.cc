@@ -10,6 +10,7 @@
 
 #include "html_detail.hh"
 #include "html_guard.h"
+#include "html_tags.hh"
 #include "html_tokenizer.hh"
 
 #include <glib.h>
@@ -62,14 +63,37 @@ bool iequal(std::string_view a, std::string_view b)
 }
 
 // Attributes whose whole value is one URL.
-bool url_attribute(std::string_view name)
-{
-    static constexpr std::string_view names[] = {"src", "href", "background", "poster", "data", "longdesc", "lowsrc", "action",
-                                                 "cite", "formaction", "icon", "manifest", "codebase", "usemap", "dynsrc"};
-    for (std::string_view n : names)
-        if (name == n) return true;
-    return false;
-}
+constexpr std::string_view kUrlAttributes[] = {"src",  "href",       "background", "poster",   "data",
+                                               "longdesc", "lowsrc", "action",     "cite",     "formaction",
+                                               "icon", "manifest",   "codebase",   "usemap",   "dynsrc"};
+bool url_attribute(std::string_view name) { return tags::one_of(name, kUrlAttributes); }
+// The other attributes the scan reads (ScanBuilder::wanted).
+constexpr std::string_view kOtherWanted[] = {"style", "srcset", "imagesrcset", "xlink:href", "srcdoc"};
+
+// What every wanted name shares, derived from the two lists: a length between the shortest
+// and the longest, and one of their first letters. Most attribute names fail it at once
+// (ScanBuilder::wanted is asked of every attribute of every tag, issue 53).
+struct WantedShape {
+    std::size_t shortest{~std::size_t{0}}, longest{0};
+    bool first[128]{};
+    constexpr WantedShape()
+    {
+        for (std::string_view n : kUrlAttributes) add(n);
+        for (std::string_view n : kOtherWanted) add(n);
+    }
+    constexpr void add(std::string_view n)
+    {
+        shortest = std::min(shortest, n.size());
+        longest = std::max(longest, n.size());
+        first[static_cast<unsigned char>(n[0])] = true;
+    }
+    bool fits(std::string_view name) const
+    {
+        return name.size() >= shortest && name.size() <= longest && static_cast<unsigned char>(name[0]) < 128 &&
+               first[static_cast<unsigned char>(name[0])];
+    }
+};
+constexpr WantedShape kWantedShape;
 
 // Trimmed span of s[begin, end).
 std::pair<std::size_t, std::size_t> trim(std::string_view s, std::size_t begin, std::size_t end)
@@ -123,10 +147,7 @@ std::size_t css_escape(std::string_view t, std::size_t i, std::string &out)
 
 bool ScanBuilder::wanted(std::string_view name)
 {
-    if (name.size() < 3 || name.size() > 11 || std::string_view("abcdfhilmpsux").find(name[0]) == std::string_view::npos)
-        return false; // most names, told apart by length and first letter
-    return name == "style" || name == "srcset" || name == "imagesrcset" || url_attribute(name) || name == "xlink:href" ||
-           name == "srcdoc";
+    return kWantedShape.fits(name) && (url_attribute(name) || tags::one_of(name, kOtherWanted));
 }
 
 std::string url_as_parsed(std::string_view text)

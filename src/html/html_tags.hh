@@ -57,16 +57,12 @@ struct ScriptEnd {
 // before it, to be read again from there with more text.
 ScriptEnd script_data(std::string_view h, std::size_t j, Script &st, bool cut);
 
-template <std::size_t N> bool one_of(std::string_view name, const char *const (&names)[N])
+// Whether name is one of names (string literals or views; views compare their lengths first,
+// no byte for most).
+template <typename Name, std::size_t N> bool one_of(std::string_view name, const Name (&names)[N])
 {
-    for (const char *n : names)
+    for (const Name &n : names)
         if (name == n) return true;
-    return false;
-}
-template <std::size_t N> bool one_of(std::string_view name, const std::string_view (&names)[N])
-{
-    for (std::string_view n : names)
-        if (name == n) return true; // lengths first: no byte compared for most
     return false;
 }
 
