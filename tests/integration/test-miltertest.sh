@@ -33,9 +33,10 @@ mt() { # service, message, expect, [count], [text]
   miltertest -D sock="unix:$T/$1.sock" -D msg="$2" -D expect="$3" -D count="${4:-1}" -D mtext="${5:-}" -s "$LUA"
 }
 crlf() { sed 's/$/\r/' "$1"; }
-# A line matching PATTERN in FILE within 10 s: the service logs as it answers, and the
-# listener writes the line a moment later (on a loaded machine, after miltertest returned).
-logged() { local _; for _ in $(seq 100); do grep -q -- "$2" "$1" && return 0; sleep 0.1; done; return 1; }
+# A line matching PATTERN in FILE within TENTHS tenths of a second (default 100): the
+# service logs as it answers, and the listener writes the line a moment later (on a loaded
+# machine, after miltertest returned).
+logged() { local _; for _ in $(seq "${3:-100}"); do grep -q -- "$2" "$1" && return 0; sleep 0.1; done; return 1; }
 # The body of a CRLF message: everything after the first empty line.
 crlf_body() { python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); sys.stdout.buffer.write(d[d.index(b"\r\n\r\n")+4:])' "$1"; }
 
@@ -113,8 +114,7 @@ check "8 connections at once, 5 messages each" test "$all" -eq 0
 check "before SIGHUP: a plain message gets the summary header" mt headers "$T/plain.eml" summary
 printf '[references]\nsummary-header=false\n' > "$T/headers.conf"
 kill -HUP "$PID_headers"
-for _ in $(seq 50); do grep -q 'configuration reloaded' "$T/headers.log" && break; sleep 0.1; done
-check "SIGHUP: the configuration is read again" grep -q 'configuration reloaded' "$T/headers.log"
+check "SIGHUP: the configuration is read again" logged "$T/headers.log" 'configuration reloaded' 50
 check "SIGHUP: 'configuration reloaded' is in the log too" logged "$T/syslog.txt" 'mimeuri\[[0-9]*\]: configuration reloaded'
 check "after SIGHUP: a plain message is left alone" mt headers "$T/plain.eml" none
 
@@ -151,7 +151,7 @@ fi
 front=$(pgrep -P "$PID_tempfail" -f 'tempfail[.]sock' | while read -r c; do [ "$(ps -o nlwp= -p "$c" | tr -d ' ')" -gt 1 ] && echo "$c"; done | head -1)
 check "the front is found (the one child with threads)" test -n "$front"
 kill -KILL "$front"
-for _ in $(seq 30); do grep -q 'front process ended' "$T/tempfail.log" && break; sleep 0.1; done
+logged "$T/tempfail.log" 'front process ended' 30
 sleep 1.5
 check "the front killed: the service serves again" mt tempfail "$T/news.eml" "body:$T/news.repaired.body"
 
@@ -171,8 +171,7 @@ check "the spool failure's cause (the folder) is in the log" logged "$T/syslog.t
 
 check "--pidfile: the service's pid" test "$(cat "$T/report.pid" 2>/dev/null)" = "$PID_report"
 check "--max-parts: the message over it goes on unchanged" mt report "$T/news.eml" none
-check "--max-parts: the log line names the limit" bash -c "for _ in \$(seq 30); do
-  grep -q 'QUEUE1: message-id=<small@example.test>: unchanged.*--max-parts' $T/syslog.txt && exit 0; sleep 0.1; done; exit 1"
+check "--max-parts: the log line names the limit" logged "$T/syslog.txt" 'QUEUE1: message-id=<small@example.test>: unchanged.*--max-parts' 30
 check "--report: one JSON line with the queue id and the cause" python3 -c "
 import json, sys
 lines = open('$T/report.jsonl').read().splitlines()
@@ -182,7 +181,7 @@ sys.exit(not (len(lines) == 1 and r['queue_id'] == 'QUEUE1' and r['message_id'] 
 # Log rotation: the file moved away, SIGHUP, the next line goes to a new file.
 mv "$T/report.jsonl" "$T/report.jsonl.1"
 kill -HUP "$PID_report"
-for _ in $(seq 50); do grep -q 'configuration reloaded' "$T/report.log" && break; sleep 0.1; done
+logged "$T/report.log" 'configuration reloaded' 50
 check "--report after SIGHUP: a message" mt report "$T/plain.eml" none
 check "--report after SIGHUP: its line is in a new file, the old one kept" bash -c \
   "grep -q '\"message_id\":\"plain@example.test\"' $T/report.jsonl && test \$(wc -l < $T/report.jsonl.1) -eq 1"
@@ -226,8 +225,7 @@ python3 "$HERE/syslog-listen.py" "$T/log.sock" "$T/syslog.txt" & SYSLOG_PID=$!
 for _ in $(seq 50); do [ -S "$T/log.sock" ] && break; sleep 0.1; done
 sed 's/<plain@example.test>/<after-restart@example.test>/' "$T/plain.eml" > "$T/after.eml"
 check "syslog restarted: a message after it" mt pass "$T/after.eml" none
-check "syslog restarted: its line is logged" bash -c "for _ in \$(seq 30); do
-  grep -q 'message-id=<after-restart@example.test>: unchanged' $T/syslog.txt && exit 0; sleep 0.1; done; exit 1"
+check "syslog restarted: its line is logged" logged "$T/syslog.txt" 'message-id=<after-restart@example.test>: unchanged' 30
 # Without it, through the C library's syslog(3) to /dev/log, as installed: in a mount namespace
 # of its own the service's /dev/log leads to a listener of this test (the machine's /dev is
 # left as it is), which is stopped and started again between two messages.
@@ -241,19 +239,16 @@ if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
     mount --rbind $T/dev /dev && exec '$T/bin/mimeuri' --milter=unix:$T/devlog-svc.sock" > "$T/devlog-svc.log" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 50); do [ -S "$T/devlog-svc.sock" ] && break; sleep 0.1; done
-  check "syslog(3): the service started logs 'listening' to /dev/log" bash -c "for _ in \$(seq 30); do
-    grep -q 'mimeuri\[[0-9]*\]: milter listening on' $T/devlog.txt && exit 0; sleep 0.1; done; exit 1"
+  check "syslog(3): the service started logs 'listening' to /dev/log" logged "$T/devlog.txt" 'mimeuri\[[0-9]*\]: milter listening on' 30
   sed 's/<plain@example.test>/<before-devlog@example.test>/' "$T/plain.eml" > "$T/d1.eml"
   sed 's/<plain@example.test>/<after-devlog@example.test>/' "$T/plain.eml" > "$T/d2.eml"
   mt devlog-svc "$T/d1.eml" none >/dev/null
-  check "syslog(3): a line before the daemon's restart" bash -c "for _ in \$(seq 30); do
-    grep -q 'message-id=<before-devlog@example.test>: unchanged' $T/devlog.txt && exit 0; sleep 0.1; done; exit 1"
+  check "syslog(3): a line before the daemon's restart" logged "$T/devlog.txt" 'message-id=<before-devlog@example.test>: unchanged' 30
   kill "$DEVLOG_PID"; wait "$DEVLOG_PID" 2>/dev/null; rm -f "$T/devlog.sock"
   python3 "$HERE/syslog-listen.py" "$T/devlog.sock" "$T/devlog.txt" & DEVLOG_PID=$!
   for _ in $(seq 50); do [ -S "$T/devlog.sock" ] && break; sleep 0.1; done
   mt devlog-svc "$T/d2.eml" none >/dev/null
-  check "syslog(3): and one after it" bash -c "for _ in \$(seq 30); do
-    grep -q 'message-id=<after-devlog@example.test>: unchanged' $T/devlog.txt && exit 0; sleep 0.1; done; exit 1"
+  check "syslog(3): and one after it" logged "$T/devlog.txt" 'message-id=<after-devlog@example.test>: unchanged' 30
   kill "$DEVLOG_PID" 2>/dev/null
 else
   echo "skipped - syslog(3) through /dev/log: no mount namespace here (unshare -m)"
